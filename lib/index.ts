@@ -1,0 +1,25 @@
+// Domain model: plain TypeScript, no cdktf.
+export * from './model/capability';
+export * from './model/duration';
+export * from './model/grant';
+export * from './model/identifier-name';
+export * from './model/jwt-key-source';
+export * from './model/kv-mount';
+export * from './model/kv-path';
+export * from './model/platform-settings';
+export * from './model/policy-document';
+export * from './model/registry-permission-scope';
+export * from './model/secret-declaration';
+export * from './model/validation-problem';
+// Constructs: render the model with @cdktf/provider-vault.
+export * from './approle-application';
+export * from './approle-auth';
+export * from './ci-jwt-auth';
+export * from './ci-jwt-role';
+export * from './ci-secret';
+export * from './platform-rules';
+export * from './registry-service-account';
+export * from './secret-store-app';
+export * from './secret-store-stack';
+export * from './store-address';
+export * from './synthesis-artifact';

@@ -1,0 +1,70 @@
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/**
+ * A span of time with whole-second resolution, as the store's TTL fields take it.
+ *
+ * Use the factories (`Duration.hours(12)`) or `Duration.parse('12h')`.
+ */
+export class Duration {
+  /** A duration of `n` seconds. */
+  static seconds(n: number): Duration {
+    return new Duration(n);
+  }
+
+  /** A duration of `n` minutes. */
+  static minutes(n: number): Duration {
+    return new Duration(n * 60);
+  }
+
+  /** A duration of `n` hours. */
+  static hours(n: number): Duration {
+    return new Duration(n * 3600);
+  }
+
+  /**
+   * Parses the store's notation: `0`, `90s`, `45m`, `12h`, `1h30m`, `7d`.
+   * @throws Error naming the text when it is not a duration
+   */
+  static parse(text: string): Duration {
+    const trimmed = text.trim();
+    if (/^\d+$/.test(trimmed)) return new Duration(Number(trimmed));
+    const parts = [...trimmed.matchAll(/(\d+)([smhd])/g)];
+    if (parts.length === 0 || parts.map((p) => p[0]).join('') !== trimmed) {
+      throw new Error(`"${text}" is not a duration: use e.g. 45m, 12h, 1h30m or a number of seconds`);
+    }
+    return new Duration(parts.reduce((sum, p) => sum + Number(p[1]) * UNIT_SECONDS[p[2]], 0));
+  }
+
+  private constructor(private readonly totalSeconds: number) {}
+
+  /** The duration in whole seconds (what the provider's `*_ttl` fields take). */
+  toSeconds(): number {
+    return this.totalSeconds;
+  }
+
+  /** True when the value is a whole, non-negative number of seconds. */
+  get isValid(): boolean {
+    return Number.isInteger(this.totalSeconds) && this.totalSeconds >= 0;
+  }
+
+  /** Compact human form, `12h`, `1h30m`, `0s`. */
+  toString(): string {
+    let rest = this.totalSeconds;
+    if (!this.isValid) return `${rest}s`;
+    if (rest === 0) return '0s';
+    let text = '';
+    for (const unit of ['d', 'h', 'm', 's']) {
+      const size = UNIT_SECONDS[unit];
+      if (rest >= size) {
+        text += `${Math.floor(rest / size)}${unit}`;
+        rest %= size;
+      }
+    }
+    return text;
+  }
+
+  /** Serialised as its text form, so that problems and reports read `12h`, not an object. */
+  toJSON(): string {
+    return this.toString();
+  }
+}

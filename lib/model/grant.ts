@@ -1,0 +1,46 @@
+import { Capability, normalizeCapabilities } from './capability';
+import { PolicyDocument } from './policy-document';
+
+/**
+ * Something that can be given access: a store identity (an auth role) with its own policy.
+ * Implemented by the CI JWT role and by AppRole applications.
+ */
+export interface IGrantee {
+  /** Unique identity name, `<auth mount>/<role>`, e.g. `jwt/registry-ci`. */
+  readonly identityName: string;
+  /** The policy that grants this identity its access. */
+  readonly policy: PolicyDocument;
+}
+
+/**
+ * A record of access given: which identity, through which policy, what on which path, and who
+ * asked for it. Returned by every `grant*` method so callers and reviewers can see what was added.
+ */
+export class Grant {
+  /**
+   * Adds the capabilities on `path` to the grantee's policy and returns the record.
+   * @param source the declaration that grants (a construct path)
+   */
+  static onPath(grantee: IGrantee, path: string, capabilities: readonly Capability[], source: string): Grant {
+    grantee.policy.addRule(path, capabilities, source);
+    return new Grant(grantee.identityName, grantee.policy.name, path, normalizeCapabilities(capabilities), source);
+  }
+
+  private constructor(
+    /** Identity given access. */
+    readonly identity: string,
+    /** Policy the rule was added to. */
+    readonly policyName: string,
+    /** ACL path of the rule. */
+    readonly path: string,
+    /** Capabilities granted by this call. */
+    readonly capabilities: readonly Capability[],
+    /** Declaration that granted. */
+    readonly source: string,
+  ) {}
+
+  /** `jwt/registry-ci: read on secret/data/registry/svc-executor (policy registry-ci)`. */
+  toString(): string {
+    return `${this.identity}: ${this.capabilities.join(',')} on ${this.path} (policy ${this.policyName})`;
+  }
+}

@@ -1,0 +1,45 @@
+import { ValidationProblem } from './validation-problem';
+
+/**
+ * Where the store's JWT auth method gets the keys that verify CI job tokens. Exactly one source is
+ * configured on the method.
+ */
+export class JwtKeySource {
+  /** OIDC discovery at the CI system's URL; the discovery document's issuer must equal it exactly. */
+  static oidcDiscovery(url: string): JwtKeySource {
+    return new JwtKeySource('oidc_discovery_url', url, []);
+  }
+
+  /** A JWKS URL (GitLab: `<ci_url>/oauth/discovery/keys`); the store fetches it when the config is written. */
+  static jwksUrl(url: string): JwtKeySource {
+    return new JwtKeySource('jwks_url', url, []);
+  }
+
+  /** Static PEM public keys (tests, or an air-gapped store). Public keys are not secrets. */
+  static publicKeys(pems: readonly string[]): JwtKeySource {
+    return new JwtKeySource('jwt_validation_pubkeys', undefined, [...pems]);
+  }
+
+  private constructor(
+    /** Which auth-method field carries the source. */
+    readonly kind: 'oidc_discovery_url' | 'jwks_url' | 'jwt_validation_pubkeys',
+    /** The URL, for the URL kinds. */
+    readonly url: string | undefined,
+    /** The PEM keys, for `jwt_validation_pubkeys`. */
+    readonly publicKeysPem: readonly string[],
+  ) {}
+
+  /** Problems: a URL that is not http(s), or no key / a non-PEM key. */
+  problems(field = 'keySource'): ValidationProblem[] {
+    if (this.kind === 'jwt_validation_pubkeys') {
+      if (this.publicKeysPem.length === 0) return [new ValidationProblem(field, [], 'must hold at least one PEM public key')];
+      return this.publicKeysPem
+        .filter((k) => !/-----BEGIN (RSA )?PUBLIC KEY-----/.test(k) && !/-----BEGIN CERTIFICATE-----/.test(k))
+        .map((k) => new ValidationProblem(field, `${k.slice(0, 30)}...`, 'must be a PEM public key or certificate'));
+    }
+    if (!this.url || !/^https?:\/\/[^\s/]+/.test(this.url)) {
+      return [new ValidationProblem(`${field}.${this.kind}`, this.url, 'must be an http(s) URL')];
+    }
+    return [];
+  }
+}

@@ -1,0 +1,95 @@
+import { Capability, normalizeCapabilities } from './capability';
+import { ValidationProblem } from './validation-problem';
+
+/** One `path "..." { capabilities = [...] }` block of a policy, with why it is there. */
+export interface PolicyRule {
+  /** ACL path pattern (exact, `*` prefix or `+` segment wildcard). */
+  readonly path: string;
+  /** Capabilities, normalised: sorted, unique, `deny` alone. */
+  readonly capabilities: readonly Capability[];
+  /** Declarations that asked for this rule (construct paths), sorted; rendered as comments. */
+  readonly sources: readonly string[];
+}
+
+/**
+ * An ACL policy: named path rules, merged per path and rendered deterministically.
+ *
+ * Rules for the same path string merge the way the store merges them (capabilities OR-ed, `deny`
+ * wins), so the rendered policy is what the store will enforce. Rendering sorts rules by path and
+ * capabilities in documentation order: the same declarations always give the same bytes.
+ */
+export class PolicyDocument {
+  private readonly byPath = new Map<string, { capabilities: Set<Capability>; sources: Set<string> }>();
+
+  /** @param name the policy's name in the store (`registry-ci`, `orchestrator-dev`) */
+  constructor(readonly name: string) {}
+
+  /**
+   * Adds capabilities on a path, merging with an existing rule for the same path.
+   * @param source who asked for it (a construct path); shown as a comment above the rule
+   * @returns the rule as it stands after the merge
+   */
+  addRule(path: string, capabilities: readonly Capability[], source: string): PolicyRule {
+    let entry = this.byPath.get(path);
+    if (!entry) {
+      entry = { capabilities: new Set(), sources: new Set() };
+      this.byPath.set(path, entry);
+    }
+    capabilities.forEach((c) => entry.capabilities.add(c));
+    entry.sources.add(source);
+    return this.ruleFor(path)!;
+  }
+
+  /** The rule for exactly this path string, if any. */
+  ruleFor(path: string): PolicyRule | undefined {
+    const entry = this.byPath.get(path);
+    if (!entry) return undefined;
+    return {
+      path,
+      capabilities: normalizeCapabilities(entry.capabilities),
+      sources: [...entry.sources].sort(),
+    };
+  }
+
+  /** All rules, sorted by path. */
+  get rules(): PolicyRule[] {
+    return [...this.byPath.keys()].sort().map((p) => this.ruleFor(p)!);
+  }
+
+  /** True when the policy has no rule: such a policy is never rendered. */
+  get isEmpty(): boolean {
+    return this.byPath.size === 0;
+  }
+
+  /**
+   * The policy in the store's HCL syntax, with a header and a comment naming each rule's sources.
+   * @throws Error when the policy is empty: an empty policy is never emitted
+   */
+  toHcl(): string {
+    if (this.isEmpty) {
+      throw new Error(`policy "${this.name}" has no rules; an empty policy is never emitted`);
+    }
+    const blocks = this.rules.map((rule) => {
+      const comments = rule.sources.map((s) => `# ${s}`).join('\n');
+      const caps = rule.capabilities.map((c) => `"${c}"`).join(', ');
+      return `${comments}\npath "${rule.path}" {\n  capabilities = [${caps}]\n}\n`;
+    });
+    return `# Policy "${this.name}", managed by secretstore-iac. Do not edit in the store.\n\n${blocks.join('\n')}`;
+  }
+
+  /** Problems: an empty policy, or a rule with an empty capability list. */
+  problems(field = 'policy'): ValidationProblem[] {
+    const problems: ValidationProblem[] = [];
+    if (this.isEmpty) {
+      problems.push(
+        new ValidationProblem(field, this.name, 'grants nothing: an empty policy is never emitted; grant a path or remove the identity'),
+      );
+    }
+    for (const rule of this.rules) {
+      if (rule.capabilities.length === 0) {
+        problems.push(new ValidationProblem(`${field}.rules["${rule.path}"]`, [], 'must name at least one capability'));
+      }
+    }
+    return problems;
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * One broken rule found in a declaration: which field, which value, which rule.
+ *
+ * Problems are collected, never thrown one by one, so that a synthesis reports every problem of the
+ * whole platform at once (the construct path is added by the construct that owns the declaration).
+ */
+export class ValidationProblem {
+  /**
+   * @param field the property that is wrong, as the user wrote it (`name`, `boundClaims.project_id`)
+   * @param value the offending value
+   * @param rule what the value must satisfy, in words
+   * @param ruleId a stable rule identifier for cross-construct rules (`SSI-R3`), if any
+   */
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+    readonly rule: string,
+    readonly ruleId?: string,
+  ) {}
+
+  /** `field = "value": rule`, the form used in synthesis errors. */
+  toString(): string {
+    const prefix = this.ruleId ? `${this.ruleId} ` : '';
+    return `${prefix}${this.field} = ${JSON.stringify(this.value)}: ${this.rule}`;
+  }
+}

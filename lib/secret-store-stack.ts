@@ -1,0 +1,45 @@
+import { LocalBackend, TerraformStack } from 'cdktf';
+import { Construct, IConstruct } from 'constructs';
+import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
+import { PlatformSettings } from './model/platform-settings';
+
+/** How a stack stores its Terraform state. */
+export type StateBackendFactory = (stack: SecretStoreStack) => void;
+
+/** Properties of a {@link SecretStoreStack}. */
+export interface SecretStoreStackProps {
+  /** The platform's settings (organisation, CI URL, registry host, KV mount). */
+  readonly settings: PlatformSettings;
+  /**
+   * Declares the stack's state backend.
+   * @default a local state file `terraform.<stack id>.tfstate` in the stack's output directory
+   */
+  readonly stateBackend?: StateBackendFactory;
+}
+
+/**
+ * A Terraform stack that configures one secrets store (Vault or OpenBao) with the `hashicorp/vault`
+ * provider. The provider reads the store address and token at plan/apply time from `VAULT_ADDR` and
+ * `VAULT_TOKEN` (the `secretstore-iac tf` wrapper maps the spec's `SECRETSTORE_ADDR`); nothing about
+ * the store's location or credentials is written into the synthesized JSON.
+ */
+export class SecretStoreStack extends TerraformStack {
+  /** The nearest enclosing SecretStoreStack of a construct. */
+  static of(construct: IConstruct): SecretStoreStack {
+    for (let c: IConstruct | undefined = construct; c; c = c.node.scope) {
+      if (c instanceof SecretStoreStack) return c;
+    }
+    throw new Error(`${construct.node.path} must be declared inside a SecretStoreStack`);
+  }
+
+  /** Platform settings shared by the constructs of this stack. */
+  readonly settings: PlatformSettings;
+
+  constructor(scope: Construct, id: string, props: SecretStoreStackProps) {
+    super(scope, id);
+    this.settings = props.settings;
+    new VaultProvider(this, 'vault', {});
+    (props.stateBackend ?? ((stack) => new LocalBackend(stack, { path: `terraform.${id}.tfstate` })))(this);
+    this.node.addValidation({ validate: () => this.settings.problems().map((p) => `settings.${p}`) });
+  }
+}

@@ -1,0 +1,100 @@
+import { Construct } from 'constructs';
+import {
+  CiJwtAuth,
+  CiJwtRole,
+  CiSecret,
+  PlatformSettings,
+  RegistryServiceAccount,
+  SecretStoreStack,
+  StateBackendFactory,
+} from '../lib';
+import { PlatformConfig } from './platform-config';
+
+/**
+ * What pipelines may read (spec §2.1, §2.3, §5.1): the CI JWT auth method, the shared role
+ * `registry-ci` with its read policy, the registry service accounts and the other CI secrets.
+ */
+export class CiAccessStack extends SecretStoreStack {
+  /** The JWT auth method for CI job tokens. */
+  readonly jwtAuth: CiJwtAuth;
+  /** The shared CI role. */
+  readonly registryCi: CiJwtRole;
+  /** Registry service accounts by name. */
+  readonly accounts: Record<'orchestrator' | 'executor' | 'deployer', RegistryServiceAccount>;
+  /** Other CI secrets. */
+  readonly ciSecrets: CiSecret[];
+
+  constructor(scope: Construct, id: string, config: PlatformConfig, stateBackend?: StateBackendFactory) {
+    super(scope, id, { settings: new PlatformSettings(config.settings), stateBackend });
+    this.jwtAuth = new CiJwtAuth(this, 'jwt', { keySource: config.ciKeySource });
+    this.registryCi = new CiJwtRole(this, 'registry-ci', {
+      auth: this.jwtAuth,
+      jobTimeout: config.ciJobTimeout,
+      boundClaims: config.ciBoundClaims,
+    });
+    const ci = [this.registryCi];
+
+    this.accounts = {
+      orchestrator: new RegistryServiceAccount(this, 'svc-orchestrator', {
+        name: 'orchestrator',
+        permissions: [
+          'container-image:read',
+          'container-image:write',
+          'rpm:read',
+          'rpm:write',
+          'raw:read',
+          'raw:write',
+          'pypi:read',
+          'pypi:write',
+        ],
+        usedBy: 'platform CI builds and deployments; default for all platform services; publishes the shared Python library',
+        consumers: ['image-build', 'image-push', 'image-scan'],
+        readers: ci,
+      }),
+      executor: new RegistryServiceAccount(this, 'svc-executor', {
+        name: 'executor',
+        permissions: ['rpm:read', 'rpm:write', 'raw:read', 'raw:write'],
+        usedBy: 'the executor project only',
+        consumers: ['executor-rpm-build'],
+        readers: ci,
+      }),
+      // Pull-only account of cluster pods and VM deployment scripts: not readable by CI (spec §2.3).
+      deployer: new RegistryServiceAccount(this, 'svc-deployer', {
+        name: 'deployer',
+        permissions: ['container-image:read'],
+        usedBy: 'cluster pods and virtual-machine deployment scripts',
+      }),
+    };
+
+    this.ciSecrets = [
+      new CiSecret(this, 'codequality', {
+        path: 'codequality/svc-orchestrator',
+        keys: ['token', 'url'],
+        consumers: ['code-quality-scan'],
+        description: 'code-quality service token and URL',
+        readers: ci,
+      }),
+      new CiSecret(this, 'vulnmgmt', {
+        path: 'vulnmgmt/svc-orchestrator',
+        keys: ['token'],
+        consumers: ['vulnerability-import'],
+        description: 'vulnerability-management import token',
+        readers: ci,
+      }),
+      new CiSecret(this, 'e2e-test-user', {
+        path: 'orchestrator/e2e-test-user',
+        keys: ['username', 'password'],
+        consumers: ['e2e-test'],
+        description: 'end-to-end test user (global setup login)',
+        readers: ci,
+      }),
+      new CiSecret(this, 'testreport', {
+        path: 'testreport/svc-orchestrator',
+        keys: ['api_key'],
+        consumers: ['e2e-test'],
+        description: 'test-reporting client API key',
+        readers: ci,
+      }),
+    ];
+  }
+}

@@ -1,0 +1,19 @@
+import * as path from 'path';
+import { SecretStoreApp, SecretStoreValidationError } from '../lib';
+import { definePlatform } from './platform';
+import { platformConfig } from './platform.config';
+
+// Entry point of `npm run synth` (and of `cdktf synth` through cdktf.json).
+const app = new SecretStoreApp();
+definePlatform(app, platformConfig);
+try {
+  app.synth();
+} catch (error) {
+  if (error instanceof SecretStoreValidationError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+const relative = path.relative(process.cwd(), app.finalOutdir) || '.';
+console.log(`synthesized ${relative}/stacks/{ci-access,app-roles}/cdk.tf.json`);

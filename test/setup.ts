@@ -1,0 +1,4 @@
+import { Testing } from 'cdktf';
+
+// Registers cdktf's jest matchers (toHaveResourceWithProperties, toBeValidTerraform, ...).
+Testing.setupJest();
