@@ -105,6 +105,7 @@ export class AppRoleApplication extends Construct implements IGrantee {
   /** Output carrying the Role ID. */
   readonly roleIdOutput: TerraformOutput;
   private readonly secretPaths: readonly string[];
+  private readonly roleNameGiven: boolean;
 
   constructor(scope: Construct, id: string, props: AppRoleApplicationProps) {
     super(scope, id);
@@ -112,6 +113,7 @@ export class AppRoleApplication extends Construct implements IGrantee {
     this.name = props.name;
     this.environment = props.environment;
     this.roleName = props.roleName ?? `${props.name}-${props.environment}`;
+    this.roleNameGiven = props.roleName !== undefined;
     this.identityName = `${props.auth.path}/${this.roleName}`;
     this.tokenTtl = props.tokenTtl ?? Duration.hours(12);
     this.tokenMaxTtl = props.tokenMaxTtl ?? Duration.hours(24);
@@ -164,8 +166,9 @@ export class AppRoleApplication extends Construct implements IGrantee {
     const problems = [
       ...identifierNameProblems('name', this.name),
       ...identifierNameProblems('environment', this.environment),
-      ...identifierNameProblems('roleName', this.roleName),
     ];
+    // A defaulted role name repeats name and environment: report it only when they are valid.
+    if (this.roleNameGiven || problems.length === 0) problems.push(...identifierNameProblems('roleName', this.roleName));
     for (const [field, d] of [
       ['tokenTtl', this.tokenTtl],
       ['tokenMaxTtl', this.tokenMaxTtl],

@@ -43,7 +43,9 @@ export class SecretStoreApp extends App {
   /** @param config cdktf app config; `outdir` defaults to `$CDKTF_OUTDIR` or `cdktf.out` */
   constructor(config: AppConfig = {}) {
     const finalOutdir = path.resolve(config.outdir ?? process.env.CDKTF_OUTDIR ?? 'cdktf.out');
-    super({ ...config, outdir: SecretStoreApp.stagingDir(finalOutdir) });
+    // cdktf's own per-stack validation is replaced by problems(), which covers every stack at once.
+    // Stack traces are only kept for cdktf's annotations, which this library does not emit; skip the cost.
+    super({ stackTraces: false, ...config, outdir: SecretStoreApp.stagingDir(finalOutdir), skipValidation: true });
     this.finalOutdir = finalOutdir;
   }
 
@@ -51,7 +53,6 @@ export class SecretStoreApp extends App {
   problems(): SynthesisProblem[] {
     const problems: SynthesisProblem[] = [];
     for (const c of this.node.findAll()) {
-      if (c === this) continue;
       c.node.validate().forEach((message) => problems.push({ constructPath: c.node.path, message }));
     }
     const declarations = new PlatformDeclarations(this);
@@ -62,7 +63,7 @@ export class SecretStoreApp extends App {
   }
 
   /** The artifacts of every artifact source, sorted by path. */
-  artifacts(): SynthesisArtifact[] {
+  collectArtifacts(): SynthesisArtifact[] {
     return this.node
       .findAll()
       .filter(isArtifactSource)
@@ -72,7 +73,7 @@ export class SecretStoreApp extends App {
 
   private writeArtifacts(dir: string): void {
     const seen = new Set<string>();
-    for (const artifact of this.artifacts()) {
+    for (const artifact of this.collectArtifacts()) {
       if (artifact.path.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(artifact.path)) {
         throw new Error(`artifact path "${artifact.path}" must be relative, without ".." or empty segments`);
       }

@@ -1,0 +1,57 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Construct } from 'constructs';
+import { SecretStoreApp } from '../../lib';
+import { definePlatform, Platform } from '../../stacks/platform';
+import { PlatformConfig } from '../../stacks/platform-config';
+import { platformConfig } from '../../stacks/platform.config';
+
+/** A synthesized platform: its output directory and the parsed stack JSON. */
+export interface SynthesizedPlatform {
+  readonly outdir: string;
+  readonly stacks: Record<string, any>;
+  readonly raw: Record<string, string>;
+}
+
+/** Fresh temporary output directory. */
+export function tempOutdir(): string {
+  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-unit-')), 'cdktf.out');
+}
+
+/** Synthesizes with the real SecretStoreApp, optionally extending the platform, and reads the result. */
+export function synthesizePlatform(
+  config: PlatformConfig = platformConfig,
+  extend?: (platform: Platform, app: Construct) => void,
+  outdir = tempOutdir(),
+): SynthesizedPlatform {
+  const app = new SecretStoreApp({ outdir });
+  const platform = definePlatform(app, config);
+  extend?.(platform, app);
+  app.synth();
+  return readOutdir(outdir);
+}
+
+/** Reads every stack of a synthesized output directory. */
+export function readOutdir(outdir: string): SynthesizedPlatform {
+  const stacks: Record<string, any> = {};
+  const raw: Record<string, string> = {};
+  for (const name of fs.readdirSync(path.join(outdir, 'stacks')).sort()) {
+    raw[name] = fs.readFileSync(path.join(outdir, 'stacks', name, 'cdk.tf.json'), 'utf8');
+    stacks[name] = JSON.parse(raw[name]);
+  }
+  return { outdir, stacks, raw };
+}
+
+/** The resources of one type in a stack, as a list. */
+export function resources(stack: any, type: string): any[] {
+  return Object.values(stack.resource?.[type] ?? {});
+}
+
+/** `path "<p>" { capabilities = [...] }` blocks of a rendered policy, as [path, capabilities] pairs. */
+export function policyRules(policyText: string): [string, string[]][] {
+  return [...policyText.matchAll(/path "([^"]+)" \{\n  capabilities = \[([^\]]*)\]\n\}/g)].map((m) => [
+    m[1],
+    m[2].split(',').map((c) => c.trim().replace(/"/g, '')),
+  ]);
+}
