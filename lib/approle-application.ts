@@ -84,6 +84,8 @@ export class AppRoleApplication extends Construct implements IGrantee {
   readonly roleName: string;
   /** `approle/orchestrator-dev`. */
   readonly identityName: string;
+  /** Mount path of the AppRole auth method (`approle`). */
+  readonly authPath: string;
   /** The application's policy. */
   readonly policy: PolicyDocument;
   /** Everything the application may read: `{org}/{env}/{app}/*`. */
@@ -114,6 +116,7 @@ export class AppRoleApplication extends Construct implements IGrantee {
     this.environment = props.environment;
     this.roleName = props.roleName ?? `${props.name}-${props.environment}`;
     this.roleNameGiven = props.roleName !== undefined;
+    this.authPath = props.auth.path;
     this.identityName = `${props.auth.path}/${this.roleName}`;
     this.tokenTtl = props.tokenTtl ?? Duration.hours(12);
     this.tokenMaxTtl = props.tokenMaxTtl ?? Duration.hours(24);

@@ -12,14 +12,22 @@ export * from './model/registry-permission-scope';
 export * from './model/secret-declaration';
 export * from './model/validation-problem';
 // Constructs: render the model with @cdktf/provider-vault.
+export * from './agent-configuration';
+export * from './agent-env-template';
 export * from './approle-application';
 export * from './approle-auth';
 export * from './ci-jwt-auth';
 export * from './ci-jwt-role';
+export * from './ci-login-script';
+export * from './ci-login-template';
 export * from './ci-secret';
 export * from './platform-rules';
 export * from './registry-service-account';
 export * from './secret-store-app';
 export * from './secret-store-stack';
 export * from './store-address';
+// Talking to a running store (operator commands).
+export * from './approle-credentials-file';
+export * from './approle-operator';
+export * from './store-client';
 export * from './synthesis-artifact';

@@ -198,6 +198,22 @@ export const PLATFORM_RULES: readonly PlatformRule[] = [
       ),
   },
   {
+    id: 'SSI-R8',
+    description: 'A secret declared with CI consumers is readable by some identity, or its jobs could not read it.',
+    check: (d) =>
+      d.ciSecretDeclarations
+        .filter(({ secret }) => secret.consumers.length > 0 && secret.grants.length === 0)
+        .map(({ construct, secret }) => ({
+          constructPath: construct.node.path,
+          problem: new ValidationProblem(
+            'readers',
+            [],
+            `nobody is granted read, yet consumers ${secret.consumers.join(', ')} need it: add readers (e.g. the registry-ci role) or drop the consumers`,
+            'SSI-R8',
+          ),
+        })),
+  },
+  {
     id: 'SSI-R7',
     description: 'Auth methods have distinct mount paths.',
     check: (d) =>

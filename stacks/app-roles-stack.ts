@@ -1,5 +1,12 @@
 import { Construct } from 'constructs';
-import { AppRoleApplication, AppRoleAuth, PlatformSettings, SecretStoreStack, StateBackendFactory } from '../lib';
+import {
+  AgentConfigurations,
+  AppRoleApplication,
+  AppRoleAuth,
+  PlatformSettings,
+  SecretStoreStack,
+  StateBackendFactory,
+} from '../lib';
 import { PlatformConfig } from './platform-config';
 
 /**
@@ -41,5 +48,7 @@ export class AppRolesStack extends SecretStoreStack {
         roleName: 'registry',
       }),
     ];
+    // Agent configuration of every application of this stack that declares secrets (also those added later).
+    new AgentConfigurations(this, 'agents');
   }
 }

@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import {
   CiJwtAuth,
+  CiLoginTemplate,
   CiJwtRole,
   CiSecret,
   PlatformSettings,
@@ -96,5 +97,10 @@ export class CiAccessStack extends SecretStoreStack {
         readers: ci,
       }),
     ];
+    // The CI template: one ready job per consumer, derived from the declarations above.
+    new CiLoginTemplate(this, 'ci-template', {
+      role: this.registryCi,
+      readWhenSet: { 'testreport/svc-orchestrator': 'REPORTING_ENDPOINT' },
+    });
   }
 }

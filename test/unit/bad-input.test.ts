@@ -49,7 +49,14 @@ const account = (p: Platform, id: string, props: Partial<ConstructorParameters<t
   new RegistryServiceAccount(p.ciAccess, id, { name: 'helm', permissions: ['raw:read'], usedBy: 'charts', ...props });
 
 const ciSecret = (p: Platform, id: string, props: Partial<ConstructorParameters<typeof CiSecret>[2]>) =>
-  new CiSecret(p.ciAccess, id, { path: 'sonar/token', keys: ['token'], consumers: ['scan'], description: 'scan', ...props });
+  new CiSecret(p.ciAccess, id, {
+    path: 'sonar/token',
+    keys: ['token'],
+    consumers: ['scan'],
+    description: 'scan',
+    readers: [p.ciAccess.registryCi],
+    ...props,
+  });
 
 type Case = [string, (p: Platform, a: Construct) => void, PlatformConfig | undefined, string];
 
@@ -88,6 +95,10 @@ const cases: Case[] = [
     '[ci-access/x] SSI-R4 path = "vulnmgmt/svc-orchestrator": is already declared by ci-access/vulnmgmt'],
   ['CI secret inside an application\'s paths', (p) => ciSecret(p, 'x', { path: 'acme/dev/orchestrator/ci-token' }), undefined,
     '[ci-access/x] SSI-R6 path = "acme/dev/orchestrator/ci-token": lies inside the paths of application orchestrator-dev (app-roles/orchestrator-dev): CI would read application secrets'],
+  ['CI secret with consumers but no reader', (p) => ciSecret(p, 'x', { readers: [] }), undefined,
+    '[ci-access/x] SSI-R8 readers = []: nobody is granted read, yet consumers scan need it: add readers (e.g. the registry-ci role) or drop the consumers'],
+  ['registry account with consumers but no reader', (p) => account(p, 'x', { consumers: ['chart-publish'] }), undefined,
+    '[ci-access/x] SSI-R8 readers = []: nobody is granted read, yet consumers chart-publish need it: add readers (e.g. the registry-ci role) or drop the consumers'],
   ['CI secret without consumers', (p) => ciSecret(p, 'x', { consumers: [] }), undefined,
     '[ci-access/x] consumers = []: must name at least one consuming job'],
   ['invalid secret key', (p) => ciSecret(p, 'x', { keys: ['api-key'] }), undefined,

@@ -31,5 +31,9 @@ describe('README examples are the compiled example files and do what the README 
     const policy = resources(apps, 'vault_policy').find((x) => x.name === 'billing-dev').policy;
     expect(policyRules(policy)).toEqual([['secret/data/acme/dev/billing/*', ['read']]]);
     expect(resources(apps, 'vault_approle_auth_backend_role').map((r) => r.role_name)).toContain('billing-dev');
+    // ...and its agent configuration follows from the same instantiation.
+    const envTemplate = fs.readFileSync(path.join(p.outdir, 'agents', 'billing-dev', 'env.ctmpl'), 'utf8');
+    expect(envTemplate).toContain('secret/data/acme/dev/billing/database');
+    expect(envTemplate).toContain('secret/data/acme/dev/billing/smtp');
   });
 });

@@ -1,0 +1,188 @@
+import { resolveStoreAddress } from './store-address';
+
+/** Environment variables that may carry a privileged store token, in the order they are consulted. */
+export const STORE_TOKEN_VARIABLES = ['SECRETSTORE_TOKEN', 'VAULT_TOKEN', 'BAO_TOKEN'] as const;
+
+/** What went wrong talking to the store. */
+export type StoreErrorKind =
+  | 'unreachable'
+  | 'no-token'
+  | 'permission-denied'
+  | 'not-found'
+  | 'bad-request'
+  | 'unavailable'
+  | 'server-error';
+
+/**
+ * A failed store call, with a message that says what to do. Never carries a request body, a token or
+ * a Secret ID: the message holds the method, the API path, the HTTP status and the store's own error
+ * text.
+ */
+export class StoreError extends Error {
+  constructor(
+    readonly kind: StoreErrorKind,
+    message: string,
+    /** HTTP status, when the store answered. */
+    readonly status?: number,
+    /** The store's `errors` list. */
+    readonly storeErrors: readonly string[] = [],
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+/** A store answer: status and parsed JSON body (`undefined` for an empty body). */
+export interface StoreResponse {
+  readonly status: number;
+  readonly body: any;
+}
+
+/** Options of {@link StoreClient}. */
+export interface StoreClientOptions {
+  /** Base address, `https://secrets.example:8200`. */
+  readonly address: string;
+  /** Token for authenticated calls. */
+  readonly token?: string;
+  /**
+   * Per-request timeout.
+   * @default 15000
+   */
+  readonly timeoutMs?: number;
+}
+
+/** The capability an HTTP method needs (reference §1). */
+function capabilityOf(method: string): string {
+  switch (method) {
+    case 'GET':
+      return 'read';
+    case 'LIST':
+      return 'list';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return 'update';
+  }
+}
+
+/** One store error text without go-multierror's wrapping (`1 error occurred:\n\t* permission denied\n\n`). */
+function unwrapStoreError(text: string): string[] {
+  if (!/^\d+ errors? occurred:/.test(text)) return [text.trim()];
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('\t* '))
+    .map((line) => line.slice(3).trim());
+}
+
+/**
+ * The privileged token from the environment (`SECRETSTORE_TOKEN`, `VAULT_TOKEN` or `BAO_TOKEN`).
+ * Tokens are never taken from command-line arguments, which other users can read.
+ * @throws StoreError (`no-token`) naming the variables
+ */
+export function resolveStoreToken(env: NodeJS.ProcessEnv = process.env): string {
+  for (const name of STORE_TOKEN_VARIABLES) {
+    const value = (env[name] ?? '').trim();
+    if (value !== '') return value;
+  }
+  throw new StoreError(
+    'no-token',
+    `no store token: set VAULT_TOKEN (or BAO_TOKEN / SECRETSTORE_TOKEN) to a token allowed to manage the AppRole ` +
+      `(read auth/<mount>/role/<role>/role-id, update auth/<mount>/role/<role>/secret-id*); tokens are never taken from arguments`,
+  );
+}
+
+/**
+ * A minimal JSON client of the store's HTTP API (`/v1/...`, `X-Vault-Token`), for the operator
+ * commands. Turns transport failures and error statuses into {@link StoreError}s that name the fix.
+ */
+export class StoreClient {
+  /** Address from `SECRETSTORE_ADDR` / `VAULT_ADDR` / `BAO_ADDR`; token, if `withToken`, from the environment. */
+  static fromEnvironment(env: NodeJS.ProcessEnv = process.env, withToken = true): StoreClient {
+    return new StoreClient({ address: resolveStoreAddress(env), token: withToken ? resolveStoreToken(env) : undefined });
+  }
+
+  /** Base address without trailing slash. */
+  readonly address: string;
+  private readonly token?: string;
+  private readonly timeoutMs: number;
+
+  constructor(options: StoreClientOptions) {
+    this.address = options.address.replace(/\/+$/, '');
+    this.token = options.token;
+    this.timeoutMs = options.timeoutMs ?? 15_000;
+  }
+
+  /**
+   * One call. `token: null` sends no token (logins); a string sends that token instead of the client's.
+   * @throws StoreError for a transport failure or an HTTP status of 400 or more
+   */
+  async request(method: string, apiPath: string, body?: unknown, token?: string | null): Promise<StoreResponse> {
+    const m = method.toUpperCase();
+    const p = apiPath.replace(/^\/+/, '').replace(/^v1\//, '');
+    const send = token === undefined ? this.token : token ?? undefined;
+    const headers: Record<string, string> = {};
+    if (send) headers['X-Vault-Token'] = send;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await fetch(`${this.address}/v1/${p}`, {
+        method: m,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      const why = (e as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs / 1000}s` : cause?.code ?? cause?.message ?? (e as Error).message;
+      throw new StoreError(
+        'unreachable',
+        `cannot reach the secrets store at ${this.address} (${why}): check SECRETSTORE_ADDR / VAULT_ADDR and that the store is running and reachable from here`,
+      );
+    }
+    const text = await res.text();
+    let parsed: any = undefined;
+    if (text !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    if (res.status < 400) return { status: res.status, body: parsed };
+    const storeErrors: string[] = Array.isArray(parsed?.errors) ? parsed.errors.flatMap((e: unknown) => unwrapStoreError(String(e))) : [];
+    const said = storeErrors.length > 0 ? storeErrors.join('; ') : `HTTP ${res.status}`;
+    const where = `${m} /v1/${p}`;
+    if (res.status === 403 && send) {
+      const capability = capabilityOf(m);
+      const tokenValid = await this.tokenIsValid(send);
+      throw new StoreError(
+        'permission-denied',
+        tokenValid
+          ? `permission denied: ${where} (HTTP 403, ${said}): the token may not ${capability} ${p}. ` +
+              `Fix: use a token whose policy grants capabilities = ["${capability}"] on "${p}"`
+          : `permission denied: ${where} (HTTP 403): the store does not accept the token itself (expired, revoked or mistyped; ` +
+              'auth/token/lookup-self is refused too). Fix: set VAULT_TOKEN to a valid token',
+        res.status,
+        storeErrors,
+      );
+    }
+    const kind: StoreErrorKind =
+      res.status === 404 ? 'not-found' : res.status === 503 ? 'unavailable' : res.status < 500 ? 'bad-request' : 'server-error';
+    const hint = res.status === 503 ? ': the store is sealed, in standby without a leader, or starting' : '';
+    throw new StoreError(kind, `${where}: HTTP ${res.status} (${said})${hint}`, res.status, storeErrors);
+  }
+
+  /** Whether the store accepts the token at all (`auth/token/lookup-self`, allowed by the default policy). */
+  private async tokenIsValid(token: string): Promise<boolean> {
+    try {
+      const res = await fetch(`${this.address}/v1/auth/token/lookup-self`, {
+        headers: { 'X-Vault-Token': token },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      await res.arrayBuffer();
+      return res.status === 200;
+    } catch {
+      return true;
+    }
+  }
+}

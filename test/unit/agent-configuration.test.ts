@@ -1,0 +1,239 @@
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { AgentConfigurations, AgentConfigurationsProps } from '../../lib/agent-configuration';
+import { AgentEnvTemplate } from '../../lib/agent-env-template';
+import { AppRoleApplication, AppRoleAuth, Duration, KvMount, PlatformSettings, SecretStoreApp, SecretStoreValidationError, SecretStoreStack } from '../../lib';
+import { synthesizePlatform, tempOutdir } from './synthesized-platform';
+
+// Spec §4.1 flow 2 and §2.4: one agent configuration per application, written next to the stacks.
+
+const SETTINGS = { organisation: 'acme', ciUrl: 'https://gitlab.acme.example', registryHost: 'registry.acme.example' };
+
+/** Synthesizes one stack with applications and their agents; returns the output dir. */
+function synth(
+  apps: { name: string; environment: string; roleName?: string; secrets?: Record<string, string[]> }[],
+  props: Omit<AgentConfigurationsProps, 'applications'> = {},
+  options: { authPath?: string; kvMount?: KvMount } = {},
+): { outdir: string; agents: AgentConfigurations } {
+  const outdir = tempOutdir();
+  const app = new SecretStoreApp({ outdir });
+  const stack = new SecretStoreStack(app, 'apps', { settings: new PlatformSettings({ ...SETTINGS, kvMount: options.kvMount }) });
+  const auth = new AppRoleAuth(stack, 'approle', { path: options.authPath });
+  const applications = apps.map((a) => new AppRoleApplication(stack, `${a.name}-${a.environment}`, { auth, ...a }));
+  const agents = new AgentConfigurations(stack, 'agents', { applications, ...props });
+  app.synth();
+  return { outdir, agents };
+}
+
+const read = (outdir: string, rel: string): string => fs.readFileSync(path.join(outdir, rel), 'utf8');
+const modeOf = (outdir: string, rel: string): number => fs.statSync(path.join(outdir, rel)).mode & 0o777;
+
+describe('the platform synthesis writes the agent files of every application that declares secrets', () => {
+  const platform = synthesizePlatform();
+
+  it('writes agents/orchestrator-dev/{agent.hcl,env.ctmpl,entrypoint.sh} next to the stacks', () => {
+    const dir = path.join(platform.outdir, 'agents');
+    expect(fs.readdirSync(dir)).toEqual(['orchestrator-dev']);
+    expect(fs.readdirSync(path.join(dir, 'orchestrator-dev')).sort()).toEqual(['agent.hcl', 'entrypoint.sh', 'env.ctmpl']);
+    expect(modeOf(platform.outdir, 'agents/orchestrator-dev/agent.hcl')).toBe(0o644);
+    expect(modeOf(platform.outdir, 'agents/orchestrator-dev/env.ctmpl')).toBe(0o644);
+    expect(modeOf(platform.outdir, 'agents/orchestrator-dev/entrypoint.sh')).toBe(0o755);
+  });
+
+  it('renders the DEV database keys of §2.4 from secret/data/{org}/dev/orchestrator/database', () => {
+    expect(read(platform.outdir, 'agents/orchestrator-dev/env.ctmpl')).toBe(
+      [
+        `{{- /* secretstore-iac: environment of AppRole orchestrator-dev, one NAME='value' line per declared key (docs/operators.md). No secret in this file. */ -}}`,
+        '{{ with secret "secret/data/acme/dev/orchestrator/database" -}}',
+        `PG_HOST='{{ printf "%v" .Data.data.pg_host | replaceAll "'" "'\\\\''" }}'`,
+        `PG_PASSWORD='{{ printf "%v" .Data.data.pg_password | replaceAll "'" "'\\\\''" }}'`,
+        `PG_USER='{{ printf "%v" .Data.data.pg_user | replaceAll "'" "'\\\\''" }}'`,
+        '{{ end -}}',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('configures AppRole auto-auth, the 0600 env file and the re-read interval', () => {
+    expect(read(platform.outdir, 'agents/orchestrator-dev/agent.hcl')).toMatchSnapshot();
+  });
+});
+
+describe('agent.hcl', () => {
+  const { outdir } = synth([{ name: 'orchestrator', environment: 'dev', secrets: { database: ['pg_host'] } }]);
+  const hcl = read(outdir, 'agents/orchestrator-dev/agent.hcl');
+
+  it('logs in with AppRole from the Role ID and Secret ID files and removes the Secret ID file', () => {
+    expect(hcl).toContain('method "approle" {');
+    expect(hcl).toContain('mount_path  = "auth/approle"');
+    expect(hcl).toContain('role_id_file_path                   = "/secretstore/auth/role-id"');
+    expect(hcl).toContain('secret_id_file_path                 = "/secretstore/auth/secret-id"');
+    expect(hcl).toContain('remove_secret_id_file_after_reading = true');
+  });
+
+  it('renders the template to /secretstore/secrets/.env with mode 0600; a missing key is an error', () => {
+    expect(hcl).toContain('source               = "/secretstore/config/env.ctmpl"');
+    expect(hcl).toContain('destination          = "/secretstore/secrets/.env"');
+    expect(hcl).toContain('perms                = "0600"');
+    expect(hcl).toContain('error_on_missing_key = true');
+  });
+
+  it('re-reads KV secrets every 5 minutes and exits on login or render failure by default', () => {
+    expect(hcl).toContain('static_secret_render_interval = "5m"');
+    expect(hcl).toContain('exit_on_retry_failure         = true');
+    expect(hcl).toContain('exit_on_err = true');
+  });
+
+  it('states the real renewal behaviour and the declared 45m interval, and writes no sink (no token on disk)', () => {
+    expect(hcl).toMatch(/# Token renewal: automatic \(lifetime watcher\), at about 2\/3 of the remaining lease: about 8h into the 12h TTL; declared interval 45m/);
+    expect(hcl).not.toMatch(/\bsink\b/);
+    expect(hcl).not.toMatch(/^vault \{/m);
+  });
+});
+
+describe('configurable output directory, paths, interval, exit behaviour and address', () => {
+  const paths = {
+    configFile: '/srv/agent/agent.hcl',
+    templateFile: '/srv/agent/tmpl/env.ctmpl',
+    roleIdFile: '/run/agent/role',
+    secretIdFile: '/run/agent/secret',
+    envFile: '/srv/shared/app.env',
+  };
+  const { outdir } = synth(
+    [{ name: 'billing', environment: 'prod', secrets: { smtp: ['smtp_password'] } }],
+    {
+      outputDirectory: 'deploy/agents',
+      paths,
+      secretRefreshInterval: Duration.seconds(30),
+      exitOnError: false,
+      storeAddress: 'https://secrets.acme.example:8200',
+    },
+    { authPath: 'apps' },
+  );
+  const hcl = read(outdir, 'deploy/agents/billing-prod/agent.hcl');
+  const entrypoint = read(outdir, 'deploy/agents/billing-prod/entrypoint.sh');
+
+  it('writes below the configured directory and uses the configured paths and auth mount', () => {
+    expect(hcl).toContain('mount_path  = "auth/apps"');
+    expect(hcl).toContain('role_id_file_path                   = "/run/agent/role"');
+    expect(hcl).toContain('secret_id_file_path                 = "/run/agent/secret"');
+    expect(hcl).toContain('source               = "/srv/agent/tmpl/env.ctmpl"');
+    expect(hcl).toContain('destination          = "/srv/shared/app.env"');
+    expect(entrypoint).toContain('exec "${SECRETSTORE_AGENT_BINARY:-bao}" agent -config=/srv/agent/agent.hcl');
+    expect(entrypoint).toContain(`printf '%s' "$SECRETSTORE_SECRET_ID" > /run/agent/secret`);
+  });
+
+  it('uses the interval, the exit behaviour and the address', () => {
+    expect(hcl).toContain('static_secret_render_interval = "30s"');
+    expect(hcl).toContain('exit_on_err = false');
+    expect(hcl).toContain('exit_on_retry_failure         = false');
+    expect(hcl).toContain('vault {\n  address = "https://secrets.acme.example:8200"\n}');
+  });
+
+  it('addresses a KV v1 mount without data/', () => {
+    const v1 = synth([{ name: 'legacy', environment: 'dev', secrets: { db: ['user'] } }], {}, { kvMount: new KvMount('kv', 1) });
+    const template = read(v1.outdir, 'agents/legacy-dev/env.ctmpl');
+    expect(template).toContain('{{ with secret "kv/acme/dev/legacy/db" -}}');
+    expect(template).toContain(`USER='{{ printf "%v" .Data.user | replaceAll`);
+  });
+});
+
+describe('entrypoint.sh', () => {
+  const { outdir } = synth([{ name: 'orchestrator', environment: 'dev', secrets: { database: ['pg_host'] } }]);
+  const script = path.join(outdir, 'agents/orchestrator-dev/entrypoint.sh');
+  const run = (env: Record<string, string>): { status: number; stderr: string } => {
+    try {
+      execFileSync('sh', [script], { env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      return { status: 0, stderr: '' };
+    } catch (e: any) {
+      return { status: e.status, stderr: String(e.stderr) };
+    }
+  };
+
+  it('is valid POSIX sh', () => {
+    expect(() => execFileSync('sh', ['-n', script])).not.toThrow();
+  });
+
+  it('refuses to start without the provisioned variables, naming the fix', () => {
+    const r = run({ SECRETSTORE_ADDR: 'http://127.0.0.1:1' });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('SECRETSTORE_ROLE_ID is not set: provision the host (secretstore-iac provision)');
+    const s = run({ SECRETSTORE_ADDR: 'http://127.0.0.1:1', SECRETSTORE_ROLE_ID: 'r' });
+    expect(s.stderr).toContain('SECRETSTORE_SECRET_ID is not set');
+  });
+
+  it('refuses to start without a store address (spec §7, first row)', () => {
+    const r = run({ SECRETSTORE_ROLE_ID: 'r', SECRETSTORE_SECRET_ID: 's' });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('SECRETSTORE_ADDR is unset or empty');
+  });
+});
+
+describe('the env file format', () => {
+  it('upper-cases keys into variable names', () => {
+    expect(AgentEnvTemplate.variableName('pg_host')).toBe('PG_HOST');
+  });
+
+  it('single-quotes values so that a POSIX shell reads them back unchanged', () => {
+    const values = ["it's", 'a $HOME `id` "q" \\n', 'multi\nline', '', "''", 'plain'];
+    const file = values.map((v, i) => `V${i}=${AgentEnvTemplate.quote(v)}`).join('\n');
+    const script = `${file}\nprintf '%s\\0' ${values.map((_, i) => `"$V${i}"`).join(' ')}`;
+    const out = execFileSync('sh', ['-c', script], { encoding: 'utf8' });
+    expect(out.split('\0').slice(0, -1)).toEqual(values);
+  });
+});
+
+describe('validation', () => {
+  const problemsOf = (fn: () => void): string => {
+    try {
+      fn();
+    } catch (e) {
+      if (e instanceof SecretStoreValidationError) return e.message;
+      throw e;
+    }
+    throw new Error('expected a validation error');
+  };
+
+  it('rejects two keys that become one variable', () => {
+    const message = problemsOf(() =>
+      synth([{ name: 'shop', environment: 'dev', secrets: { db: ['password'], smtp: ['password'] } }]),
+    );
+    expect(message).toContain(
+      'applications["shop-dev"].secrets = "acme/dev/shop/smtp:password": becomes the environment variable PASSWORD, as acme/dev/shop/db:password does',
+    );
+  });
+
+  it('rejects relative or unsafe paths, an escaping output directory, a zero interval and a bad address', () => {
+    const message = problemsOf(() =>
+      synth([{ name: 'shop', environment: 'dev', secrets: { db: ['x'] } }], {
+        outputDirectory: '../out',
+        paths: { envFile: 'secrets/.env', roleIdFile: '/run/a b', secretIdFile: '/run/agent/../x' },
+        secretRefreshInterval: Duration.seconds(0),
+        storeAddress: 'secrets:8200',
+      }),
+    );
+    expect(message).toContain('outputDirectory = "../out"');
+    expect(message).toContain('paths.envFile = "secrets/.env"');
+    expect(message).toContain('paths.roleIdFile = "/run/a b"');
+    expect(message).toContain('paths.secretIdFile = "/run/agent/../x"');
+    expect(message).toContain('secretRefreshInterval = "0s"');
+    expect(message).toContain('storeAddress = "secrets:8200"');
+  });
+
+  it('rejects two files at the same path', () => {
+    const message = problemsOf(() =>
+      synth([{ name: 'shop', environment: 'dev', secrets: { db: ['x'] } }], { paths: { envFile: '/secretstore/auth/secret-id' } }),
+    );
+    expect(message).toContain('paths.envFile = "/secretstore/auth/secret-id": is also paths.secretIdFile');
+  });
+
+  it('skips applications without declared secrets rather than rendering an empty env file (spec §7)', () => {
+    const { outdir, agents } = synth([
+      { name: 'identity', environment: 'shared', roleName: 'authentik-role' },
+      { name: 'shop', environment: 'dev', secrets: { db: ['x'] } },
+    ]);
+    expect(agents.skipped.map((a) => a.roleName)).toEqual(['authentik-role']);
+    expect(fs.readdirSync(path.join(outdir, 'agents'))).toEqual(['shop-dev']);
+  });
+});
