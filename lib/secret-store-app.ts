@@ -49,6 +49,26 @@ export class SecretStoreApp extends App {
     this.finalOutdir = finalOutdir;
   }
 
+  /**
+   * Moves what the engine keeps in a stack's working directory (`.terraform/`, the provider lock
+   * file) from the previous output into the new one, so that a re-synthesis needs no new `init`.
+   */
+  private carryOverEngineFiles(previousDir: string, newDir: string): void {
+    const stacks = path.join(previousDir, 'stacks');
+    if (!fs.existsSync(stacks)) return;
+    for (const stack of fs.readdirSync(stacks)) {
+      const target = path.join(newDir, 'stacks', stack);
+      if (!fs.existsSync(target)) continue;
+      for (const name of SecretStoreApp.ENGINE_FILES) {
+        const source = path.join(stacks, stack, name);
+        if (fs.existsSync(source)) fs.renameSync(source, path.join(target, name));
+      }
+    }
+  }
+
+  /** Files and directories the engine writes into a stack directory, kept across syntheses. */
+  static readonly ENGINE_FILES = ['.terraform', '.terraform.lock.hcl'];
+
   /** Every problem of every construct and platform rule, sorted by construct path. */
   problems(): SynthesisProblem[] {
     const problems: SynthesisProblem[] = [];
@@ -101,6 +121,7 @@ export class SecretStoreApp extends App {
       this.writeArtifacts(this.outdir);
       // Swap by renames: the old output stays complete until the new one is complete.
       const previous = `${this.finalOutdir}.previous-${process.pid}`;
+      this.carryOverEngineFiles(this.finalOutdir, this.outdir);
       if (fs.existsSync(this.finalOutdir)) fs.renameSync(this.finalOutdir, previous);
       fs.renameSync(this.outdir, this.finalOutdir);
       fs.rmSync(previous, { recursive: true, force: true });

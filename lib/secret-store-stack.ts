@@ -12,7 +12,8 @@ export interface SecretStoreStackProps {
   readonly settings: PlatformSettings;
   /**
    * Declares the stack's state backend.
-   * @default a local state file `terraform.<stack id>.tfstate` in the stack's output directory
+   * @default a local state file `terraform.<stack id>.tfstate` next to the output directory (the
+   * project root for `cdktf.out`), outside it, so that re-synthesis never touches the state
    */
   readonly stateBackend?: StateBackendFactory;
 }
@@ -39,7 +40,9 @@ export class SecretStoreStack extends TerraformStack {
     super(scope, id);
     this.settings = props.settings;
     new VaultProvider(this, 'vault', {});
-    (props.stateBackend ?? ((stack) => new LocalBackend(stack, { path: `terraform.${id}.tfstate` })))(this);
+    // The path is relative to the engine's working directory `<outdir>/stacks/<id>/`: a relative
+    // path keeps the output machine-independent, and `../../../` keeps the state out of the output.
+    (props.stateBackend ?? ((stack) => new LocalBackend(stack, { path: `../../../terraform.${id}.tfstate` })))(this);
     this.node.addValidation({ validate: () => this.settings.problems().map((p) => `settings.${p}`) });
   }
 }

@@ -15,9 +15,13 @@ export class JwtKeySource {
     return new JwtKeySource('jwks_url', url, []);
   }
 
-  /** Static PEM public keys (tests, or an air-gapped store). Public keys are not secrets. */
+  /**
+   * Static PEM public keys (tests, or an air-gapped store). Public keys are not secrets.
+   * Surrounding white space is trimmed: the store keeps a key without its trailing newline, and an
+   * untrimmed key (as read from a .pem file) would plan an update on every run.
+   */
   static publicKeys(pems: readonly string[]): JwtKeySource {
-    return new JwtKeySource('jwt_validation_pubkeys', undefined, [...pems]);
+    return new JwtKeySource('jwt_validation_pubkeys', undefined, pems.map((p) => p.trim()));
   }
 
   private constructor(

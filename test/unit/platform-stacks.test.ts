@@ -35,9 +35,22 @@ describe('The platform is split into the ci-access and app-roles stacks', () => 
     }
   });
 
-  it('keeps local state per stack by default', () => {
-    expect(ci.terraform.backend.local.path).toBe('terraform.ci-access.tfstate');
-    expect(apps.terraform.backend.local.path).toBe('terraform.app-roles.tfstate');
+  it('keeps local state per stack by default, outside the output directory (next to cdktf.out)', () => {
+    expect(ci.terraform.backend.local.path).toBe('../../../terraform.ci-access.tfstate');
+    expect(apps.terraform.backend.local.path).toBe('../../../terraform.app-roles.tfstate');
+  });
+
+  it('a re-synthesis keeps what the engine wrote into the stack directories (.terraform/, lock file)', () => {
+    const outdir = tempOutdir();
+    synthesizePlatform(platformConfig, undefined, outdir);
+    const stackDir = path.join(outdir, 'stacks', 'ci-access');
+    fs.mkdirSync(path.join(stackDir, '.terraform', 'providers'), { recursive: true });
+    fs.writeFileSync(path.join(stackDir, '.terraform.lock.hcl'), '# lock\n');
+    fs.writeFileSync(path.join(path.dirname(outdir), 'terraform.ci-access.tfstate'), '{}');
+    synthesizePlatform(platformConfig, undefined, outdir);
+    expect(fs.existsSync(path.join(stackDir, '.terraform', 'providers'))).toBe(true);
+    expect(fs.readFileSync(path.join(stackDir, '.terraform.lock.hcl'), 'utf8')).toBe('# lock\n');
+    expect(fs.readFileSync(path.join(path.dirname(outdir), 'terraform.ci-access.tfstate'), 'utf8')).toBe('{}');
   });
 });
 
@@ -205,7 +218,7 @@ describe('Static PEM keys for the JWT method (tests, air-gapped stores)', () => 
     const pem = '-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----\n';
     const p = synthesizePlatform({ ...platformConfig, ciKeySource: JwtKeySource.publicKeys([pem]) });
     const backend = resources(p.stacks['ci-access'], 'vault_jwt_auth_backend')[0];
-    expect(backend.jwt_validation_pubkeys).toEqual([pem]);
+    expect(backend.jwt_validation_pubkeys).toEqual([pem.trim()]); // the store keeps keys trimmed
     expect(backend.oidc_discovery_url).toBeUndefined();
   });
 });

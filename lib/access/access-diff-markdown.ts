@@ -1,0 +1,74 @@
+import { AccessDiff, BindingChange, IdentityChange, hasAccessChange } from './access-diff';
+import { identitySection } from './access-report-markdown';
+import { formatBinding } from './binding-format';
+import { mdCell, mdCode, mdTable } from './markdown-text';
+import { RISK_LABEL } from './risk-flag';
+
+/** Labels of the two sides, shown in the heading (`main`, `HEAD`, directory names). */
+export interface DiffSides {
+  readonly base: string;
+  readonly head: string;
+}
+
+/**
+ * The access diff as Markdown for a merge-request comment: a summary line, risk flags, then
+ * identities added, removed and changed.
+ */
+export function renderAccessDiffMarkdown(diff: AccessDiff, sides: DiffSides): string {
+  const out: string[] = [`## Access changes: ${mdCode(sides.base)} → ${mdCode(sides.head)}`, ''];
+  if (!hasAccessChange(diff)) {
+    out.push(`**No access change.** ${diff.unchanged} ${diff.unchanged === 1 ? 'identity has' : 'identities have'} the same access and bindings.`);
+    appendProblems(out, diff);
+    return `${out.join('\n')}\n`;
+  }
+  out.push(
+    `**Access changed:** ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed, ` +
+      `${diff.unchanged} unchanged. ${diff.flags.length} risk ${diff.flags.length === 1 ? 'flag' : 'flags'}.`,
+  );
+  if (diff.flags.length > 0) {
+    out.push('', '### Risk flags', '');
+    for (const flag of diff.flags) out.push(`- **${RISK_LABEL[flag.kind]}**, ${mdCode(flag.identity)}: ${flag.message}`);
+  }
+  for (const identity of diff.added) out.push('', ...identitySection(identity, '### Added:'));
+  for (const identity of diff.removed) {
+    out.push('', `### Removed: ${mdCode(identity.name)}`, '');
+    const paths = identity.rules.map((r) => `${mdCode(r.path)} (${r.capabilities.join(', ')})`);
+    out.push(`Loses all access${paths.length > 0 ? `: ${paths.join(', ')}` : ''}.`);
+  }
+  for (const change of diff.changed) out.push('', ...changeSection(change));
+  appendProblems(out, diff);
+  return `${out.join('\n')}\n`;
+}
+
+function changeSection(change: IdentityChange): string[] {
+  const out = [`### Changed: ${mdCode(change.name)}`];
+  if (change.rules.length > 0) {
+    out.push(
+      '',
+      mdTable(
+        ['path', 'gained', 'lost', 'now'],
+        change.rules.map((r) => [
+          mdCode(r.path) + (r.added ? ' (new)' : r.removed ? ' (gone)' : ''),
+          r.gained.join(', '),
+          r.lost.join(', '),
+          r.removed ? '' : r.after.join(', ') || '(nothing: shadows broader rules)',
+        ]),
+      ),
+    );
+  }
+  if (change.bindings.length > 0) out.push('', bindingTable(change.bindings));
+  return out;
+}
+
+function bindingTable(changes: readonly BindingChange[]): string {
+  return mdTable(
+    ['binding', 'before', 'after'],
+    changes.map((c) => [c.field, mdCell(formatBinding(c.field, c.before)), mdCell(formatBinding(c.field, c.after))]),
+  );
+}
+
+function appendProblems(out: string[], diff: AccessDiff): void {
+  if (diff.problems.length === 0) return;
+  out.push('', '### Problems in head', '');
+  for (const p of diff.problems) out.push(`- ${mdCode(p.identity)}: ${p.problem}`);
+}

@@ -1,0 +1,175 @@
+import { AclRule } from '../acl/acl';
+import { RuleKind } from '../acl/rule-path';
+import { StoreCapability, capabilityNames } from '../acl/store-capability';
+import { AccessModel, IdentityAccess } from './access-model';
+import { ReportIdentity, accessReport } from './access-report';
+import { AuthMethod, BindingValue } from './identity';
+import { RiskFlag, riskFlags } from './risk-flag';
+
+/** What changed on one path pattern of one identity. */
+export interface RuleChange {
+  /** The pattern (`secret/data/app/*`). */
+  readonly path: string;
+  /** How the pattern matches. */
+  readonly kind: RuleKind;
+  /** Capabilities before (empty when the pattern was absent). */
+  readonly before: readonly StoreCapability[];
+  /** Capabilities after (empty when the pattern is gone). */
+  readonly after: readonly StoreCapability[];
+  /** In `after`, not in `before`. */
+  readonly gained: readonly StoreCapability[];
+  /** In `before`, not in `after`. */
+  readonly lost: readonly StoreCapability[];
+  /** True when the pattern is new (an empty new rule still shadows broader ones). */
+  readonly added: boolean;
+  /** True when the pattern is gone. */
+  readonly removed: boolean;
+}
+
+/** A binding whose value changed (`undefined` for unset). */
+export interface BindingChange {
+  /** The provider's field name. */
+  readonly field: string;
+  /** Value in base. */
+  readonly before?: BindingValue;
+  /** Value in head. */
+  readonly after?: BindingValue;
+}
+
+/** An identity present on both sides whose access or bindings changed. */
+export interface IdentityChange {
+  /** Identity name. */
+  readonly name: string;
+  /** Auth method. */
+  readonly method: AuthMethod;
+  /** Rule changes sorted by path; rules of the built-in `default` policy are left out. */
+  readonly rules: readonly RuleChange[];
+  /** Binding changes sorted by field, `token_policies` and `token_no_default_policy` included. */
+  readonly bindings: readonly BindingChange[];
+}
+
+/** Effective access compared between two configurations. */
+export interface AccessDiff {
+  /** Identities only in head, as full reports. */
+  readonly added: readonly ReportIdentity[];
+  /** Identities only in base, as full reports. */
+  readonly removed: readonly ReportIdentity[];
+  /** Identities in both whose access or bindings changed, sorted by name. */
+  readonly changed: readonly IdentityChange[];
+  /** Number of identities in both with no change. */
+  readonly unchanged: number;
+  /** Risks the change introduces. */
+  readonly flags: readonly RiskFlag[];
+  /** Problems of head identities (missing policies, refused logins). */
+  readonly problems: ReadonlyArray<{ readonly identity: string; readonly problem: string }>;
+}
+
+/** True when the diff holds any access change: the `access-diff` exit code. */
+export function hasAccessChange(diff: AccessDiff): boolean {
+  return diff.added.length > 0 || diff.removed.length > 0 || diff.changed.length > 0;
+}
+
+/**
+ * Compares the effective access of two configurations: identities added or removed, capabilities
+ * gained and lost per path pattern, changed bindings, and risk flags. Policy text that changes
+ * without changing access (comments, order, merging) is no change.
+ */
+export function diffAccess(base: AccessModel, head: AccessModel): AccessDiff {
+  const baseNames = new Set(base.identities.map((i) => i.identity.name));
+  const headNames = new Set(head.identities.map((i) => i.identity.name));
+  const added = head.identities.filter((i) => !baseNames.has(i.identity.name));
+  const removed = base.identities.filter((i) => !headNames.has(i.identity.name));
+  const changed: IdentityChange[] = [];
+  let unchanged = 0;
+  for (const after of head.identities) {
+    const before = base.get(after.identity.name);
+    if (!before) continue;
+    const change = identityChange(base, before, head, after);
+    if (change.rules.length > 0 || change.bindings.length > 0) changed.push(change);
+    else unchanged++;
+  }
+  const report = (model: AccessModel, list: readonly IdentityAccess[]) =>
+    list.length === 0 ? [] : accessReport(model, { identities: list.map((i) => i.identity.name) }).identities;
+  return {
+    added: report(head, added),
+    removed: report(base, removed),
+    changed,
+    unchanged,
+    flags: riskFlags(base, head, changed),
+    problems: head.identities.flatMap((i) => i.problems.map((problem) => ({ identity: i.identity.name, problem }))),
+  };
+}
+
+function identityChange(base: AccessModel, before: IdentityAccess, head: AccessModel, after: IdentityAccess): IdentityChange {
+  const bindings = bindingChanges(before, after);
+  const name = after.identity.name;
+  const method = after.identity.method;
+  // The same parsed policies (a shared parser returns the same object for the same text) and the
+  // same default policy: the same ACL, nothing to compare rule by rule.
+  if (base.builtinDefault === head.builtinDefault && samePolicies(before, after)) return { name, method, rules: [], bindings };
+  const slots = (access: IdentityAccess) => new Map(access.acl.rules.map((r) => [r.path.slot, r]));
+  const beforeRules = slots(before);
+  const afterRules = slots(after);
+  // Rules of the built-in default policy alone, or absent, on both sides: no rule change (attaching
+  // or detaching `default` shows as the binding token_no_default_policy instead).
+  const defaultOrAbsent = (model: AccessModel, rule: AclRule | undefined) => !rule || model.isBuiltinDefaultOnly(rule);
+  const rules: RuleChange[] = [];
+  for (const slot of new Set([...beforeRules.keys(), ...afterRules.keys()])) {
+    const b = beforeRules.get(slot);
+    const a = afterRules.get(slot);
+    if (defaultOrAbsent(base, b) && defaultOrAbsent(head, a)) continue;
+    const change = ruleChange(b, a);
+    if (change) rules.push(change);
+  }
+  rules.sort((x, y) => compare(x.path, y.path) || compare(x.kind, y.kind));
+  return { name, method, rules, bindings };
+}
+
+function samePolicies(before: IdentityAccess, after: IdentityAccess): boolean {
+  return (
+    before.loginRefused === after.loginRefused &&
+    before.policies.length === after.policies.length &&
+    before.policies.every((p, i) => p === after.policies[i])
+  );
+}
+
+function ruleChange(before: AclRule | undefined, after: AclRule | undefined): RuleChange | undefined {
+  if (before && after && before.mask === after.mask) return undefined;
+  const rule = (after ?? before)!;
+  const b = before ? capabilityNames(before.mask) : [];
+  const a = after ? capabilityNames(after.mask) : [];
+  return {
+    path: rule.path.display,
+    kind: rule.path.kind,
+    before: b,
+    after: a,
+    gained: a.filter((c) => !b.includes(c)),
+    lost: b.filter((c) => !a.includes(c)),
+    added: !before,
+    removed: !after,
+  };
+}
+
+/** Bindings of an identity plus its policy attachment, for comparison. */
+function comparableBindings(access: IdentityAccess): Record<string, BindingValue> {
+  return {
+    ...access.identity.bindings,
+    token_policies: access.identity.tokenPolicies,
+    token_no_default_policy: access.identity.noDefaultPolicy,
+  };
+}
+
+function bindingChanges(before: IdentityAccess, after: IdentityAccess): BindingChange[] {
+  const b = comparableBindings(before);
+  const a = comparableBindings(after);
+  // Bindings are normalised with sorted keys: equal text, no change (the common case).
+  if (JSON.stringify(b) === JSON.stringify(a)) return [];
+  return [...new Set([...Object.keys(b), ...Object.keys(a)])]
+    .filter((field) => JSON.stringify(b[field]) !== JSON.stringify(a[field]))
+    .sort(compare)
+    .map((field) => ({ field, before: b[field], after: a[field] }));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

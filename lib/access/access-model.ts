@@ -1,0 +1,104 @@
+import { Acl, AclRule } from '../acl/acl';
+import { AclPolicy } from '../acl/acl-policy';
+import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME } from '../acl/default-policy';
+import { PolicyParser } from '../acl/policy-parser';
+import { Identity } from './identity';
+import { StoreConfiguration } from './store-configuration';
+
+/** One identity with the ACL of the tokens it logs in to. */
+export interface IdentityAccess {
+  /** The identity. */
+  readonly identity: Identity;
+  /**
+   * Policies on its tokens, as the store computes them at login: `token_policies` plus `default`
+   * unless `token_no_default_policy` (an explicitly listed `default` stays), sorted.
+   */
+  readonly tokenPolicies: readonly string[];
+  /** The ACL of its tokens (templated paths kept literally: its entity is unknown offline). */
+  readonly acl: Acl;
+  /**
+   * The parsed policies the ACL was built from, in name order. A parser shared between two models
+   * gives the same objects for the same texts, so equal lists mean equal ACLs.
+   */
+  readonly policies: readonly AclPolicy[];
+  /** What the analysis could not take into account, or a login the store would refuse. */
+  readonly problems: readonly string[];
+  /** True when the store refuses every login of this identity (it lists the root policy). */
+  readonly loginRefused: boolean;
+}
+
+/**
+ * The effective access of every identity of a configuration: identities joined to their token
+ * policies, the policies parsed and combined into ACLs the way the store does.
+ */
+export class AccessModel {
+  /**
+   * Parses the policies the identities use and builds their ACLs.
+   * @param parser shared between configurations so that identical texts are parsed once
+   * @throws Error naming the policy when the store would refuse a policy text
+   */
+  static async load(configuration: StoreConfiguration, parser: PolicyParser = new PolicyParser()): Promise<AccessModel> {
+    const builtinDefault = !configuration.policies.has(DEFAULT_POLICY_NAME);
+    const textOf = (name: string): string | undefined =>
+      name === DEFAULT_POLICY_NAME && builtinDefault ? DEFAULT_POLICY_TEXT : configuration.policies.get(name)?.text;
+    const parsed = new Map<string, AclPolicy>();
+    const used = new Set<string>();
+    for (const identity of configuration.identities) identity.tokenPolicies.forEach((p) => used.add(p));
+    if (configuration.identities.some((i) => !i.noDefaultPolicy)) used.add(DEFAULT_POLICY_NAME);
+    for (const name of [...used].sort()) {
+      const text = textOf(name);
+      if (text !== undefined) parsed.set(name, await parser.parse(name, text));
+    }
+    const identities = configuration.identities.map((identity) => access(identity, parsed));
+    const unattached = [...configuration.policies.keys()].filter((name) => !used.has(name)).sort();
+    return new AccessModel(identities, unattached, builtinDefault, configuration.stacks);
+  }
+
+  private readonly byName: ReadonlyMap<string, IdentityAccess>;
+
+  private constructor(
+    /** Identities sorted by name. */
+    readonly identities: readonly IdentityAccess[],
+    /** Declared policies no identity uses, sorted. */
+    readonly unattachedPolicies: readonly string[],
+    /** True when `default` is the store's built-in policy (no stack rewrites it). */
+    readonly builtinDefault: boolean,
+    /** Stacks read. */
+    readonly stacks: readonly string[],
+  ) {
+    this.byName = new Map(identities.map((i) => [i.identity.name, i]));
+  }
+
+  /** The identity named `name` (`jwt/registry-ci`), if any. */
+  get(name: string): IdentityAccess | undefined {
+    return this.byName.get(name);
+  }
+
+  /**
+   * True when a rule comes from the built-in `default` policy alone: the same on every identity
+   * that has it, so reports fold it into one line.
+   */
+  isBuiltinDefaultOnly(rule: AclRule): boolean {
+    return this.builtinDefault && rule.policies.length === 1 && rule.policies[0] === DEFAULT_POLICY_NAME;
+  }
+}
+
+function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>): IdentityAccess {
+  const names = new Set(identity.tokenPolicies);
+  if (!identity.noDefaultPolicy) names.add(DEFAULT_POLICY_NAME);
+  const tokenPolicies = [...names].sort();
+  const problems: string[] = [];
+  if (names.has(ROOT_POLICY_NAME)) {
+    // The store refuses the login ("auth methods cannot create root tokens"): no token, no access.
+    problems.push('lists the root policy: the store refuses every login ("auth methods cannot create root tokens")');
+    return { identity, tokenPolicies, acl: Acl.fromPolicies([]), policies: [], problems, loginRefused: true };
+  }
+  const policies: AclPolicy[] = [];
+  for (const name of tokenPolicies) {
+    const policy = parsed.get(name);
+    if (policy) policies.push(policy);
+    else problems.push(`policy "${name}" is not declared in the synthesized stacks; the store ignores a policy it does not have, so it grants nothing here`);
+  }
+  const acl = Acl.fromPolicies(policies, { templating: 'literal' });
+  return { identity, tokenPolicies, acl, policies, problems, loginRefused: false };
+}

@@ -1,0 +1,30 @@
+import { Duration } from '../model/duration';
+import { BindingValue, TTL_FIELDS } from './identity';
+
+/** What 0 means for each duration field. */
+const ZERO_MEANS: Readonly<Record<string, string>> = {
+  token_ttl: 'store default',
+  token_max_ttl: 'store default',
+  token_explicit_max_ttl: 'no limit',
+  token_period: 'not periodic',
+  secret_id_ttl: 'no expiry',
+};
+
+/**
+ * A binding value as people read it: durations as `12h` (`0 (no expiry)`), lists comma-separated,
+ * bound claims as `claim: a | b; other: c`.
+ */
+export function formatBinding(field: string, value: BindingValue | undefined): string {
+  if (value === undefined) return '(unset)';
+  if (TTL_FIELDS.includes(field) && typeof value === 'number') {
+    return value === 0 ? `0 (${ZERO_MEANS[field]})` : Duration.seconds(value).toString();
+  }
+  if (field.endsWith('_num_uses') && value === 0) return '0 (unlimited)';
+  if (Array.isArray(value)) return value.join(', ');
+  if (typeof value === 'object') {
+    return Object.entries(value as Record<string, readonly string[]>)
+      .map(([claim, values]) => `${claim}: ${values.join(' | ')}`)
+      .join('; ');
+  }
+  return String(value);
+}

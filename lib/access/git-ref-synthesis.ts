@@ -1,0 +1,91 @@
+import { spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+/** A configuration synthesized from a git ref into a temporary directory. */
+export interface SynthesizedRef {
+  /** The cdktf output directory. */
+  readonly outdir: string;
+  /** The commit synthesized. */
+  readonly commit: string;
+  /** Deletes the temporary directory. */
+  dispose(): void;
+}
+
+/**
+ * The commit a git ref names in `repo`, or undefined when it names none (or `repo` is no git
+ * checkout).
+ */
+export async function resolveGitCommit(ref: string, repo: string): Promise<string | undefined> {
+  if (ref.startsWith('-')) return undefined;
+  const result = await run('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], repo);
+  return result.code === 0 ? result.output.trim() : undefined;
+}
+
+/**
+ * Synthesizes the stacks of a commit: checks it out into a temporary `git worktree` (the working
+ * copy is left alone), links the checkout's `node_modules` into it, runs
+ * `npx tsc -p tsconfig.json && node dist/stacks/main.js` with `CDKTF_OUTDIR` pointing outside the
+ * worktree, and removes the worktree again, whatever happens.
+ *
+ * @param repo the main checkout (its `node_modules` is used)
+ * @param progress receives one line per step, for a terminal
+ * @throws Error with the tail of the failing step's output
+ */
+export async function synthesizeGitRef(
+  commit: string,
+  repo: string,
+  progress: (line: string) => void = () => undefined,
+): Promise<SynthesizedRef> {
+  const top = (await run('git', ['rev-parse', '--show-toplevel'], repo)).output.trim();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-ref-'));
+  const worktree = path.join(tmp, 'worktree');
+  const outdir = path.join(tmp, 'cdktf.out');
+  const dispose = () => fs.rmSync(tmp, { recursive: true, force: true });
+  try {
+    progress(`synthesizing ${commit.slice(0, 12)} in a temporary worktree`);
+    await step('git', ['worktree', 'add', '--detach', worktree, commit], top, 'git worktree add');
+    try {
+      if (!fs.existsSync(path.join(worktree, 'stacks', 'main.ts'))) {
+        throw new Error(`commit ${commit.slice(0, 12)} has no stacks/main.ts to synthesize`);
+      }
+      const modules = path.join(top, 'node_modules');
+      if (!fs.existsSync(modules)) throw new Error(`${modules} is missing: run npm ci in ${top} first`);
+      fs.symlinkSync(modules, path.join(worktree, 'node_modules'), 'dir');
+      await step('npx', ['tsc', '-p', 'tsconfig.json'], worktree, 'tsc');
+      await step('node', [path.join('dist', 'stacks', 'main.js')], worktree, 'synthesis', { CDKTF_OUTDIR: outdir });
+    } finally {
+      await run('git', ['worktree', 'remove', '--force', worktree], top);
+      await run('git', ['worktree', 'prune'], top);
+    }
+    return { outdir, commit, dispose };
+  } catch (e) {
+    dispose();
+    throw e;
+  }
+}
+
+async function step(command: string, args: readonly string[], cwd: string, label: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const result = await run(command, args, cwd, env);
+  if (result.code !== 0) {
+    const tail = result.output.trim().split('\n').slice(-20).join('\n');
+    throw new Error(`${label} failed (exit ${result.code}):\n${tail}`);
+  }
+}
+
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('error', (e) => resolve({ code: 127, output: `${command}: ${e.message}` }));
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}

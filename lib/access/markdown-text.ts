@@ -1,0 +1,23 @@
+/**
+ * Text put into Markdown (merge-request comments): inline code that survives backticks in the
+ * value, and table cells that survive `|` and line breaks.
+ */
+
+/** `text` as inline code; a value holding backticks gets a longer fence. */
+export function mdCode(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = longest > 0 ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/** `text` made safe for a table cell. */
+export function mdCell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/** A Markdown table; cells are escaped by the caller (they may hold inline code). */
+export function mdTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}

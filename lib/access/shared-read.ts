@@ -1,0 +1,79 @@
+import { AclRule } from '../acl/acl';
+import { DEFAULT_POLICY_NAME } from '../acl/default-policy';
+import { witnessPath } from '../acl/rule-coverage';
+import { maskHas } from '../acl/store-capability';
+import { AccessModel, IdentityAccess } from './access-model';
+
+/**
+ * Paths that are not shared secrets: per-token storage (`cubbyhole/`) and the store's own
+ * endpoints. A read rule there never counts as two applications sharing a path.
+ */
+const NOT_SECRETS = ['cubbyhole/', 'sys/', 'auth/', 'identity/'];
+
+/** One application able to read a path that another application's policy grants it. */
+export interface SharedRead {
+  /** The identity reading into another's paths. */
+  readonly reader: string;
+  /** The identity whose rule names the path. */
+  readonly owner: string;
+  /** A concrete path both can read. */
+  readonly path: string;
+  /** The owner's rule the path was taken from. */
+  readonly ownerRule: string;
+}
+
+/**
+ * Finds paths readable by two applications (AppRole identities; the spec forbids
+ * cross-application access): for every read-granting rule of an application (outside the `default`
+ * policy and the store's own endpoints), a concrete path it matches is probed against the ACLs of
+ * the other applications.
+ *
+ * Probing needs an index: only applications with a read rule whose fixed prefix is a prefix of
+ * the probe can read it, so a 1,000-application configuration costs a few thousand ACL lookups.
+ * The probe is one path per rule, so two patterns that overlap only partly (neither covering
+ * the other's probe) go unseen.
+ *
+ * @returns one entry per (reader, owner) pair, the first path found, sorted by reader then owner
+ */
+export function findSharedReads(model: AccessModel): SharedRead[] {
+  const apps = model.identities.filter((i) => i.identity.method === 'approle' && !i.loginRefused);
+  const index = new Map<string, Set<IdentityAccess>>();
+  const lengths = new Set<number>();
+  const secretRead = (rule: AclRule) =>
+    maskHas(rule.mask, 'read') &&
+    !rule.policies.every((p) => p === DEFAULT_POLICY_NAME) &&
+    !NOT_SECRETS.some((prefix) => rule.path.key.startsWith(prefix));
+  for (const app of apps) {
+    for (const rule of app.acl.rules) {
+      if (!secretRead(rule)) continue;
+      const prefix = rule.path.literalPrefix;
+      let set = index.get(prefix);
+      if (!set) index.set(prefix, (set = new Set()));
+      set.add(app);
+      lengths.add(prefix.length);
+    }
+  }
+  const sortedLengths = [...lengths].sort((a, b) => a - b);
+  const found = new Map<string, SharedRead>();
+  for (const owner of apps) {
+    for (const rule of owner.acl.rules) {
+      if (!secretRead(rule)) continue;
+      const path = witnessPath(rule.path);
+      if (!owner.acl.check('read', path).allowed) continue;
+      for (const length of sortedLengths) {
+        if (length > path.length) break;
+        for (const reader of index.get(path.slice(0, length)) ?? []) {
+          if (reader === owner) continue;
+          const key = `${reader.identity.name}\u0000${owner.identity.name}`;
+          if (found.has(key) || !reader.acl.check('read', path).allowed) continue;
+          found.set(key, { reader: reader.identity.name, owner: owner.identity.name, path, ownerRule: rule.path.display });
+        }
+      }
+    }
+  }
+  return [...found.values()].sort((a, b) => compare(a.reader, b.reader) || compare(a.owner, b.owner));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

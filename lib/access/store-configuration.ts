@@ -1,0 +1,212 @@
+import { AuthMethod, BindingValue, Identity } from './identity';
+import { ReferenceResolver } from './terraform-reference';
+import { ResourceBlock, SynthStack, readSynthOutput } from './synth-output';
+
+/** A policy declared by a `vault_policy` resource. */
+export interface DeclaredPolicy {
+  /** Name in the store, lower case. */
+  readonly name: string;
+  /** Policy text. */
+  readonly text: string;
+  /** Declaring stack. */
+  readonly stack: string;
+  /** Construct path, when recorded. */
+  readonly declaredAt?: string;
+}
+
+/**
+ * What a synthesized configuration declares for one store: identities (auth roles) and policies.
+ * All stacks of an output are taken to target the same store, as the platform's stacks do.
+ */
+export interface StoreConfiguration {
+  /** Identities sorted by name. */
+  readonly identities: readonly Identity[];
+  /** Policies by name. */
+  readonly policies: ReadonlyMap<string, DeclaredPolicy>;
+  /** Names of the stacks read, sorted. */
+  readonly stacks: readonly string[];
+}
+
+/** Provider defaults for fields left unset (so that unset and default compare equal). */
+const JWT_DEFAULTS: Readonly<Record<string, BindingValue>> = {
+  role_type: 'oidc',
+  bound_claims_type: 'string',
+  token_type: 'default',
+};
+const APPROLE_DEFAULTS: Readonly<Record<string, BindingValue>> = {
+  bind_secret_id: true,
+  token_type: 'default',
+};
+
+/** Role fields that are bindings, per method (token_policies and the default policy are kept apart). */
+const TOKEN_FIELDS = [
+  'token_ttl',
+  'token_max_ttl',
+  'token_explicit_max_ttl',
+  'token_period',
+  'token_num_uses',
+  'token_type',
+  'token_bound_cidrs',
+];
+const JWT_FIELDS = ['role_type', 'bound_audiences', 'bound_subject', 'bound_claims', 'bound_claims_type', 'user_claim', ...TOKEN_FIELDS];
+const APPROLE_FIELDS = ['bind_secret_id', 'secret_id_ttl', 'secret_id_num_uses', 'secret_id_bound_cidrs', ...TOKEN_FIELDS];
+
+/**
+ * Reads the identities and policies of a synthesized output directory.
+ * @throws Error naming the stack and resource for an unresolvable reference, a role without a
+ *   name, or a name declared twice (with different contents for a policy)
+ */
+export function readStoreConfiguration(dir: string): StoreConfiguration {
+  const stacks = readSynthOutput(dir);
+  const policies = new Map<string, DeclaredPolicy>();
+  const identities = new Map<string, Identity>();
+  for (const stack of stacks) {
+    const resolver = new ReferenceResolver(stack);
+    for (const policy of readPolicies(stack, resolver)) {
+      const existing = policies.get(policy.name);
+      if (existing && existing.text !== policy.text) {
+        throw new Error(
+          `policy "${policy.name}" is declared with different texts in stacks ${existing.stack} and ${policy.stack}; ` +
+            'the access analysis takes all stacks to target one store',
+        );
+      }
+      policies.set(policy.name, policy);
+    }
+    for (const identity of readIdentities(stack, resolver)) {
+      const existing = identities.get(identity.name);
+      if (existing) {
+        throw new Error(
+          `identity ${identity.name} is declared in stacks ${existing.stack} and ${identity.stack}; ` +
+            'the access analysis takes all stacks to target one store',
+        );
+      }
+      identities.set(identity.name, identity);
+    }
+  }
+  return {
+    identities: [...identities.values()].sort((a, b) => compare(a.name, b.name)),
+    policies,
+    stacks: stacks.map((s) => s.name),
+  };
+}
+
+function readPolicies(stack: SynthStack, resolver: ReferenceResolver): DeclaredPolicy[] {
+  return Object.entries(stack.resources.vault_policy ?? {}).map(([id, block]) => {
+    const where = `vault_policy.${id}`;
+    const name = resolver.resolve(block.name, `${where}.name`);
+    const text = resolver.resolve(block.policy, `${where}.policy`);
+    if (typeof name !== 'string' || typeof text !== 'string') {
+      throw new Error(`${stack.name}: ${where}: "name" and "policy" must be strings`);
+    }
+    return { name: name.trim().toLowerCase(), text, stack: stack.name, declaredAt: declaredAt(block) };
+  });
+}
+
+function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identity[] {
+  const jwtMounts = new Map<string, ResourceBlock>();
+  for (const [id, block] of Object.entries(stack.resources.vault_jwt_auth_backend ?? {})) {
+    jwtMounts.set(mountPath(resolver.resolve(block.path ?? 'jwt', `vault_jwt_auth_backend.${id}.path`)), block);
+  }
+  const out: Identity[] = [];
+  for (const [id, raw] of Object.entries(stack.resources.vault_jwt_auth_backend_role ?? {})) {
+    const field = fieldReader(resolver, raw, `vault_jwt_auth_backend_role.${id}`);
+    const mount = mountPath(field('backend') ?? 'jwt');
+    const bindings = readBindings(field, JWT_FIELDS, JWT_DEFAULTS);
+    const backend = jwtMounts.get(mount);
+    if (backend) {
+      const issuer = resolver.resolve(backend.bound_issuer, `vault_jwt_auth_backend(${mount}).bound_issuer`);
+      if (typeof issuer === 'string' && issuer !== '') bindings.bound_issuer = issuer;
+    }
+    out.push(identity(stack, raw, field, 'jwt', mount, bindings, `vault_jwt_auth_backend_role.${id}`));
+  }
+  for (const [id, raw] of Object.entries(stack.resources.vault_approle_auth_backend_role ?? {})) {
+    const field = fieldReader(resolver, raw, `vault_approle_auth_backend_role.${id}`);
+    const mount = mountPath(field('backend') ?? 'approle');
+    const bindings = readBindings(field, APPROLE_FIELDS, APPROLE_DEFAULTS);
+    out.push(identity(stack, raw, field, 'approle', mount, bindings, `vault_approle_auth_backend_role.${id}`));
+  }
+  return out;
+}
+
+/** Reads one attribute of a resource, references resolved; only the attributes used are resolved. */
+type FieldReader = (name: string) => unknown;
+
+function fieldReader(resolver: ReferenceResolver, block: ResourceBlock, where: string): FieldReader {
+  return (name) => resolver.resolve(block[name], `${where}.${name}`);
+}
+
+function identity(
+  stack: SynthStack,
+  raw: ResourceBlock,
+  field: FieldReader,
+  method: AuthMethod,
+  mount: string,
+  bindings: Record<string, BindingValue>,
+  where: string,
+): Identity {
+  const role = field('role_name');
+  if (typeof role !== 'string' || role === '') throw new Error(`${stack.name}: ${where}: no role_name`);
+  const policies = field('token_policies');
+  return {
+    name: `${mount}/${role}`,
+    method,
+    mount,
+    role,
+    stack: stack.name,
+    declaredAt: declaredAt(raw),
+    tokenPolicies: [...new Set((Array.isArray(policies) ? policies : []).map((p) => String(p).trim().toLowerCase()).filter((p) => p !== ''))].sort(),
+    noDefaultPolicy: field('token_no_default_policy') === true,
+    bindings: sortKeys(bindings),
+  };
+}
+
+/** Reads binding fields, normalised; empty values are left out, unset ones take the defaults. */
+function readBindings(
+  field: FieldReader,
+  fields: readonly string[],
+  defaults: Readonly<Record<string, BindingValue>>,
+): Record<string, BindingValue> {
+  const out: Record<string, BindingValue> = { ...defaults };
+  for (const name of fields) {
+    const value = normalise(name, field(name));
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+function normalise(field: string, value: unknown): BindingValue | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (field === 'bound_claims') {
+    if (typeof value !== 'object' || Array.isArray(value)) return undefined;
+    // The provider takes comma-separated alternatives in one string and sends them as a list.
+    const claims = Object.entries(value as Record<string, unknown>).map(
+      ([k, v]): [string, string[]] => [k, [...new Set(String(v).split(','))].sort()],
+    );
+    return claims.length === 0 ? undefined : sortKeys(Object.fromEntries(claims));
+  }
+  if (Array.isArray(value)) {
+    return value.length === 0 ? undefined : [...new Set(value.map(String))].sort();
+  }
+  if (typeof value === 'string' && /^\d+$/.test(value) && (field.endsWith('_ttl') || field.endsWith('_uses') || field.endsWith('period'))) {
+    return Number(value);
+  }
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  return JSON.stringify(value);
+}
+
+function declaredAt(block: ResourceBlock): string | undefined {
+  const meta = block['//'] as { metadata?: { path?: unknown } } | undefined;
+  return typeof meta?.metadata?.path === 'string' ? meta.metadata.path : undefined;
+}
+
+function mountPath(value: unknown): string {
+  return String(value).replace(/^\/+|\/+$/g, '');
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compare(a, b)));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,57 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** A Terraform resource block as cdktf writes it (attributes plus cdktf's `//` metadata). */
+export type ResourceBlock = Readonly<Record<string, unknown>>;
+
+/** One synthesized stack: its name and its resources by type and id. */
+export interface SynthStack {
+  /** Stack name from the manifest. */
+  readonly name: string;
+  /** Path of its `cdk.tf.json`. */
+  readonly file: string;
+  /** `resource.<type>.<id>` of the stack. */
+  readonly resources: Readonly<Record<string, Readonly<Record<string, ResourceBlock>>>>;
+}
+
+/**
+ * Reads a cdktf output directory (`cdktf.out`): `manifest.json` names the stacks and where each
+ * stack's `cdk.tf.json` is.
+ *
+ * @returns the stacks sorted by name
+ * @throws Error naming the directory or file when it is not a synthesized output
+ */
+export function readSynthOutput(dir: string): SynthStack[] {
+  const manifestFile = path.join(dir, 'manifest.json');
+  if (!fs.existsSync(manifestFile)) {
+    throw new Error(`${dir} is not a synthesized output: it has no manifest.json (run \`npm run synth\` first)`);
+  }
+  const manifest = readJson(manifestFile) as { stacks?: Record<string, { synthesizedStackPath?: string }> };
+  if (!manifest.stacks || typeof manifest.stacks !== 'object') {
+    throw new Error(`${manifestFile}: no "stacks" object`);
+  }
+  return Object.entries(manifest.stacks)
+    .map(([name, entry]) => {
+      if (typeof entry?.synthesizedStackPath !== 'string') {
+        throw new Error(`${manifestFile}: stack "${name}" has no synthesizedStackPath`);
+      }
+      const file = path.join(dir, entry.synthesizedStackPath);
+      const document = readJson(file) as { resource?: Record<string, Record<string, ResourceBlock>> };
+      return { name, file, resources: document.resource ?? {} };
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file} is not valid JSON: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,54 @@
+import { diffAccess, hasAccessChange } from '../access/access-diff';
+import { renderAccessDiffMarkdown } from '../access/access-diff-markdown';
+import { AccessModel } from '../access/access-model';
+import { ConfigurationSource } from '../access/configuration-source';
+import { readStoreConfiguration } from '../access/store-configuration';
+import { PolicyParser } from '../acl/policy-parser';
+import { Command } from './command';
+import { formatOption, parseCommandArguments } from './command-arguments';
+import { ExitCode } from './exit-code';
+import { SOURCE_HELP, openSourceArgument } from './source-argument';
+import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
+
+/** `secretstore-iac access-diff BASE HEAD`: effective access compared, for a merge-request comment. */
+export const accessDiffCommand: Command = {
+  name: 'access-diff',
+  summary: 'compare effective access between two configurations (Markdown for a merge-request comment)',
+  usage: [
+    'Usage: secretstore-iac access-diff BASE HEAD [--format md|json]',
+    '',
+    'Compares who can do what between BASE and HEAD: identities added or removed; per identity,',
+    'capabilities gained and lost per path pattern; changed bindings (audiences, bound claims,',
+    'TTLs, policies); and risk flags (wildcard broadened, path readable by two applications,',
+    'TTL raised, sudo or deny changed, binding loosened). Policy text changes that do not change',
+    'access (comments, order) are no change.',
+    '',
+    SOURCE_HELP.replace('SOURCE is', 'BASE and HEAD are each'),
+    '',
+    '  --format md|json   Markdown (default) or JSON',
+    '',
+    'Exit codes: 0 no access change, 1 access changed, 2 usage error, 3 runtime error.',
+    '',
+    'Example (CI): secretstore-iac access-diff origin/main HEAD > access-diff.md',
+  ].join('\n'),
+  async run(args, context) {
+    const { values, positionals } = parseCommandArguments(args, { format: { type: 'string' } }, { min: 2, max: 2, names: 'BASE and HEAD' });
+    const format = formatOption(values.format, ['md', 'json'] as const, 'md');
+    const sources: ConfigurationSource[] = [];
+    try {
+      for (const argument of positionals) sources.push(await openSourceArgument(argument, context));
+      // One parser for both sides: a policy text present in both is parsed once.
+      const parser = new PolicyParser();
+      const [base, head] = await Promise.all(sources.map((s) => AccessModel.load(readStoreConfiguration(s.dir), parser)));
+      const diff = diffAccess(base, head);
+      if (format === 'json') context.stdout(JSON.stringify(diff, null, 2));
+      else {
+        const markdown = renderAccessDiffMarkdown(diff, { base: sources[0].label, head: sources[1].label });
+        context.stdout(highlightMarkdown(markdown.trimEnd(), stylingEnabled(context.isTerminal, context.env)));
+      }
+      return hasAccessChange(diff) ? ExitCode.accessChanged : ExitCode.ok;
+    } finally {
+      sources.forEach((s) => s.dispose());
+    }
+  },
+};

@@ -1,0 +1,20 @@
+import { accessCommand } from './access-command';
+import { accessDiffCommand } from './access-diff-command';
+import { checkAppRoleCommand } from './check-approle';
+import { Command } from './command';
+import { provisionCommand } from './provision';
+import { rotateSecretIdCommand } from './rotate-secret-id';
+import { whoCanCommand } from './who-can-command';
+
+/**
+ * The commands of the `secretstore-iac` CLI, in the order `--help` lists them. A new command is
+ * one file implementing {@link Command} and one line here.
+ */
+export const COMMANDS: readonly Command[] = [
+  accessCommand,
+  accessDiffCommand,
+  whoCanCommand,
+  provisionCommand,
+  rotateSecretIdCommand,
+  checkAppRoleCommand,
+];

@@ -1,0 +1,20 @@
+/**
+ * Exit codes of the `secretstore-iac` CLI.
+ *
+ * | code | meaning |
+ * |---|---|
+ * | 0 | success; for `access-diff`: no access change; for `check-approle`: the pair is valid |
+ * | 1 | a result that needs attention, not a failure: `access-diff` access changed, `check-approle` pair invalid |
+ * | 2 | usage error: unknown command or option, missing argument, unknown source |
+ * | 3 | runtime error: unreadable output, unresolvable reference, policy the store would refuse, failed synthesis |
+ */
+export const ExitCode = {
+  ok: 0,
+  accessChanged: 1,
+  credentialsInvalid: 1,
+  usage: 2,
+  runtime: 3,
+} as const;
+
+/** One of the {@link ExitCode} values. */
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

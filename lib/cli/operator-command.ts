@@ -1,0 +1,55 @@
+import { CommandContext } from './command';
+import { UsageError } from './usage-error';
+
+/** Help text of the store environment, shared by the operator commands. */
+export const STORE_ENVIRONMENT_HELP = [
+  'Environment:',
+  '  SECRETSTORE_ADDR or VAULT_ADDR   store address (https://secrets.example:8200)',
+  '  VAULT_TOKEN (or BAO_TOKEN / SECRETSTORE_TOKEN)',
+  '                                   privileged token; never taken from arguments',
+].join('\n');
+
+/** Environment variables whose values an operator command never prints. */
+const SECRET_VARIABLES = ['SECRETSTORE_TOKEN', 'VAULT_TOKEN', 'BAO_TOKEN', 'SECRETSTORE_SECRET_ID'];
+
+/** A command context that can never print the values it was told to hide. */
+export interface RedactingContext extends CommandContext {
+  /** Adds a value (a Secret ID, a token) that must not appear in any output or error. */
+  hide(value: string | undefined): void;
+}
+
+/**
+ * Runs an operator command's body with output that hides every token and Secret ID it knows of (the
+ * environment's, and each one the body reads or creates), whatever a message quotes. Errors leave with
+ * the same values hidden, for the dispatcher to print.
+ */
+export async function runOperatorCommand(
+  context: CommandContext,
+  body: (io: RedactingContext) => Promise<number>,
+): Promise<number> {
+  const hidden = new Set<string>();
+  const redact = (text: string): string => {
+    let out = text;
+    for (const h of hidden) out = out.split(h).join('<redacted>');
+    return out;
+  };
+  const io: RedactingContext = {
+    env: context.env,
+    cwd: context.cwd,
+    isTerminal: context.isTerminal,
+    stdout: (line) => context.stdout(redact(line)),
+    stderr: (line) => context.stderr(redact(line)),
+    hide: (value) => {
+      if (value && value.length >= 4) hidden.add(value);
+    },
+  };
+  for (const name of SECRET_VARIABLES) io.hide(context.env[name]);
+  try {
+    return await body(io);
+  } catch (e) {
+    if (!(e instanceof Error)) throw new Error(redact(String(e)));
+    const message = redact(e.message);
+    if (message === e.message) throw e;
+    throw e instanceof UsageError ? new UsageError(message) : new Error(message);
+  }
+}

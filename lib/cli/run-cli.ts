@@ -1,0 +1,57 @@
+import { Command, CommandContext } from './command';
+import { COMMANDS } from './commands';
+import { ExitCode } from './exit-code';
+import { UsageError } from './usage-error';
+
+/** The general help: synopsis, commands, exit codes. */
+export function generalHelp(commands: readonly Command[] = COMMANDS): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return [
+    'Usage: secretstore-iac COMMAND [ARGS...]',
+    '       secretstore-iac COMMAND --help',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Exit codes: 0 ok (access-diff: no access change), 1 a result that needs attention',
+    '            (access-diff: access changed; see each command\'s --help), 2 usage error,',
+    '            3 runtime error.',
+  ].join('\n');
+}
+
+/**
+ * Runs the CLI: dispatches to the command named by the first argument, prints help for `--help`,
+ * and turns errors into a message on standard error and an exit code (2 usage, 3 runtime).
+ * @returns the exit code
+ */
+export async function runCli(argv: readonly string[], context: CommandContext, commands: readonly Command[] = COMMANDS): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined) {
+    context.stderr(generalHelp(commands));
+    return ExitCode.usage;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? commands.find((c) => c.name === args[0]) : undefined;
+    context.stdout(topic ? topic.usage : generalHelp(commands));
+    return ExitCode.ok;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    context.stderr(`secretstore-iac: unknown command "${name}"\n\n${generalHelp(commands)}`);
+    return ExitCode.usage;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    context.stdout(command.usage);
+    return ExitCode.ok;
+  }
+  try {
+    return await command.run(args, context);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      context.stderr(`secretstore-iac ${name}: ${e.message} (see secretstore-iac ${name} --help)`);
+      return ExitCode.usage;
+    }
+    context.stderr(`secretstore-iac ${name}: ${e instanceof Error ? e.message : String(e)}`);
+    return ExitCode.runtime;
+  }
+}
