@@ -16,7 +16,18 @@ export interface SecretStoreStackProps {
    * project root for `cdktf.out`), outside it, so that re-synthesis never touches the state
    */
   readonly stateBackend?: StateBackendFactory;
+  /**
+   * Version constraint of the `hashicorp/vault` provider in the synthesized stacks. The bindings
+   * (`@cdktf/provider-vault` 15.6.1) are generated from provider 5.6.0, which 5.x releases keep
+   * compatible with; the real-store tests run provider 5.9.0. The engine's lock file pins the
+   * version actually installed; pass `'5.6.0'` to pin it here exactly.
+   * @default '>= 5.6.0, < 6.0.0'
+   */
+  readonly providerVersion?: string;
 }
+
+/** Default `hashicorp/vault` version constraint of synthesized stacks. */
+export const DEFAULT_VAULT_PROVIDER_VERSION = '>= 5.6.0, < 6.0.0';
 
 /**
  * A Terraform stack that configures one secrets store (Vault or OpenBao) with the `hashicorp/vault`
@@ -40,6 +51,9 @@ export class SecretStoreStack extends TerraformStack {
     super(scope, id);
     this.settings = props.settings;
     new VaultProvider(this, 'vault', {});
+    // cdktf writes the bindings' exact version (5.6.0); a 5.x range lets the engine use the 5.x
+    // release it has (the lock file then pins it).
+    this.addOverride('terraform.required_providers.vault.version', props.providerVersion ?? DEFAULT_VAULT_PROVIDER_VERSION);
     // The path is relative to the engine's working directory `<outdir>/stacks/<id>/`: a relative
     // path keeps the output machine-independent, and `../../../` keeps the state out of the output.
     (props.stateBackend ?? ((stack) => new LocalBackend(stack, { path: `../../../terraform.${id}.tfstate` })))(this);

@@ -2,6 +2,7 @@ import { accessCommand } from './access-command';
 import { accessDiffCommand } from './access-diff-command';
 import { checkAppRoleCommand } from './check-approle';
 import { Command } from './command';
+import { engineCommand } from './engine-command';
 import { provisionCommand } from './provision';
 import { rotateSecretIdCommand } from './rotate-secret-id';
 import { whoCanCommand } from './who-can-command';
@@ -17,4 +18,5 @@ export const COMMANDS: readonly Command[] = [
   provisionCommand,
   rotateSecretIdCommand,
   checkAppRoleCommand,
+  engineCommand,
 ];

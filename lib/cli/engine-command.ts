@@ -1,0 +1,75 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { resolveStoreAddress } from '../store-address';
+import { Command } from './command';
+import { parseCommandArguments } from './command-arguments';
+import { ExitCode } from './exit-code';
+import { UsageError } from './usage-error';
+
+/** Engines the command looks for on PATH, in this order, unless `--engine` or SECRETSTORE_IAC_ENGINE names one. */
+const ENGINES = ['tofu', 'terraform'];
+
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (name.includes('/')) return fs.existsSync(name) ? name : undefined;
+  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const candidate = path.join(dir, name);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * `secretstore-iac tf STACK [--outdir DIR] [--engine BIN] -- ENGINE-ARGS...`: runs OpenTofu or
+ * Terraform in a synthesized stack's directory with `VAULT_ADDR` taken from the spec's
+ * `SECRETSTORE_ADDR` (or `VAULT_ADDR` / `BAO_ADDR`): the vault provider itself only reads `VAULT_ADDR`.
+ * Stops before running anything when no address is set.
+ */
+export const engineCommand: Command = {
+  name: 'tf',
+  summary: 'run tofu/terraform in a synthesized stack with the store address from SECRETSTORE_ADDR or VAULT_ADDR',
+  usage: [
+    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] -- ENGINE-ARGS...',
+    '',
+    'Runs the engine (ENGINE-ARGS, e.g. `init`, `plan -detailed-exitcode`, `apply`) in DIR/stacks/STACK',
+    '(DIR defaults to cdktf.out) with VAULT_ADDR set from SECRETSTORE_ADDR, VAULT_ADDR or BAO_ADDR,',
+    'which must agree. The token comes from VAULT_TOKEN as the provider reads it. Stops, before the',
+    'engine runs, when no address is set (spec §7: a login would target an empty host).',
+    '',
+    '  --outdir DIR    synthesized output directory (default cdktf.out)',
+    '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else tofu, else terraform on PATH)',
+    '',
+    'Exit codes: the engine\'s own exit code; 2 usage error; 3 no address, no engine or no such stack.',
+  ].join('\n'),
+  async run(args, context) {
+    const split = args.indexOf('--');
+    const own = split >= 0 ? args.slice(0, split) : args;
+    const engineArgs = split >= 0 ? args.slice(split + 1) : [];
+    const { values, positionals } = parseCommandArguments(
+      own,
+      { outdir: { type: 'string' }, engine: { type: 'string' } },
+      { min: 1, max: 1, names: 'one STACK' },
+    );
+    if (engineArgs.length === 0) throw new UsageError('give the engine\'s arguments after "--", e.g. -- plan');
+    const address = resolveStoreAddress(context.env);
+    const stackDir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'), 'stacks', positionals[0]);
+    if (!fs.existsSync(path.join(stackDir, 'cdk.tf.json'))) {
+      throw new Error(`no synthesized stack at ${stackDir}: run \`npm run synth\` first, or pass --outdir`);
+    }
+    const wanted = (values.engine as string | undefined) ?? context.env.SECRETSTORE_IAC_ENGINE;
+    const engine = wanted ? onPath(wanted, context.env) : ENGINES.map((e) => onPath(e, context.env)).find(Boolean);
+    if (!engine) {
+      throw new Error(`no engine found: ${wanted ?? ENGINES.join(' or ')} is not on PATH; install OpenTofu or Terraform, or pass --engine`);
+    }
+    const result = spawnSync(engine, engineArgs, {
+      cwd: stackDir,
+      env: { ...context.env, VAULT_ADDR: address },
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    if (result.error) throw result.error;
+    if (result.stdout) context.stdout(result.stdout.replace(/\n$/, ''));
+    if (result.stderr) context.stderr(result.stderr.replace(/\n$/, ''));
+    return result.status ?? ExitCode.runtime;
+  },
+};

@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Builds (or finds) the real secrets store and Terraform engine used by the store tests:
+#   - OpenBao server         -> $CACHE/bin/bao
+#   - OpenTofu CLI           -> $CACHE/bin/tofu
+#   - hashicorp/vault provider, laid out as a filesystem mirror under $CACHE/provider-mirror
+# and writes $CACHE/tofurc (mirror only, no registry) and $CACHE/toolchain.env.
+#
+# Everything is compiled from Go modules (tools/*/go.mod + go.sum); nothing downloads a
+# prebuilt binary (GOTOOLCHAIN=local: not even a Go toolchain). Idempotent: each build is
+# skipped when its stamp matches the pin. See docs/toolchain.md.
+#
+# Environment:
+#   SECRETSTORE_IAC_CACHE  cache dir (default: $HOME/.cache/secretstore-iac)
+#   SECRETSTORE_IAC_BAO    use this store server binary (bao or vault) instead of building
+#   SECRETSTORE_IAC_TOFU   use this engine binary instead of building
+#   SECRETSTORE_IAC_REBUILD=1  ignore stamps and binaries on PATH, rebuild everything
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${SECRETSTORE_IAC_CACHE:-$HOME/.cache/secretstore-iac}
+BIN=$CACHE/bin
+MIRROR=$CACHE/provider-mirror
+LOGS=$CACHE/logs
+REBUILD=${SECRETSTORE_IAC_REBUILD:-0}
+
+# ---- pins (keep in step with tools/*/go.mod and docs/toolchain.md) -------------------------
+BAO_PKG=github.com/openbao/openbao
+BAO_VERSION=2.4.0
+BAO_COMMIT=f9407a27fbee45f62ba521bba2bf1e2360c61031
+BAO_COMMIT_DATE=2025-08-28T20:23:15Z
+# An already installed store server is accepted when `version` prints one of these.
+BAO_ACCEPT='^(OpenBao v2\.([4-9]|[1-9][0-9])\.|Vault v(1\.(1[5-9]|2[0-9])|2)\.)'
+
+TOFU_PKG=github.com/opentofu/opentofu/cmd/tofu
+TOFU_VERSION=1.12.6
+TOFU_ACCEPT='^OpenTofu v1\.12\.'
+
+PROVIDER_PKG=github.com/hashicorp/terraform-provider-vault
+PROVIDER_BUILT=5.9.0   # the provider source actually compiled (tools/vault-provider/go.mod)
+# Version slots the mirror offers: only the version really built. The synthesized stacks ask for
+# ">= 5.6.0, < 6.0.0" (lib/secret-store-stack.ts); the 5.6.0 commit is not on the module proxy.
+PROVIDER_SLOTS="5.9.0"
+PROVIDER_HOSTS="registry.opentofu.org registry.terraform.io"
+PLATFORM=linux_amd64
+
+# ---- Go environment --------------------------------------------------------------------------
+export CGO_ENABLED=0
+export GOTOOLCHAIN=local          # never fetch a Go toolchain
+export GOFLAGS="-p=2 -buildvcs=false -mod=readonly"
+LDFLAGS_COMMON="-s -w"
+
+log() { printf '[toolchain] %s\n' "$*"; }
+die() { printf '[toolchain] ERROR: %s\n' "$*" >&2; exit 1; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
+
+mkdir -p "$BIN" "$MIRROR" "$LOGS"
+
+# One run at a time per cache dir.
+exec 9>"$CACHE/.lock"
+if command -v flock >/dev/null 2>&1; then flock 9; fi
+
+T_ALL=$(now)
+
+need_go() {
+  command -v go >/dev/null 2>&1 || die "go is not installed (need Go >= 1.26.6 to build the toolchain; or set SECRETSTORE_IAC_BAO / SECRETSTORE_IAC_TOFU)"
+}
+
+# Resolve modules for one tools module. With the committed go.sum nothing needs the checksum
+# database; if it is still asked for (go.sum incomplete) and unreachable, fall back to GOSUMDB=off.
+go_download() { # dir pkg
+  local dir=$1 pkg=$2 out
+  if out=$(cd "$dir" && go list -deps "$pkg" 2>&1 >/dev/null); then return 0; fi
+  if [[ ${GOSUMDB:-} != off ]]; then
+    log "resolving modules failed in ${dir#"$ROOT"/}; retrying with GOSUMDB=off (committed go.sum)"
+    printf '%s\n' "$out" | tail -5 >&2
+    export GOSUMDB=off
+    (cd "$dir" && go list -deps "$pkg" >/dev/null) && return 0
+  fi
+  printf '%s\n' "$out" >&2
+  die "cannot download the modules of ${dir#"$ROOT"/}"
+}
+
+go_build() { # name dir out pkg ldflags
+  local name=$1 dir=$2 out=$3 pkg=$4 ldflags=$5 logf=$LOGS/build-$1.log
+  need_go
+  go_download "$dir" "$pkg"
+  log "$name: building $pkg (log: $logf)"
+  if ! (cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg") >"$logf" 2>&1; then
+    tail -40 "$logf" >&2
+    die "$name: go build failed"
+  fi
+  mv -f "$out.tmp" "$out"
+}
+
+stamp_ok() { # binary stamp-text
+  [[ $REBUILD != 1 && -x $1 && -f $1.stamp && "$(cat "$1.stamp")" == "$2" ]]
+}
+
+first_line() { "$@" 2>/dev/null | head -n1 || true; }
+
+# ---- store server ---------------------------------------------------------------------------
+T=$(now)
+BAO_STAMP="openbao $BAO_VERSION $BAO_COMMIT $(cd "$ROOT/tools/openbao" && sha256sum go.mod go.sum | sha256sum | cut -c1-16)"
+if [[ -n ${SECRETSTORE_IAC_BAO:-} ]]; then
+  [[ -x $SECRETSTORE_IAC_BAO ]] || die "SECRETSTORE_IAC_BAO=$SECRETSTORE_IAC_BAO is not executable"
+  BAO=$SECRETSTORE_IAC_BAO; log "bao: using SECRETSTORE_IAC_BAO ($BAO) [$(elapsed "$T")]"
+elif stamp_ok "$BIN/bao" "$BAO_STAMP"; then
+  BAO=$BIN/bao; log "bao: up to date ($BAO) [$(elapsed "$T")]"
+else
+  BAO=
+  if [[ $REBUILD != 1 ]]; then
+    for cand in bao vault; do
+      p=$(command -v "$cand" 2>/dev/null) || continue
+      if first_line "$p" version | grep -Eq "$BAO_ACCEPT"; then BAO=$p; break; fi
+    done
+  fi
+  if [[ -n $BAO ]]; then
+    log "bao: using $BAO from PATH ($(first_line "$BAO" version)) [$(elapsed "$T")]"
+  else
+    go_build bao "$ROOT/tools/openbao" "$BIN/bao" "$BAO_PKG" \
+      "$LDFLAGS_COMMON -X $BAO_PKG/version.fullVersion=$BAO_VERSION -X $BAO_PKG/version.GitCommit=$BAO_COMMIT -X $BAO_PKG/version.BuildDate=$BAO_COMMIT_DATE"
+    printf '%s' "$BAO_STAMP" >"$BIN/bao.stamp"
+    BAO=$BIN/bao; log "bao: built in $(elapsed "$T")"
+  fi
+fi
+
+# ---- engine ---------------------------------------------------------------------------------
+T=$(now)
+TOFU_STAMP="opentofu $TOFU_VERSION $(cd "$ROOT/tools/opentofu" && sha256sum go.mod go.sum | sha256sum | cut -c1-16)"
+if [[ -n ${SECRETSTORE_IAC_TOFU:-} ]]; then
+  [[ -x $SECRETSTORE_IAC_TOFU ]] || die "SECRETSTORE_IAC_TOFU=$SECRETSTORE_IAC_TOFU is not executable"
+  TOFU=$SECRETSTORE_IAC_TOFU; log "tofu: using SECRETSTORE_IAC_TOFU ($TOFU) [$(elapsed "$T")]"
+elif stamp_ok "$BIN/tofu" "$TOFU_STAMP"; then
+  TOFU=$BIN/tofu; log "tofu: up to date ($TOFU) [$(elapsed "$T")]"
+else
+  TOFU=
+  if [[ $REBUILD != 1 ]] && p=$(command -v tofu 2>/dev/null) \
+      && TF_CLI_CONFIG_FILE=/dev/null first_line "$p" version | grep -Eq "$TOFU_ACCEPT"; then
+    TOFU=$p; log "tofu: using $TOFU from PATH [$(elapsed "$T")]"
+  else
+    go_build tofu "$ROOT/tools/opentofu" "$BIN/tofu" "$TOFU_PKG" \
+      "$LDFLAGS_COMMON -X 'github.com/opentofu/opentofu/version.dev=no'"
+    printf '%s' "$TOFU_STAMP" >"$BIN/tofu.stamp"
+    TOFU=$BIN/tofu; log "tofu: built in $(elapsed "$T")"
+  fi
+fi
+
+# ---- provider (always our own build: it must match the mirror layout) -------------------------
+T=$(now)
+PROVIDER_BIN=$BIN/terraform-provider-vault
+PROVIDER_STAMP="terraform-provider-vault $PROVIDER_BUILT $(cd "$ROOT/tools/vault-provider" && sha256sum go.mod go.sum | sha256sum | cut -c1-16)"
+if stamp_ok "$PROVIDER_BIN" "$PROVIDER_STAMP"; then
+  log "provider: up to date ($PROVIDER_BUILT) [$(elapsed "$T")]"
+else
+  go_build provider "$ROOT/tools/vault-provider" "$PROVIDER_BIN" "$PROVIDER_PKG" "$LDFLAGS_COMMON"
+  printf '%s' "$PROVIDER_STAMP" >"$PROVIDER_BIN.stamp"
+  log "provider: built $PROVIDER_BUILT in $(elapsed "$T")"
+fi
+for host in $PROVIDER_HOSTS; do
+  # Drop slots of earlier layouts (a 5.6.0 slot once held the 5.9.0 build): the mirror tells the truth.
+  for old in "$MIRROR/$host/hashicorp/vault"/*; do
+    [[ -d $old ]] || continue
+    [[ " $PROVIDER_SLOTS " == *" $(basename "$old") "* ]] || rm -rf "$old"
+  done
+  for v in $PROVIDER_SLOTS; do
+    d=$MIRROR/$host/hashicorp/vault/$v/$PLATFORM
+    f=$d/terraform-provider-vault_v$v
+    if [[ ! -x $f ]] || ! cmp -s "$PROVIDER_BIN" "$f"; then
+      mkdir -p "$d"
+      ln -f "$PROVIDER_BIN" "$f" 2>/dev/null || cp -f "$PROVIDER_BIN" "$f"
+    fi
+  done
+done
+
+# ---- engine configuration -------------------------------------------------------------------
+TOFURC=$CACHE/tofurc
+cat >"$TOFURC.tmp" <<EOF
+# Written by scripts/toolchain.sh: install providers only from the local mirror.
+provider_installation {
+  filesystem_mirror {
+    path = "$MIRROR"
+  }
+}
+EOF
+mv -f "$TOFURC.tmp" "$TOFURC"
+mkdir -p "$CACHE/plugin-cache"
+
+q() { printf '%q' "$1"; }
+cat >"$CACHE/toolchain.env.tmp" <<EOF
+export SECRETSTORE_IAC_BAO=$(q "$BAO")
+export SECRETSTORE_IAC_TOFU=$(q "$TOFU")
+export TF_CLI_CONFIG_FILE=$(q "$TOFURC")
+export TERRAFORM_BINARY_NAME=$(q "$TOFU")
+EOF
+mv -f "$CACHE/toolchain.env.tmp" "$CACHE/toolchain.env"
+
+log "wrote $CACHE/toolchain.env"
+printf '%s\n' "--- store: $("$BAO" version 2>&1 | head -n1)"
+printf '%s\n' "--- engine: $(TF_CLI_CONFIG_FILE=$TOFURC "$TOFU" version 2>&1 | head -n1)"
+log "provider mirror: $MIRROR (hashicorp/vault slots: $PROVIDER_SLOTS; built from $PROVIDER_BUILT)"
+log "total $(elapsed "$T_ALL")"

@@ -1,0 +1,254 @@
+/**
+ * Differential test of the offline ACL evaluator against the real store.
+ *
+ * Random policies over a small alphabet (so that identical path strings, prefixes, `+` and `*`
+ * collide often) are written to a real OpenBao dev server; random policy sets become tokens
+ * (`auth/token/create`, with or without the `default` policy); `sys/capabilities` is asked for
+ * random request paths, and every answer must equal the evaluator's. Policies the store refuses
+ * must be refused by the parser too, and the other way round.
+ *
+ * The generator is seeded: the seed is printed, and ACL_DIFF_SEED=<seed> replays a run.
+ * ACL_DIFF_SETS sets the number of policy sets (8 paths each; default 250, i.e. 2,000 cases).
+ */
+import { Acl } from '../../lib/acl/acl';
+import { AclPolicy } from '../../lib/acl/acl-policy';
+import { DEFAULT_POLICY_TEXT } from '../../lib/acl/default-policy';
+import { PolicyParser } from '../../lib/acl/policy-parser';
+import { AccessModel } from '../../lib/access/access-model';
+import { PolicyDocument } from '../../lib/model/policy-document';
+import { RunningStore, startStore, storeRequest } from './store-server';
+
+const SEED = Number(process.env.ACL_DIFF_SEED ?? Date.now() % 2 ** 31);
+const POLICY_SETS = Number(process.env.ACL_DIFF_SETS ?? 250);
+const PATHS_PER_SET = 8;
+const POOL_SIZE = 60;
+
+/** Mulberry32: small, seedable, good enough to spread cases. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const random = rng(SEED);
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+const chance = (p: number): boolean => random() < p;
+const between = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
+
+const CAPABILITIES = ['create', 'read', 'update', 'patch', 'delete', 'list', 'scan', 'sudo'] as const;
+/** Rule segments: `+`, a literal plus inside a segment, empty segments, and prefixes of each other. */
+const RULE_SEGMENTS = ['a', 'a', 'b', 'b', 'ab', 'ba', '+', '+', '', 'a+', '+a'];
+const REQUEST_SEGMENTS = ['a', 'a', 'b', 'b', 'ab', 'ba', 'abb', '', '+', 'a+', '+a'];
+
+function rulePath(): string {
+  const segments = Array.from({ length: between(1, 4) }, () => pick(RULE_SEGMENTS));
+  let path = segments.join('/');
+  if (chance(0.45)) path += chance(0.1) ? '+*' : '*'; // '+*' now and then: both sides must refuse it
+  if (chance(0.1)) path = `/${path}`;
+  return path === '' ? 'a' : path;
+}
+
+function requestPath(): string {
+  let path = Array.from({ length: between(1, 5) }, () => pick(REQUEST_SEGMENTS)).join('/');
+  if (chance(0.2)) path += '/';
+  if (chance(0.05)) path = `/${path}`;
+  return path === '' ? 'a' : path;
+}
+
+/** A request path near a rule: its `+` filled in, its `*` replaced by a random tail. */
+function pathNear(rule: string): string {
+  let path = rule.replace(/^\//, '').replace(/\*$/, chance(0.5) ? '' : pick(['a', 'b/a', '/', 'ab', '']));
+  path = path
+    .split('/')
+    .map((segment) => (segment === '+' ? pick(REQUEST_SEGMENTS) : segment))
+    .join('/');
+  if (chance(0.15)) path += '/';
+  return path === '' ? 'a' : path;
+}
+
+interface GeneratedRule {
+  path: string;
+  capabilities: string[];
+  legacy?: string;
+}
+
+function generatedRule(): GeneratedRule {
+  const path = rulePath();
+  if (chance(0.06)) return { path, capabilities: [], legacy: pick(['read', 'write', 'deny', 'sudo']) };
+  if (chance(0.1)) return { path, capabilities: chance(0.5) ? ['deny'] : [pick(CAPABILITIES), 'deny'] };
+  if (chance(0.05)) return { path, capabilities: [] };
+  const caps = CAPABILITIES.filter(() => chance(0.3));
+  return { path, capabilities: caps.length > 0 ? caps : [pick(CAPABILITIES)] };
+}
+
+/** A policy text in one of the three syntaxes the parser reads. */
+function policyText(name: string, rules: readonly GeneratedRule[]): string {
+  const plain = rules.every((r) => !r.legacy);
+  const libraryOk = plain && rules.every((r) => !r.path.includes('+*') && r.capabilities.length > 0);
+  const style = random();
+  if (libraryOk && style < 0.25) {
+    // The library's renderer: read by the fast path, not the HCL parser.
+    const document = new PolicyDocument(name);
+    rules.forEach((r, i) => document.addRule(r.path, r.capabilities as never[], `case/rule-${i}`));
+    return document.toHcl();
+  }
+  if (style < 0.45) {
+    // JSON as people write it: an object of path → body, or a list of such objects (needed for a
+    // path given twice); now and then a body given as a list, which the store refuses.
+    const body = (r: GeneratedRule) => (r.legacy ? { policy: r.legacy } : { capabilities: r.capabilities });
+    const unique = new Set(rules.map((r) => r.path)).size === rules.length;
+    if (chance(0.05)) return JSON.stringify({ path: Object.fromEntries(rules.map((r) => [r.path, [body(r)]])) });
+    if (unique && chance(0.7)) return JSON.stringify({ path: Object.fromEntries(rules.map((r) => [r.path, body(r)])) });
+    return JSON.stringify({ path: rules.map((r) => ({ [r.path]: body(r) })) });
+  }
+  return rules
+    .map((r) => {
+      const body = r.legacy ? `policy = "${r.legacy}"` : `capabilities = [${r.capabilities.map((c) => `"${c}"`).join(', ')}]`;
+      return `# generated\npath "${r.path}" {\n  ${body}\n}\n`;
+    })
+    .join('\n');
+}
+
+describe('offline ACL evaluator against the real store (sys/capabilities)', () => {
+  let store: RunningStore | undefined;
+
+  beforeAll(async () => {
+    store = await startStore();
+  });
+
+  afterAll(async () => {
+    await store?.stop();
+  });
+
+  test('the default policy shipped by the store is the one the evaluator uses', async () => {
+    const response = await storeRequest(store!, 'GET', 'sys/policies/acl/default');
+    expect(response.status).toBe(200);
+    expect(response.body.data.policy).toBe(DEFAULT_POLICY_TEXT);
+  });
+
+  test(`at least 1,000 random (policy set, path) cases agree (seed ${SEED})`, async () => {
+    // eslint-disable-next-line no-console
+    console.log(`ACL differential: seed ${SEED} (replay with ACL_DIFF_SEED=${SEED}), ${POLICY_SETS} policy sets`);
+    const s = store!;
+    const parser = new PolicyParser();
+    const pool = new Map<string, AclPolicy>();
+    const validity: string[] = [];
+    for (let i = 0; pool.size < POOL_SIZE && i < POOL_SIZE * 3; i++) {
+      const name = `gen-${i}`;
+      const text = policyText(name, Array.from({ length: between(1, 4) }, generatedRule));
+      const written = await storeRequest(s, 'PUT', `sys/policies/acl/${name}`, { policy: text });
+      const parsed = await parser.parse(name, text).then(
+        (p) => p,
+        (e: Error) => e,
+      );
+      const storeAccepts = written.status === 204;
+      const parserAccepts = !(parsed instanceof Error);
+      if (storeAccepts !== parserAccepts) {
+        validity.push(`${name}: store ${written.status} ${JSON.stringify(written.body)}, parser ${parserAccepts ? 'accepts' : (parsed as Error).message}\n${text}`);
+      }
+      if (storeAccepts && parserAccepts) pool.set(name, parsed as AclPolicy);
+    }
+    expect(validity).toEqual([]);
+
+    const defaultPolicy = await parser.parse('default', DEFAULT_POLICY_TEXT);
+    const names = [...pool.keys()];
+    const disagreements: string[] = [];
+    let cases = 0;
+    // What governed each case: shows the generator reaches every kind of rule.
+    const governedBy: Record<string, number> = { none: 0, exact: 0, prefix: 0, segment: 0 };
+    for (let set = 0; set < POLICY_SETS; set++) {
+      const chosen = [...new Set(Array.from({ length: between(1, 3) }, () => pick(names)))];
+      const withDefault = chance(0.3);
+      const created = await storeRequest(s, 'POST', 'auth/token/create', {
+        policies: chosen,
+        no_default_policy: !withDefault,
+        ttl: '10m',
+      });
+      expect(created.status).toBe(200);
+      const token = created.body.auth.client_token as string;
+      // Half the paths near the set's own rules, so that candidates compete; half anywhere.
+      const nearby = chosen.flatMap((n) => pool.get(n)!.rules.map((r) => r.path.written));
+      const paths = [
+        ...new Set(Array.from({ length: PATHS_PER_SET }, (_, i) => (i % 2 === 0 ? pathNear(pick(nearby)) : requestPath()))),
+      ];
+      const answer = await storeRequest(s, 'POST', 'sys/capabilities', { token, paths });
+      expect(answer.status).toBe(200);
+      // Tokens made by auth/token/create have no entity: templated rules of `default` drop out.
+      const acl = Acl.fromPolicies(
+        [...chosen.map((n) => pool.get(n)!), ...(withDefault ? [defaultPolicy] : [])],
+        { templating: 'drop' },
+      );
+      for (const path of paths) {
+        cases++;
+        const expected = [...(answer.body.data[path] as string[])].sort();
+        const actual = acl.capabilities(path);
+        governedBy[acl.governingRule(path, 'list')?.path.kind ?? 'none']++;
+        if (JSON.stringify(expected) !== JSON.stringify(actual)) {
+          const governing = acl.governingRule(path, 'list')?.path.written ?? '(none)';
+          disagreements.push(
+            `path "${path}", policies ${chosen.join(', ')}${withDefault ? ' + default' : ''}: ` +
+              `store ${JSON.stringify(expected)}, evaluator ${JSON.stringify(actual)} via ${governing}`,
+          );
+        }
+      }
+    }
+    // eslint-disable-next-line no-console
+    console.log(
+      `ACL differential: ${cases} cases, ${pool.size} policies, ${disagreements.length} disagreements (seed ${SEED}); ` +
+        `governing rule: ${Object.entries(governedBy).map(([k, n]) => `${k} ${n}`).join(', ')}`,
+    );
+    if (disagreements.length > 0) {
+      const texts = names.map((n) => `--- ${n}\n${pool.get(n)!.rules.map((r) => r.path.written).join('\n')}`).join('\n');
+      throw new Error(`seed ${SEED}: ${disagreements.length} disagreements:\n${disagreements.slice(0, 20).join('\n')}\n${texts}`);
+    }
+    expect(cases).toBeGreaterThanOrEqual(1000);
+  });
+
+  test('login tokens carry the policies the access model computes (default unless disabled)', async () => {
+    const s = store!;
+    expect((await storeRequest(s, 'POST', 'sys/auth/approle', { type: 'approle' })).status).toBe(204);
+    await storeRequest(s, 'PUT', 'sys/policies/acl/app', { policy: 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n' });
+    const cases: Array<{ policies: string[]; noDefault: boolean }> = [
+      { policies: ['app'], noDefault: false },
+      { policies: ['app'], noDefault: true },
+      { policies: ['app', 'default'], noDefault: true },
+      { policies: ['App', 'missing'], noDefault: false },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const role = `role-${i}`;
+      const written = await storeRequest(s, 'POST', `auth/approle/role/${role}`, {
+        token_policies: c.policies,
+        token_no_default_policy: c.noDefault,
+      });
+      expect(written.status).toBe(204);
+      const roleId = (await storeRequest(s, 'GET', `auth/approle/role/${role}/role-id`)).body.data.role_id;
+      const secretId = (await storeRequest(s, 'POST', `auth/approle/role/${role}/secret-id`, {})).body.data.secret_id;
+      const login = await storeRequest(s, 'POST', 'auth/approle/login', { role_id: roleId, secret_id: secretId }, null);
+      expect(login.status).toBe(200);
+      const identity = {
+        name: `approle/${role}`,
+        method: 'approle' as const,
+        mount: 'approle',
+        role,
+        stack: 'test',
+        tokenPolicies: c.policies.map((p) => p.toLowerCase()).sort(),
+        noDefaultPolicy: c.noDefault,
+        bindings: {},
+      };
+      const model = await AccessModel.load({ identities: [identity], policies: new Map(), stacks: ['test'] });
+      expect([...login.body.auth.policies].sort()).toEqual(model.get(identity.name)!.tokenPolicies);
+    }
+    // A role listing root: the store refuses the login, the model says so.
+    await storeRequest(s, 'POST', 'auth/approle/role/rooted', { token_policies: ['root'] });
+    const roleId = (await storeRequest(s, 'GET', 'auth/approle/role/rooted/role-id')).body.data.role_id;
+    const secretId = (await storeRequest(s, 'POST', 'auth/approle/role/rooted/secret-id', {})).body.data.secret_id;
+    const refused = await storeRequest(s, 'POST', 'auth/approle/login', { role_id: roleId, secret_id: secretId }, null);
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('auth methods cannot create root tokens');
+  });
+});

@@ -1,0 +1,291 @@
+/**
+ * The synthesized agent files with the real `bao agent` against the real store (spec §4.1 flows 2-3,
+ * §2.4, §7 agent rows). The platform is synthesized with a second AgentConfigurations whose paths lie
+ * in a temp dir (the defaults under /secretstore are not writable here) and a 1 s re-read interval,
+ * and its app-roles stack is applied with the real engine. Each agent is started the way a container
+ * would start it: the generated entrypoint.sh, with the variables of an env file provisioned by
+ * the library (Role ID and a new Secret ID) and SECRETSTORE_ADDR.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { AgentConfigurations } from '../../lib/agent-configuration';
+import { AppRoleCredentialsFile } from '../../lib/approle-credentials-file';
+import { AppRoleOperator } from '../../lib/approle-operator';
+import { runCli } from '../../lib/cli/run-cli';
+import { StoreClient } from '../../lib/store-client';
+import { AppRoleApplication, Duration } from '../../lib';
+import { generateSigningKey } from './jwt-signer';
+import { PlatformFixture, testPlatformConfig, writeKv2 } from './platform-fixture';
+import { RunningStore, startStore } from './store-server';
+import { toolchain } from './toolchain-env';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `probe` until it returns a value other than undefined. */
+async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+/** One agent container, played by entrypoint.sh in a private directory. */
+class AgentRun {
+  readonly log: string;
+  private readonly child: ChildProcess;
+  exitCode: number | null | undefined = undefined;
+  private readonly exited: Promise<void>;
+
+  constructor(entrypoint: string, env: NodeJS.ProcessEnv, home: string) {
+    this.log = path.join(home, 'agent.log');
+    const fd = fs.openSync(this.log, 'w', 0o600);
+    this.child = spawn('sh', [entrypoint], { cwd: home, env: { PATH: process.env.PATH, HOME: home, ...env }, stdio: ['ignore', fd, fd] });
+    fs.closeSync(fd);
+    this.exited = new Promise((resolve) =>
+      this.child.once('exit', (code) => {
+        this.exitCode = code;
+        resolve();
+      }),
+    );
+  }
+
+  logText(): string {
+    return fs.readFileSync(this.log, 'utf8');
+  }
+
+  /** Resolves with the exit code, or throws after the timeout. */
+  async exit(timeoutMs = 30_000): Promise<number | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('agent did not exit')), timeoutMs);
+    });
+    try {
+      await Promise.race([this.exited, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return this.exitCode ?? null;
+  }
+
+  /** Stops the agent by its pid (entrypoint.sh exec'd the agent, so the pid is the agent's). */
+  async stop(): Promise<void> {
+    if (this.exitCode === undefined && this.child.pid !== undefined) {
+      process.kill(this.child.pid, 'SIGTERM');
+      await this.exit(15_000).catch(() => process.kill(this.child.pid!, 'SIGKILL'));
+    }
+  }
+}
+
+describe('the synthesized agent configuration with the real bao agent', () => {
+  let store: RunningStore;
+  let fixture: PlatformFixture;
+  let work: string;
+  let operator: AppRoleOperator;
+  const running: AgentRun[] = [];
+  /** Values that must never appear in any log or output. */
+  const secrets = new Set<string>();
+
+  const paths = (role: string) => ({
+    auth: path.join(work, role, 'auth'),
+    env: path.join(work, role, 'secrets', '.env'),
+    home: path.join(work, role),
+  });
+
+  /** Provisions a Role ID / Secret ID pair the way `provision` does; returns the env file's variables. */
+  const provision = async (role: string): Promise<Record<string, string>> => {
+    const file = new AppRoleCredentialsFile(path.join(work, `${role}.env`));
+    const issued = await operator.issueSecretId(role, { issued_by: 'agent.store.test' });
+    secrets.add(issued.secretId);
+    file.write({ roleId: await operator.roleId(role), secretId: issued.secretId });
+    const vars = file.readVariables()!;
+    return { SECRETSTORE_ROLE_ID: vars.get('SECRETSTORE_ROLE_ID')!, SECRETSTORE_SECRET_ID: vars.get('SECRETSTORE_SECRET_ID')! };
+  };
+
+  const startAgent = (role: string, credentials: Record<string, string>): AgentRun => {
+    const entrypoint = path.join(fixture.dir, 'cdktf.out', 'test-agents', role, 'entrypoint.sh');
+    const agent = new AgentRun(
+      entrypoint,
+      { ...credentials, SECRETSTORE_ADDR: store.addr, SECRETSTORE_AGENT_BINARY: toolchain().bao },
+      paths(role).home,
+    );
+    running.push(agent);
+    return agent;
+  };
+
+  /** The env file's variables, as a POSIX shell reads them. */
+  const sourceEnv = async (file: string, names: string[]): Promise<Record<string, string>> => {
+    const script = `set -a; . "$1"; printf '%s\\0' ${names.map((n) => `"\${${n}-<unset>}"`).join(' ')}`;
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn('sh', ['-c', script, 'sh', file], { env: { PATH: process.env.PATH } });
+      let text = '';
+      child.stdout.on('data', (d) => (text += d));
+      child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`sh exited ${code}`))));
+    });
+    const values = out.split('\0');
+    return Object.fromEntries(names.map((n, i) => [n, values[i]]));
+  };
+
+  const expectNoSecretsIn = (text: string) => {
+    for (const s of secrets) expect(text).not.toContain(s);
+  };
+
+  beforeAll(async () => {
+    store = await startStore();
+    secrets.add(store.rootToken);
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-agent-'));
+    fs.chmodSync(work, 0o700);
+    fixture = PlatformFixture.create(store, 'agent');
+    const out = path.join(fixture.dir, 'cdktf.out', 'test-agents');
+    fixture.synthPlatform(testPlatformConfig(generateSigningKey().publicKeyPem), (platform) => {
+      const stack = platform.appRoles;
+      // A short-lived token to watch the agent's renewal within the test's time.
+      const renewal = new AppRoleApplication(stack, 'renewal-test', {
+        auth: stack.appRoleAuth,
+        name: 'renewal',
+        environment: 'test',
+        tokenTtl: Duration.seconds(6),
+        tokenMaxTtl: Duration.minutes(10),
+        renewalInterval: Duration.seconds(4),
+        secrets: { config: ['value'] },
+      });
+      // The per-role paths differ, but one AgentConfigurations has one set of paths: declare one per role.
+      new AgentConfigurations(stack, 'test-agents-orchestrator', {
+        applications: stack.applications.filter((a) => a.roleName === 'orchestrator-dev'),
+        outputDirectory: 'test-agents',
+        paths: {
+          configFile: path.join(out, 'orchestrator-dev', 'agent.hcl'),
+          templateFile: path.join(out, 'orchestrator-dev', 'env.ctmpl'),
+          roleIdFile: path.join(paths('orchestrator-dev').auth, 'role-id'),
+          secretIdFile: path.join(paths('orchestrator-dev').auth, 'secret-id'),
+          envFile: paths('orchestrator-dev').env,
+        },
+        secretRefreshInterval: Duration.seconds(1),
+      });
+      new AgentConfigurations(stack, 'test-agents-renewal', {
+        applications: [renewal],
+        outputDirectory: 'test-agents',
+        paths: {
+          configFile: path.join(out, 'renewal-test', 'agent.hcl'),
+          templateFile: path.join(out, 'renewal-test', 'env.ctmpl'),
+          roleIdFile: path.join(paths('renewal-test').auth, 'role-id'),
+          secretIdFile: path.join(paths('renewal-test').auth, 'secret-id'),
+          envFile: paths('renewal-test').env,
+        },
+      });
+    });
+    await fixture.apply(['app-roles']);
+    for (const role of ['orchestrator-dev', 'renewal-test']) fs.mkdirSync(paths(role).home, { recursive: true, mode: 0o700 });
+    operator = new AppRoleOperator(new StoreClient({ address: store.addr, token: store.rootToken }));
+  });
+
+  afterEach(async () => {
+    for (const agent of running.splice(0)) {
+      await agent.stop();
+      expectNoSecretsIn(agent.logText());
+    }
+  });
+
+  afterAll(async () => {
+    await store?.stop();
+    fixture?.cleanup();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('renders exactly the declared keys to the env file with mode 0600, re-renders a changed secret, removes the Secret ID file', async () => {
+    // Spec §2.4: the database secret holds pg_host, pg_user, pg_password "and further keys".
+    const values = {
+      pg_host: 'db.internal',
+      pg_user: 'orchestrator',
+      pg_password: `it's a $HOME \`id\` "quoted" \\ value\nwith a newline`,
+      pg_port: '5432',
+    };
+    secrets.add(values.pg_password);
+    await writeKv2(store, 'secret', 'acme/dev/orchestrator/database', values);
+    const agent = startAgent('orchestrator-dev', await provision('orchestrator-dev'));
+    const { env, auth } = paths('orchestrator-dev');
+
+    await waitFor('the env file', () => (fs.existsSync(env) ? true : undefined));
+    expect(fs.statSync(env).mode & 0o777).toBe(0o600);
+    const text = fs.readFileSync(env, 'utf8');
+    expect(text.split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')[0])).toEqual(['PG_HOST', 'PG_PASSWORD', 'PG_USER']);
+    expect(await sourceEnv(env, ['PG_HOST', 'PG_PASSWORD', 'PG_USER', 'PG_PORT'])).toEqual({
+      PG_HOST: values.pg_host,
+      PG_PASSWORD: values.pg_password,
+      PG_USER: values.pg_user,
+      PG_PORT: '<unset>',
+    });
+    expect(fs.existsSync(path.join(auth, 'secret-id'))).toBe(false);
+    expect(fs.existsSync(path.join(auth, 'role-id'))).toBe(true);
+
+    await writeKv2(store, 'secret', 'acme/dev/orchestrator/database', { ...values, pg_password: 'rotated-value' });
+    await waitFor('the re-rendered env file', () => (fs.readFileSync(env, 'utf8').includes("PG_PASSWORD='rotated-value'") ? true : undefined));
+    expect(fs.statSync(env).mode & 0o777).toBe(0o600);
+    expect(agent.exitCode).toBeUndefined();
+    const log = agent.logText();
+    expect(log).toContain('agent.auth.handler: authentication successful');
+    expect(log.match(/rendered ".*env\.ctmpl" => ".*\.env"/g)!.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('renews its token before the TTL runs out (6 s TTL role): the lifetime watcher, ~2/3 into the lease', async () => {
+    await writeKv2(store, 'secret', 'acme/test/renewal/config', { value: 'v' });
+    const agent = startAgent('renewal-test', await provision('renewal-test'));
+    await waitFor('the env file', () => (fs.existsSync(paths('renewal-test').env) ? true : undefined));
+    // Renewals are logged as "renewed auth token"; the first comes at once, then about every 4 s.
+    await waitFor('three renewals', () => ((agent.logText().match(/renewed auth token/g) ?? []).length >= 3 ? true : undefined), 20_000);
+    const log = agent.logText();
+    expect(log).not.toContain('error renewing token');
+    // Renewed, not replaced: one login only.
+    expect(log.match(/agent\.auth\.handler: authenticating/g)).toHaveLength(1);
+    expect(agent.exitCode).toBeUndefined();
+  });
+
+  it('with an invalid Secret ID the agent exits at once and its log says why (spec §7)', async () => {
+    const credentials = await provision('orchestrator-dev');
+    const accessor = await operator.accessorOf('orchestrator-dev', credentials.SECRETSTORE_SECRET_ID);
+    await operator.destroySecretId('orchestrator-dev', accessor!);
+    const { env } = paths('orchestrator-dev');
+    fs.rmSync(env, { force: true });
+
+    const agent = startAgent('orchestrator-dev', credentials);
+    expect(await agent.exit()).toBe(1);
+    const log = agent.logText();
+    expect(log).toContain('[ERROR] agent.auth.handler: error authenticating');
+    expect(log).toContain('Code: 400. Errors:');
+    expect(log).toContain('* invalid role or secret ID');
+    expect(fs.existsSync(env)).toBe(false);
+
+    // The spec's fix starts with "verify with the login check": check-approle on the same pair.
+    const out: string[] = [];
+    const code = await runCli(['check-approle'], {
+      env: { SECRETSTORE_ADDR: store.addr, ...credentials },
+      cwd: work,
+      isTerminal: false,
+      stdout: (l) => out.push(l),
+      stderr: (l) => out.push(l),
+    });
+    expect(code).toBe(1);
+    expect(out.join('\n')).toMatch(/^invalid: the store rejected the Role ID \/ Secret ID pair from the environment \(HTTP 400: invalid role or secret ID\)/);
+    expectNoSecretsIn(out.join('\n'));
+  });
+
+  it('with a declared key missing in the store, the agent does not write the env file and names the key', async () => {
+    await writeKv2(store, 'secret', 'acme/dev/orchestrator/database', { pg_host: 'h', pg_user: 'u' });
+    const { env } = paths('orchestrator-dev');
+    fs.rmSync(env, { force: true });
+    const agent = startAgent('orchestrator-dev', await provision('orchestrator-dev'));
+    expect(await agent.exit()).toBe(1);
+    expect(agent.logText()).toMatch(/map has no entry for key \\?"pg_password\\?"/);
+    expect(fs.existsSync(env)).toBe(false);
+  });
+
+  it('the entrypoint refuses to start without provisioned credentials (exit 78)', async () => {
+    const agent = startAgent('orchestrator-dev', {});
+    expect(await agent.exit()).toBe(78);
+    expect(agent.logText()).toContain('secretstore agent: SECRETSTORE_ROLE_ID is not set: provision the host (secretstore-iac provision)');
+  });
+});

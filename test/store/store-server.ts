@@ -1,0 +1,229 @@
+/**
+ * A real, throw-away secrets store for the store tests: `bao server -dev` (in memory, unsealed)
+ * on a free loopback port with a random root token.
+ *
+ * The dev server prints its root token in its start-up banner, so its output goes to a log file
+ * in a private temp dir that is never printed and is deleted on stop(). Error messages that quote
+ * that log have the token redacted.
+ */
+import { spawn } from 'node:child_process';
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { toolchain } from './toolchain-env';
+
+export interface RunningStore {
+  /** e.g. http://127.0.0.1:41234 */
+  addr: string;
+  rootToken: string;
+  pid: number;
+  /** Kills the server (by pid), waits for it to exit, and deletes its temp dir. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface StartStoreOptions {
+  /** Server binary; default: the toolchain's (SECRETSTORE_IAC_BAO or $CACHE/toolchain.env). */
+  binary?: string;
+  /** How long to wait for /v1/sys/health to answer 200. Default 60 s. */
+  readyTimeoutMs?: number;
+}
+
+const STOP_GRACE_MS = 10_000;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+function redact(text: string, secret: string): string {
+  return secret ? text.split(secret).join('<redacted>') : text;
+}
+
+function tailOf(file: string, secret: string, lines = 30): string {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    return redact(text.split('\n').slice(-lines).join('\n'), secret);
+  } catch {
+    return '';
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function startStore(options: StartStoreOptions = {}): Promise<RunningStore> {
+  const binary = options.binary ?? toolchain().bao;
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  let lastError: Error | undefined;
+  // The port is free when probed but could be taken before the server binds it: retry.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOnce(binary, await freePort(), readyTimeoutMs);
+    } catch (err) {
+      lastError = err as Error;
+      if (!/address already in use|bind/i.test(lastError.message)) break;
+    }
+  }
+  throw lastError;
+}
+
+async function startOnce(binary: string, port: number, readyTimeoutMs: number): Promise<RunningStore> {
+  const rootToken = crypto.randomBytes(24).toString('hex');
+  const addr = `http://127.0.0.1:${port}`;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-store-'));
+  fs.chmodSync(tmp, 0o700);
+  const logFile = path.join(tmp, 'server.log');
+  const logFd = fs.openSync(logFile, 'w', 0o600);
+
+  // HOME points into the temp dir: the dev server stores its root token with the CLI's token
+  // helper (~/.vault-token or similar), which must not land in the real home directory.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: tmp, TMPDIR: tmp };
+  const child = spawn(
+    binary,
+    ['server', '-dev', `-dev-root-token-id=${rootToken}`, `-dev-listen-address=127.0.0.1:${port}`],
+    { cwd: tmp, env, stdio: ['ignore', logFd, logFd], detached: false },
+  );
+  fs.closeSync(logFd);
+
+  let exited = false;
+  let exitInfo = '';
+  const exitPromise = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exited = true;
+      exitInfo = signal ? `signal ${signal}` : `code ${code}`;
+      resolve();
+    });
+  });
+  const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
+
+  const pid = child.pid;
+  const cleanupDir = () => fs.rmSync(tmp, { recursive: true, force: true });
+  if (pid === undefined) {
+    const err = await spawnError;
+    cleanupDir();
+    throw new Error(`cannot start store server ${binary}: ${err.message}`);
+  }
+
+  // Last resort when the test process ends without stop(): synchronous kill + cleanup.
+  const onExit = () => {
+    if (!exited && isAlive(pid)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    cleanupDir();
+  };
+  process.on('exit', onExit);
+
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      if (!exited) {
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          /* already gone */
+        }
+        const deadline = Date.now() + STOP_GRACE_MS;
+        while (!exited && Date.now() < deadline) await Promise.race([exitPromise, sleep(100)]);
+        if (!exited) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            /* already gone */
+          }
+          await Promise.race([exitPromise, sleep(STOP_GRACE_MS)]);
+        }
+      }
+      process.removeListener('exit', onExit);
+      cleanupDir();
+    })();
+    return stopped;
+  };
+
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (exited) {
+      const tail = tailOf(logFile, rootToken);
+      await stop();
+      throw new Error(`store server exited during start-up (${exitInfo}); log tail:\n${tail}`);
+    }
+    try {
+      const res = await fetch(`${addr}/v1/sys/health`, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      const tail = tailOf(logFile, rootToken);
+      await stop();
+      throw new Error(`store server not healthy after ${readyTimeoutMs} ms; log tail:\n${tail}`);
+    }
+    await sleep(100);
+  }
+
+  return { addr, rootToken, pid, stop };
+}
+
+export interface StoreResponse {
+  status: number;
+  /** Parsed JSON when the body is JSON, else the raw text ('' for an empty body). */
+  body: any;
+}
+
+/**
+ * One HTTP request to the store. `apiPath` may be given with or without the `/v1/` prefix.
+ * The token defaults to the root token; pass `null` to send no token.
+ */
+export async function storeRequest(
+  store: Pick<RunningStore, 'addr' | 'rootToken'>,
+  method: string,
+  apiPath: string,
+  body?: unknown,
+  token?: string | null,
+): Promise<StoreResponse> {
+  const p = apiPath.replace(/^\/+/, '');
+  const url = `${store.addr}/${p.startsWith('v1/') ? p : `v1/${p}`}`;
+  const headers: Record<string, string> = {};
+  const tok = token === undefined ? store.rootToken : token;
+  if (tok) headers['X-Vault-Token'] = tok;
+  let payload: string | undefined;
+  if (body !== undefined) {
+    payload = typeof body === 'string' ? body : JSON.stringify(body);
+    headers['Content-Type'] = 'application/json';
+  }
+  const res = await fetch(url, { method: method.toUpperCase(), headers, body: payload });
+  const text = await res.text();
+  let parsed: unknown = text;
+  if (text.length > 0) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  return { status: res.status, body: parsed };
+}

@@ -1,0 +1,78 @@
+/**
+ * Locates the binaries built by scripts/toolchain.sh.
+ *
+ * Order: the process environment (SECRETSTORE_IAC_BAO, SECRETSTORE_IAC_TOFU, and a
+ * TF_CLI_CONFIG_FILE that exists), then $CACHE/toolchain.env written by the script.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export interface Toolchain {
+  /** Store server binary (OpenBao `bao`, or a HashiCorp `vault`). */
+  bao: string;
+  /** Engine binary (OpenTofu `tofu`). */
+  tofu: string;
+  /** CLI config that installs providers only from the local filesystem mirror. */
+  cliConfig: string;
+  /** Shared provider plugin cache (TF_PLUGIN_CACHE_DIR). */
+  pluginCacheDir: string;
+  cacheDir: string;
+}
+
+export function cacheDir(): string {
+  return process.env.SECRETSTORE_IAC_CACHE || path.join(os.homedir(), '.cache', 'secretstore-iac');
+}
+
+const KEYS = ['SECRETSTORE_IAC_BAO', 'SECRETSTORE_IAC_TOFU', 'TF_CLI_CONFIG_FILE'] as const;
+
+/** Reads toolchain.env through bash, so any quoting the script used is undone correctly. */
+function readToolchainEnv(file: string): Partial<Record<(typeof KEYS)[number], string>> {
+  if (!fs.existsSync(file)) return {};
+  const script = `set -e; source "$1"; printf '%s\\0' ${KEYS.map((k) => `"\${${k}:-}"`).join(' ')}`;
+  const out = execFileSync('bash', ['-c', script, 'toolchain-env', file], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  });
+  const values = out.split('\0');
+  const result: Partial<Record<(typeof KEYS)[number], string>> = {};
+  KEYS.forEach((k, i) => {
+    if (values[i]) result[k] = values[i];
+  });
+  return result;
+}
+
+let cached: Toolchain | undefined;
+
+export function toolchain(): Toolchain {
+  if (cached) return cached;
+  const dir = cacheDir();
+  const envFile = path.join(dir, 'toolchain.env');
+  const fromFile = readToolchainEnv(envFile);
+  const pick = (key: (typeof KEYS)[number]): string | undefined => {
+    const v = process.env[key];
+    if (v && fs.existsSync(v)) return v;
+    return fromFile[key];
+  };
+  const bao = pick('SECRETSTORE_IAC_BAO');
+  const tofu = pick('SECRETSTORE_IAC_TOFU');
+  const cliConfig = fromFile.TF_CLI_CONFIG_FILE ?? pick('TF_CLI_CONFIG_FILE');
+  const missing = [
+    ['SECRETSTORE_IAC_BAO', bao],
+    ['SECRETSTORE_IAC_TOFU', tofu],
+    ['TF_CLI_CONFIG_FILE', cliConfig],
+  ]
+    .filter(([, v]) => !v || !fs.existsSync(v))
+    .map(([k]) => k);
+  if (missing.length > 0) {
+    throw new Error(
+      `store toolchain not found (${missing.join(', ')}): run \`bash scripts/toolchain.sh\` ` +
+        `(reads/writes ${envFile}) or set the variables`,
+    );
+  }
+  const pluginCacheDir = path.join(dir, 'plugin-cache');
+  fs.mkdirSync(pluginCacheDir, { recursive: true });
+  cached = { bao: bao!, tofu: tofu!, cliConfig: cliConfig!, pluginCacheDir, cacheDir: dir };
+  return cached;
+}
