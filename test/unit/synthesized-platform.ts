@@ -14,9 +14,15 @@ export interface SynthesizedPlatform {
   readonly raw: Record<string, string>;
 }
 
-/** Fresh temporary output directory. */
+const created: string[] = [];
+// Each test file that synthesizes removes its temporary directories when it ends.
+afterAll(() => created.splice(0).forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+
+/** Fresh temporary output directory, removed when the test file ends. */
 export function tempOutdir(): string {
-  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-unit-')), 'cdktf.out');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-unit-'));
+  created.push(dir);
+  return path.join(dir, 'cdktf.out');
 }
 
 /** Synthesizes with the real SecretStoreApp, optionally extending the platform, and reads the result. */
