@@ -2,7 +2,7 @@ import { AclRule } from '../acl/acl';
 import { RuleKind } from '../acl/rule-path';
 import { capabilityNames } from '../acl/store-capability';
 import { AccessModel, IdentityAccess } from './access-model';
-import { AuthMethod, BindingValue } from './identity';
+import { BindingValue, Identity } from './identity';
 
 /** One path pattern of an identity in a report. */
 export interface ReportRule {
@@ -20,20 +20,8 @@ export interface ReportRule {
   readonly builtinDefault: boolean;
 }
 
-/** One identity in a report. */
-export interface ReportIdentity {
-  /** `<mount>/<role>`. */
-  readonly name: string;
-  /** Auth method. */
-  readonly method: AuthMethod;
-  /** Mount path. */
-  readonly mount: string;
-  /** Role name. */
-  readonly role: string;
-  /** Declaring stack. */
-  readonly stack: string;
-  /** Construct path of the role, when recorded. */
-  readonly declaredAt?: string;
+/** One identity in a report: who it is (as in {@link Identity}), its bindings and its rules. */
+export interface ReportIdentity extends Pick<Identity, 'name' | 'method' | 'mount' | 'role' | 'stack' | 'declaredAt'> {
   /** Bindings, keyed by the provider's field names. */
   readonly bindings: Readonly<Record<string, BindingValue>>;
   /** Policies on its tokens (with `default` unless disabled). */

@@ -1,3 +1,5 @@
+import { CAPABILITIES } from '../model/capability';
+
 /**
  * A capability the store (OpenBao 2.x) accepts in an ACL rule. Vault's `subscribe` and `recover`
  * are not among them: OpenBao refuses a policy naming them, so the evaluator does too.
@@ -20,23 +22,13 @@ export const CAPABILITY_BITS: Readonly<Record<StoreCapability, number>> = {
   scan: 1 << 8,
 };
 
-/** Capabilities in documentation order: the order reports use (and the library renders). */
-export const STORE_CAPABILITIES: readonly StoreCapability[] = [
-  'create',
-  'read',
-  'update',
-  'patch',
-  'delete',
-  'list',
-  'scan',
-  'sudo',
-  'deny',
-];
-
 /** True when `word` is a capability the store accepts. */
 export function isStoreCapability(word: string): word is StoreCapability {
   return Object.prototype.hasOwnProperty.call(CAPABILITY_BITS, word);
 }
+
+/** Capabilities in documentation order, the library's rendering order less Vault-only words. */
+export const STORE_CAPABILITIES: readonly StoreCapability[] = CAPABILITIES.filter(isStoreCapability);
 
 /** The mask of a list of capabilities; `deny` anywhere makes the mask `deny` alone. */
 export function capabilityMask(capabilities: Iterable<StoreCapability>): number {
