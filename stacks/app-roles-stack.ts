@@ -49,6 +49,6 @@ export class AppRolesStack extends SecretStoreStack {
       }),
     ];
     // Agent configuration of every application of this stack that declares secrets (also those added later).
-    new AgentConfigurations(this, 'agents');
+    new AgentConfigurations(this, 'agents', config.agents);
   }
 }

@@ -1,4 +1,4 @@
-import { Duration, JwtKeySource, PlatformSettingsProps } from '../lib';
+import { AgentConfigurationsProps, Duration, JwtKeySource, PlatformSettingsProps } from '../lib';
 
 /** Everything that differs between installations of the platform. */
 export interface PlatformConfig {
@@ -19,4 +19,10 @@ export interface PlatformConfig {
    * @default the organisation's namespace and its subgroups (`namespace_path`)
    */
   readonly ciBoundClaims?: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * Where the agent files go and the paths inside the agent's container (env file, Role ID and
+   * Secret ID files, refresh interval).
+   * @default `cdktf.out/agents/<role>/`, rendering to `/secretstore/secrets/.env`
+   */
+  readonly agents?: Omit<AgentConfigurationsProps, 'applications'>;
 }

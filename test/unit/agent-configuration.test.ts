@@ -4,6 +4,7 @@ import * as path from 'path';
 import { AgentConfigurations, AgentConfigurationsProps } from '../../lib/agent-configuration';
 import { AgentEnvTemplate } from '../../lib/agent-env-template';
 import { AppRoleApplication, AppRoleAuth, Duration, KvMount, PlatformSettings, SecretStoreApp, SecretStoreValidationError, SecretStoreStack } from '../../lib';
+import { platformConfig } from '../../stacks/platform.config';
 import { synthesizePlatform, tempOutdir } from './synthesized-platform';
 
 // Spec §4.1 flow 2 and §2.4: one agent configuration per application, written next to the stacks.
@@ -53,6 +54,15 @@ describe('the platform synthesis writes the agent files of every application tha
         '',
       ].join('\n'),
     );
+  });
+
+  it('takes its output directory and container paths from the platform configuration', () => {
+    const custom = synthesizePlatform({
+      ...platformConfig,
+      agents: { outputDirectory: 'sidecars', paths: { envFile: '/run/app/.env' } },
+    });
+    expect(fs.readdirSync(path.join(custom.outdir, 'sidecars'))).toEqual(['orchestrator-dev']);
+    expect(read(custom.outdir, 'sidecars/orchestrator-dev/agent.hcl')).toMatch(/destination += "\/run\/app\/.env"/);
   });
 
   it('configures AppRole auto-auth, the 0600 env file and the re-read interval', () => {
