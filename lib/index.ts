@@ -22,6 +22,7 @@ export * from './ci-login-script';
 export * from './ci-login-template';
 export * from './ci-secret';
 export * from './platform-rules';
+export * from './postgres-state-backend';
 export * from './registry-service-account';
 export * from './secret-store-app';
 export * from './secret-store-stack';

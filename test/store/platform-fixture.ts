@@ -130,9 +130,12 @@ export class PlatformFixture {
     });
   }
 
+  /** Extra environment of every engine run (e.g. PG_CONN_STR for a PostgreSQL state backend). */
+  engineEnv: Record<string, string> = {};
+
   /** Runs the engine in a stack's working dir against the fixture's store. */
   engine(stack: string, args: string[], allowCodes?: number[]) {
-    return runEngine(this.stackDir(stack), args, { store: this.store, allowCodes });
+    return runEngine(this.stackDir(stack), args, { store: this.store, allowCodes, env: this.engineEnv });
   }
 
   /**

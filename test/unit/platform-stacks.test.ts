@@ -11,9 +11,11 @@ import {
   CiSecret,
   JwtKeySource,
   PlatformSettings,
+  postgresState,
   RegistryServiceAccount,
   SecretStoreStack,
 } from '../../lib';
+import { definePlatform } from '../../stacks/platform';
 import { platformConfig } from '../../stacks/platform.config';
 import { policyRules, readOutdir, resources, synthesizePlatform, tempOutdir } from './synthesized-platform';
 
@@ -38,6 +40,13 @@ describe('The platform is split into the ci-access and app-roles stacks', () => 
   it('keeps local state per stack by default, outside the output directory (next to cdktf.out)', () => {
     expect(ci.terraform.backend.local.path).toBe('../../../terraform.ci-access.tfstate');
     expect(apps.terraform.backend.local.path).toBe('../../../terraform.app-roles.tfstate');
+  });
+
+  it('postgresState() keeps each stack in its own schema and synthesizes no connection string', () => {
+    const app = Testing.app();
+    const p = definePlatform(app, platformConfig, postgresState());
+    expect(JSON.parse(Testing.synth(p.ciAccess)).terraform.backend).toEqual({ pg: { schema_name: 'secretstore_iac_ci_access' } });
+    expect(JSON.parse(Testing.synth(p.appRoles)).terraform.backend).toEqual({ pg: { schema_name: 'secretstore_iac_app_roles' } });
   });
 
   it('a re-synthesis keeps what the engine wrote into the stack directories (.terraform/, lock file)', () => {
