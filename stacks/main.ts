@@ -16,4 +16,6 @@ try {
   throw error;
 }
 const relative = path.relative(process.cwd(), app.finalOutdir) || '.';
-console.log(`synthesized ${relative}/stacks/{ci-access,app-roles}/cdk.tf.json`);
+const stacks = app.node.children.map((c) => c.node.id).sort();
+console.log(`synthesized ${relative}/stacks/{${stacks.join(',')}}/cdk.tf.json`);
+app.collectArtifacts().forEach((a) => console.log(`            ${relative}/${a.path}`));
