@@ -209,12 +209,18 @@ describe('§2.4 and §5.2: no secret value in any output', () => {
 });
 
 describe('Deterministic output', () => {
-  it('two syntheses of the same input are byte-identical, manifest included', () => {
+  it('two syntheses of the same input are byte-identical: every file, with its mode', () => {
     const again = synthesizePlatform();
-    expect(again.raw).toEqual(platform.raw);
-    expect(fs.readFileSync(path.join(again.outdir, 'manifest.json'), 'utf8')).toBe(
-      fs.readFileSync(path.join(platform.outdir, 'manifest.json'), 'utf8'),
-    );
+    const files = (dir: string): Record<string, string> =>
+      Object.fromEntries(
+        (fs.readdirSync(dir, { recursive: true }) as string[])
+          .sort()
+          .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+          .map((f) => [f, `${(fs.statSync(path.join(dir, f)).mode & 0o777).toString(8)} ${fs.readFileSync(path.join(dir, f), 'utf8')}`]),
+      );
+    const first = files(platform.outdir);
+    expect(Object.keys(first)).toEqual(expect.arrayContaining(['manifest.json', 'ci/secretstore-ci.gitlab-ci.yml']));
+    expect(files(again.outdir)).toEqual(first);
   });
 
   it('no placeholder of the spec survives into the output', () => {
