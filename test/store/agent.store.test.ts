@@ -5,8 +5,10 @@
  * and its app-roles stack is applied with the real engine. Each agent is started the way a container
  * would start it: the generated entrypoint.sh, with the variables of an env file provisioned by
  * the library (Role ID and a new Secret ID) and SECRETSTORE_ADDR.
+ *
+ * Every agent with the renew-self loop (the default) gets its own free loopback port for its API proxy.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -18,7 +20,7 @@ import { StoreClient } from '../../lib/store-client';
 import { AppRoleApplication, Duration } from '../../lib';
 import { generateSigningKey } from './jwt-signer';
 import { PlatformFixture, testPlatformConfig, writeKv2 } from './platform-fixture';
-import { RunningStore, startStore } from './store-server';
+import { freePort, RunningStore, startStore } from './store-server';
 import { toolchain } from './toolchain-env';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -34,15 +36,41 @@ async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 
   }
 }
 
+/** Absolute path of a command on this machine's PATH, if any. */
+function commandPath(name: string): string | undefined {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pids of the processes whose command line names `file` (the entrypoint's shell and its renew-self loop). */
+function processesRunning(file: string): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(file);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 /** One agent container, played by entrypoint.sh in a private directory. */
 class AgentRun {
   readonly log: string;
+  readonly entrypoint: string;
   private readonly child: ChildProcess;
   exitCode: number | null | undefined = undefined;
   private readonly exited: Promise<void>;
 
   constructor(entrypoint: string, env: NodeJS.ProcessEnv, home: string) {
     this.log = path.join(home, 'agent.log');
+    this.entrypoint = entrypoint;
     const fd = fs.openSync(this.log, 'w', 0o600);
     this.child = spawn('sh', [entrypoint], { cwd: home, env: { PATH: process.env.PATH, HOME: home, ...env }, stdio: ['ignore', fd, fd] });
     fs.closeSync(fd);
@@ -87,6 +115,11 @@ describe('the synthesized agent configuration with the real bao agent', () => {
   let work: string;
   let operator: AppRoleOperator;
   const running: AgentRun[] = [];
+  /** Loopback port of each agent's API proxy, by its directory below test-agents. */
+  const proxyPorts: Record<string, number> = {};
+  /** The renew-self loop's clients, each run with a PATH that offers it first (curl, wget, then the bao CLI). */
+  const LOOP_CLIENTS = ['curl', 'wget', 'bao'] as const;
+  const renewLoopDir = (client: string) => `renew-loop-${client}/renewloop-test`;
   /** Values that must never appear in any log or output. */
   const secrets = new Set<string>();
 
@@ -106,12 +139,13 @@ describe('the synthesized agent configuration with the real bao agent', () => {
     return { SECRETSTORE_ROLE_ID: vars.get('SECRETSTORE_ROLE_ID')!, SECRETSTORE_SECRET_ID: vars.get('SECRETSTORE_SECRET_ID')! };
   };
 
-  const startAgent = (role: string, credentials: Record<string, string>): AgentRun => {
-    const entrypoint = path.join(fixture.dir, 'cdktf.out', 'test-agents', role, 'entrypoint.sh');
+  /** Starts `test-agents/<dir>/entrypoint.sh` (dir: the role, or a sub-directory for the loop's clients). */
+  const startAgent = (dir: string, credentials: Record<string, string>, env: NodeJS.ProcessEnv = {}): AgentRun => {
+    const entrypoint = path.join(fixture.dir, 'cdktf.out', 'test-agents', dir, 'entrypoint.sh');
     const agent = new AgentRun(
       entrypoint,
-      { ...credentials, SECRETSTORE_ADDR: store.addr, SECRETSTORE_AGENT_BINARY: toolchain().bao },
-      paths(role).home,
+      { ...credentials, SECRETSTORE_ADDR: store.addr, SECRETSTORE_AGENT_BINARY: toolchain().bao, ...env },
+      paths(dir).home,
     );
     running.push(agent);
     return agent;
@@ -141,6 +175,7 @@ describe('the synthesized agent configuration with the real bao agent', () => {
     fs.chmodSync(work, 0o700);
     fixture = PlatformFixture.create(store, 'agent');
     const out = path.join(fixture.dir, 'cdktf.out', 'test-agents');
+    for (const dir of ['orchestrator-dev', ...LOOP_CLIENTS.map(renewLoopDir)]) proxyPorts[dir] = await freePort();
     fixture.synthPlatform(testPlatformConfig(generateSigningKey().publicKeyPem), (platform) => {
       const stack = platform.appRoles;
       // A short-lived token to watch the agent's renewal within the test's time.
@@ -151,6 +186,17 @@ describe('the synthesized agent configuration with the real bao agent', () => {
         tokenTtl: Duration.seconds(6),
         tokenMaxTtl: Duration.minutes(10),
         renewalInterval: Duration.seconds(4),
+        secrets: { config: ['value'] },
+      });
+      // The spec's renew-self loop, at a 3 s interval on a 30 s token: the lifetime watcher would renew
+      // after about 20 s only.
+      const renewLoop = new AppRoleApplication(stack, 'renewloop-test', {
+        auth: stack.appRoleAuth,
+        name: 'renewloop',
+        environment: 'test',
+        tokenTtl: Duration.seconds(30),
+        tokenMaxTtl: Duration.minutes(10),
+        renewalInterval: Duration.seconds(3),
         secrets: { config: ['value'] },
       });
       // The per-role paths differ, but one AgentConfigurations has one set of paths: declare one per role.
@@ -165,7 +211,9 @@ describe('the synthesized agent configuration with the real bao agent', () => {
           envFile: paths('orchestrator-dev').env,
         },
         secretRefreshInterval: Duration.seconds(1),
+        proxyPort: proxyPorts['orchestrator-dev'],
       });
+      // Without the renew-self loop: today's behaviour, the lifetime watcher alone.
       new AgentConfigurations(stack, 'test-agents-renewal', {
         applications: [renewal],
         outputDirectory: 'test-agents',
@@ -176,10 +224,29 @@ describe('the synthesized agent configuration with the real bao agent', () => {
           secretIdFile: path.join(paths('renewal-test').auth, 'secret-id'),
           envFile: paths('renewal-test').env,
         },
+        renewalLoop: false,
       });
+      // One agent container per client of the loop, each with its own files and proxy port.
+      for (const client of LOOP_CLIENTS) {
+        const dir = renewLoopDir(client);
+        new AgentConfigurations(stack, `test-agents-renew-loop-${client}`, {
+          applications: [renewLoop],
+          outputDirectory: `test-agents/renew-loop-${client}`,
+          paths: {
+            configFile: path.join(out, dir, 'agent.hcl'),
+            templateFile: path.join(out, dir, 'env.ctmpl'),
+            roleIdFile: path.join(paths(dir).auth, 'role-id'),
+            secretIdFile: path.join(paths(dir).auth, 'secret-id'),
+            envFile: paths(dir).env,
+          },
+          proxyPort: proxyPorts[dir],
+        });
+      }
     });
     await fixture.apply(['app-roles']);
-    for (const role of ['orchestrator-dev', 'renewal-test']) fs.mkdirSync(paths(role).home, { recursive: true, mode: 0o700 });
+    for (const dir of ['orchestrator-dev', 'renewal-test', ...LOOP_CLIENTS.map(renewLoopDir)]) {
+      fs.mkdirSync(paths(dir).home, { recursive: true, mode: 0o700 });
+    }
     operator = new AppRoleOperator(new StoreClient({ address: store.addr, token: store.rootToken }));
   });
 
@@ -229,9 +296,15 @@ describe('the synthesized agent configuration with the real bao agent', () => {
     const log = agent.logText();
     expect(log).toContain('agent.auth.handler: authentication successful');
     expect(log.match(/rendered ".*env\.ctmpl" => ".*\.env"/g)!.length).toBeGreaterThanOrEqual(2);
+    // The default configuration (renew-self loop on) is accepted by the real agent: its proxy answers.
+    expect(log).toContain(`secretstore agent: renew-self every 2700 s through http://127.0.0.1:${proxyPorts['orchestrator-dev']} with curl`);
+    const health = await fetch(`http://127.0.0.1:${proxyPorts['orchestrator-dev']}/v1/sys/health`, { headers: { 'X-Vault-Request': 'true' } });
+    expect(health.status).toBe(200);
   });
 
-  it('renews its token before the TTL runs out (6 s TTL role): the lifetime watcher, ~2/3 into the lease', async () => {
+  it('without the renew-self loop, renews its token before the TTL runs out (6 s TTL role): the lifetime watcher, ~2/3 into the lease', async () => {
+    const hcl = fs.readFileSync(path.join(fixture.dir, 'cdktf.out', 'test-agents', 'renewal-test', 'agent.hcl'), 'utf8');
+    expect(hcl).not.toMatch(/api_proxy|listener/);
     await writeKv2(store, 'secret', 'acme/test/renewal/config', { value: 'v' });
     const agent = startAgent('renewal-test', await provision('renewal-test'));
     await waitFor('the env file', () => (fs.existsSync(paths('renewal-test').env) ? true : undefined));
@@ -241,7 +314,79 @@ describe('the synthesized agent configuration with the real bao agent', () => {
     expect(log).not.toContain('error renewing token');
     // Renewed, not replaced: one login only.
     expect(log.match(/agent\.auth\.handler: authenticating/g)).toHaveLength(1);
+    expect(log).not.toContain('renew-self');
     expect(agent.exitCode).toBeUndefined();
+  });
+
+  it('renews through the agent\'s loopback proxy every renewalInterval (3 s on a 30 s token) with curl, wget or the bao CLI, never logging a token, and the loop ends with the agent', async () => {
+    await writeKv2(store, 'secret', 'acme/test/renewloop/config', { value: 'v' });
+    // Each client first on its PATH: curl as here; wget (BusyBox, as in the OpenBao image) without curl;
+    // the bao CLI alone. The entrypoint needs only sh, mkdir and sleep besides.
+    const bins: Record<string, string | undefined> = { curl: undefined };
+    const wget = commandPath('busybox') ?? commandPath('wget');
+    for (const client of ['wget', 'bao']) {
+      if (client === 'wget' && !wget) continue;
+      const bin = path.join(work, `bin-${client}`);
+      fs.mkdirSync(bin, { recursive: true });
+      for (const tool of ['sh', 'mkdir', 'sleep']) fs.symlinkSync(commandPath(tool)!, path.join(bin, tool));
+      if (client === 'wget') fs.symlinkSync(wget!, path.join(bin, 'wget'));
+      bins[client] = bin;
+    }
+    const clients = LOOP_CLIENTS.filter((c) => c in bins);
+    const agents: Record<string, AgentRun> = {};
+    for (const client of clients) {
+      agents[client] = startAgent(renewLoopDir(client), await provision('renewloop-test'), bins[client] ? { PATH: bins[client] } : {});
+    }
+    for (const client of clients) await waitFor(`the env file (${client})`, () => (fs.existsSync(paths(renewLoopDir(client)).env) ? true : undefined));
+
+    // The curl agent, watched from the store. The listener refuses requests without X-Vault-Request.
+    const proxy = `http://127.0.0.1:${proxyPorts[renewLoopDir('curl')]}`;
+    expect((await fetch(`${proxy}/v1/auth/token/lookup-self`)).status).toBe(412);
+    // The exposure docs/operators.md states: whoever reaches the listener can obtain the agent's token,
+    // here by response-wrapping a renew-self. The test takes it so as to look for it in every log.
+    const wrapped = await fetch(`${proxy}/v1/auth/token/renew-self`, { method: 'POST', headers: { 'X-Vault-Request': 'true', 'X-Vault-Wrap-TTL': '60' } });
+    expect(wrapped.status).toBe(200);
+    const admin = new StoreClient({ address: store.addr, token: store.rootToken });
+    const unwrapped = await admin.request('POST', 'sys/wrapping/unwrap', undefined, ((await wrapped.json()) as any).wrap_info.token);
+    const { client_token: token, accessor } = unwrapped.body.auth;
+    expect(token).toMatch(/^s\./);
+    secrets.add(token);
+
+    // Sample the token for 10 s: its TTL never falls far below 30 s, and it is renewed about every 3 s.
+    const samples: { ttl: number; last: number }[] = [];
+    for (const until = Date.now() + 10_000; Date.now() < until; await sleep(250)) {
+      const data = (await admin.request('POST', 'auth/token/lookup-accessor', { accessor })).body.data;
+      samples.push({ ttl: data.ttl, last: data.last_renewal_time });
+    }
+    // The first renewal time seen is the wrapped request's; the loop's follow, about 3 s apart.
+    const renewals = [...new Set(samples.map((s) => s.last))].slice(1);
+    expect(renewals.length).toBeGreaterThanOrEqual(3);
+    renewals.slice(1).forEach((t, i) => expect(t - renewals[i]).toBeGreaterThanOrEqual(2));
+    renewals.slice(1).forEach((t, i) => expect(t - renewals[i]).toBeLessThanOrEqual(5));
+    // Without the loop, 11 s after login the 30 s token would have about 19 s left.
+    expect(Math.min(...samples.map((s) => s.ttl))).toBeGreaterThanOrEqual(25);
+
+    for (const client of clients) {
+      const agent = agents[client];
+      await waitFor(`two renewals (${client})`, () => ((agent.logText().match(/^secretstore agent: renew-self: HTTP 200$/gm) ?? []).length >= 2 ? true : undefined), 15_000);
+      const log = agent.logText();
+      expect(log).toContain(`secretstore agent: renew-self every 3 s through http://127.0.0.1:${proxyPorts[renewLoopDir(client)]} with ${client}`);
+      expect(log.match(/^secretstore agent: renew-self: HTTP (\d+)$/gm)!.every((l) => l.endsWith('HTTP 200'))).toBe(true);
+      // The loop's renewals are not the watcher's: one login, and the watcher's renewal at login only.
+      expect(log.match(/agent\.auth\.handler: authenticating/g)).toHaveLength(1);
+      expect(log.match(/renewed auth token/g)).toHaveLength(1);
+      expect(log).not.toMatch(/\bs\.[A-Za-z0-9]{20,}/);
+      expect(agent.exitCode).toBeUndefined();
+    }
+    expect(agents.curl.logText().match(/renew-self: HTTP 200/g)!.length).toBeGreaterThanOrEqual(3);
+
+    // The loop is the agent's child: one process of the script runs beside the agent, none once it stopped.
+    for (const client of clients) {
+      const agent = agents[client];
+      expect(processesRunning(agent.entrypoint)).toHaveLength(1);
+      await agent.stop();
+      await waitFor(`the loop to end (${client})`, () => (processesRunning(agent.entrypoint).length === 0 ? true : undefined), 5_000);
+    }
   });
 
   it('with an invalid Secret ID the agent exits at once and its log says why (spec §7)', async () => {
