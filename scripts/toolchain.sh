@@ -99,52 +99,44 @@ stamp_ok() { # binary stamp-text
 
 first_line() { "$@" 2>/dev/null | head -n1 || true; }
 
-# ---- store server ---------------------------------------------------------------------------
-T=$(now)
-BAO_STAMP="openbao $BAO_VERSION $BAO_COMMIT $(cd "$ROOT/tools/openbao" && sha256sum go.mod go.sum | sha256sum | cut -c1-16)"
-if [[ -n ${SECRETSTORE_IAC_BAO:-} ]]; then
-  [[ -x $SECRETSTORE_IAC_BAO ]] || die "SECRETSTORE_IAC_BAO=$SECRETSTORE_IAC_BAO is not executable"
-  BAO=$SECRETSTORE_IAC_BAO; log "bao: using SECRETSTORE_IAC_BAO ($BAO) [$(elapsed "$T")]"
-elif stamp_ok "$BIN/bao" "$BAO_STAMP"; then
-  BAO=$BIN/bao; log "bao: up to date ($BAO) [$(elapsed "$T")]"
-else
-  BAO=
-  if [[ $REBUILD != 1 ]]; then
-    for cand in bao vault; do
-      p=$(command -v "$cand" 2>/dev/null) || continue
-      if first_line "$p" version | grep -Eq "$BAO_ACCEPT"; then BAO=$p; break; fi
-    done
-  fi
-  if [[ -n $BAO ]]; then
-    log "bao: using $BAO from PATH ($(first_line "$BAO" version)) [$(elapsed "$T")]"
+# resolve_tool VAR NAME OVERRIDE_VAR ACCEPT_REGEX "PATH_CANDIDATES" TOOL_DIR PKG LDFLAGS STAMP_PREFIX
+# Sets VAR to the binary to use, in this order: the override variable, the cached pinned build, a
+# binary on PATH whose version fits ACCEPT_REGEX, a new build from TOOL_DIR.
+resolve_tool() {
+  local var=$1 name=$2 override=$3 accept=$4 candidates=$5 dir=$6 pkg=$7 ldflags=$8 stamp t found="" p cand
+  t=$(now)
+  stamp="$9 $(cd "$dir" && sha256sum go.mod go.sum | sha256sum | cut -c1-16)"
+  if [[ -n ${!override:-} ]]; then
+    [[ -x ${!override} ]] || die "$override=${!override} is not executable"
+    found=${!override}; log "$name: using $override ($found) [$(elapsed "$t")]"
+  elif stamp_ok "$BIN/$name" "$stamp"; then
+    found=$BIN/$name; log "$name: up to date ($found) [$(elapsed "$t")]"
   else
-    go_build bao "$ROOT/tools/openbao" "$BIN/bao" "$BAO_PKG" \
-      "$LDFLAGS_COMMON -X $BAO_PKG/version.fullVersion=$BAO_VERSION -X $BAO_PKG/version.GitCommit=$BAO_COMMIT -X $BAO_PKG/version.BuildDate=$BAO_COMMIT_DATE"
-    printf '%s' "$BAO_STAMP" >"$BIN/bao.stamp"
-    BAO=$BIN/bao; log "bao: built in $(elapsed "$T")"
+    if [[ $REBUILD != 1 ]]; then
+      for cand in $candidates; do
+        p=$(command -v "$cand" 2>/dev/null) || continue
+        # TF_CLI_CONFIG_FILE=/dev/null: a tofu on PATH must not read a user's CLI config to print its version.
+        if TF_CLI_CONFIG_FILE=/dev/null first_line "$p" version | grep -Eq "$accept"; then found=$p; break; fi
+      done
+    fi
+    if [[ -n $found ]]; then
+      log "$name: using $found from PATH ($(TF_CLI_CONFIG_FILE=/dev/null first_line "$found" version)) [$(elapsed "$t")]"
+    else
+      go_build "$name" "$dir" "$BIN/$name" "$pkg" "$ldflags"
+      printf '%s' "$stamp" >"$BIN/$name.stamp"
+      found=$BIN/$name; log "$name: built in $(elapsed "$t")"
+    fi
   fi
-fi
+  printf -v "$var" '%s' "$found"
+}
 
-# ---- engine ---------------------------------------------------------------------------------
-T=$(now)
-TOFU_STAMP="opentofu $TOFU_VERSION $(cd "$ROOT/tools/opentofu" && sha256sum go.mod go.sum | sha256sum | cut -c1-16)"
-if [[ -n ${SECRETSTORE_IAC_TOFU:-} ]]; then
-  [[ -x $SECRETSTORE_IAC_TOFU ]] || die "SECRETSTORE_IAC_TOFU=$SECRETSTORE_IAC_TOFU is not executable"
-  TOFU=$SECRETSTORE_IAC_TOFU; log "tofu: using SECRETSTORE_IAC_TOFU ($TOFU) [$(elapsed "$T")]"
-elif stamp_ok "$BIN/tofu" "$TOFU_STAMP"; then
-  TOFU=$BIN/tofu; log "tofu: up to date ($TOFU) [$(elapsed "$T")]"
-else
-  TOFU=
-  if [[ $REBUILD != 1 ]] && p=$(command -v tofu 2>/dev/null) \
-      && TF_CLI_CONFIG_FILE=/dev/null first_line "$p" version | grep -Eq "$TOFU_ACCEPT"; then
-    TOFU=$p; log "tofu: using $TOFU from PATH [$(elapsed "$T")]"
-  else
-    go_build tofu "$ROOT/tools/opentofu" "$BIN/tofu" "$TOFU_PKG" \
-      "$LDFLAGS_COMMON -X 'github.com/opentofu/opentofu/version.dev=no'"
-    printf '%s' "$TOFU_STAMP" >"$BIN/tofu.stamp"
-    TOFU=$BIN/tofu; log "tofu: built in $(elapsed "$T")"
-  fi
-fi
+# ---- store server and engine -------------------------------------------------------------------
+resolve_tool BAO bao SECRETSTORE_IAC_BAO "$BAO_ACCEPT" "bao vault" "$ROOT/tools/openbao" "$BAO_PKG" \
+  "$LDFLAGS_COMMON -X $BAO_PKG/version.fullVersion=$BAO_VERSION -X $BAO_PKG/version.GitCommit=$BAO_COMMIT -X $BAO_PKG/version.BuildDate=$BAO_COMMIT_DATE" \
+  "openbao $BAO_VERSION $BAO_COMMIT"
+resolve_tool TOFU tofu SECRETSTORE_IAC_TOFU "$TOFU_ACCEPT" "tofu" "$ROOT/tools/opentofu" "$TOFU_PKG" \
+  "$LDFLAGS_COMMON -X 'github.com/opentofu/opentofu/version.dev=no'" \
+  "opentofu $TOFU_VERSION"
 
 # ---- provider (always our own build: it must match the mirror layout) -------------------------
 T=$(now)
