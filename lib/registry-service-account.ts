@@ -27,8 +27,11 @@ export interface RegistryServiceAccountProps {
    */
   readonly readers?: readonly IGrantee[];
   /**
-   * Also grant the spec's older form `secret/registry/svc-{name}` to readers, for clients that still
-   * request it (on a KV v1 mount it is the only form anyway).
+   * Also grant the spec's older form `secret/registry/svc-{name}` to readers. Useful while a mount is
+   * still KV v1 but declared as v2 (migration): the policy then works before and after the upgrade.
+   * On a KV v2 mount an older-form GET gets 404 with "Invalid path for a versioned K/V secrets engine"
+   * in `warnings` instead of 403: it never returns data (seen on OpenBao, test/store/older-form).
+   * On a v1 mount the data path is the older form already.
    * @default false
    */
   readonly olderFormGrant?: boolean;
