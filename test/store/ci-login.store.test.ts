@@ -13,7 +13,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { FakeRequest, jobShells, JobShell, leakedValues, runJob } from '../unit/ci-login-template.harness';
 import { generateSigningKey, gitlabJobClaims, JwtClaims, JwtSigningKey, signJwt } from './jwt-signer';
-import { PlatformFixture, TEST_SETTINGS, testPlatformConfig, testSecretValues, writeKv2 } from './platform-fixture';
+import { PlatformFixture, SPEC_CI_SECRETS, TEST_SETTINGS, testPlatformConfig, testSecretValues, writeKv2 } from './platform-fixture';
 import { RunningStore, startStore } from './store-server';
 import * as yaml from 'js-yaml';
 
@@ -109,15 +109,8 @@ describe('CI login template against the real store', () => {
     const ci = path.join(fixture.dir, 'cdktf.out', 'ci');
     script = fs.readFileSync(path.join(ci, 'secretstore-login.sh'), 'utf8');
     doc = yaml.load(fs.readFileSync(path.join(ci, 'secretstore-ci.gitlab-ci.yml'), 'utf8'));
-    const paths: Record<string, string[]> = {
-      'registry/svc-orchestrator': ['username', 'password'],
-      'registry/svc-executor': ['username', 'password'],
-      'registry/svc-deployer': ['username', 'password'],
-      'codequality/svc-orchestrator': ['token', 'url'],
-      'vulnmgmt/svc-orchestrator': ['token'],
-      'orchestrator/e2e-test-user': ['username', 'password'],
-      'testreport/svc-orchestrator': ['api_key'],
-    };
+    // The §2.3 paths, plus svc-deployer, which CI must not read.
+    const paths: Record<string, readonly string[]> = { ...SPEC_CI_SECRETS, 'registry/svc-deployer': ['username', 'password'] };
     for (const [logical, keys] of Object.entries(paths)) {
       seeded[logical] = testSecretValues(keys);
       if (logical === 'registry/svc-orchestrator') seeded[logical].password = NASTY_PASSWORD;

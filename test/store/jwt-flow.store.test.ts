@@ -8,6 +8,7 @@
 import { CiJwtAuth, CiJwtRole, CiSecret, JwtKeySource, PlatformSettings, SecretStoreStack } from '../../lib';
 import { generateSigningKey, gitlabJobClaims, JwksServer, JwtSigningKey, signJwt, startJwksServer } from './jwt-signer';
 import {
+  SPEC_CI_SECRETS,
   clientToken,
   firstError,
   jwtLogin,
@@ -21,15 +22,6 @@ import {
 } from './platform-fixture';
 import { RunningStore, startStore, storeRequest } from './store-server';
 
-/** Spec §2.3: the paths `registry-ci` reads, with their keys (KV v2, mount `secret/`). */
-const SPEC_CI_PATHS: Record<string, string[]> = {
-  'registry/svc-orchestrator': ['username', 'password'],
-  'registry/svc-executor': ['username', 'password'],
-  'codequality/svc-orchestrator': ['token', 'url'],
-  'vulnmgmt/svc-orchestrator': ['token'],
-  'orchestrator/e2e-test-user': ['username', 'password'],
-  'testreport/svc-orchestrator': ['api_key'],
-};
 
 /** Secrets CI must not read (seeded, so a refusal is an ACL refusal and not a 404). */
 const NOT_FOR_CI: Record<string, string[]> = {
@@ -63,7 +55,7 @@ describe('JWT flow: CI job tokens log in as registry-ci and read exactly the spe
     fixture.synthPlatform(testPlatformConfig(key.publicKeyPem));
     await fixture.apply();
     await mountKv(store, 'kv-other', 2);
-    for (const [logical, keys] of Object.entries({ ...SPEC_CI_PATHS, ...NOT_FOR_CI })) {
+    for (const [logical, keys] of Object.entries({ ...SPEC_CI_SECRETS, ...NOT_FOR_CI })) {
       seeded[logical] = testSecretValues(keys);
       await writeKv2(store, 'secret', logical, seeded[logical]);
     }
@@ -125,20 +117,20 @@ describe('JWT flow: CI job tokens log in as registry-ci and read exactly the spe
     expect(renewed.body.auth.lease_duration).toBeLessThanOrEqual(limit);
   });
 
-  it.each(Object.keys(SPEC_CI_PATHS))('the CI token reads secret/data/%s with its keys', async (logical) => {
+  it.each(Object.keys(SPEC_CI_SECRETS))('the CI token reads secret/data/%s with its keys', async (logical) => {
     const res = await asCi('GET', `secret/data/${logical}`);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.data.data).sort()).toEqual([...SPEC_CI_PATHS[logical]].sort());
+    expect(Object.keys(res.body.data.data).sort()).toEqual([...SPEC_CI_SECRETS[logical]].sort());
     expect(res.body.data.data).toEqual(seeded[logical]);
   });
 
   it('the policy names exactly the six spec §2.3 paths', async () => {
-    const res = await storeRequest(store, 'POST', 'sys/capabilities-self', { paths: Object.keys(SPEC_CI_PATHS).map((p) => `secret/data/${p}`) }, ciToken);
+    const res = await storeRequest(store, 'POST', 'sys/capabilities-self', { paths: Object.keys(SPEC_CI_SECRETS).map((p) => `secret/data/${p}`) }, ciToken);
     expect(res.status).toBe(200);
-    for (const p of Object.keys(SPEC_CI_PATHS)) expect(res.body[`secret/data/${p}`]).toEqual(['read']);
+    for (const p of Object.keys(SPEC_CI_SECRETS)) expect(res.body[`secret/data/${p}`]).toEqual(['read']);
     const policy = await storeRequest(store, 'GET', 'sys/policies/acl/registry-ci');
     const rulePaths = [...String(policy.body.data.policy).matchAll(/^path "([^"]+)"/gm)].map((m) => m[1]).sort();
-    expect(rulePaths).toEqual(Object.keys(SPEC_CI_PATHS).map((p) => `secret/data/${p}`).sort());
+    expect(rulePaths).toEqual(Object.keys(SPEC_CI_SECRETS).map((p) => `secret/data/${p}`).sort());
   });
 
   const refused: [string, string, string][] = [

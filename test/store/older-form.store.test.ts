@@ -18,6 +18,7 @@ import { Platform } from '../../stacks/platform';
 import { PlatformConfig } from '../../stacks/platform-config';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from './jwt-signer';
 import {
+  SPEC_CI_SECRETS,
   appRoleLogin,
   clientToken,
   firstError,
@@ -37,15 +38,6 @@ const ACL_DENIED = '1 error occurred:\n\t* permission denied\n\n';
 const KV2_INVALID_PATH_WARNING =
   "Invalid path for a versioned K/V secrets engine. See the API docs for the appropriate API endpoints to use. If using the OpenBao CLI, use 'bao kv get' for this operation.";
 
-/** Spec §2.3 logical paths with their keys. */
-const CI_SECRETS: Record<string, string[]> = {
-  'registry/svc-orchestrator': ['username', 'password'],
-  'registry/svc-executor': ['username', 'password'],
-  'codequality/svc-orchestrator': ['token', 'url'],
-  'vulnmgmt/svc-orchestrator': ['token'],
-  'orchestrator/e2e-test-user': ['username', 'password'],
-  'testreport/svc-orchestrator': ['api_key'],
-};
 
 /** The test-only account declared with the older-form grant. */
 function addLegacyAccount(platform: Platform): void {
@@ -95,7 +87,7 @@ describe('older-form paths', () => {
       if (version === 1) await mountKv(store, mount, 1);
       await fixture.apply();
       const write = version === 1 ? writeKv1 : writeKv2;
-      for (const [logical, keys] of Object.entries({ ...CI_SECRETS, 'registry/svc-legacy': ['username', 'password'] })) {
+      for (const [logical, keys] of Object.entries({ ...SPEC_CI_SECRETS, 'registry/svc-legacy': ['username', 'password'] })) {
         result.seeded[logical] = testSecretValues(keys);
         await write(store, mount, logical, result.seeded[logical]);
       }
@@ -137,7 +129,7 @@ describe('older-form paths', () => {
   describe('on the KV v2 mount secret/', () => {
     it('olderFormGrant adds a rule for secret/registry/svc-legacy next to the data/ rule; other accounts get only data/', async () => {
       expect(await rulePaths(v2)).toEqual(
-        [...Object.keys(CI_SECRETS), 'registry/svc-legacy'].map((p) => `secret/data/${p}`).concat('secret/registry/svc-legacy').sort(),
+        [...Object.keys(SPEC_CI_SECRETS), 'registry/svc-legacy'].map((p) => `secret/data/${p}`).concat('secret/registry/svc-legacy').sort(),
       );
     });
 
@@ -185,10 +177,10 @@ describe('older-form paths', () => {
 
   describe("on a KV v1 mount (settings.kvMount = new KvMount('secret-v1', 1))", () => {
     it('the policy names the v1 paths without data/, and the older-form grant adds no second rule', async () => {
-      expect(await rulePaths(v1)).toEqual([...Object.keys(CI_SECRETS), 'registry/svc-legacy'].map((p) => `secret-v1/${p}`).sort());
+      expect(await rulePaths(v1)).toEqual([...Object.keys(SPEC_CI_SECRETS), 'registry/svc-legacy'].map((p) => `secret-v1/${p}`).sort());
     });
 
-    it.each(Object.keys(CI_SECRETS))('the CI token reads secret-v1/%s: data holds the keys directly (spec §4.1 older form)', async (logical) => {
+    it.each(Object.keys(SPEC_CI_SECRETS))('the CI token reads secret-v1/%s: data holds the keys directly (spec §4.1 older form)', async (logical) => {
       const res = await get(v1, `secret-v1/${logical}`);
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual(v1.seeded[logical]);

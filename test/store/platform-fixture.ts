@@ -29,6 +29,16 @@ export const TEST_SETTINGS = {
 } as const;
 
 /** CI job timeout of the test configuration (the CI store token's TTL). */
+/** Spec §2.3: the logical paths `registry-ci` reads (KV v2, mount `secret/`), with their keys. */
+export const SPEC_CI_SECRETS: Readonly<Record<string, readonly string[]>> = {
+  'registry/svc-orchestrator': ['username', 'password'],
+  'registry/svc-executor': ['username', 'password'],
+  'codequality/svc-orchestrator': ['token', 'url'],
+  'vulnmgmt/svc-orchestrator': ['token'],
+  'orchestrator/e2e-test-user': ['username', 'password'],
+  'testreport/svc-orchestrator': ['api_key'],
+};
+
 export const TEST_JOB_TIMEOUT = Duration.minutes(15);
 
 /**
