@@ -91,8 +91,15 @@ export class SecretStoreApp extends App {
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
+  /** Paths (relative to the output directory) of the artifacts the last synthesis wrote, sorted. */
+  get writtenArtifacts(): readonly string[] {
+    return [...this.written];
+  }
+
+  private written = new Set<string>();
+
   private writeArtifacts(dir: string): void {
-    const seen = new Set<string>();
+    const seen = (this.written = new Set<string>());
     for (const artifact of this.collectArtifacts()) {
       if (artifact.path.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(artifact.path)) {
         throw new Error(`artifact path "${artifact.path}" must be relative, without ".." or empty segments`);

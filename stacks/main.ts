@@ -18,4 +18,4 @@ try {
 const relative = path.relative(process.cwd(), app.finalOutdir) || '.';
 const stacks = app.node.children.map((c) => c.node.id).sort();
 console.log(`synthesized ${relative}/stacks/{${stacks.join(',')}}/cdk.tf.json`);
-app.collectArtifacts().forEach((a) => console.log(`            ${relative}/${a.path}`));
+app.writtenArtifacts.forEach((file) => console.log(`            ${relative}/${file}`));
