@@ -1,10 +1,10 @@
 import { accessCommand } from './access-command';
 import { accessDiffCommand } from './access-diff-command';
-import { checkAppRoleCommand } from './check-approle';
+import { checkAppRoleCommand } from './check-approle-command';
 import { Command } from './command';
 import { engineCommand } from './engine-command';
-import { provisionCommand } from './provision';
-import { rotateSecretIdCommand } from './rotate-secret-id';
+import { provisionCommand } from './provision-command';
+import { rotateSecretIdCommand } from './rotate-secret-id-command';
 import { whoCanCommand } from './who-can-command';
 
 /**

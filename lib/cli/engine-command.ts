@@ -1,7 +1,7 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { resolveStoreAddress } from '../store-address';
+import { resolveStoreAddress } from '../store/store-address';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';

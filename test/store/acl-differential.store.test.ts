@@ -16,7 +16,7 @@ import { DEFAULT_POLICY_TEXT } from '../../lib/acl/default-policy';
 import { PolicyParser } from '../../lib/acl/policy-parser';
 import { AccessModel } from '../../lib/access/access-model';
 import { PolicyDocument } from '../../lib/model/policy-document';
-import { RunningStore, startStore, storeRequest } from './store-server';
+import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 
 const SEED = Number(process.env.ACL_DIFF_SEED ?? Date.now() % 2 ** 31);
 const POLICY_SETS = Number(process.env.ACL_DIFF_SETS ?? 250);

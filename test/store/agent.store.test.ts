@@ -12,16 +12,16 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AgentConfigurations } from '../../lib/agent-configuration';
-import { AppRoleCredentialsFile } from '../../lib/approle-credentials-file';
-import { AppRoleOperator } from '../../lib/approle-operator';
+import { AgentConfigurations } from '../../lib/constructs/agent-configuration';
+import { AppRoleCredentialsFile } from '../../lib/store/approle-credentials-file';
+import { AppRoleOperator } from '../../lib/store/approle-operator';
 import { runCli } from '../../lib/cli/run-cli';
-import { StoreClient } from '../../lib/store-client';
+import { StoreClient } from '../../lib/store/store-client';
 import { AppRoleApplication, Duration } from '../../lib';
-import { generateSigningKey } from './jwt-signer';
-import { PlatformFixture, testPlatformConfig, writeKv2 } from './platform-fixture';
-import { freePort, RunningStore, startStore } from './store-server';
-import { toolchain } from './toolchain-env';
+import { generateSigningKey } from '../support/store/jwt-signer';
+import { PlatformFixture, testPlatformConfig, writeKv2 } from '../support/store/platform-fixture';
+import { freePort, RunningStore, startStore } from '../support/store/store-server';
+import { toolchain } from '../support/store/toolchain-env';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

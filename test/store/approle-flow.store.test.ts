@@ -7,7 +7,7 @@
  */
 import { AppRoleApplication } from '../../lib';
 import { Platform } from '../../stacks/platform';
-import { generateSigningKey } from './jwt-signer';
+import { generateSigningKey } from '../support/store/jwt-signer';
 import {
   appRoleLogin,
   clientToken,
@@ -18,8 +18,8 @@ import {
   testPlatformConfig,
   testSecretValues,
   writeKv2,
-} from './platform-fixture';
-import { RunningStore, startStore, storeRequest } from './store-server';
+} from '../support/store/platform-fixture';
+import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 
 /** Spec §2.4: role → readable prefix (below `secret/data/`), and a secret the test seeds there. */
 const SPEC_APPS: Record<string, { prefix: string; secrets: Record<string, string[]> }> = {

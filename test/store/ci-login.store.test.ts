@@ -11,10 +11,10 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { FakeRequest, jobShells, JobShell, leakedValues, runJob } from '../unit/ci-login-template.harness';
-import { generateSigningKey, gitlabJobClaims, JwtClaims, JwtSigningKey, signJwt } from './jwt-signer';
-import { PlatformFixture, SPEC_CI_SECRETS, TEST_SETTINGS, testPlatformConfig, testSecretValues, writeKv2 } from './platform-fixture';
-import { RunningStore, startStore } from './store-server';
+import { FakeRequest, jobShells, JobShell, leakedValues, runJob } from '../support/ci-login-harness';
+import { generateSigningKey, gitlabJobClaims, JwtClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
+import { PlatformFixture, SPEC_CI_SECRETS, TEST_SETTINGS, testPlatformConfig, testSecretValues, writeKv2 } from '../support/store/platform-fixture';
+import { RunningStore, startStore } from '../support/store/store-server';
 import * as yaml from 'js-yaml';
 
 

@@ -4,10 +4,10 @@
  */
 import * as path from 'path';
 import { runCli } from '../../lib/cli/run-cli';
-import { generateSigningKey } from './jwt-signer';
-import { applyPlatform, PlatformFixture, testPlatformConfig } from './platform-fixture';
-import { RunningStore, startStore } from './store-server';
-import { toolchain } from './toolchain-env';
+import { generateSigningKey } from '../support/store/jwt-signer';
+import { applyPlatform, PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
+import { RunningStore, startStore } from '../support/store/store-server';
+import { toolchain } from '../support/store/toolchain-env';
 
 describe('§2.5: the stacks are planned with SECRETSTORE_ADDR alone', () => {
   let store: RunningStore;

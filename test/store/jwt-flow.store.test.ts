@@ -6,7 +6,7 @@
  * (recorded in docs/store-tests.md).
  */
 import { CiJwtAuth, CiJwtRole, CiSecret, JwtKeySource, PlatformSettings, SecretStoreStack } from '../../lib';
-import { generateSigningKey, gitlabJobClaims, JwksServer, JwtSigningKey, signJwt, startJwksServer } from './jwt-signer';
+import { generateSigningKey, gitlabJobClaims, JwksServer, JwtSigningKey, signJwt, startJwksServer } from '../support/store/jwt-signer';
 import {
   SPEC_CI_SECRETS,
   clientToken,
@@ -19,8 +19,8 @@ import {
   testPlatformConfig,
   testSecretValues,
   writeKv2,
-} from './platform-fixture';
-import { RunningStore, startStore, storeRequest } from './store-server';
+} from '../support/store/platform-fixture';
+import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 
 
 /** Secrets CI must not read (seeded, so a refusal is an ACL refusal and not a 404). */

@@ -21,7 +21,7 @@ import {
 } from '../../lib';
 import { Platform } from '../../stacks/platform';
 import { PlatformConfig } from '../../stacks/platform-config';
-import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from './jwt-signer';
+import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import {
   clientToken,
   firstError,
@@ -33,8 +33,8 @@ import {
   testPlatformConfig,
   testSecretValues,
   writeKv2,
-} from './platform-fixture';
-import { RunningStore, startStore, storeRequest } from './store-server';
+} from '../support/store/platform-fixture';
+import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 
 const ACL_DENIED = '1 error occurred:\n\t* permission denied\n\n';
 const CI = TEST_SETTINGS.ciUrl;

@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { KvMount, RegistryServiceAccount } from '../../lib';
 import { Platform } from '../../stacks/platform';
 import { PlatformConfig } from '../../stacks/platform-config';
-import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from './jwt-signer';
+import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import {
   SPEC_CI_SECRETS,
   appRoleLogin,
@@ -30,9 +30,9 @@ import {
   testSecretValues,
   writeKv1,
   writeKv2,
-} from './platform-fixture';
-import { RunningStore, startStore, storeRequest } from './store-server';
-import { toolchain } from './toolchain-env';
+} from '../support/store/platform-fixture';
+import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { toolchain } from '../support/store/toolchain-env';
 
 const ACL_DENIED = '1 error occurred:\n\t* permission denied\n\n';
 const KV2_INVALID_PATH_WARNING =

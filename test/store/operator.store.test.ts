@@ -9,9 +9,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../lib/cli/run-cli';
-import { generateSigningKey } from './jwt-signer';
-import { appRoleLogin, clientToken, firstError, PlatformFixture, roleIdsFromOutputs, testPlatformConfig } from './platform-fixture';
-import { freePort, RunningStore, startStore, storeRequest } from './store-server';
+import { generateSigningKey } from '../support/store/jwt-signer';
+import { appRoleLogin, clientToken, firstError, PlatformFixture, roleIdsFromOutputs, testPlatformConfig } from '../support/store/platform-fixture';
+import { freePort, RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { REPO_ROOT } from '../support/paths';
 
 interface Run {
   code: number;
@@ -68,7 +69,7 @@ describe('operator commands against a real store', () => {
     await fixture.apply(['app-roles']);
     roleIds = await roleIdsFromOutputs(fixture, platform);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-operator-'));
-    const policy = fs.readFileSync(path.join(__dirname, '../../docs/operators.md'), 'utf8').match(/```hcl\n([\s\S]*?)```/)![1];
+    const policy = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'operators.md'), 'utf8').match(/```hcl\n([\s\S]*?)```/)![1];
     expect((await storeRequest(store, 'PUT', 'sys/policies/acl/approle-operator', { policy })).status).toBe(204);
     const created = await storeRequest(store, 'POST', 'auth/token/create', { policies: ['approle-operator'], ttl: '1h' });
     operatorToken = created.body.auth.client_token;
@@ -302,7 +303,7 @@ describe('operator commands against a real store', () => {
     let build: string;
     beforeAll(() => {
       build = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-build-'));
-      const root = path.join(__dirname, '../..');
+      const root = REPO_ROOT;
       execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.json'), '--outDir', build], {
         stdio: 'pipe',
       });

@@ -7,11 +7,11 @@ import * as fs from 'node:fs';
 import { postgresState, RegistryServiceAccount } from '../../lib';
 import { definePlatform } from '../../stacks/platform';
 import { PlatformConfig } from '../../stacks/platform-config';
-import { generateSigningKey } from './jwt-signer';
-import { PlatformFixture, testPlatformConfig } from './platform-fixture';
-import { RunningPostgres, startPostgres } from './postgres-server';
-import { RunningStore, startStore } from './store-server';
-import { toolchain } from './toolchain-env';
+import { generateSigningKey } from '../support/store/jwt-signer';
+import { PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
+import { RunningPostgres, startPostgres } from '../support/store/postgres-server';
+import { RunningStore, startStore } from '../support/store/store-server';
+import { toolchain } from '../support/store/toolchain-env';
 
 describe('Remote state in PostgreSQL: shared and locked', () => {
   let store: RunningStore;

@@ -7,8 +7,8 @@ import { DEFAULT_VAULT_PROVIDER_VERSION } from '../../lib';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runEngine } from './engine';
-import { RunningStore, startStore, storeRequest } from './store-server';
+import { runEngine } from '../support/store/engine';
+import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 
 const POLICY_NAME = 'toolchain-smoke';
 const POLICY_TEXT = 'path "secret/data/toolchain-smoke/*" {\n  capabilities = ["read"]\n}\n';

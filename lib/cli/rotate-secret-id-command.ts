@@ -1,0 +1,87 @@
+import { StoreError } from '../store/store-client';
+import { Command } from './command';
+import { parseCommandArguments } from './command-arguments';
+import { ExitCode } from './exit-code';
+import { runOperatorCommand, STORE_ENVIRONMENT_HELP } from './operator-command';
+import { CREDENTIALS_FILE_HELP, CREDENTIALS_FILE_OPTIONS, credentialsFileTarget, writeCredentials } from './provision-command';
+
+/** `secretstore-iac rotate-secret-id APP --env-file PATH` (spec §5.3). */
+export const rotateSecretIdCommand: Command = {
+  name: 'rotate-secret-id',
+  summary: "replace an application's Secret ID in its env file and destroy the previous one (spec §5.3)",
+  usage: [
+    'Usage: secretstore-iac rotate-secret-id APP --env-file PATH [--owner USER[:GROUP]] [--mount approle] [--keep-previous]',
+    '',
+    'Rotates the Secret ID of the AppRole role APP (spec §5.3): generates a new Secret ID, verifies it by a',
+    'login, writes it with the Role ID to PATH as provision does (atomically, mode 0600), then destroys the',
+    'Secret ID PATH held before, by its accessor, and prints the next steps. Secret IDs are never printed.',
+    'Rotate when a server is decommissioned or rebuilt, when compromise is suspected, or by routine.',
+    '',
+    CREDENTIALS_FILE_HELP,
+    '  --keep-previous       do not destroy the previous Secret ID',
+    '',
+    STORE_ENVIRONMENT_HELP,
+    '',
+    'Exit codes: 0 rotated, 2 usage error, 3 runtime error (including a failed verification login, and a',
+    'previous Secret ID that could not be destroyed: the message says what was done).',
+  ].join('\n'),
+  run(args, context) {
+    return runOperatorCommand(context, async (io) => {
+      const { values, positionals } = parseCommandArguments(
+        args,
+        { ...CREDENTIALS_FILE_OPTIONS, 'keep-previous': { type: 'boolean', default: false } },
+        { min: 1, max: 1, names: 'APP' },
+      );
+      const role = positionals[0];
+      const { file, owner, operator } = credentialsFileTarget(values, context);
+      const previous = file.readSecretId();
+      io.hide(previous);
+      const roleId = await operator.roleId(role);
+
+      const issued = await operator.issueSecretId(role, { issued_by: 'secretstore-iac rotate-secret-id' });
+      io.hide(issued.secretId);
+      const check = await operator.login(roleId, issued.secretId);
+      if (!check.valid) {
+        await operator.destroySecretId(role, issued.accessor).catch(() => undefined);
+        throw new Error(
+          `the new Secret ID failed its verification login (HTTP ${check.status}: ${check.reason}); ` +
+            `it was destroyed, ${file.path} is unchanged and the previous Secret ID stays valid. ` +
+            'A role with secret_id_bound_cidrs rejects logins from addresses outside them: rotate from an allowed host',
+        );
+      }
+      io.stdout(`new Secret ID (accessor ${issued.accessor}) verified by a login as ${check.roleName ?? role}`);
+      writeCredentials(file, { roleId, secretId: issued.secretId }, owner, io);
+
+      let failure: string | undefined;
+      if (!previous) {
+        io.stdout(`${file.path} held no Secret ID before: nothing to destroy`);
+      } else {
+        const accessor = await operator.accessorOf(role, previous);
+        if (accessor === undefined) {
+          io.stdout(`the previous Secret ID in ${file.path} is unknown to the store (expired, destroyed, or of another role): nothing to destroy`);
+        } else if (values['keep-previous']) {
+          io.stdout(
+            `kept the previous Secret ID (accessor ${accessor}) as asked; destroy it later: ` +
+              `POST auth/${operator.mount}/role/${role}/secret-id-accessor/destroy {"secret_id_accessor":"${accessor}"}`,
+          );
+        } else {
+          try {
+            await operator.destroySecretId(role, accessor);
+            io.stdout(`destroyed the previous Secret ID (accessor ${accessor})`);
+          } catch (e) {
+            if (!(e instanceof StoreError)) throw e;
+            failure = `the new Secret ID is written, but destroying the previous one (accessor ${accessor}) failed: ${e.message}`;
+          }
+        }
+      }
+      io.stdout('Next steps (spec §5.3):');
+      io.stdout(`  1. Re-run the deployment so that the host's env file carries the new Secret ID (nothing to do if ${file.path} is that file).`);
+      io.stdout(
+        `  2. Restart the agent container of ${role}: it read the previous Secret ID at start-up` +
+          (values['keep-previous'] || failure ? '.' : ', which no longer exists, and would fail at its next login.'),
+      );
+      if (failure) throw new Error(failure);
+      return ExitCode.ok;
+    });
+  },
+};

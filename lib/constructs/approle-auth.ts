@@ -1,0 +1,36 @@
+import { Construct } from 'constructs';
+import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
+import { ValidationProblem } from '../model/validation-problem';
+
+/** Properties of {@link AppRoleAuth}. */
+export interface AppRoleAuthProps {
+  /**
+   * Mount path of the AppRole auth method.
+   * @default 'approle'
+   */
+  readonly path?: string;
+}
+
+/** The store's AppRole auth method, used by the applications' sidecar agents (spec §5.2). */
+export class AppRoleAuth extends Construct {
+  /** Mount path (`approle`). */
+  readonly path: string;
+  /** The rendered auth backend. */
+  readonly backend: AuthBackend;
+
+  constructor(scope: Construct, id: string, props: AppRoleAuthProps = {}) {
+    super(scope, id);
+    this.path = props.path ?? 'approle';
+    this.backend = new AuthBackend(this, 'backend', {
+      type: 'approle',
+      path: this.path,
+      description: 'Application sidecar agents (managed by secretstore-iac)',
+    });
+    this.node.addValidation({
+      validate: () =>
+        /^[a-z0-9][a-z0-9_-]*$/.test(this.path)
+          ? []
+          : [String(new ValidationProblem('path', this.path, 'must be a single lower-case mount segment'))],
+    });
+  }
+}

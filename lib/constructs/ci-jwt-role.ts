@@ -1,0 +1,177 @@
+import { Lazy } from 'cdktf';
+import { Construct } from 'constructs';
+import { JwtAuthBackendRole } from '@cdktf/provider-vault/lib/jwt-auth-backend-role';
+import { Policy } from '@cdktf/provider-vault/lib/policy';
+import { CiJwtAuth } from './ci-jwt-auth';
+import { Duration } from '../model/duration';
+import { IGrantee } from '../model/grant';
+import { identifierNameProblems } from '../model/identifier-name';
+import { PolicyDocument } from '../model/policy-document';
+import { ValidationProblem } from '../model/validation-problem';
+import { SecretStoreStack } from './secret-store-stack';
+
+/** Properties of {@link CiJwtRole}. */
+export interface CiJwtRoleProps {
+  /** The JWT auth method the role belongs to. */
+  readonly auth: CiJwtAuth;
+  /**
+   * Role name, also the name of its policy. The spec's role is not configurable per project.
+   * @default 'registry-ci'
+   */
+  readonly roleName?: string;
+  /**
+   * Accepted `aud` values; a job token must carry one of them (spec §2.4a).
+   * @default [the platform's CI URL]
+   */
+  readonly audiences?: readonly string[];
+  /**
+   * Claims a job token must carry; a list means any of. Never empty: without a bound claim any job of
+   * the CI instance could log in.
+   * @default { namespace_path: ['<org>', '<org>/*'] } (the organisation's CI namespace and its subgroups)
+   */
+  readonly boundClaims?: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * How bound claim values compare: `string` (exact) or `glob`.
+   * @default 'glob'
+   */
+  readonly boundClaimsType?: 'string' | 'glob';
+  /**
+   * Claim that names the entity alias.
+   * @default 'project_path'
+   */
+  readonly userClaim?: string;
+  /**
+   * The CI job timeout. The store token's TTL, max TTL and explicit max TTL are all set to it, so the
+   * token cannot outlive the job (spec §8) and cannot be renewed beyond it.
+   * @default Duration.minutes(60)
+   */
+  readonly jobTimeout?: Duration;
+  /**
+   * Store token type.
+   * @default 'service'
+   */
+  readonly tokenType?: 'service' | 'batch';
+  /**
+   * Source addresses allowed to use the token (CIDRs).
+   * @default [] (no restriction)
+   */
+  readonly tokenBoundCidrs?: readonly string[];
+}
+
+/**
+ * The shared CI role (`registry-ci`, spec §5.1): JWT login bound to the CI issuer, audience and the
+ * organisation's namespace, with one policy that grants read on exactly the paths granted to it.
+ *
+ * Every role field is rendered explicitly, including the empty ones: a role write is a partial update
+ * on the store, so a field the configuration stops setting would otherwise keep its old value.
+ */
+export class CiJwtRole extends Construct implements IGrantee {
+  /** Role name. */
+  readonly roleName: string;
+  /** `jwt/registry-ci`. */
+  readonly identityName: string;
+  /** The role's policy; grants add rules to it. */
+  readonly policy: PolicyDocument;
+  /** Accepted audiences. */
+  readonly audiences: readonly string[];
+  /** Bound claims, lists as given. */
+  readonly boundClaims: Readonly<Record<string, readonly string[]>>;
+  /** Bound claims comparison. */
+  readonly boundClaimsType: 'string' | 'glob';
+  /** User claim. */
+  readonly userClaim: string;
+  /** Job timeout = token lifetime. */
+  readonly jobTimeout: Duration;
+  /** The rendered role. */
+  readonly role: JwtAuthBackendRole;
+  /** The rendered policy. */
+  readonly policyResource: Policy;
+
+  constructor(scope: Construct, id: string, props: CiJwtRoleProps) {
+    super(scope, id);
+    const settings = SecretStoreStack.of(this).settings;
+    this.roleName = props.roleName ?? 'registry-ci';
+    this.identityName = `${props.auth.path}/${this.roleName}`;
+    this.policy = new PolicyDocument(this.roleName);
+    this.audiences = [...(props.audiences ?? [settings.ciUrl])];
+    const claims = props.boundClaims ?? {
+      namespace_path: [settings.organisation, `${settings.organisation}/*`],
+    };
+    this.boundClaims = Object.fromEntries(
+      Object.keys(claims)
+        .sort()
+        .map((k) => [k, typeof claims[k] === 'string' ? [claims[k] as string] : [...(claims[k] as string[])]]),
+    );
+    this.boundClaimsType = props.boundClaimsType ?? 'glob';
+    this.userClaim = props.userClaim ?? 'project_path';
+    this.jobTimeout = props.jobTimeout ?? Duration.minutes(60);
+    const ttl = this.jobTimeout.toSeconds();
+
+    this.policyResource = new Policy(this, 'policy', {
+      name: this.roleName,
+      policy: Lazy.stringValue({ produce: () => this.policy.toHcl() }),
+    });
+    this.role = new JwtAuthBackendRole(this, 'role', {
+      backend: props.auth.backend.path,
+      roleName: this.roleName,
+      roleType: 'jwt',
+      userClaim: this.userClaim,
+      userClaimJsonPointer: false,
+      boundAudiences: [...this.audiences],
+      boundClaims: Object.fromEntries(Object.entries(this.boundClaims).map(([k, v]) => [k, v.join(',')])),
+      boundClaimsType: this.boundClaimsType,
+      boundSubject: '',
+      claimMappings: {},
+      groupsClaim: '',
+      disableBoundClaimsParsing: false,
+      clockSkewLeeway: 0,
+      expirationLeeway: 0,
+      notBeforeLeeway: 0,
+      verboseOidcLogging: false,
+      tokenPolicies: [this.policyResource.name],
+      tokenNoDefaultPolicy: false,
+      tokenTtl: ttl,
+      tokenMaxTtl: ttl,
+      tokenExplicitMaxTtl: ttl,
+      tokenPeriod: 0,
+      tokenNumUses: 0,
+      tokenType: props.tokenType ?? 'service',
+      tokenBoundCidrs: [...(props.tokenBoundCidrs ?? [])],
+    });
+    this.node.addValidation({ validate: () => this.problems().map(String) });
+  }
+
+  private problems(): ValidationProblem[] {
+    const problems = identifierNameProblems('roleName', this.roleName);
+    if (this.audiences.length === 0) {
+      problems.push(new ValidationProblem('audiences', [], 'must not be empty: job tokens carry aud, and a role without audiences rejects them'));
+    }
+    this.audiences
+      .filter((a) => !a || /\s/.test(a))
+      .forEach((a) => problems.push(new ValidationProblem('audiences', a, 'must be a non-empty audience without spaces')));
+    const claimNames = Object.keys(this.boundClaims);
+    if (claimNames.length === 0) {
+      problems.push(
+        new ValidationProblem('boundClaims', {}, 'must not be empty: without a bound claim any job of the CI instance can log in'),
+      );
+    }
+    for (const name of claimNames) {
+      const values = this.boundClaims[name];
+      if (values.length === 0 || values.some((v) => !v)) {
+        problems.push(new ValidationProblem(`boundClaims.${name}`, values, 'must hold at least one non-empty value'));
+      }
+      if (values.some((v) => v.includes(','))) {
+        problems.push(new ValidationProblem(`boundClaims.${name}`, values, 'values must not contain "," (the store splits on it)'));
+      }
+    }
+    if (!['string', 'glob'].includes(this.boundClaimsType)) {
+      problems.push(new ValidationProblem('boundClaimsType', this.boundClaimsType, 'must be "string" or "glob"'));
+    }
+    if (!this.userClaim) problems.push(new ValidationProblem('userClaim', this.userClaim, 'must not be empty'));
+    if (!this.jobTimeout.isValid || this.jobTimeout.toSeconds() === 0) {
+      problems.push(new ValidationProblem('jobTimeout', this.jobTimeout.toString(), 'must be a positive whole number of seconds'));
+    }
+    problems.push(...this.policy.problems('policy'));
+    return problems;
+  }
+}

@@ -1,0 +1,62 @@
+import { LocalBackend, TerraformStack } from 'cdktf';
+import { Construct, IConstruct } from 'constructs';
+import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
+import { PlatformSettings } from '../model/platform-settings';
+
+/** How a stack stores its Terraform state. */
+export type StateBackendFactory = (stack: SecretStoreStack) => void;
+
+/** Properties of a {@link SecretStoreStack}. */
+export interface SecretStoreStackProps {
+  /** The platform's settings (organisation, CI URL, registry host, KV mount). */
+  readonly settings: PlatformSettings;
+  /**
+   * Declares the stack's state backend.
+   * @default a local state file `terraform.<stack id>.tfstate` next to the output directory (the
+   * project root for `cdktf.out`), outside it, so that re-synthesis never touches the state
+   */
+  readonly stateBackend?: StateBackendFactory;
+  /**
+   * Version constraint of the `hashicorp/vault` provider in the synthesized stacks. The bindings
+   * (`@cdktf/provider-vault` 15.6.1) are generated from provider 5.6.0, which 5.x releases keep
+   * compatible with; the real-store tests run provider 5.9.0. The engine's lock file pins the
+   * version actually installed; pass `'5.6.0'` to pin it here exactly.
+   * @default '>= 5.6.0, < 6.0.0'
+   */
+  readonly providerVersion?: string;
+}
+
+/** Default `hashicorp/vault` version constraint of synthesized stacks. */
+export const DEFAULT_VAULT_PROVIDER_VERSION = '>= 5.6.0, < 6.0.0';
+
+/**
+ * A Terraform stack that configures one secrets store (Vault or OpenBao) with the `hashicorp/vault`
+ * provider. The provider reads the store address and token at plan/apply time from `VAULT_ADDR` and
+ * `VAULT_TOKEN` (the `secretstore-iac tf` wrapper maps the spec's `SECRETSTORE_ADDR`); nothing about
+ * the store's location or credentials is written into the synthesized JSON.
+ */
+export class SecretStoreStack extends TerraformStack {
+  /** The nearest enclosing SecretStoreStack of a construct. */
+  static of(construct: IConstruct): SecretStoreStack {
+    for (let c: IConstruct | undefined = construct; c; c = c.node.scope) {
+      if (c instanceof SecretStoreStack) return c;
+    }
+    throw new Error(`${construct.node.path} must be declared inside a SecretStoreStack`);
+  }
+
+  /** Platform settings shared by the constructs of this stack. */
+  readonly settings: PlatformSettings;
+
+  constructor(scope: Construct, id: string, props: SecretStoreStackProps) {
+    super(scope, id);
+    this.settings = props.settings;
+    new VaultProvider(this, 'vault', {});
+    // cdktf writes the bindings' exact version (5.6.0); a 5.x range lets the engine use the 5.x
+    // release it has (the lock file then pins it).
+    this.addOverride('terraform.required_providers.vault.version', props.providerVersion ?? DEFAULT_VAULT_PROVIDER_VERSION);
+    // The path is relative to the engine's working directory `<outdir>/stacks/<id>/`: a relative
+    // path keeps the output machine-independent, and `../../../` keeps the state out of the output.
+    (props.stateBackend ?? ((stack) => new LocalBackend(stack, { path: `../../../terraform.${id}.tfstate` })))(this);
+    this.node.addValidation({ validate: () => this.settings.problems().map((p) => `settings.${p}`) });
+  }
+}

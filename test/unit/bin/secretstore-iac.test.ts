@@ -1,0 +1,113 @@
+/**
+ * The CLI end to end, as a process: compiled with tsc, run with node, output piped (not a
+ * terminal); and access-diff on git refs, synthesized in temporary worktrees of a throw-away repo.
+ */
+import { execFileSync, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { REPO_ROOT } from '../../support/paths';
+
+const REPO = REPO_ROOT;
+const FIXTURES = path.join(REPO, 'test', 'fixtures', 'access');
+let bin: string;
+let out: string;
+
+beforeAll(() => {
+  out = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-process-'));
+  execFileSync(
+    process.execPath,
+    [
+      path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
+      ...['--outDir', out, '--rootDir', REPO, '--module', 'commonjs', '--target', 'ES2022', '--strict'],
+      ...['--esModuleInterop', '--skipLibCheck', '--types', 'node', path.join(REPO, 'bin', 'secretstore-iac.ts')],
+    ],
+    { cwd: REPO, stdio: 'pipe' },
+  );
+  bin = path.join(out, 'bin', 'secretstore-iac.js');
+}, 120_000);
+
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+
+function run(args: string[], cwd = FIXTURES) {
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_PATH: path.join(REPO, 'node_modules') },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('secretstore-iac as a process', () => {
+  test('help, usage error and runtime error exit codes', () => {
+    expect(run(['--help']).code).toBe(0);
+    expect(run([]).code).toBe(2);
+    expect(run(['nope']).code).toBe(2);
+    expect(run(['access', path.join(REPO, 'test', 'fixtures', 'access-broken')]).code).toBe(3);
+  });
+
+  test('access and access-diff with piped output: plain Markdown, 0 and 1', () => {
+    const access = run(['access', 'base']);
+    expect(access.code).toBe(0);
+    expect(access.stdout).toContain('## `jwt/registry-ci`');
+    expect(access.stdout).not.toContain('\u001b[');
+    expect(run(['access-diff', 'base', 'head-nothing-changed']).code).toBe(0);
+    const changed = run(['access-diff', 'base', 'head-account-added']);
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toContain('| `secret/data/registry/svc-deployer` (new) | read |  | read |');
+  });
+});
+
+describe('access-diff on git refs', () => {
+  let repo: string;
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+
+  beforeAll(() => {
+    // A throw-away project whose synthesis copies a committed output: two commits, base and head.
+    repo = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-git-'));
+    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
+    fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\ndist\n');
+    fs.writeFileSync(
+      path.join(repo, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { outDir: 'dist', rootDir: '.', module: 'commonjs', target: 'ES2022', strict: true, types: ['node'], skipLibCheck: true },
+        include: ['stacks/**/*.ts'],
+      }),
+    );
+    fs.mkdirSync(path.join(repo, 'stacks'));
+    fs.writeFileSync(
+      path.join(repo, 'stacks', 'main.ts'),
+      "import * as fs from 'fs';\nimport * as path from 'path';\n" +
+        "fs.cpSync(path.join(__dirname, '..', '..', 'fixture'), process.env.CDKTF_OUTDIR!, { recursive: true });\n",
+    );
+    git('init', '-q', '-b', 'main');
+    fs.cpSync(path.join(FIXTURES, 'base'), path.join(repo, 'fixture'), { recursive: true });
+    git('add', '.');
+    git('commit', '-q', '-m', 'base');
+    git('tag', 'base');
+    fs.rmSync(path.join(repo, 'fixture'), { recursive: true });
+    fs.cpSync(path.join(FIXTURES, 'head-ttl-raised'), path.join(repo, 'fixture'), { recursive: true });
+    git('add', '-A');
+    git('commit', '-q', '-m', 'head');
+  });
+
+  afterAll(() => fs.rmSync(repo, { recursive: true, force: true }));
+
+  test('synthesizes each ref in a temporary worktree, diffs, and removes the worktrees', () => {
+    const changed = run(['access-diff', 'base', 'main'], repo);
+    expect(changed.stderr).toMatch(/synthesizing [0-9a-f]{12} in a temporary worktree/);
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toContain('## Access changes: `base` → `main`');
+    expect(changed.stdout).toContain('- **TTL raised**, `jwt/registry-ci`: `token_ttl` 1h → 2h');
+    expect(run(['access-diff', 'HEAD~1', 'base'], repo).code).toBe(0);
+    expect(git('worktree', 'list').split('\n')).toHaveLength(1);
+  }, 120_000);
+
+  test('a ref and a directory can be mixed; an unknown ref is a usage error', () => {
+    expect(run(['access-diff', 'base', path.join(FIXTURES, 'head-ttl-raised')], repo).code).toBe(1);
+    const unknown = run(['access-diff', 'no-such-ref', 'main'], repo);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no-such-ref is neither a synthesized output directory nor a git ref');
+  }, 120_000);
+});

@@ -1,0 +1,116 @@
+import * as path from 'path';
+import { CommandContext } from '../../../lib/cli/command';
+import { ExitCode } from '../../../lib/cli/exit-code';
+import { runCli } from '../../../lib/cli/run-cli';
+import { ACCESS_FIXTURES } from '../../support/paths';
+
+const FIXTURES = ACCESS_FIXTURES;
+
+/** Runs the CLI in-process and captures what it prints. */
+async function cli(argv: string[], options: { isTerminal?: boolean; env?: NodeJS.ProcessEnv } = {}) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const context: CommandContext = {
+    env: options.env ?? {},
+    cwd: FIXTURES,
+    isTerminal: options.isTerminal ?? false,
+    stdout: (line) => stdout.push(line),
+    stderr: (line) => stderr.push(line),
+  };
+  const code = await runCli(argv, context);
+  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
+}
+
+describe('dispatch, help and exit codes', () => {
+  test('--help lists the commands and the exit codes', async () => {
+    const { code, stdout } = await cli(['--help']);
+    expect(code).toBe(ExitCode.ok);
+    expect(stdout).toMatch(/^Usage: secretstore-iac COMMAND/);
+    for (const name of ['access', 'access-diff', 'who-can']) expect(stdout).toContain(`  ${name} `);
+    expect(stdout).toMatch(/2 usage error,\s+3 runtime error/);
+  });
+
+  test('each command has its own --help', async () => {
+    for (const name of ['access', 'access-diff', 'who-can']) {
+      const { code, stdout } = await cli([name, '--help']);
+      expect(code).toBe(0);
+      expect(stdout).toContain(`Usage: secretstore-iac ${name}`);
+      expect(stdout).toContain('Exit codes:');
+    }
+  });
+
+  test('no command, an unknown command or option, a missing argument: usage error (2)', async () => {
+    expect((await cli([])).code).toBe(ExitCode.usage);
+    const unknown = await cli(['acces']);
+    expect(unknown.code).toBe(ExitCode.usage);
+    expect(unknown.stderr).toContain('unknown command "acces"');
+    const option = await cli(['access', 'base', '--colour']);
+    expect(option.code).toBe(ExitCode.usage);
+    expect(option.stderr).toMatch(/secretstore-iac access: Unknown option '--colour'.*see secretstore-iac access --help/);
+    expect((await cli(['access-diff', 'base'])).code).toBe(ExitCode.usage);
+    expect((await cli(['access', 'base', '--format', 'html'])).stderr).toContain('--format must be one of md, json');
+    expect((await cli(['who-can', 'deny', 'x', 'base'])).code).toBe(ExitCode.usage);
+  });
+
+  test('a SOURCE that is neither an output directory nor a git ref is a usage error', async () => {
+    const { code, stderr } = await cli(['access', 'no-such-thing']);
+    expect(code).toBe(ExitCode.usage);
+    expect(stderr).toContain('no-such-thing is neither a synthesized output directory nor a git ref');
+  });
+
+  test('a broken configuration is a runtime error (3) with the reason', async () => {
+    const { code, stderr } = await cli(['access', path.join(FIXTURES, 'base', 'stacks')]);
+    expect(code).toBe(ExitCode.usage); // a directory, but not an output
+    expect(stderr).toContain('not a synthesized output');
+    const broken = await cli(['access', path.join(ACCESS_FIXTURES, '..', 'access-broken')]);
+    expect(broken.code).toBe(ExitCode.runtime);
+    expect(broken.stderr).toContain('policy "typo": path "secret/data/x": invalid capability "raed"');
+  });
+});
+
+describe('access', () => {
+  test('Markdown by default, JSON on request', async () => {
+    const md = await cli(['access', 'base', '--identity', 'jwt/registry-ci']);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toContain('## `jwt/registry-ci`');
+    const json = await cli(['access', 'base', '--format', 'json']);
+    const report = JSON.parse(json.stdout);
+    expect(report.identities.map((i: { name: string }) => i.name)).toContain('approle/orchestrator-dev');
+  });
+
+  test('plain output when not a terminal; styled on a terminal unless NO_COLOR', async () => {
+    const plain = await cli(['access', 'base']);
+    expect(plain.stdout).not.toContain('\u001b[');
+    const styled = await cli(['access', 'base'], { isTerminal: true });
+    expect(styled.stdout).toContain('\u001b[1m## `jwt/registry-ci`\u001b[0m');
+    const noColor = await cli(['access', 'base'], { isTerminal: true, env: { NO_COLOR: '1' } });
+    expect(noColor.stdout).toBe(plain.stdout);
+  });
+});
+
+describe('access-diff', () => {
+  test('exit 0 for no access change, 1 for a change', async () => {
+    expect((await cli(['access-diff', 'base', 'head-nothing-changed'])).code).toBe(ExitCode.ok);
+    const changed = await cli(['access-diff', 'base', 'head-ttl-raised']);
+    expect(changed.code).toBe(ExitCode.accessChanged);
+    expect(changed.stdout).toContain('- **TTL raised**, `jwt/registry-ci`: `token_ttl` 1h → 2h');
+  });
+
+  test('JSON carries the same diff', async () => {
+    const { code, stdout } = await cli(['access-diff', 'base', 'head-app-added', '--format', 'json']);
+    expect(code).toBe(ExitCode.accessChanged);
+    expect(JSON.parse(stdout).added[0].name).toBe('approle/billing-dev');
+  });
+});
+
+describe('who-can', () => {
+  test('lists identities and rules; says nobody when nobody can', async () => {
+    const yes = await cli(['who-can', 'read', 'secret/data/registry/svc-executor', 'base']);
+    expect(yes.code).toBe(0);
+    expect(yes.stdout).toBe(
+      'read on secret/data/registry/svc-executor:\n  jwt/registry-ci  via "secret/data/registry/svc-executor" (policies: registry-ci)',
+    );
+    const no = await cli(['who-can', 'delete', 'secret/data/registry/svc-executor', 'base']);
+    expect(no.stdout).toBe('delete on secret/data/registry/svc-executor:\n  nobody');
+  });
+});

@@ -1,0 +1,396 @@
+import { execFileSync, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as http from 'http';
+import * as os from 'os';
+import * as path from 'path';
+import { AgentConfigurations, AgentConfigurationsProps } from '../../../lib/constructs/agent-configuration';
+import { AgentEnvTemplate } from '../../../lib/render/agent-env-template';
+import { AppRoleApplication, AppRoleAuth, Duration, KvMount, PlatformSettings, SecretStoreApp, SecretStoreValidationError, SecretStoreStack } from '../../../lib';
+import { platformConfig } from '../../../stacks/platform.config';
+import { synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
+
+// Spec §4.1 flow 2 and §2.4: one agent configuration per application, written next to the stacks.
+
+const SETTINGS = { organisation: 'acme', ciUrl: 'https://gitlab.acme.example', registryHost: 'registry.acme.example' };
+
+/** Synthesizes one stack with applications and their agents; returns the output dir. */
+function synth(
+  apps: { name: string; environment: string; roleName?: string; renewalInterval?: Duration; secrets?: Record<string, string[]> }[],
+  props: Omit<AgentConfigurationsProps, 'applications'> = {},
+  options: { authPath?: string; kvMount?: KvMount } = {},
+): { outdir: string; agents: AgentConfigurations } {
+  const outdir = tempOutdir();
+  const app = new SecretStoreApp({ outdir });
+  const stack = new SecretStoreStack(app, 'apps', { settings: new PlatformSettings({ ...SETTINGS, kvMount: options.kvMount }) });
+  const auth = new AppRoleAuth(stack, 'approle', { path: options.authPath });
+  const applications = apps.map((a) => new AppRoleApplication(stack, `${a.name}-${a.environment}`, { auth, ...a }));
+  const agents = new AgentConfigurations(stack, 'agents', { applications, ...props });
+  app.synth();
+  return { outdir, agents };
+}
+
+const read = (outdir: string, rel: string): string => fs.readFileSync(path.join(outdir, rel), 'utf8');
+const modeOf = (outdir: string, rel: string): number => fs.statSync(path.join(outdir, rel)).mode & 0o777;
+
+describe('the platform synthesis writes the agent files of every application that declares secrets', () => {
+  const platform = synthesizePlatform();
+
+  it('writes agents/orchestrator-dev/{agent.hcl,env.ctmpl,entrypoint.sh} next to the stacks', () => {
+    const dir = path.join(platform.outdir, 'agents');
+    expect(fs.readdirSync(dir)).toEqual(['orchestrator-dev']);
+    expect(fs.readdirSync(path.join(dir, 'orchestrator-dev')).sort()).toEqual(['agent.hcl', 'entrypoint.sh', 'env.ctmpl']);
+    expect(modeOf(platform.outdir, 'agents/orchestrator-dev/agent.hcl')).toBe(0o644);
+    expect(modeOf(platform.outdir, 'agents/orchestrator-dev/env.ctmpl')).toBe(0o644);
+    expect(modeOf(platform.outdir, 'agents/orchestrator-dev/entrypoint.sh')).toBe(0o755);
+  });
+
+  it('renders the DEV database keys of §2.4 from secret/data/{org}/dev/orchestrator/database', () => {
+    expect(read(platform.outdir, 'agents/orchestrator-dev/env.ctmpl')).toBe(
+      [
+        `{{- /* secretstore-iac: environment of AppRole orchestrator-dev, one NAME='value' line per declared key (docs/operators.md). No secret in this file. */ -}}`,
+        '{{ with secret "secret/data/acme/dev/orchestrator/database" -}}',
+        `PG_HOST='{{ printf "%v" .Data.data.pg_host | replaceAll "'" "'\\\\''" }}'`,
+        `PG_PASSWORD='{{ printf "%v" .Data.data.pg_password | replaceAll "'" "'\\\\''" }}'`,
+        `PG_USER='{{ printf "%v" .Data.data.pg_user | replaceAll "'" "'\\\\''" }}'`,
+        '{{ end -}}',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('takes its output directory and container paths from the platform configuration', () => {
+    const custom = synthesizePlatform({
+      ...platformConfig,
+      agents: { outputDirectory: 'sidecars', paths: { envFile: '/run/app/.env' } },
+    });
+    expect(fs.readdirSync(path.join(custom.outdir, 'sidecars'))).toEqual(['orchestrator-dev']);
+    expect(read(custom.outdir, 'sidecars/orchestrator-dev/agent.hcl')).toMatch(/destination += "\/run\/app\/.env"/);
+  });
+
+  it('configures AppRole auto-auth, the 0600 env file, the re-read interval and the renew-self proxy', () => {
+    expect(read(platform.outdir, 'agents/orchestrator-dev/agent.hcl')).toMatchSnapshot();
+  });
+});
+
+describe('agent.hcl', () => {
+  const { outdir } = synth([{ name: 'orchestrator', environment: 'dev', secrets: { database: ['pg_host'] } }]);
+  const hcl = read(outdir, 'agents/orchestrator-dev/agent.hcl');
+
+  it('logs in with AppRole from the Role ID and Secret ID files and removes the Secret ID file', () => {
+    expect(hcl).toContain('method "approle" {');
+    expect(hcl).toContain('mount_path  = "auth/approle"');
+    expect(hcl).toContain('role_id_file_path                   = "/secretstore/auth/role-id"');
+    expect(hcl).toContain('secret_id_file_path                 = "/secretstore/auth/secret-id"');
+    expect(hcl).toContain('remove_secret_id_file_after_reading = true');
+  });
+
+  it('renders the template to /secretstore/secrets/.env with mode 0600; a missing key is an error', () => {
+    expect(hcl).toContain('source               = "/secretstore/config/env.ctmpl"');
+    expect(hcl).toContain('destination          = "/secretstore/secrets/.env"');
+    expect(hcl).toContain('perms                = "0600"');
+    expect(hcl).toContain('error_on_missing_key = true');
+  });
+
+  it('re-reads KV secrets every 5 minutes and exits on login or render failure by default', () => {
+    expect(hcl).toContain('static_secret_render_interval = "5m"');
+    expect(hcl).toContain('exit_on_retry_failure         = true');
+    expect(hcl).toContain('exit_on_err = true');
+  });
+
+  it('states the renewal every 45m through the loopback proxy and its exposure, and writes no sink (no token on disk)', () => {
+    expect(hcl).toContain('# Token renewal: every 45m (2700 s) entrypoint.sh POSTs auth/token/renew-self to the API proxy\n# below (127.0.0.1:8100)');
+    expect(hcl).toContain('the agent\'s lifetime watcher also renews, about\n# 8h into the 12h TTL.');
+    expect(hcl).toContain("Any process in this container's network namespace can use (and obtain) the\n# token through that listener");
+    expect(hcl).not.toMatch(/\bsink\b/);
+    expect(hcl).not.toMatch(/^vault \{/m);
+  });
+
+  it('opens the API proxy on 127.0.0.1:8100, adding the agent\'s token to requests that carry none', () => {
+    expect(hcl).toContain('api_proxy {\n  use_auto_auth_token = true\n}');
+    expect(hcl).toContain(
+      'listener "tcp" {\n  address                = "127.0.0.1:8100"\n  tls_disable            = true\n  require_request_header = true\n}',
+    );
+    expect(hcl.match(/^listener /gm)).toHaveLength(1);
+  });
+});
+
+describe('the renew-self loop (spec §4.1 flow 2 step 4)', () => {
+  const apps: Parameters<typeof synth>[0] = [
+    { name: 'orchestrator', environment: 'dev', secrets: { database: ['pg_host'] } },
+    { name: 'billing', environment: 'prod', renewalInterval: Duration.minutes(20), secrets: { smtp: ['password'] } },
+  ];
+  const on = synth(apps, { proxyPort: 18200 });
+  const off = synth(apps, { renewalLoop: false });
+
+  it('renews every renewalInterval in seconds through the configured port, each application with its own interval', () => {
+    const orchestrator = read(on.outdir, 'agents/orchestrator-dev/entrypoint.sh');
+    expect(orchestrator).toContain('\nrenew_every=2700\nrenew_proxy=http://127.0.0.1:18200\n');
+    expect(read(on.outdir, 'agents/billing-prod/entrypoint.sh')).toContain('\nrenew_every=1200\n');
+    expect(read(on.outdir, 'agents/orchestrator-dev/agent.hcl')).toContain('address                = "127.0.0.1:18200"');
+    expect(read(on.outdir, 'agents/billing-prod/agent.hcl')).toContain('# Token renewal: every 20m (1200 s)');
+    expect(on.agents.renewalLoop).toBe(true);
+    expect(on.agents.proxyPort).toBe(18200);
+  });
+
+  it('POSTs renew-self without a token, logs the status only, and starts the loop in the background just before exec', () => {
+    const script = read(on.outdir, 'agents/orchestrator-dev/entrypoint.sh');
+    expect(script).toContain(
+      `curl -q -s -o /dev/null -w '%{http_code}' -X POST -H 'X-Vault-Request: true' --max-time 60 "$renew_proxy/v1/auth/token/renew-self"`,
+    );
+    expect(script).toContain(`wget -S -O /dev/null --header 'X-Vault-Request: true' --post-data '' "$renew_proxy/v1/auth/token/renew-self"`);
+    expect(script).toContain('"$renew_with" write -f auth/token/renew-self 2>&1 >/dev/null');
+    expect(script).toContain('echo "secretstore agent: renew-self: HTTP $(renew_self)" >&2');
+    expect(script).not.toMatch(/X-Vault-Token|_TOKEN=/);
+    const lines = script.trimEnd().split('\n');
+    expect(lines.slice(-2)).toEqual(['renew_loop </dev/null &', 'exec "${SECRETSTORE_AGENT_BINARY:-bao}" agent -config=/secretstore/config/agent.hcl']);
+    // The loop is forked after the credentials are unset, so it never carries the Secret ID.
+    expect(lines.indexOf('unset SECRETSTORE_ROLE_ID SECRETSTORE_SECRET_ID')).toBeLessThan(lines.indexOf('renew_loop </dev/null &'));
+    expect(() => execFileSync('sh', ['-n', path.join(on.outdir, 'agents/orchestrator-dev/entrypoint.sh')])).not.toThrow();
+  });
+
+  it('when off: no api_proxy, no listener, no loop, and the header of the lifetime watcher alone', () => {
+    const hcl = read(off.outdir, 'agents/orchestrator-dev/agent.hcl');
+    const script = read(off.outdir, 'agents/orchestrator-dev/entrypoint.sh');
+    expect(hcl).not.toMatch(/api_proxy|listener|127\.0\.0\.1/);
+    expect(hcl).toMatch(
+      /# Token renewal: automatic \(lifetime watcher\), at about 2\/3 of the remaining lease: about 8h into the 12h TTL; declared interval 45m \(not settable in bao agent, see docs\/operators.md\)\.\n\nauto_auth \{/,
+    );
+    expect(script).not.toMatch(/renew/);
+    expect(script.trimEnd().split('\n').slice(-2)).toEqual([
+      'unset SECRETSTORE_ROLE_ID SECRETSTORE_SECRET_ID',
+      'exec "${SECRETSTORE_AGENT_BINARY:-bao}" agent -config=/secretstore/config/agent.hcl',
+    ]);
+    expect(off.agents.renewalLoop).toBe(false);
+  });
+});
+
+describe('the renew-self loop, run against a stand-in proxy', () => {
+  const curl = (() => {
+    try {
+      return execFileSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+  const itWithCurl = curl ? it : it.skip;
+
+  /** Runs entrypoint.sh with a stand-in agent that lives `agentSeconds`; the proxy answers `status`. */
+  async function runLoop(status: number, agentSeconds: number): Promise<{ log: string; requests: http.IncomingHttpHeaders[]; after: number }> {
+    const server = http.createServer((req, res) => {
+      requests.push({ ...req.headers, ':method': req.method, ':path': req.url });
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ auth: { client_token: 's.stand-in-token-in-the-body' } }));
+    });
+    const requests: http.IncomingHttpHeaders[] = [];
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-unit-loop-'));
+    try {
+      const { outdir } = synth([{ name: 'shop', environment: 'dev', renewalInterval: Duration.seconds(1), secrets: { db: ['x'] } }], {
+        proxyPort: port,
+        paths: {
+          configFile: path.join(home, 'agent.hcl'),
+          roleIdFile: path.join(home, 'auth', 'role-id'),
+          secretIdFile: path.join(home, 'auth', 'secret-id'),
+        },
+      });
+      // Only sh, mkdir, sleep and curl on the PATH; the stand-in agent sleeps, then exits.
+      const bin = path.join(home, 'bin');
+      fs.mkdirSync(bin);
+      for (const tool of ['sh', 'mkdir', 'sleep']) fs.symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), path.join(bin, tool));
+      fs.symlinkSync(curl!, path.join(bin, 'curl'));
+      const agent = path.join(home, 'agent');
+      fs.writeFileSync(agent, `#!/bin/sh\nsleep ${agentSeconds}\n`, { mode: 0o755 });
+      const log = path.join(home, 'log');
+      const fd = fs.openSync(log, 'w');
+      const child = spawn(path.join(bin, 'sh'), [path.join(outdir, 'agents/shop-dev/entrypoint.sh')], {
+        env: { PATH: bin, SECRETSTORE_ROLE_ID: 'r', SECRETSTORE_SECRET_ID: 's', SECRETSTORE_ADDR: 'http://127.0.0.1:1', SECRETSTORE_AGENT_BINARY: agent, VAULT_TOKEN: 'env-token' },
+        stdio: ['ignore', fd, fd],
+      });
+      fs.closeSync(fd);
+      await new Promise((r) => child.once('exit', r));
+      const atExit = requests.length;
+      // The loop checks the agent every second: no request once it is gone.
+      await new Promise((r) => setTimeout(r, 2500));
+      return { log: fs.readFileSync(log, 'utf8'), requests, after: requests.length - atExit };
+    } finally {
+      server.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  itWithCurl('POSTs renew-self every second without a token, logs "HTTP 200" and never the body, and stops with the agent', async () => {
+    const { log, requests, after } = await runLoop(200, 3.5);
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    expect(requests.length).toBeLessThanOrEqual(4);
+    for (const r of requests) {
+      expect(r[':method']).toBe('POST');
+      expect(r[':path']).toBe('/v1/auth/token/renew-self');
+      expect(r['x-vault-request']).toBe('true');
+      expect(r['x-vault-token']).toBeUndefined();
+    }
+    expect(after).toBe(0);
+    expect(log).toMatch(/^secretstore agent: renew-self every 1 s through http:\/\/127\.0\.0\.1:\d+ with curl$/m);
+    expect(log.match(/^secretstore agent: renew-self: HTTP 200$/gm)).toHaveLength(requests.length);
+    expect(log).not.toMatch(/stand-in-token|env-token|client_token/);
+  }, 15_000);
+
+  itWithCurl('logs the refusal status', async () => {
+    const { log } = await runLoop(403, 1.5);
+    expect(log).toMatch(/^secretstore agent: renew-self: HTTP 403$/m);
+  }, 15_000);
+});
+
+describe('configurable output directory, paths, interval, exit behaviour and address', () => {
+  const paths = {
+    configFile: '/srv/agent/agent.hcl',
+    templateFile: '/srv/agent/tmpl/env.ctmpl',
+    roleIdFile: '/run/agent/role',
+    secretIdFile: '/run/agent/secret',
+    envFile: '/srv/shared/app.env',
+  };
+  const { outdir } = synth(
+    [{ name: 'billing', environment: 'prod', secrets: { smtp: ['smtp_password'] } }],
+    {
+      outputDirectory: 'deploy/agents',
+      paths,
+      secretRefreshInterval: Duration.seconds(30),
+      exitOnError: false,
+      storeAddress: 'https://secrets.acme.example:8200',
+    },
+    { authPath: 'apps' },
+  );
+  const hcl = read(outdir, 'deploy/agents/billing-prod/agent.hcl');
+  const entrypoint = read(outdir, 'deploy/agents/billing-prod/entrypoint.sh');
+
+  it('writes below the configured directory and uses the configured paths and auth mount', () => {
+    expect(hcl).toContain('mount_path  = "auth/apps"');
+    expect(hcl).toContain('role_id_file_path                   = "/run/agent/role"');
+    expect(hcl).toContain('secret_id_file_path                 = "/run/agent/secret"');
+    expect(hcl).toContain('source               = "/srv/agent/tmpl/env.ctmpl"');
+    expect(hcl).toContain('destination          = "/srv/shared/app.env"');
+    expect(entrypoint).toContain('exec "${SECRETSTORE_AGENT_BINARY:-bao}" agent -config=/srv/agent/agent.hcl');
+    expect(entrypoint).toContain(`printf '%s' "$SECRETSTORE_SECRET_ID" > /run/agent/secret`);
+  });
+
+  it('uses the interval, the exit behaviour and the address', () => {
+    expect(hcl).toContain('static_secret_render_interval = "30s"');
+    expect(hcl).toContain('exit_on_err = false');
+    expect(hcl).toContain('exit_on_retry_failure         = false');
+    expect(hcl).toContain('vault {\n  address = "https://secrets.acme.example:8200"\n}');
+  });
+
+  it('addresses a KV v1 mount without data/', () => {
+    const v1 = synth([{ name: 'legacy', environment: 'dev', secrets: { db: ['user'] } }], {}, { kvMount: new KvMount('kv', 1) });
+    const template = read(v1.outdir, 'agents/legacy-dev/env.ctmpl');
+    expect(template).toContain('{{ with secret "kv/acme/dev/legacy/db" -}}');
+    expect(template).toContain(`USER='{{ printf "%v" .Data.user | replaceAll`);
+  });
+});
+
+describe('entrypoint.sh', () => {
+  const { outdir } = synth([{ name: 'orchestrator', environment: 'dev', secrets: { database: ['pg_host'] } }]);
+  const script = path.join(outdir, 'agents/orchestrator-dev/entrypoint.sh');
+  const run = (env: Record<string, string>): { status: number; stderr: string } => {
+    try {
+      execFileSync('sh', [script], { env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      return { status: 0, stderr: '' };
+    } catch (e: any) {
+      return { status: e.status, stderr: String(e.stderr) };
+    }
+  };
+
+  it('is valid POSIX sh', () => {
+    expect(() => execFileSync('sh', ['-n', script])).not.toThrow();
+  });
+
+  it('refuses to start without the provisioned variables, naming the fix', () => {
+    const r = run({ SECRETSTORE_ADDR: 'http://127.0.0.1:1' });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('SECRETSTORE_ROLE_ID is not set: provision the host (secretstore-iac provision)');
+    const s = run({ SECRETSTORE_ADDR: 'http://127.0.0.1:1', SECRETSTORE_ROLE_ID: 'r' });
+    expect(s.stderr).toContain('SECRETSTORE_SECRET_ID is not set');
+  });
+
+  it('refuses to start without a store address (spec §7, first row)', () => {
+    const r = run({ SECRETSTORE_ROLE_ID: 'r', SECRETSTORE_SECRET_ID: 's' });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('SECRETSTORE_ADDR is unset or empty');
+  });
+});
+
+describe('the env file format', () => {
+  it('upper-cases keys into variable names', () => {
+    expect(AgentEnvTemplate.variableName('pg_host')).toBe('PG_HOST');
+  });
+
+  it('single-quotes values so that a POSIX shell reads them back unchanged', () => {
+    const values = ["it's", 'a $HOME `id` "q" \\n', 'multi\nline', '', "''", 'plain'];
+    const file = values.map((v, i) => `V${i}=${AgentEnvTemplate.quote(v)}`).join('\n');
+    const script = `${file}\nprintf '%s\\0' ${values.map((_, i) => `"$V${i}"`).join(' ')}`;
+    const out = execFileSync('sh', ['-c', script], { encoding: 'utf8' });
+    expect(out.split('\0').slice(0, -1)).toEqual(values);
+  });
+});
+
+describe('validation', () => {
+  const problemsOf = (fn: () => void): string => {
+    try {
+      fn();
+    } catch (e) {
+      if (e instanceof SecretStoreValidationError) return e.message;
+      throw e;
+    }
+    throw new Error('expected a validation error');
+  };
+
+  it('rejects two keys that become one variable', () => {
+    const message = problemsOf(() =>
+      synth([{ name: 'shop', environment: 'dev', secrets: { db: ['password'], smtp: ['password'] } }]),
+    );
+    expect(message).toContain(
+      'applications["shop-dev"].secrets = "acme/dev/shop/smtp:password": becomes the environment variable PASSWORD, as acme/dev/shop/db:password does',
+    );
+  });
+
+  it('rejects relative or unsafe paths, an escaping output directory, a zero interval and a bad address', () => {
+    const message = problemsOf(() =>
+      synth([{ name: 'shop', environment: 'dev', secrets: { db: ['x'] } }], {
+        outputDirectory: '../out',
+        paths: { envFile: 'secrets/.env', roleIdFile: '/run/a b', secretIdFile: '/run/agent/../x' },
+        secretRefreshInterval: Duration.seconds(0),
+        storeAddress: 'secrets:8200',
+      }),
+    );
+    expect(message).toContain('outputDirectory = "../out"');
+    expect(message).toContain('paths.envFile = "secrets/.env"');
+    expect(message).toContain('paths.roleIdFile = "/run/a b"');
+    expect(message).toContain('paths.secretIdFile = "/run/agent/../x"');
+    expect(message).toContain('secretRefreshInterval = "0s"');
+    expect(message).toContain('storeAddress = "secrets:8200"');
+  });
+
+  it('rejects a proxy port that is not a TCP port', () => {
+    for (const port of [0, 65536, 81.5]) {
+      expect(problemsOf(() => synth([{ name: 'shop', environment: 'dev', secrets: { db: ['x'] } }], { proxyPort: port }))).toContain(
+        `proxyPort = ${port}: must be a TCP port, a whole number from 1 to 65535`,
+      );
+    }
+  });
+
+  it('rejects two files at the same path', () => {
+    const message = problemsOf(() =>
+      synth([{ name: 'shop', environment: 'dev', secrets: { db: ['x'] } }], { paths: { envFile: '/secretstore/auth/secret-id' } }),
+    );
+    expect(message).toContain('paths.envFile = "/secretstore/auth/secret-id": is also paths.secretIdFile');
+  });
+
+  it('skips applications without declared secrets rather than rendering an empty env file (spec §7)', () => {
+    const { outdir, agents } = synth([
+      { name: 'identity', environment: 'shared', roleName: 'authentik-role' },
+      { name: 'shop', environment: 'dev', secrets: { db: ['x'] } },
+    ]);
+    expect(agents.skipped.map((a) => a.roleName)).toEqual(['authentik-role']);
+    expect(fs.readdirSync(path.join(outdir, 'agents'))).toEqual(['shop-dev']);
+  });
+});

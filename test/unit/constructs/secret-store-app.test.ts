@@ -1,0 +1,165 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { Construct } from 'constructs';
+import {
+  AppRoleApplication,
+  CiJwtRole,
+  CiSecret,
+  Duration,
+  JwtKeySource,
+  KvMount,
+  RegistryServiceAccount,
+  SecretStoreApp,
+  SecretStoreValidationError,
+} from '../../../lib';
+import { definePlatform, Platform } from '../../../stacks/platform';
+import { PlatformConfig } from '../../../stacks/platform-config';
+import { platformConfig } from '../../../stacks/platform.config';
+import { tempOutdir } from '../../support/synthesized-platform';
+
+// The bad-input catalogue: every case names the construct path, the field, the value and the rule,
+// all problems are reported together, and a failed synthesis writes nothing.
+
+/** Synthesizes the platform with a change and returns the problems (or [] when synthesis succeeded). */
+function problemsOf(change: (p: Platform, app: Construct) => void, config: PlatformConfig = platformConfig): string[] {
+  const outdir = tempOutdir();
+  const app = new SecretStoreApp({ outdir });
+  const platform = definePlatform(app, config);
+  change(platform, app);
+  try {
+    app.synth();
+    return [];
+  } catch (e) {
+    if (!(e instanceof SecretStoreValidationError)) throw e;
+    expect(fs.existsSync(outdir)).toBe(false);
+    expect(fs.readdirSync(path.dirname(outdir))).toEqual([]);
+    return e.problems.map((p) => `[${p.constructPath}] ${p.message}`);
+  }
+}
+
+const withSettings = (settings: Partial<PlatformConfig['settings']>): PlatformConfig => ({
+  ...platformConfig,
+  settings: { ...platformConfig.settings, ...settings },
+});
+
+const app = (p: Platform, id: string, props: Partial<ConstructorParameters<typeof AppRoleApplication>[2]>) =>
+  new AppRoleApplication(p.appRoles, id, { auth: p.appRoles.appRoleAuth, name: 'billing', environment: 'dev', ...props });
+
+const account = (p: Platform, id: string, props: Partial<ConstructorParameters<typeof RegistryServiceAccount>[2]>) =>
+  new RegistryServiceAccount(p.ciAccess, id, { name: 'helm', permissions: ['raw:read'], usedBy: 'charts', ...props });
+
+const ciSecret = (p: Platform, id: string, props: Partial<ConstructorParameters<typeof CiSecret>[2]>) =>
+  new CiSecret(p.ciAccess, id, {
+    path: 'sonar/token',
+    keys: ['token'],
+    consumers: ['scan'],
+    description: 'scan',
+    readers: [p.ciAccess.registryCi],
+    ...props,
+  });
+
+type Case = [string, (p: Platform, a: Construct) => void, PlatformConfig | undefined, string];
+
+const cases: Case[] = [
+  ['upper-case application name', (p) => app(p, 'x', { name: 'Billing' }), undefined,
+    '[app-roles/x] name = "Billing": must be lower-case letters, digits and inner hyphens; it contains upper case'],
+  ['space in an application name', (p) => app(p, 'x', { name: 'bill ing' }), undefined,
+    '[app-roles/x] name = "bill ing": must be lower-case letters, digits and inner hyphens; it contains white space'],
+  ['slash in an environment', (p) => app(p, 'x', { environment: 'dev/eu' }), undefined,
+    '[app-roles/x] environment = "dev/eu": must be lower-case letters, digits and inner hyphens; it contains a slash'],
+  ['".." in a role name', (p) => app(p, 'x', { roleName: 'a..b' }), undefined,
+    '[app-roles/x] roleName = "a..b": must be lower-case letters, digits and inner hyphens; it contains ".."'],
+  ['wildcard in an account name', (p) => account(p, 'x', { name: 'helm*' }), undefined,
+    '[ci-access/x] name = "helm*": must be lower-case letters, digits and inner hyphens; it contains a wildcard (* or +)'],
+  ['account name with the svc- prefix', (p) => account(p, 'x', { name: 'svc-helm' }), undefined,
+    '[ci-access/x] name = "svc-helm": is the {name} of svc-{name}: drop the "svc-" prefix'],
+  ['duplicate account name', (p) => account(p, 'x', { name: 'executor', permissions: ['pypi:read'] }), undefined,
+    '[ci-access/x] SSI-R4 name = "svc-executor": is already declared by ci-access/svc-executor'],
+  ['duplicate permission scope', (p) => account(p, 'x', { permissions: ['container-image:read'] }), undefined,
+    '[ci-access/x] SSI-R3 permissions = ["container-image:read"]: same permission scope as svc-deployer (ci-access/svc-deployer): a new account is created only for a distinct scope'],
+  ['unknown registry permission', (p) => account(p, 'x', { permissions: ['helm:write' as any] }), undefined,
+    '[ci-access/x] permissions = "helm:write": unknown permission: use <format>:read or <format>:write with format one of container-image, rpm, raw, pypi'],
+  ['duplicate application role name', (p) => app(p, 'x', { roleName: 'gitlab-role' }), undefined,
+    '[app-roles/x] SSI-R1 roleName = "gitlab-role": is already declared by app-roles/sourcehost-shared'],
+  ['two applications whose paths overlap', (p) => app(p, 'x', { name: 'orchestrator', environment: 'dev', roleName: 'orch2' }), undefined,
+    '[app-roles/x] SSI-R5 readablePath = "secret/data/acme/dev/orchestrator/*": overlaps secret/data/acme/dev/orchestrator/* of orchestrator-dev (app-roles/orchestrator-dev): cross-application secret access is not permitted'],
+  ['token_ttl above token_max_ttl', (p) => app(p, 'x', { tokenTtl: Duration.hours(25) }), undefined,
+    '[app-roles/x] tokenTtl = "1d1h": must not exceed tokenMaxTtl (1d)'],
+  ['renewal interval not shorter than the token TTL', (p) => app(p, 'x', { tokenTtl: Duration.minutes(30) }), undefined,
+    '[app-roles/x] renewalInterval = "45m": must be positive and shorter than tokenTtl (30m), or the token expires before the agent renews it'],
+  ['hand-written data/ in a logical path', (p) => ciSecret(p, 'x', { path: 'data/sonar/token' }), undefined,
+    '[ci-access/x] path = "data/sonar/token": must not start with "data/": the KV v2 API path is derived from the logical path'],
+  ['wildcard in a logical path', (p) => ciSecret(p, 'x', { path: 'sonar/*' }), undefined,
+    '[ci-access/x] path = "sonar/*": must not contain ACL wildcards (* or +): declare a subtree instead'],
+  ['duplicate CI secret path', (p) => ciSecret(p, 'x', { path: 'vulnmgmt/svc-orchestrator' }), undefined,
+    '[ci-access/x] SSI-R4 path = "vulnmgmt/svc-orchestrator": is already declared by ci-access/vulnmgmt'],
+  ['CI secret inside an application\'s paths', (p) => ciSecret(p, 'x', { path: 'acme/dev/orchestrator/ci-token' }), undefined,
+    '[ci-access/x] SSI-R6 path = "acme/dev/orchestrator/ci-token": lies inside the paths of application orchestrator-dev (app-roles/orchestrator-dev): CI would read application secrets'],
+  ['CI secret with consumers but no reader', (p) => ciSecret(p, 'x', { readers: [] }), undefined,
+    '[ci-access/x] SSI-R8 readers = []: nobody is granted read, yet consumers scan need it: add readers (e.g. the registry-ci role) or drop the consumers'],
+  ['registry account with consumers but no reader', (p) => account(p, 'x', { consumers: ['chart-publish'] }), undefined,
+    '[ci-access/x] SSI-R8 readers = []: nobody is granted read, yet consumers chart-publish need it: add readers (e.g. the registry-ci role) or drop the consumers'],
+  ['CI secret without consumers', (p) => ciSecret(p, 'x', { consumers: [] }), undefined,
+    '[ci-access/x] consumers = []: must name at least one consuming job'],
+  ['invalid secret key', (p) => ciSecret(p, 'x', { keys: ['api-key'] }), undefined,
+    '[ci-access/x] keys = "api-key": must be letters, digits and "_", not starting with a digit'],
+  ['empty audiences', (p) => new CiJwtRole(p.ciAccess, 'x', { auth: p.ciAccess.jwtAuth, roleName: 'other-ci', audiences: [] }).policy.addRule('secret/data/a', ['read'], 'test'), undefined,
+    '[ci-access/x] audiences = []: must not be empty: job tokens carry aud, and a role without audiences rejects them'],
+  ['empty bound claims', (p) => new CiJwtRole(p.ciAccess, 'x', { auth: p.ciAccess.jwtAuth, roleName: 'other-ci', boundClaims: {} }).policy.addRule('secret/data/a', ['read'], 'test'), undefined,
+    '[ci-access/x] boundClaims = {}: must not be empty: without a bound claim any job of the CI instance can log in'],
+  ['bound claim with no value', undefined as any, { ...platformConfig, ciBoundClaims: { project_id: [] } },
+    '[ci-access/registry-ci] boundClaims.project_id = []: must hold at least one non-empty value'],
+  ['a role that grants nothing', (p) => new CiJwtRole(p.ciAccess, 'x', { auth: p.ciAccess.jwtAuth, roleName: 'idle-ci' }), undefined,
+    '[ci-access/x] policy = "idle-ci": grants nothing: an empty policy is never emitted; grant a path or remove the identity'],
+  ['empty organisation', undefined as any, withSettings({ organisation: '' }),
+    '[ci-access] settings.organisation = "": must not be empty'],
+  ['empty CI URL', undefined as any, withSettings({ ciUrl: '' }),
+    '[ci-access] settings.ciUrl = "": must not be empty: it is the JWT issuer and audience'],
+  ['CI URL with a placeholder left in', undefined as any, withSettings({ ciUrl: '{ci_url}' }),
+    '[ci-access] settings.ciUrl = "{ci_url}": must be an http(s) URL without placeholders'],
+  ['CI URL with a trailing slash', undefined as any, withSettings({ ciUrl: 'https://ci.example/' }),
+    '[ci-access] settings.ciUrl = "https://ci.example/": must not end with "/": job tokens carry the URL without it as iss and aud'],
+  ['registry host with a scheme', undefined as any, withSettings({ registryHost: 'https://reg' }),
+    '[ci-access] settings.registryHost = "https://reg": must be a host name without scheme, port or placeholders'],
+  ['invalid KV version', undefined as any, withSettings({ kvMount: new KvMount('secret', 3 as any) }),
+    '[ci-access] settings.kvMount.version = 3: must be 1 or 2'],
+  ['JWT key source without keys', undefined as any, { ...platformConfig, ciKeySource: JwtKeySource.publicKeys([]) },
+    '[ci-access/jwt] keySource = []: must hold at least one PEM public key'],
+  ['job timeout of zero', undefined as any, { ...platformConfig, ciJobTimeout: Duration.seconds(0) },
+    '[ci-access/registry-ci] jobTimeout = "0s": must be a positive whole number of seconds'],
+];
+
+describe('Bad input: each problem names the construct, field, value and rule', () => {
+  it('the catalogue has at least 20 cases', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(cases)('%s', (_title, change, config, expected) => {
+    expect(problemsOf(change ?? (() => undefined), config)).toContain(expected);
+  });
+});
+
+describe('All problems are reported together', () => {
+  it('three unrelated mistakes in two stacks give three problems in one error', () => {
+    const problems = problemsOf((p) => {
+      app(p, 'a', { name: 'Billing' });
+      account(p, 'b', { permissions: ['container-image:read'] });
+      ciSecret(p, 'c', { path: 'data/x' });
+    });
+    expect(problems).toHaveLength(3);
+    expect(problems.map((m) => m.split(']')[0] + ']')).toEqual(['[app-roles/a]', '[ci-access/b]', '[ci-access/c]']);
+  });
+
+  it('the error message lists every problem and says nothing was written', () => {
+    const outdir = tempOutdir();
+    const a = new SecretStoreApp({ outdir });
+    definePlatform(a, withSettings({ organisation: '', ciUrl: '' }));
+    expect(() => a.synth()).toThrow(
+      /secretstore-iac: \d+ problems found; nothing was written:\n {2}\[app-roles\] settings\.organisation = ""/,
+    );
+  });
+
+  it('the platform as configured has no problem', () => {
+    expect(problemsOf(() => undefined)).toEqual([]);
+  });
+});

@@ -1,0 +1,252 @@
+import {
+  Duration,
+  Grant,
+  identifierNameProblems,
+  IGrantee,
+  isCapability,
+  KvMount,
+  KvPath,
+  normalizeCapabilities,
+  PlatformSettings,
+  PolicyDocument,
+  RegistryPermissionScope,
+  SecretDeclaration,
+} from '../../../lib';
+
+// The domain model on its own: no App, no stack, no cdktf.
+
+describe('KV paths: the model derives the API path, nobody writes data/ by hand (spec §2.3, §9)', () => {
+  const v2 = KvMount.DEFAULT;
+  const v1 = new KvMount('kv1', 1);
+
+  it('a KV v2 secret is read at secret/data/<logical>', () => {
+    expect(KvPath.secret(v2, 'registry/svc-orchestrator').policyPath).toBe('secret/data/registry/svc-orchestrator');
+  });
+
+  it('a KV v1 secret is read at <mount>/<logical>', () => {
+    expect(KvPath.secret(v1, 'registry/svc-orchestrator').policyPath).toBe('kv1/registry/svc-orchestrator');
+  });
+
+  it('the older form of a v2 secret is secret/<logical>', () => {
+    expect(KvPath.secret(v2, 'registry/svc-executor').olderFormPolicyPath).toBe('secret/registry/svc-executor');
+  });
+
+  it('a subtree is a * prefix rule below the data path', () => {
+    expect(KvPath.subtree(v2, 'acme/dev/orchestrator').policyPath).toBe('secret/data/acme/dev/orchestrator/*');
+  });
+
+  it('metadata lives under secret/metadata on v2', () => {
+    expect(v2.metadataPath('a/b')).toBe('secret/metadata/a/b');
+  });
+
+  it.each([
+    ['acme/dev/orchestrator', 'acme/dev/orchestrator/database', true],
+    ['acme/dev/orchestrator', 'acme/dev/orchestrator-x/database', false],
+    ['acme/dev', 'acme/shared', false],
+  ])('subtree %s overlaps %s: %s (segment-aware)', (a, b, expected) => {
+    expect(KvPath.subtree(v2, a).overlaps(KvPath.secret(v2, b))).toBe(expected);
+  });
+
+  it('two subtrees overlap when one contains the other', () => {
+    expect(KvPath.subtree(v2, 'acme/dev').overlaps(KvPath.subtree(v2, 'acme/dev/orchestrator'))).toBe(true);
+    expect(KvPath.subtree(v2, 'acme/dev/orchestrator').overlaps(KvPath.subtree(v2, 'acme/dev'))).toBe(true);
+  });
+
+  it('paths on different mounts never overlap', () => {
+    expect(KvPath.secret(v2, 'a/b').overlaps(KvPath.secret(v1, 'a/b'))).toBe(false);
+  });
+
+  it.each([
+    ['data/registry/x', /must not start with "data\/"/],
+    ['metadata/x', /must not start with "metadata\/"/],
+    ['registry/../x', /"\.\." segments/],
+    ['registry/*', /wildcards/],
+    ['/registry/x', /must not start or end with "\/"/],
+    ['registry//x', /"\/\/"/],
+    ['registry/svc x', /segments may only hold/],
+    ['', /must not be empty/],
+    ['secret/registry/x', /relative to the mount/],
+  ])('logical path %j is rejected', (logical, message) => {
+    const problems = KvPath.secret(v2, logical).problems('path');
+    expect(problems.map(String).join('\n')).toMatch(message);
+  });
+
+  it('on a v1 mount, data/ is an ordinary segment', () => {
+    expect(KvPath.secret(v1, 'data/x').problems('path')).toEqual([]);
+  });
+});
+
+describe('Capabilities', () => {
+  it('knows the stores\' words and rejects others', () => {
+    expect(isCapability('read')).toBe(true);
+    expect(isCapability('scan')).toBe(true);
+    expect(isCapability('write')).toBe(false);
+  });
+
+  it('normalises: unique, documentation order, deny alone', () => {
+    expect(normalizeCapabilities(['list', 'read', 'read', 'create'])).toEqual(['create', 'read', 'list']);
+    expect(normalizeCapabilities(['read', 'deny'])).toEqual(['deny']);
+  });
+});
+
+describe('Policy documents: de-duplicated, sorted, never empty', () => {
+  it('merges rules on the same path and sorts by path', () => {
+    const doc = new PolicyDocument('p');
+    doc.addRule('secret/data/b', ['read'], 'x/b');
+    doc.addRule('secret/data/a', ['list'], 'x/a');
+    doc.addRule('secret/data/a', ['read', 'list'], 'x/a2');
+    expect(doc.rules).toEqual([
+      { path: 'secret/data/a', capabilities: ['read', 'list'], sources: ['x/a', 'x/a2'] },
+      { path: 'secret/data/b', capabilities: ['read'], sources: ['x/b'] },
+    ]);
+  });
+
+  it('renders the same bytes whatever the order of grants', () => {
+    const one = new PolicyDocument('p');
+    one.addRule('secret/data/a', ['read'], 's1');
+    one.addRule('secret/data/b', ['read', 'list'], 's2');
+    const two = new PolicyDocument('p');
+    two.addRule('secret/data/b', ['list'], 's2');
+    two.addRule('secret/data/a', ['read'], 's1');
+    two.addRule('secret/data/b', ['read'], 's2');
+    expect(two.toHcl()).toBe(one.toHcl());
+  });
+
+  it('renders HCL rule blocks with their sources as comments', () => {
+    const doc = new PolicyDocument('registry-ci');
+    doc.addRule('secret/data/registry/svc-executor', ['read'], 'ci-access/svc-executor');
+    expect(doc.toHcl()).toContain(
+      '# ci-access/svc-executor\npath "secret/data/registry/svc-executor" {\n  capabilities = ["read"]\n}\n',
+    );
+  });
+
+  it('an empty policy is never emitted', () => {
+    const doc = new PolicyDocument('empty');
+    expect(doc.isEmpty).toBe(true);
+    expect(() => doc.toHcl()).toThrow(/never emitted/);
+    expect(doc.problems().map(String)).toEqual([expect.stringMatching(/grants nothing/)]);
+  });
+
+  it('deny on a path discards the other capabilities of that path, as the store does', () => {
+    const doc = new PolicyDocument('p');
+    doc.addRule('secret/data/x', ['read'], 'a');
+    doc.addRule('secret/data/x', ['deny'], 'b');
+    expect(doc.ruleFor('secret/data/x')!.capabilities).toEqual(['deny']);
+  });
+});
+
+describe('Grants return what they granted', () => {
+  const grantee: IGrantee = { identityName: 'jwt/ci', policy: new PolicyDocument('ci') };
+
+  it('Grant.onPath adds the rule to the grantee policy and describes it', () => {
+    const grant = Grant.onPath(grantee, 'secret/data/x', ['read'], 'src');
+    expect(grant).toMatchObject({ identity: 'jwt/ci', policyName: 'ci', path: 'secret/data/x', capabilities: ['read'] });
+    expect(String(grant)).toBe('jwt/ci: read on secret/data/x (policy ci)');
+    expect(grantee.policy.ruleFor('secret/data/x')).toBeDefined();
+  });
+
+  it('a secret declaration grants read on its data path, and its older form only when asked', () => {
+    const plain = new SecretDeclaration({
+      path: KvPath.secret(KvMount.DEFAULT, 'registry/svc-a'),
+      keys: ['password', 'username'],
+      consumers: ['job'],
+    });
+    const withOlder = new SecretDeclaration({
+      path: KvPath.secret(KvMount.DEFAULT, 'registry/svc-b'),
+      keys: ['username'],
+      consumers: ['job'],
+      olderFormGrant: true,
+    });
+    const g = { identityName: 'jwt/x', policy: new PolicyDocument('x') };
+    expect(plain.grantRead(g, 's').map((x) => x.path)).toEqual(['secret/data/registry/svc-a']);
+    expect(withOlder.grantRead(g, 's').map((x) => x.path)).toEqual(['secret/data/registry/svc-b', 'secret/registry/svc-b']);
+    expect(plain.keys).toEqual(['password', 'username']);
+    expect(plain.grants).toHaveLength(1);
+  });
+
+  it('on a v1 mount the older form is the data path, granted once', () => {
+    const d = new SecretDeclaration({
+      path: KvPath.secret(new KvMount('kv1', 1), 'registry/svc-a'),
+      keys: ['username'],
+      consumers: ['job'],
+      olderFormGrant: true,
+    });
+    expect(d.readPolicyPaths).toEqual(['kv1/registry/svc-a']);
+  });
+});
+
+describe('Registry permission scopes (spec §2.1, §2.2)', () => {
+  it('equal scopes have equal keys whatever the order', () => {
+    expect(new RegistryPermissionScope(['rpm:write', 'raw:read']).key).toBe(
+      new RegistryPermissionScope(['raw:read', 'rpm:write', 'raw:read']).key,
+    );
+  });
+
+  it('container-image write means a push login, read only a pull login, none without images', () => {
+    expect(new RegistryPermissionScope(['container-image:read', 'container-image:write']).loginKind).toBe('push');
+    expect(new RegistryPermissionScope(['container-image:read']).loginKind).toBe('pull');
+    expect(new RegistryPermissionScope(['rpm:read']).loginKind).toBeUndefined();
+  });
+
+  it('rejects unknown permissions and an empty scope', () => {
+    expect(new RegistryPermissionScope(['helm:read']).problems().map(String)[0]).toMatch(/unknown permission/);
+    expect(new RegistryPermissionScope([]).problems().map(String)[0]).toMatch(/at least one permission/);
+  });
+});
+
+describe('Names', () => {
+  it.each([
+    ['Orchestrator', /upper case/],
+    ['my app', /white space/],
+    ['a/b', /a slash/],
+    ['a..b', /"\.\."/],
+    ['app*', /wildcard/],
+    ['-app', /starting and ending/],
+    ['', /must not be empty/],
+    ['a'.repeat(64), /at most 63/],
+  ])('%j is not a valid name', (name, message) => {
+    expect(identifierNameProblems('name', name).map(String).join()).toMatch(message);
+  });
+
+  it('accepts lower-case names with inner hyphens', () => {
+    expect(identifierNameProblems('name', 'orchestrator-dev')).toEqual([]);
+  });
+});
+
+describe('Durations', () => {
+  it.each([
+    ['12h', 43200],
+    ['45m', 2700],
+    ['1h30m', 5400],
+    ['0', 0],
+    ['90s', 90],
+  ])('parses %s as %d seconds', (text, seconds) => {
+    expect(Duration.parse(text).toSeconds()).toBe(seconds);
+  });
+
+  it('prints compactly', () => {
+    expect(Duration.hours(24).toString()).toBe('1d');
+    expect(Duration.minutes(90).toString()).toBe('1h30m');
+  });
+
+  it('rejects text that is not a duration', () => {
+    expect(() => Duration.parse('12 hours')).toThrow(/is not a duration/);
+  });
+});
+
+describe('Platform settings', () => {
+  it('defaults the registry ports to 8443 (push) and 8444 (pull) and the mount to secret/ v2', () => {
+    const s = new PlatformSettings({ organisation: 'acme', ciUrl: 'https://ci.example', registryHost: 'reg.example' });
+    expect(s.registryPorts).toEqual({ push: 8443, pull: 8444 });
+    expect(s.kvMount).toMatchObject({ path: 'secret', version: 2 });
+    expect(s.problems()).toEqual([]);
+  });
+
+  it('reports an empty organisation and CI URL together', () => {
+    const s = new PlatformSettings({ organisation: '', ciUrl: '', registryHost: 'reg.example' });
+    expect(s.problems().map(String)).toEqual([
+      'organisation = "": must not be empty',
+      'ciUrl = "": must not be empty: it is the JWT issuer and audience',
+    ]);
+  });
+});

@@ -1,0 +1,112 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import {
+  AppRoleCredentialsFile,
+  credentialsFromEnvironment,
+  CredentialsFileError,
+  parseOwner,
+} from '../../../lib/store/approle-credentials-file';
+
+// The provisioned env file of spec §2.4 (SECRETSTORE_ROLE_ID, SECRETSTORE_SECRET_ID, mode 0600).
+
+const ROLE_ID = '5f0c7a1e-0000-4000-8000-000000000001';
+const SECRET_ID = '9b1e2c3d-0000-4000-8000-000000000002';
+
+describe('AppRoleCredentialsFile', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-cred-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('writes both variables unquoted with mode 0600, whatever the umask, and leaves no temp file', () => {
+    const file = new AppRoleCredentialsFile(path.join(dir, 'app.env'));
+    const old = process.umask(0o000);
+    try {
+      file.write({ roleId: ROLE_ID, secretId: SECRET_ID });
+    } finally {
+      process.umask(old);
+    }
+    expect(fs.readFileSync(file.path, 'utf8')).toBe(`SECRETSTORE_ROLE_ID=${ROLE_ID}\nSECRETSTORE_SECRET_ID=${SECRET_ID}\n`);
+    expect(fs.statSync(file.path).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(dir)).toEqual(['app.env']);
+  });
+
+  it('replaces the pair in an existing file, keeps its other lines, and makes a 0644 file 0600', () => {
+    const p = path.join(dir, 'app.env');
+    fs.writeFileSync(p, `# comment\nexport SECRETSTORE_SECRET_ID="old"\nAPP_PORT=8080\nSECRETSTORE_ROLE_ID='r'\n\n`, { mode: 0o644 });
+    const file = new AppRoleCredentialsFile(p);
+    expect(file.readSecretId()).toBe('old');
+    file.write({ roleId: ROLE_ID, secretId: SECRET_ID });
+    expect(fs.readFileSync(p, 'utf8')).toBe(`# comment\nAPP_PORT=8080\nSECRETSTORE_ROLE_ID=${ROLE_ID}\nSECRETSTORE_SECRET_ID=${SECRET_ID}\n`);
+    expect(fs.statSync(p).mode & 0o777).toBe(0o600);
+    expect(file.read()).toEqual({ roleId: ROLE_ID, secretId: SECRET_ID });
+  });
+
+  it('replaces the file by a rename: an open reader keeps the old content', () => {
+    const p = path.join(dir, 'app.env');
+    const file = new AppRoleCredentialsFile(p);
+    file.write({ roleId: ROLE_ID, secretId: 'first-secret-id' });
+    const fd = fs.openSync(p, 'r');
+    const inodeBefore = fs.fstatSync(fd).ino;
+    file.write({ roleId: ROLE_ID, secretId: SECRET_ID });
+    expect(fs.statSync(p).ino).not.toBe(inodeBefore);
+    expect(fs.readFileSync(fd, 'utf8')).toContain('first-secret-id');
+    fs.closeSync(fd);
+  });
+
+  it('reads nothing from a missing file or one without the pair', () => {
+    expect(new AppRoleCredentialsFile(path.join(dir, 'missing.env')).read()).toBeUndefined();
+    fs.writeFileSync(path.join(dir, 'half.env'), `SECRETSTORE_ROLE_ID=${ROLE_ID}\n`);
+    expect(new AppRoleCredentialsFile(path.join(dir, 'half.env')).read()).toBeUndefined();
+    expect(new AppRoleCredentialsFile(path.join(dir, 'half.env')).readSecretId()).toBeUndefined();
+  });
+
+  it('refuses values that would need quoting, a missing directory and a non-file target', () => {
+    const file = new AppRoleCredentialsFile(path.join(dir, 'app.env'));
+    expect(() => file.write({ roleId: ROLE_ID, secretId: 'a b' })).toThrow(
+      new CredentialsFileError('SECRETSTORE_SECRET_ID: the store returned a value that cannot be written unquoted'),
+    );
+    expect(() => new AppRoleCredentialsFile(path.join(dir, 'no', 'app.env')).write({ roleId: ROLE_ID, secretId: SECRET_ID })).toThrow(
+      /cannot write .*\/no\/app\.env: the directory .*\/no does not exist/,
+    );
+    fs.mkdirSync(path.join(dir, 'd.env'));
+    expect(() => new AppRoleCredentialsFile(path.join(dir, 'd.env')).write({ roleId: ROLE_ID, secretId: SECRET_ID })).toThrow(/it is not a regular file/);
+  });
+
+  it('gives the file the requested owner (as root) or says why it cannot', () => {
+    const file = new AppRoleCredentialsFile(path.join(dir, 'app.env'));
+    if (process.getuid?.() === 0) {
+      expect(file.write({ roleId: ROLE_ID, secretId: SECRET_ID }, { uid: 65534, gid: 65534 })).toEqual({ uid: 65534, gid: 65534 });
+      // Without --owner, a rewrite keeps the existing owner.
+      expect(file.write({ roleId: ROLE_ID, secretId: SECRET_ID })).toEqual({ uid: 65534, gid: 65534 });
+    } else {
+      expect(() => file.write({ roleId: ROLE_ID, secretId: SECRET_ID }, { uid: 0, gid: 0 })).toThrow(/cannot give .* the owner 0:0 \(EPERM\): run as root, or omit --owner/);
+      expect(fs.existsSync(file.path)).toBe(false);
+    }
+  });
+});
+
+describe('parseOwner', () => {
+  it('takes numbers, names, and a user alone as user plus primary group', () => {
+    expect(parseOwner('1000:1001')).toEqual({ uid: 1000, gid: 1001 });
+    expect(parseOwner('root')).toEqual({ uid: 0, gid: 0 });
+    expect(parseOwner('root:root')).toEqual({ uid: 0, gid: 0 });
+    expect(parseOwner('0')).toEqual({ uid: 0, gid: 0 });
+  });
+
+  it('names what is wrong', () => {
+    expect(() => parseOwner('no-such-user-x')).toThrow('--owner: no user "no-such-user-x" in /etc/passwd');
+    expect(() => parseOwner('root:no-such-group-x')).toThrow('--owner: no group "no-such-group-x" in /etc/group');
+    expect(() => parseOwner('a:b:c')).toThrow('--owner "a:b:c" is not USER[:GROUP]');
+    expect(() => parseOwner('root:')).toThrow('is not USER[:GROUP]');
+  });
+});
+
+describe('credentialsFromEnvironment', () => {
+  it('needs both variables', () => {
+    expect(credentialsFromEnvironment({ SECRETSTORE_ROLE_ID: ROLE_ID, SECRETSTORE_SECRET_ID: SECRET_ID })).toEqual({ roleId: ROLE_ID, secretId: SECRET_ID });
+    expect(credentialsFromEnvironment({ SECRETSTORE_ROLE_ID: ROLE_ID, SECRETSTORE_SECRET_ID: ' ' })).toBeUndefined();
+  });
+});

@@ -1,0 +1,35 @@
+import { resolveStoreAddress } from '../../../lib';
+
+describe('§2.5 and §7: the store address comes from SECRETSTORE_ADDR or VAULT_ADDR, and its absence fails fast', () => {
+  it('accepts the spec\'s SECRETSTORE_ADDR', () => {
+    expect(resolveStoreAddress({ SECRETSTORE_ADDR: 'https://secrets.example:8200/' })).toBe('https://secrets.example:8200');
+  });
+
+  it('accepts the store\'s own VAULT_ADDR and BAO_ADDR', () => {
+    expect(resolveStoreAddress({ VAULT_ADDR: 'http://127.0.0.1:8200' })).toBe('http://127.0.0.1:8200');
+    expect(resolveStoreAddress({ BAO_ADDR: 'http://127.0.0.1:8200' })).toBe('http://127.0.0.1:8200');
+  });
+
+  it('accepts both when they agree', () => {
+    expect(resolveStoreAddress({ SECRETSTORE_ADDR: 'https://s.example', VAULT_ADDR: 'https://s.example/' })).toBe('https://s.example');
+  });
+
+  it.each([{}, { SECRETSTORE_ADDR: '' }, { SECRETSTORE_ADDR: '   ', VAULT_ADDR: '' }])(
+    'unset or empty (%j) stops with the spec\'s cause and fix',
+    (env) => {
+      expect(() => resolveStoreAddress(env)).toThrow(
+        /SECRETSTORE_ADDR \(or VAULT_ADDR \/ BAO_ADDR\) is unset or empty, so a login would target an empty host\. Fix: define SECRETSTORE_ADDR/,
+      );
+    },
+  );
+
+  it('refuses variables that disagree, naming them', () => {
+    expect(() => resolveStoreAddress({ SECRETSTORE_ADDR: 'https://a.example', VAULT_ADDR: 'https://b.example' })).toThrow(
+      'The store address variables disagree: SECRETSTORE_ADDR=https://a.example, VAULT_ADDR=https://b.example. Unset all but one.',
+    );
+  });
+
+  it('refuses an address that is not an http(s) URL', () => {
+    expect(() => resolveStoreAddress({ VAULT_ADDR: 'secrets.example' })).toThrow(/VAULT_ADDR="secrets.example" is not an http\(s\) URL/);
+  });
+});

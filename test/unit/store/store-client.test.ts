@@ -1,0 +1,159 @@
+import * as http from 'http';
+import { AddressInfo } from 'net';
+import { AppRoleOperator, UnknownApplicationError } from '../../../lib/store/approle-operator';
+import { CommandContext } from '../../../lib/cli/command';
+import { runOperatorCommand } from '../../../lib/cli/operator-command';
+import { UsageError } from '../../../lib/cli/usage-error';
+import { resolveStoreToken, StoreClient, StoreError } from '../../../lib/store/store-client';
+
+// The store client's error mapping, against a local stub server that answers like OpenBao does
+// (the real answers are asserted in test/store/operator.store.test.ts).
+
+type Handler = (req: http.IncomingMessage, body: string) => { status: number; body?: unknown };
+
+async function stub(handler: Handler): Promise<{ address: string; close: () => Promise<void>; seen: string[] }> {
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      seen.push(`${req.method} ${req.url} ${req.headers['x-vault-token'] ?? '-'}`);
+      const answer = handler(req, body);
+      res.writeHead(answer.status, { 'Content-Type': 'application/json' });
+      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { address: `http://127.0.0.1:${port}`, seen, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe('resolveStoreToken', () => {
+  it('takes SECRETSTORE_TOKEN, VAULT_TOKEN or BAO_TOKEN', () => {
+    expect(resolveStoreToken({ VAULT_TOKEN: 'v' })).toBe('v');
+    expect(resolveStoreToken({ BAO_TOKEN: 'b' })).toBe('b');
+    expect(resolveStoreToken({ SECRETSTORE_TOKEN: 's', VAULT_TOKEN: 'v' })).toBe('s');
+  });
+
+  it('says where a token goes, and that arguments are not a place for it', () => {
+    expect(() => resolveStoreToken({})).toThrow(/^no store token: set VAULT_TOKEN \(or BAO_TOKEN \/ SECRETSTORE_TOKEN\).*tokens are never taken from arguments$/);
+  });
+});
+
+describe('StoreClient errors', () => {
+  it('an unreachable store names the address and the variables', async () => {
+    const s = await stub(() => ({ status: 200 }));
+    await s.close();
+    const client = new StoreClient({ address: s.address, token: 't' });
+    await expect(client.request('GET', 'sys/health')).rejects.toThrow(
+      new StoreError('unreachable', `cannot reach the secrets store at ${s.address} (ECONNREFUSED): check SECRETSTORE_ADDR / VAULT_ADDR and that the store is running and reachable from here`),
+    );
+  });
+
+  it('403 with a valid token names the capability; with an invalid one, the token', async () => {
+    const s = await stub((req) =>
+      req.url === '/v1/auth/token/lookup-self'
+        ? { status: req.headers['x-vault-token'] === 'good' ? 200 : 403, body: {} }
+        : { status: 403, body: { errors: ['1 error occurred:\n\t* permission denied\n\n'] } },
+    );
+    try {
+      const denied = await new StoreClient({ address: s.address, token: 'good' }).request('POST', 'auth/approle/role/x/secret-id').catch((e) => e);
+      expect(denied).toBeInstanceOf(StoreError);
+      expect(denied.kind).toBe('permission-denied');
+      expect(denied.storeErrors).toEqual(['permission denied']);
+      expect(denied.message).toBe(
+        'permission denied: POST /v1/auth/approle/role/x/secret-id (HTTP 403, permission denied): the token may not update auth/approle/role/x/secret-id. ' +
+          'Fix: use a token whose policy grants capabilities = ["update"] on "auth/approle/role/x/secret-id"',
+      );
+      const bad = await new StoreClient({ address: s.address, token: 'bad' }).request('GET', 'auth/approle/role/x/role-id').catch((e) => e);
+      expect(bad.message).toContain('the store does not accept the token itself');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('404, 503 and 500 keep the status and the store text, and sends no token when told', async () => {
+    const s = await stub((req) =>
+      req.url!.includes('missing')
+        ? { status: 404, body: { errors: [] } }
+        : req.url!.includes('sealed')
+          ? { status: 503, body: { errors: ['Vault is sealed'] } }
+          : { status: 500, body: { errors: ['boom'] } },
+    );
+    try {
+      const client = new StoreClient({ address: `${s.address}/`, token: 'tok' });
+      await expect(client.request('GET', '/v1/missing')).rejects.toMatchObject({ kind: 'not-found', status: 404, message: 'GET /v1/missing: HTTP 404 (HTTP 404)' });
+      await expect(client.request('GET', 'sealed')).rejects.toMatchObject({
+        kind: 'unavailable',
+        message: 'GET /v1/sealed: HTTP 503 (Vault is sealed): the store is sealed, in standby without a leader, or starting',
+      });
+      await expect(client.request('POST', 'x', {}, null)).rejects.toMatchObject({ kind: 'server-error', status: 500 });
+      expect(s.seen).toEqual(['GET /v1/missing tok', 'GET /v1/sealed tok', 'POST /v1/x -']);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('AppRoleOperator', () => {
+  it('an unknown role is an UnknownApplicationError listing the roles when the token may list them', async () => {
+    const s = await stub((req) =>
+      req.url === '/v1/auth/approle/role?list=true' ? { status: 200, body: { data: { keys: ['registry', 'orchestrator-dev'] } } } : { status: 404, body: { errors: [] } },
+    );
+    try {
+      const error = await new AppRoleOperator(new StoreClient({ address: s.address, token: 't' })).roleId('nosuch').catch((e) => e);
+      expect(error).toBeInstanceOf(UnknownApplicationError);
+      expect(error.message).toContain('unknown application "nosuch": the store has no AppRole role "nosuch" on the mount "approle" (roles on "approle": orchestrator-dev, registry)');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('rejects role and mount names that are not path segments', () => {
+    const client = new StoreClient({ address: 'http://127.0.0.1:1' });
+    expect(() => new AppRoleOperator(client, '../sys')).toThrow('--mount "../sys" is not a mount path such as approle');
+    return expect(new AppRoleOperator(client).roleId('../../sys/seal')).rejects.toThrow('"../../sys/seal" is not a role name');
+  });
+
+  it('login: 400 is an invalid pair, the token of a valid one is revoked at once', async () => {
+    const s = await stub((req, body) => {
+      if (req.url === '/v1/auth/approle/login') {
+        return JSON.parse(body).secret_id === 'good'
+          ? { status: 200, body: { auth: { client_token: 'issued', token_policies: ['default', 'app'], lease_duration: 43200, renewable: true, metadata: { role_name: 'app' } } } }
+          : { status: 400, body: { errors: ['invalid role or secret ID'] } };
+      }
+      return { status: 204 };
+    });
+    try {
+      const operator = new AppRoleOperator(new StoreClient({ address: s.address, token: 'privileged' }));
+      expect(await operator.login('r', 'bad')).toEqual({ valid: false, status: 400, reason: 'invalid role or secret ID' });
+      expect(await operator.login('r', 'good')).toEqual({ valid: true, roleName: 'app', policies: ['default', 'app'], ttlSeconds: 43200, renewable: true });
+      expect(s.seen).toEqual(['POST /v1/auth/approle/login -', 'POST /v1/auth/approle/login -', 'POST /v1/auth/token/revoke-self issued']);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('runOperatorCommand', () => {
+  const context = (env: NodeJS.ProcessEnv, lines: string[]): CommandContext => ({
+    env,
+    cwd: '/',
+    isTerminal: false,
+    stdout: (l) => lines.push(`out:${l}`),
+    stderr: (l) => lines.push(`err:${l}`),
+  });
+
+  it('hides the environment token and every value the body hides, in output and in errors', async () => {
+    const lines: string[] = [];
+    const result = runOperatorCommand(context({ VAULT_TOKEN: 'env-token-value' }, lines), async (io) => {
+      io.hide('secret-id-value');
+      io.stdout('token env-token-value and secret-id-value');
+      io.stderr('again secret-id-value');
+      throw new UsageError('bad secret-id-value');
+    });
+    await expect(result).rejects.toThrow(new UsageError('bad <redacted>'));
+    await expect(result).rejects.toBeInstanceOf(UsageError);
+    expect(lines).toEqual(['out:token <redacted> and <redacted>', 'err:again <redacted>']);
+  });
+});
