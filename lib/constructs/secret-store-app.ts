@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, AppConfig } from 'cdktf';
-import { PlatformDeclarations, PLATFORM_RULES } from '../rules/platform-rules';
+import { PlatformDeclarations } from '../rules/platform-declarations';
+import { PLATFORM_RULES } from '../rules/platform-rules';
 import { isArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 
 /** One problem of a synthesis: where, and what. */
