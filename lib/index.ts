@@ -25,6 +25,7 @@ export * from './constructs/postgres-state-backend';
 export * from './constructs/registry-service-account';
 export * from './constructs/secret-store-app';
 export * from './constructs/secret-store-stack';
+export * from './constructs/store-policy';
 export * from './store/store-address';
 // Talking to a running store (operator commands).
 export * from './store/approle-credentials-file';

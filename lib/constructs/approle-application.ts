@@ -1,7 +1,6 @@
-import { Lazy, TerraformOutput } from 'cdktf';
+import { TerraformOutput } from 'cdktf';
 import { Construct } from 'constructs';
 import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
-import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { AppRoleAuth } from './approle-auth';
 import { Duration } from '../model/duration';
 import { Grant, IGrantee } from '../model/grant';
@@ -11,6 +10,7 @@ import { PolicyDocument } from '../model/policy-document';
 import { SecretDeclaration } from '../model/secret-declaration';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
+import { StorePolicy } from './store-policy';
 
 /** Properties of {@link AppRoleApplication}. */
 export interface AppRoleApplicationProps {
@@ -103,7 +103,7 @@ export class AppRoleApplication extends Construct implements IGrantee {
   /** The rendered role. */
   readonly role: ApproleAuthBackendRole;
   /** The rendered policy. */
-  readonly policyResource: Policy;
+  readonly policyResource: StorePolicy;
   /** Output carrying the Role ID. */
   readonly roleIdOutput: TerraformOutput;
   private readonly secretPaths: readonly string[];
@@ -135,12 +135,9 @@ export class AppRoleApplication extends Construct implements IGrantee {
         }),
     );
 
-    this.policy = new PolicyDocument(this.roleName);
+    this.policyResource = new StorePolicy(this, 'policy', { name: this.roleName });
+    this.policy = this.policyResource.document;
     Grant.onPath(this, this.readablePath.policyPath, ['read'], this.node.path);
-    this.policyResource = new Policy(this, 'policy', {
-      name: this.roleName,
-      policy: Lazy.stringValue({ produce: () => this.policy.toHcl() }),
-    });
     this.role = new ApproleAuthBackendRole(this, 'role', {
       backend: props.auth.backend.path,
       roleName: this.roleName,

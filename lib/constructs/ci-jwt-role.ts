@@ -1,7 +1,5 @@
-import { Lazy } from 'cdktf';
 import { Construct } from 'constructs';
 import { JwtAuthBackendRole } from '@cdktf/provider-vault/lib/jwt-auth-backend-role';
-import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { CiJwtAuth } from './ci-jwt-auth';
 import { Duration } from '../model/duration';
 import { IGrantee } from '../model/grant';
@@ -9,6 +7,7 @@ import { identifierNameProblems } from '../model/identifier-name';
 import { PolicyDocument } from '../model/policy-document';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
+import { StorePolicy } from './store-policy';
 
 /** Properties of {@link CiJwtRole}. */
 export interface CiJwtRoleProps {
@@ -85,14 +84,13 @@ export class CiJwtRole extends Construct implements IGrantee {
   /** The rendered role. */
   readonly role: JwtAuthBackendRole;
   /** The rendered policy. */
-  readonly policyResource: Policy;
+  readonly policyResource: StorePolicy;
 
   constructor(scope: Construct, id: string, props: CiJwtRoleProps) {
     super(scope, id);
     const settings = SecretStoreStack.of(this).settings;
     this.roleName = props.roleName ?? 'registry-ci';
     this.identityName = `${props.auth.path}/${this.roleName}`;
-    this.policy = new PolicyDocument(this.roleName);
     this.audiences = [...(props.audiences ?? [settings.ciUrl])];
     const claims = props.boundClaims ?? {
       namespace_path: [settings.organisation, `${settings.organisation}/*`],
@@ -107,10 +105,8 @@ export class CiJwtRole extends Construct implements IGrantee {
     this.jobTimeout = props.jobTimeout ?? Duration.minutes(60);
     const ttl = this.jobTimeout.toSeconds();
 
-    this.policyResource = new Policy(this, 'policy', {
-      name: this.roleName,
-      policy: Lazy.stringValue({ produce: () => this.policy.toHcl() }),
-    });
+    this.policyResource = new StorePolicy(this, 'policy', { name: this.roleName });
+    this.policy = this.policyResource.document;
     this.role = new JwtAuthBackendRole(this, 'role', {
       backend: props.auth.backend.path,
       roleName: this.roleName,

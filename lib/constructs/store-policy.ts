@@ -1,0 +1,33 @@
+import { Lazy } from 'cdktf';
+import { Construct } from 'constructs';
+import { Policy } from '@cdktf/provider-vault/lib/policy';
+import { PolicyDocument } from '../model/policy-document';
+
+/** Properties of {@link StorePolicy}. */
+export interface StorePolicyProps {
+  /** Policy name in the store, also the name of its {@link PolicyDocument}. */
+  readonly name: string;
+}
+
+/**
+ * A store ACL policy: the model's {@link PolicyDocument} (rules added by grants) rendered as the
+ * provider's `vault_policy` resource. The HCL is produced lazily, at synthesis, so that grants made
+ * after the construct exists are in it.
+ *
+ * It is the provider's `Policy` itself rather than a wrapper around one, so the resource keeps the
+ * construct path, and thus the logical id, that the owning role gives it.
+ */
+export class StorePolicy extends Policy {
+  /** The rules of the policy. */
+  readonly document: PolicyDocument;
+
+  constructor(scope: Construct, id: string, props: StorePolicyProps) {
+    // The document must exist before the resource, whose `policy` argument reads it lazily.
+    const document = new PolicyDocument(props.name);
+    super(scope, id, {
+      name: props.name,
+      policy: Lazy.stringValue({ produce: () => document.toHcl() }),
+    });
+    this.document = document;
+  }
+}
