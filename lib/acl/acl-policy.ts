@@ -1,7 +1,7 @@
 import { RulePath } from './rule-path';
 
 /** One `path "..." { ... }` block of a parsed policy. */
-export interface PolicyRule {
+export interface ParsedPolicyRule {
   /** The rule's path, classified. */
   readonly path: RulePath;
   /** Capability mask after the store's normalisation (legacy `policy`, `deny` alone). */
@@ -21,7 +21,7 @@ export interface AclPolicy {
   /** Name in the store, lower case (the store lower-cases policy names). */
   readonly name: string;
   /** Rules in the order written; several rules may share a path. */
-  readonly rules: readonly PolicyRule[];
+  readonly rules: readonly ParsedPolicyRule[];
   /** How the text was read. */
   readonly syntax: PolicySyntax;
 }

@@ -1,4 +1,4 @@
-import { AclPolicy, PolicyRule } from './acl-policy';
+import { AclPolicy, ParsedPolicyRule } from './acl-policy';
 import { RulePath } from './rule-path';
 import { CAPABILITY_BITS, StoreCapability, isDenyMask, maskHas, storeCapabilityAnswer } from './store-capability';
 
@@ -50,9 +50,9 @@ export interface AclDecision {
  * The ACL rule of a policy rule that merges with nothing, shared by every ACL built from the same
  * parsed policy (a thousand identities holding `default` share its seventeen rules).
  */
-const singleRules = new WeakMap<PolicyRule, AclRule>();
+const singleRules = new WeakMap<ParsedPolicyRule, AclRule>();
 
-function singleRule(policy: AclPolicy, rule: PolicyRule): AclRule {
+function singleRule(policy: AclPolicy, rule: ParsedPolicyRule): AclRule {
   let single = singleRules.get(rule);
   if (!single) {
     single = { path: rule.path, mask: rule.mask, policies: [policy.name], constraints: rule.constraints };
@@ -62,7 +62,7 @@ function singleRule(policy: AclPolicy, rule: PolicyRule): AclRule {
 }
 
 /** Rules with the same path string, merged: `deny` wins, otherwise the union. */
-function mergedRule(entries: ReadonlyArray<{ policy: AclPolicy; rule: PolicyRule }>): AclRule {
+function mergedRule(entries: ReadonlyArray<{ policy: AclPolicy; rule: ParsedPolicyRule }>): AclRule {
   let mask = 0;
   const policies = new Set<string>();
   const constraints = new Set<string>();
@@ -120,7 +120,7 @@ export class Acl {
    */
   static fromPolicies(policies: readonly AclPolicy[], options: AclOptions = {}): Acl {
     const templating = options.templating ?? 'literal';
-    const slots = new Map<string, Array<{ policy: AclPolicy; rule: PolicyRule }>>();
+    const slots = new Map<string, Array<{ policy: AclPolicy; rule: ParsedPolicyRule }>>();
     for (const policy of policies) {
       if (policy.name === 'root') throw new Error('the root policy cannot be combined into an ACL; use Acl.root()');
       for (const rule of policy.rules) {

@@ -1,4 +1,4 @@
-import { AclPolicy, PolicyRule, PolicySyntax } from './acl-policy';
+import { AclPolicy, ParsedPolicyRule, PolicySyntax } from './acl-policy';
 import { PolicyItem, PolicyValue, isPolicyObject } from './policy-item';
 import { RulePath } from './rule-path';
 import { CAPABILITY_BITS, StoreCapability, isStoreCapability } from './store-capability';
@@ -48,7 +48,7 @@ export function decodePolicy(
   const fail = (message: string): never => {
     throw new Error(`policy "${name}": ${message}`);
   };
-  const rules: PolicyRule[] = [];
+  const rules: ParsedPolicyRule[] = [];
   for (const item of items) {
     const [key] = item.keys;
     if (key === undefined) fail('does not contain a root object');
@@ -69,7 +69,7 @@ function decodeRule(
   block: Record<string, PolicyValue>,
   now: Date,
   fail: (m: string) => never,
-): PolicyRule | undefined {
+): ParsedPolicyRule | undefined {
   for (const key of Object.keys(block)) {
     if (!RULE_KEYS.has(key)) fail(`invalid key "${key}"`);
   }
