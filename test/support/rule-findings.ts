@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { PlatformDeclarations, PlatformRule, SecretStoreApp } from '../../lib';
+import { CiSecret, PlatformDeclarations, PlatformRule, SecretStoreApp } from '../../lib';
 import { definePlatform, Platform } from '../../stacks/platform';
 import { platformConfig } from '../../stacks/platform.config';
 import { tempOutdir } from './synthesized-platform';
@@ -13,3 +13,7 @@ export function findingsOf(rule: PlatformRule, change: (p: Platform, app: Constr
   change(definePlatform(app, platformConfig), app);
   return rule.check(new PlatformDeclarations(app)).map((f) => `[${f.constructPath}] ${f.problem}`);
 }
+
+/** A CI secret at `path` (construct id `x`) read by registry-ci: valid on its own, so only the rules speak. */
+export const ciSecretAt = (p: Platform, path: string): CiSecret =>
+  new CiSecret(p.ciAccess, 'x', { path, keys: ['token'], consumers: ['scan'], description: 'scan', readers: [p.ciAccess.registryCi] });

@@ -1,9 +1,5 @@
-import { CiSecret, RegistryServiceAccount, SSI_R4 } from '../../../lib';
-import { Platform } from '../../../stacks/platform';
-import { findingsOf } from '../../support/rule-findings';
-
-const ciSecret = (p: Platform, path: string) =>
-  new CiSecret(p.ciAccess, 'x', { path, keys: ['token'], consumers: ['scan'], description: 'scan', readers: [p.ciAccess.registryCi] });
+import { RegistryServiceAccount, SSI_R4 } from '../../../lib';
+import { ciSecretAt, findingsOf } from '../../support/rule-findings';
 
 describe('SSI-R4: account names and CI secret paths are unique', () => {
   it('holds for the platform as declared', () => {
@@ -19,18 +15,18 @@ describe('SSI-R4: account names and CI secret paths are unique', () => {
   });
 
   it('a second CI secret at the same path is reported', () => {
-    expect(findingsOf(SSI_R4, (p) => ciSecret(p, 'vulnmgmt/svc-orchestrator'))).toEqual([
+    expect(findingsOf(SSI_R4, (p) => ciSecretAt(p, 'vulnmgmt/svc-orchestrator'))).toEqual([
       '[ci-access/x] SSI-R4 path = "vulnmgmt/svc-orchestrator": is already declared by ci-access/vulnmgmt',
     ]);
   });
 
   it('a CI secret at an account\'s credentials path is reported', () => {
-    expect(findingsOf(SSI_R4, (p) => ciSecret(p, 'registry/svc-executor'))).toEqual([
+    expect(findingsOf(SSI_R4, (p) => ciSecretAt(p, 'registry/svc-executor'))).toEqual([
       '[ci-access/x] SSI-R4 path = "registry/svc-executor": is the credentials path of svc-executor',
     ]);
   });
 
   it('a CI secret at a new path is allowed', () => {
-    expect(findingsOf(SSI_R4, (p) => ciSecret(p, 'sonar/token'))).toEqual([]);
+    expect(findingsOf(SSI_R4, (p) => ciSecretAt(p, 'sonar/token'))).toEqual([]);
   });
 });
