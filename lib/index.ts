@@ -11,14 +11,19 @@ export * from './model/policy-document';
 export * from './model/registry-permission-scope';
 export * from './model/secret-declaration';
 export * from './model/validation-problem';
+// Renderers: the model to text (policies, CI template and login script, agent files); no cdktf.
+export * from './render/agent-entrypoint';
+export * from './render/agent-env-template';
+export * from './render/agent-hcl';
+export * from './render/ci-login-script';
+export * from './render/gitlab-ci-template';
+export * from './render/policy-hcl';
 // Constructs: render the model with @cdktf/provider-vault.
 export * from './constructs/agent-configuration';
-export * from './render/agent-env-template';
 export * from './constructs/approle-application';
 export * from './constructs/approle-auth';
 export * from './constructs/ci-jwt-auth';
 export * from './constructs/ci-jwt-role';
-export * from './render/ci-login-script';
 export * from './constructs/ci-login-template';
 export * from './constructs/ci-secret';
 export * from './constructs/postgres-state-backend';

@@ -2,6 +2,7 @@ import { Lazy } from 'cdktf';
 import { Construct } from 'constructs';
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { PolicyDocument } from '../model/policy-document';
+import { renderPolicyHcl } from '../render/policy-hcl';
 
 /** Properties of {@link StorePolicy}. */
 export interface StorePolicyProps {
@@ -10,7 +11,7 @@ export interface StorePolicyProps {
 }
 
 /**
- * A store ACL policy: the model's {@link PolicyDocument} (rules added by grants) rendered as the
+ * A store ACL policy: the model's {@link PolicyDocument} (rules added by grants) rendered ({@link renderPolicyHcl}) as the
  * provider's `vault_policy` resource. The HCL is produced lazily, at synthesis, so that grants made
  * after the construct exists are in it.
  *
@@ -26,7 +27,7 @@ export class StorePolicy extends Policy {
     const document = new PolicyDocument(props.name);
     super(scope, id, {
       name: props.name,
-      policy: Lazy.stringValue({ produce: () => document.toHcl() }),
+      policy: Lazy.stringValue({ produce: () => renderPolicyHcl(document) }),
     });
     this.document = document;
   }

@@ -1,5 +1,6 @@
 import { Capability, normalizeCapabilities } from './capability';
 import { ValidationProblem } from './validation-problem';
+import { renderPolicyHcl } from '../render/policy-hcl';
 
 /** One `path "..." { capabilities = [...] }` block of a policy, with why it is there. */
 export interface PolicyRule {
@@ -62,19 +63,12 @@ export class PolicyDocument {
   }
 
   /**
-   * The policy in the store's HCL syntax, with a header and a comment naming each rule's sources.
+   * The policy in the store's HCL syntax: {@link renderPolicyHcl} (lib/render/policy-hcl.ts), which
+   * holds the rendering; kept here for the callers that ask the document itself.
    * @throws Error when the policy is empty: an empty policy is never emitted
    */
   toHcl(): string {
-    if (this.isEmpty) {
-      throw new Error(`policy "${this.name}" has no rules; an empty policy is never emitted`);
-    }
-    const blocks = this.rules.map((rule) => {
-      const comments = rule.sources.map((s) => `# ${s}`).join('\n');
-      const caps = rule.capabilities.map((c) => `"${c}"`).join(', ');
-      return `${comments}\npath "${rule.path}" {\n  capabilities = [${caps}]\n}\n`;
-    });
-    return `# Policy "${this.name}", managed by secretstore-iac. Do not edit in the store.\n\n${blocks.join('\n')}`;
+    return renderPolicyHcl(this);
   }
 
   /** Problems: an empty policy, or a rule with an empty capability list. */

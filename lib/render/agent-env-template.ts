@@ -1,5 +1,6 @@
 import { SecretDeclaration } from '../model/secret-declaration';
 import { ValidationProblem } from '../model/validation-problem';
+import { shellQuote } from '../private/shell-quote';
 
 /**
  * The environment file the agent renders for an application (spec §2.4: `/secretstore/secrets/.env`),
@@ -23,7 +24,7 @@ export class AgentEnvTemplate {
 
   /** One value, single-quoted for a POSIX shell: `it's` → `'it'\''s'`. */
   static quote(value: string): string {
-    return `'${value.split("'").join(`'\\''`)}'`;
+    return shellQuote(value);
   }
 
   /**

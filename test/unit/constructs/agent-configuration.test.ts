@@ -1,10 +1,7 @@
-import { execFileSync, spawn } from 'child_process';
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
-import * as http from 'http';
-import * as os from 'os';
 import * as path from 'path';
 import { AgentConfigurations, AgentConfigurationsProps } from '../../../lib/constructs/agent-configuration';
-import { AgentEnvTemplate } from '../../../lib/render/agent-env-template';
 import { AppRoleApplication, AppRoleAuth, Duration, KvMount, PlatformSettings, SecretStoreApp, SecretStoreValidationError, SecretStoreStack } from '../../../lib';
 import { platformConfig } from '../../../stacks/platform.config';
 import { synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
@@ -164,83 +161,6 @@ describe('the renew-self loop (spec §4.1 flow 2 step 4)', () => {
   });
 });
 
-describe('the renew-self loop, run against a stand-in proxy', () => {
-  const curl = (() => {
-    try {
-      return execFileSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim() || undefined;
-    } catch {
-      return undefined;
-    }
-  })();
-  const itWithCurl = curl ? it : it.skip;
-
-  /** Runs entrypoint.sh with a stand-in agent that lives `agentSeconds`; the proxy answers `status`. */
-  async function runLoop(status: number, agentSeconds: number): Promise<{ log: string; requests: http.IncomingHttpHeaders[]; after: number }> {
-    const server = http.createServer((req, res) => {
-      requests.push({ ...req.headers, ':method': req.method, ':path': req.url });
-      res.writeHead(status, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ auth: { client_token: 's.stand-in-token-in-the-body' } }));
-    });
-    const requests: http.IncomingHttpHeaders[] = [];
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as { port: number }).port;
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-unit-loop-'));
-    try {
-      const { outdir } = synth([{ name: 'shop', environment: 'dev', renewalInterval: Duration.seconds(1), secrets: { db: ['x'] } }], {
-        proxyPort: port,
-        paths: {
-          configFile: path.join(home, 'agent.hcl'),
-          roleIdFile: path.join(home, 'auth', 'role-id'),
-          secretIdFile: path.join(home, 'auth', 'secret-id'),
-        },
-      });
-      // Only sh, mkdir, sleep and curl on the PATH; the stand-in agent sleeps, then exits.
-      const bin = path.join(home, 'bin');
-      fs.mkdirSync(bin);
-      for (const tool of ['sh', 'mkdir', 'sleep']) fs.symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), path.join(bin, tool));
-      fs.symlinkSync(curl!, path.join(bin, 'curl'));
-      const agent = path.join(home, 'agent');
-      fs.writeFileSync(agent, `#!/bin/sh\nsleep ${agentSeconds}\n`, { mode: 0o755 });
-      const log = path.join(home, 'log');
-      const fd = fs.openSync(log, 'w');
-      const child = spawn(path.join(bin, 'sh'), [path.join(outdir, 'agents/shop-dev/entrypoint.sh')], {
-        env: { PATH: bin, SECRETSTORE_ROLE_ID: 'r', SECRETSTORE_SECRET_ID: 's', SECRETSTORE_ADDR: 'http://127.0.0.1:1', SECRETSTORE_AGENT_BINARY: agent, VAULT_TOKEN: 'env-token' },
-        stdio: ['ignore', fd, fd],
-      });
-      fs.closeSync(fd);
-      await new Promise((r) => child.once('exit', r));
-      const atExit = requests.length;
-      // The loop checks the agent every second: no request once it is gone.
-      await new Promise((r) => setTimeout(r, 2500));
-      return { log: fs.readFileSync(log, 'utf8'), requests, after: requests.length - atExit };
-    } finally {
-      server.close();
-      fs.rmSync(home, { recursive: true, force: true });
-    }
-  }
-
-  itWithCurl('POSTs renew-self every second without a token, logs "HTTP 200" and never the body, and stops with the agent', async () => {
-    const { log, requests, after } = await runLoop(200, 3.5);
-    expect(requests.length).toBeGreaterThanOrEqual(2);
-    expect(requests.length).toBeLessThanOrEqual(4);
-    for (const r of requests) {
-      expect(r[':method']).toBe('POST');
-      expect(r[':path']).toBe('/v1/auth/token/renew-self');
-      expect(r['x-vault-request']).toBe('true');
-      expect(r['x-vault-token']).toBeUndefined();
-    }
-    expect(after).toBe(0);
-    expect(log).toMatch(/^secretstore agent: renew-self every 1 s through http:\/\/127\.0\.0\.1:\d+ with curl$/m);
-    expect(log.match(/^secretstore agent: renew-self: HTTP 200$/gm)).toHaveLength(requests.length);
-    expect(log).not.toMatch(/stand-in-token|env-token|client_token/);
-  }, 15_000);
-
-  itWithCurl('logs the refusal status', async () => {
-    const { log } = await runLoop(403, 1.5);
-    expect(log).toMatch(/^secretstore agent: renew-self: HTTP 403$/m);
-  }, 15_000);
-});
-
 describe('configurable output directory, paths, interval, exit behaviour and address', () => {
   const paths = {
     configFile: '/srv/agent/agent.hcl',
@@ -285,51 +205,6 @@ describe('configurable output directory, paths, interval, exit behaviour and add
     const template = read(v1.outdir, 'agents/legacy-dev/env.ctmpl');
     expect(template).toContain('{{ with secret "kv/acme/dev/legacy/db" -}}');
     expect(template).toContain(`USER='{{ printf "%v" .Data.user | replaceAll`);
-  });
-});
-
-describe('entrypoint.sh', () => {
-  const { outdir } = synth([{ name: 'orchestrator', environment: 'dev', secrets: { database: ['pg_host'] } }]);
-  const script = path.join(outdir, 'agents/orchestrator-dev/entrypoint.sh');
-  const run = (env: Record<string, string>): { status: number; stderr: string } => {
-    try {
-      execFileSync('sh', [script], { env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-      return { status: 0, stderr: '' };
-    } catch (e: any) {
-      return { status: e.status, stderr: String(e.stderr) };
-    }
-  };
-
-  it('is valid POSIX sh', () => {
-    expect(() => execFileSync('sh', ['-n', script])).not.toThrow();
-  });
-
-  it('refuses to start without the provisioned variables, naming the fix', () => {
-    const r = run({ SECRETSTORE_ADDR: 'http://127.0.0.1:1' });
-    expect(r.status).toBe(78);
-    expect(r.stderr).toContain('SECRETSTORE_ROLE_ID is not set: provision the host (secretstore-iac provision)');
-    const s = run({ SECRETSTORE_ADDR: 'http://127.0.0.1:1', SECRETSTORE_ROLE_ID: 'r' });
-    expect(s.stderr).toContain('SECRETSTORE_SECRET_ID is not set');
-  });
-
-  it('refuses to start without a store address (spec §7, first row)', () => {
-    const r = run({ SECRETSTORE_ROLE_ID: 'r', SECRETSTORE_SECRET_ID: 's' });
-    expect(r.status).toBe(78);
-    expect(r.stderr).toContain('SECRETSTORE_ADDR is unset or empty');
-  });
-});
-
-describe('the env file format', () => {
-  it('upper-cases keys into variable names', () => {
-    expect(AgentEnvTemplate.variableName('pg_host')).toBe('PG_HOST');
-  });
-
-  it('single-quotes values so that a POSIX shell reads them back unchanged', () => {
-    const values = ["it's", 'a $HOME `id` "q" \\n', 'multi\nline', '', "''", 'plain'];
-    const file = values.map((v, i) => `V${i}=${AgentEnvTemplate.quote(v)}`).join('\n');
-    const script = `${file}\nprintf '%s\\0' ${values.map((_, i) => `"$V${i}"`).join(' ')}`;
-    const out = execFileSync('sh', ['-c', script], { encoding: 'utf8' });
-    expect(out.split('\0').slice(0, -1)).toEqual(values);
   });
 });
 

@@ -8,8 +8,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SecretStoreApp } from '../../../lib';
-import { JSON_VALUE_AWK } from '../../../lib/render/ci-login-script';
-import { CiJobTemplate, CiLoginTemplate } from '../../../lib/constructs/ci-login-template';
+import {
+  JSON_VALUE_AWK,
+  LEGACY_JOB_JWT_VARIABLE,
+  READ_VARIABLE,
+  REGISTRY_LOGIN_COMMAND_VARIABLE,
+  REGISTRY_LOGIN_VARIABLE,
+  renderCiLoginScript,
+} from '../../../lib/render/ci-login-script';
+import { CiLoginTemplate } from '../../../lib/constructs/ci-login-template';
+import { CiJobTemplate } from '../../../lib/render/gitlab-ci-template';
 import { definePlatform } from '../../../stacks/platform';
 import { platformConfig } from '../../../stacks/platform.config';
 import { FakeStore, fakeJwt, goJson, JobShell, jobShells, leakedValues, runJob } from '../../support/ci-login-harness';
@@ -84,6 +92,26 @@ describe('the JSON extractor (awk, no jq)', () => {
       });
       expect(run(awk, 'data.data.password', '{"data":{"data":{"password":"x","password2":"y"}}}').out).toBe('x');
     });
+  });
+});
+
+describe('the script text (ci-login.sh filled in)', () => {
+  const options = { roleName: "ci'role", authPath: 'jwt-$&', audience: "https://ci.example/$'x" };
+  const text = renderCiLoginScript(options);
+
+  it('reads the job variables the exported constants name', () => {
+    expect(text).toContain(`for _ss_e in \${${READ_VARIABLE}:-}; do`);
+    expect(text).toContain(`for _ss_e in \${${REGISTRY_LOGIN_VARIABLE}:-}; do`);
+    expect(text).toContain(`_ss_cmd=\${${REGISTRY_LOGIN_COMMAND_VARIABLE}:-$_ss_login_cmd_default}`);
+    expect(text).toContain(`_ss_jwt=$${LEGACY_JOB_JWT_VARIABLE}\n`);
+    expect(text).toContain(`_ss_read_var='${READ_VARIABLE}'\n_ss_login_var='${REGISTRY_LOGIN_VARIABLE}'\n`);
+  });
+
+  it('fills every placeholder, shell-quotes the values it assigns and takes "$" in them literally', () => {
+    expect(text).not.toMatch(/@@|^#@/m);
+    expect(text).toContain(`\n_ss_role='ci'\\''role'\n_ss_auth_path='jwt-$&'\n_ss_audience='https://ci.example/$'\\''x'\n`);
+    expect(text).toContain(`JWT login as role "ci'role" with the\n# job's ID token SECRETSTORE_ID_TOKEN (aud https://ci.example/$'x)`);
+    expect(text).toContain(`LC_ALL=C awk -v sel="$1" '${JSON_VALUE_AWK}'\n`);
   });
 });
 

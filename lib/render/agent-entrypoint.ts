@@ -1,0 +1,68 @@
+import { Duration } from '../model/duration';
+import { readRenderAsset } from '../private/render-asset';
+import { fillTemplate } from '../private/text-template';
+
+/** The renew-self loop of an agent (spec §4.1 flow 2 step 4): how often, through which proxy port. */
+export interface AgentRenewalLoop {
+  /** The application's `renewalInterval`. */
+  readonly interval: Duration;
+  /** Port of the agent's loopback API proxy listener (`127.0.0.1:<port>`). */
+  readonly proxyPort: number;
+}
+
+/** What the agent container's entrypoint of one application needs to know. */
+export interface AgentEntrypointOptions {
+  /** The application's AppRole, named in the header. */
+  readonly roleName: string;
+  /** The agent configuration (`bao agent -config=<this>`). */
+  readonly configFile: string;
+  /** Role ID file the entrypoint writes from `SECRETSTORE_ROLE_ID`. */
+  readonly roleIdFile: string;
+  /** Secret ID file the entrypoint writes from `SECRETSTORE_SECRET_ID`. */
+  readonly secretIdFile: string;
+  /**
+   * The agent configuration holds the store address (`vault { address }`): no check that the
+   * environment gives one.
+   */
+  readonly addressInConfiguration: boolean;
+  /** The renew-self loop, started in the background just before the agent; none when undefined. */
+  readonly renewal?: AgentRenewalLoop;
+}
+
+/**
+ * The template, `agent-entrypoint.sh` next to this module: a complete POSIX sh script (shellcheck
+ * reads it as it is) with `@@NAME@@` placeholders and `#@if` sections.
+ */
+const ENTRYPOINT_TEMPLATE = readRenderAsset(__dirname, 'agent-entrypoint.sh');
+
+/**
+ * Renders the agent container's entrypoint of one application (`agents/<role>/entrypoint.sh`, POSIX
+ * sh): turns the provisioned `SECRETSTORE_ROLE_ID` / `SECRETSTORE_SECRET_ID` into the two files the
+ * AppRole auto-auth reads, maps `SECRETSTORE_ADDR` to `BAO_ADDR`, optionally starts the renew-self
+ * loop, and `exec`s the agent. The loop POSTs to the agent's loopback API proxy, which adds the token,
+ * so the script never holds one; it logs the HTTP status only. Holds no secret.
+ *
+ * The file paths are written unquoted: the construct admits only absolute paths of letters, digits,
+ * `.`, `_`, `-` and `/`.
+ */
+export function renderAgentEntrypoint(options: AgentEntrypointOptions): string {
+  const files = [options.roleIdFile, options.secretIdFile];
+  const directories = [...new Set(files.map((f) => f.slice(0, f.lastIndexOf('/')) || '/'))];
+  const renewal = options.renewal;
+  const proxy = renewal ? `http://127.0.0.1:${renewal.proxyPort}` : '';
+  return fillTemplate(
+    ENTRYPOINT_TEMPLATE,
+    {
+      ROLE_NAME: options.roleName,
+      AUTH_DIRECTORIES: directories.join(' '),
+      ROLE_ID_FILE: options.roleIdFile,
+      SECRET_ID_FILE: options.secretIdFile,
+      CONFIG_FILE: options.configFile,
+      RENEWAL_INTERVAL: renewal ? renewal.interval.toString() : '',
+      RENEWAL_SECONDS: renewal ? String(renewal.interval.toSeconds()) : '',
+      PROXY_URL: proxy,
+    },
+    { ADDRESS_FROM_ENVIRONMENT: !options.addressInConfiguration, RENEWAL_LOOP: renewal !== undefined },
+    'agent-entrypoint.sh',
+  );
+}

@@ -1,0 +1,154 @@
+import { execFileSync, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as http from 'http';
+import * as os from 'os';
+import * as path from 'path';
+import { Duration } from '../../../lib';
+import { renderAgentEntrypoint } from '../../../lib/render/agent-entrypoint';
+
+// The agent container's entrypoint (spec §4.1 flow 2), rendered and run by sh.
+
+const DEFAULTS = {
+  roleName: 'orchestrator-dev',
+  configFile: '/secretstore/config/agent.hcl',
+  roleIdFile: '/secretstore/auth/role-id',
+  secretIdFile: '/secretstore/auth/secret-id',
+};
+const RENEWAL = { interval: Duration.minutes(45), proxyPort: 8100 };
+
+describe('the rendered text', () => {
+  it('writes both files in one directory made once, and execs the configured agent', () => {
+    const text = renderAgentEntrypoint({ ...DEFAULTS, addressInConfiguration: false });
+    expect(text).toContain('\numask 077\nmkdir -p /secretstore/auth\n');
+    expect(text).toContain(`printf '%s' "$SECRETSTORE_ROLE_ID" > /secretstore/auth/role-id\n`);
+    expect(text.endsWith('\nunset SECRETSTORE_ROLE_ID SECRETSTORE_SECRET_ID\nexec "${SECRETSTORE_AGENT_BINARY:-bao}" agent -config=/secretstore/config/agent.hcl\n')).toBe(true);
+    expect(renderAgentEntrypoint({ ...DEFAULTS, roleIdFile: '/a/r', secretIdFile: '/b/s', addressInConfiguration: false })).toContain('\nmkdir -p /a /b\n');
+  });
+
+  it('checks the environment for a store address only when the configuration has none', () => {
+    const check = '[ -n "${BAO_ADDR:-}${VAULT_ADDR:-}" ] || fail "SECRETSTORE_ADDR is unset or empty';
+    expect(renderAgentEntrypoint({ ...DEFAULTS, addressInConfiguration: false })).toContain(check);
+    expect(renderAgentEntrypoint({ ...DEFAULTS, addressInConfiguration: true })).not.toContain(check);
+  });
+
+  it('adds the renew-self loop with the interval in seconds and the proxy, and no template line of its own', () => {
+    const text = renderAgentEntrypoint({ ...DEFAULTS, addressInConfiguration: true, renewal: { interval: Duration.minutes(20), proxyPort: 18200 } });
+    expect(text).toContain('# Spec §4.1 flow 2 step 4: every 20m, POST auth/token/renew-self to the agent\'s API proxy on http://127.0.0.1:18200,\n');
+    expect(text).toContain('\nrenew_every=1200\nrenew_proxy=http://127.0.0.1:18200\nagent_pid=$$\n');
+    expect(text).not.toMatch(/#@|@@/);
+    expect(renderAgentEntrypoint({ ...DEFAULTS, addressInConfiguration: true })).not.toMatch(/renew|#@|@@/);
+  });
+});
+
+describe('entrypoint.sh', () => {
+  const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-unit-entrypoint-')), 'entrypoint.sh');
+  fs.writeFileSync(script, renderAgentEntrypoint({ ...DEFAULTS, addressInConfiguration: false, renewal: RENEWAL }));
+  afterAll(() => fs.rmSync(path.dirname(script), { recursive: true, force: true }));
+  const run = (env: Record<string, string>): { status: number; stderr: string } => {
+    try {
+      execFileSync('sh', [script], { env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      return { status: 0, stderr: '' };
+    } catch (e: any) {
+      return { status: e.status, stderr: String(e.stderr) };
+    }
+  };
+
+  it('is valid POSIX sh', () => {
+    expect(() => execFileSync('sh', ['-n', script])).not.toThrow();
+  });
+
+  it('refuses to start without the provisioned variables, naming the fix', () => {
+    const r = run({ SECRETSTORE_ADDR: 'http://127.0.0.1:1' });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('SECRETSTORE_ROLE_ID is not set: provision the host (secretstore-iac provision)');
+    const s = run({ SECRETSTORE_ADDR: 'http://127.0.0.1:1', SECRETSTORE_ROLE_ID: 'r' });
+    expect(s.stderr).toContain('SECRETSTORE_SECRET_ID is not set');
+  });
+
+  it('refuses to start without a store address (spec §7, first row)', () => {
+    const r = run({ SECRETSTORE_ROLE_ID: 'r', SECRETSTORE_SECRET_ID: 's' });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('SECRETSTORE_ADDR is unset or empty');
+  });
+});
+
+describe('the renew-self loop, run against a stand-in proxy', () => {
+  const curl = (() => {
+    try {
+      return execFileSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+  const itWithCurl = curl ? it : it.skip;
+
+  /** Runs entrypoint.sh with a stand-in agent that lives `agentSeconds`; the proxy answers `status`. */
+  async function runLoop(status: number, agentSeconds: number): Promise<{ log: string; requests: http.IncomingHttpHeaders[]; after: number }> {
+    const server = http.createServer((req, res) => {
+      requests.push({ ...req.headers, ':method': req.method, ':path': req.url });
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ auth: { client_token: 's.stand-in-token-in-the-body' } }));
+    });
+    const requests: http.IncomingHttpHeaders[] = [];
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-unit-loop-'));
+    try {
+      const entrypoint = path.join(home, 'entrypoint.sh');
+      fs.writeFileSync(
+        entrypoint,
+        renderAgentEntrypoint({
+          roleName: 'shop-dev',
+          configFile: path.join(home, 'agent.hcl'),
+          roleIdFile: path.join(home, 'auth', 'role-id'),
+          secretIdFile: path.join(home, 'auth', 'secret-id'),
+          addressInConfiguration: false,
+          renewal: { interval: Duration.seconds(1), proxyPort: port },
+        }),
+      );
+      // Only sh, mkdir, sleep and curl on the PATH; the stand-in agent sleeps, then exits.
+      const bin = path.join(home, 'bin');
+      fs.mkdirSync(bin);
+      for (const tool of ['sh', 'mkdir', 'sleep']) fs.symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), path.join(bin, tool));
+      fs.symlinkSync(curl!, path.join(bin, 'curl'));
+      const agent = path.join(home, 'agent');
+      fs.writeFileSync(agent, `#!/bin/sh\nsleep ${agentSeconds}\n`, { mode: 0o755 });
+      const log = path.join(home, 'log');
+      const fd = fs.openSync(log, 'w');
+      const child = spawn(path.join(bin, 'sh'), [entrypoint], {
+        env: { PATH: bin, SECRETSTORE_ROLE_ID: 'r', SECRETSTORE_SECRET_ID: 's', SECRETSTORE_ADDR: 'http://127.0.0.1:1', SECRETSTORE_AGENT_BINARY: agent, VAULT_TOKEN: 'env-token' },
+        stdio: ['ignore', fd, fd],
+      });
+      fs.closeSync(fd);
+      await new Promise((r) => child.once('exit', r));
+      const atExit = requests.length;
+      // The loop checks the agent every second: no request once it is gone.
+      await new Promise((r) => setTimeout(r, 2500));
+      return { log: fs.readFileSync(log, 'utf8'), requests, after: requests.length - atExit };
+    } finally {
+      server.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  itWithCurl('POSTs renew-self every second without a token, logs "HTTP 200" and never the body, and stops with the agent', async () => {
+    const { log, requests, after } = await runLoop(200, 3.5);
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    expect(requests.length).toBeLessThanOrEqual(4);
+    for (const r of requests) {
+      expect(r[':method']).toBe('POST');
+      expect(r[':path']).toBe('/v1/auth/token/renew-self');
+      expect(r['x-vault-request']).toBe('true');
+      expect(r['x-vault-token']).toBeUndefined();
+    }
+    expect(after).toBe(0);
+    expect(log).toMatch(/^secretstore agent: renew-self every 1 s through http:\/\/127\.0\.0\.1:\d+ with curl$/m);
+    expect(log.match(/^secretstore agent: renew-self: HTTP 200$/gm)).toHaveLength(requests.length);
+    expect(log).not.toMatch(/stand-in-token|env-token|client_token/);
+  }, 15_000);
+
+  itWithCurl('logs the refusal status', async () => {
+    const { log } = await runLoop(403, 1.5);
+    expect(log).toMatch(/^secretstore agent: renew-self: HTTP 403$/m);
+  }, 15_000);
+});
