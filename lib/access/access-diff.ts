@@ -5,6 +5,7 @@ import { AccessModel, IdentityAccess } from './access-model';
 import { ReportIdentity, accessReport } from './access-report';
 import { AuthMethod, BindingValue } from './identity';
 import { RiskFlag, riskFlags } from './risk-flag';
+import { compareStrings } from '../private/compare-strings';
 
 /** What changed on one path pattern of one identity. */
 export interface RuleChange {
@@ -121,7 +122,7 @@ function identityChange(base: AccessModel, before: IdentityAccess, head: AccessM
     const change = ruleChange(b, a);
     if (change) rules.push(change);
   }
-  rules.sort((x, y) => compare(x.path, y.path) || compare(x.kind, y.kind));
+  rules.sort((x, y) => compareStrings(x.path, y.path) || compareStrings(x.kind, y.kind));
   return { name, method, rules, bindings };
 }
 
@@ -166,10 +167,6 @@ function bindingChanges(before: IdentityAccess, after: IdentityAccess): BindingC
   if (JSON.stringify(b) === JSON.stringify(a)) return [];
   return [...new Set([...Object.keys(b), ...Object.keys(a)])]
     .filter((field) => JSON.stringify(b[field]) !== JSON.stringify(a[field]))
-    .sort(compare)
+    .sort(compareStrings)
     .map((field) => ({ field, before: b[field], after: a[field] }));
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -6,6 +6,7 @@ import { AccessModel, IdentityAccess } from './access-model';
 import { formatBinding } from './binding-format';
 import { BindingValue } from './identity';
 import { findSharedReads } from './shared-read';
+import { compareStrings } from '../private/compare-strings';
 
 /** Kinds of risk a change can bring, in the order a review reads them. */
 export type RiskKind =
@@ -73,7 +74,7 @@ export function riskFlags(base: AccessModel, head: AccessModel, changed: readonl
   flags.push(...sharedReadFlags(base, head));
   return flags.sort(
     (a, b) =>
-      KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || compare(a.identity, b.identity) || compare(a.message, b.message),
+      KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || compareStrings(a.identity, b.identity) || compareStrings(a.message, b.message),
   );
 }
 
@@ -197,8 +198,4 @@ function sharedReadFlags(base: AccessModel, head: AccessModel): RiskFlag[] {
 
 function asList(value: BindingValue | undefined): readonly string[] {
   return Array.isArray(value) ? value : [];
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

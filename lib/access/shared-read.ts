@@ -3,6 +3,7 @@ import { DEFAULT_POLICY_NAME } from '../acl/default-policy';
 import { witnessPath } from '../acl/rule-coverage';
 import { maskHas } from '../acl/store-capability';
 import { AccessModel, IdentityAccess } from './access-model';
+import { compareStrings } from '../private/compare-strings';
 
 /**
  * Paths that are not shared secrets: per-token storage (`cubbyhole/`) and the store's own
@@ -71,9 +72,5 @@ export function findSharedReads(model: AccessModel): SharedRead[] {
       }
     }
   }
-  return [...found.values()].sort((a, b) => compare(a.reader, b.reader) || compare(a.owner, b.owner));
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return [...found.values()].sort((a, b) => compareStrings(a.reader, b.reader) || compareStrings(a.owner, b.owner));
 }

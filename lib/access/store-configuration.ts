@@ -1,6 +1,7 @@
 import { AuthMethod, BindingValue, Identity } from './identity';
 import { ReferenceResolver } from './terraform-reference';
 import { ResourceBlock, SynthStack, readSynthOutput } from './synth-output';
+import { compareStrings } from '../private/compare-strings';
 
 /** A policy declared by a `vault_policy` resource. */
 export interface DeclaredPolicy {
@@ -84,7 +85,7 @@ export function readStoreConfiguration(dir: string): StoreConfiguration {
     }
   }
   return {
-    identities: [...identities.values()].sort((a, b) => compare(a.name, b.name)),
+    identities: [...identities.values()].sort((a, b) => compareStrings(a.name, b.name)),
     policies,
     stacks: stacks.map((s) => s.name),
   };
@@ -204,9 +205,5 @@ function mountPath(value: unknown): string {
 }
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compare(a, b)));
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
 }

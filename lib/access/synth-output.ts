@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { compareStrings } from '../private/compare-strings';
 
 /** A Terraform resource block as cdktf writes it (attributes plus cdktf's `//` metadata). */
 export type ResourceBlock = Readonly<Record<string, unknown>>;
@@ -39,7 +40,7 @@ export function readSynthOutput(dir: string): SynthStack[] {
       const document = readJson(file) as { resource?: Record<string, Record<string, ResourceBlock>> };
       return { name, file, resources: document.resource ?? {} };
     })
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort((a, b) => compareStrings(a.name, b.name));
 }
 
 function readJson(file: string): unknown {

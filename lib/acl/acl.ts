@@ -1,6 +1,7 @@
 import { AclPolicy, ParsedPolicyRule } from './acl-policy';
 import { RulePath } from './rule-path';
 import { CAPABILITY_BITS, StoreCapability, isDenyMask, maskHas, storeCapabilityAnswer } from './store-capability';
+import { compareStrings } from '../private/compare-strings';
 
 /** A rule of an ACL after merging every policy's rule with the same path string. */
 export interface AclRule {
@@ -282,8 +283,4 @@ function outranks(a: Candidate, b: Candidate): boolean {
 /** Lengths and offsets in UTF-8 bytes, as the store's Go code measures them. */
 function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

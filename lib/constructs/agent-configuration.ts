@@ -7,6 +7,7 @@ import { Duration } from '../model/duration';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
+import { isHttpUrl } from '../private/http-url';
 
 /** Where the agent finds and writes its files, inside the agent's container. */
 export interface AgentPaths {
@@ -263,7 +264,7 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
     if (!Number.isInteger(this.proxyPort) || this.proxyPort < 1 || this.proxyPort > 65535) {
       problems.push(new ValidationProblem('proxyPort', this.proxyPort, 'must be a TCP port, a whole number from 1 to 65535'));
     }
-    if (this.storeAddress !== undefined && !/^https?:\/\/[^\s/"\\]+(\/[^\s"\\]*)?$/.test(this.storeAddress)) {
+    if (this.storeAddress !== undefined && !isHttpUrl(this.storeAddress, { forbidden: '"\\' })) {
       problems.push(new ValidationProblem('storeAddress', this.storeAddress, 'must be an http(s) URL such as https://secrets.example:8200'));
     }
     for (const app of this.applications) {

@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
 import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
-import { ValidationProblem } from '../model/validation-problem';
+import { mountSegmentProblems } from '../private/mount-segment';
 
 /** Properties of {@link AppRoleAuth}. */
 export interface AppRoleAuthProps {
@@ -27,10 +27,7 @@ export class AppRoleAuth extends Construct {
       description: 'Application sidecar agents (managed by secretstore-iac)',
     });
     this.node.addValidation({
-      validate: () =>
-        /^[a-z0-9][a-z0-9_-]*$/.test(this.path)
-          ? []
-          : [String(new ValidationProblem('path', this.path, 'must be a single lower-case mount segment'))],
+      validate: () => mountSegmentProblems('path', this.path).map(String),
     });
   }
 }

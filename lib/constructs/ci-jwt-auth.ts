@@ -3,6 +3,7 @@ import { JwtAuthBackend } from '@cdktf/provider-vault/lib/jwt-auth-backend';
 import { JwtKeySource } from '../model/jwt-key-source';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
+import { mountSegmentProblems } from '../private/mount-segment';
 
 /** Properties of {@link CiJwtAuth}. */
 export interface CiJwtAuthProps {
@@ -58,9 +59,7 @@ export class CiJwtAuth extends Construct {
 
   private problems(): ValidationProblem[] {
     const problems = this.keySource.problems('keySource');
-    if (!/^[a-z0-9][a-z0-9_-]*$/.test(this.path)) {
-      problems.push(new ValidationProblem('path', this.path, 'must be a single lower-case mount segment'));
-    }
+    problems.push(...mountSegmentProblems('path', this.path));
     if (!this.issuer) problems.push(new ValidationProblem('issuer', this.issuer, 'must not be empty'));
     return problems;
   }

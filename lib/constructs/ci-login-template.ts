@@ -16,6 +16,7 @@ import { PlatformDeclarations } from '../rules/platform-declarations';
 import { RegistryServiceAccount } from './registry-service-account';
 import { SecretStoreStack } from './secret-store-stack';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
+import { compareStrings } from '../private/compare-strings';
 
 /** Properties of {@link CiLoginTemplate}. */
 export interface CiLoginTemplateProps {
@@ -144,7 +145,7 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
         this.variablePrefixes[secret.path.logical] ?? toVariablePrefix(account ? account.accountName : construct.node.id);
       readable.push({ construct, secret, account, description, prefix });
     }
-    readable.sort((a, b) => compare(a.secret.path.policyPath, b.secret.path.policyPath));
+    readable.sort((a, b) => compareStrings(a.secret.path.policyPath, b.secret.path.policyPath));
     return { readable, unreadable };
   }
 
@@ -161,7 +162,7 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
   /** One job template per consumer of a secret the role may read, sorted by consumer. */
   jobTemplates(): CiJobTemplate[] {
     const { readable } = this.declarations();
-    const consumers = [...new Set(readable.flatMap((d) => d.secret.consumers))].sort(compare);
+    const consumers = [...new Set(readable.flatMap((d) => d.secret.consumers))].sort(compareStrings);
     return consumers.map((consumer) => {
       const mine = readable.filter((d) => d.secret.consumers.includes(consumer));
       const reads = mine.map((d) => this.readOf(d));
@@ -180,7 +181,7 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
             entry: `${target}=${usernameVariable},${passwordVariable}`,
           };
         })
-        .sort((a, b) => compare(a.target, b.target));
+        .sort((a, b) => compareStrings(a.target, b.target));
       return { consumer, jobName: `.secretstore-${consumer}`, reads, registryLogins };
     });
   }
@@ -285,6 +286,3 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
   }
 }
 
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

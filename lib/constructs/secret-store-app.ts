@@ -4,6 +4,7 @@ import { App, AppConfig } from 'cdktf';
 import { PlatformDeclarations } from '../rules/platform-declarations';
 import { PLATFORM_RULES } from '../rules/platform-rules';
 import { isArtifactSource, SynthesisArtifact } from './synthesis-artifact';
+import { compareStrings } from '../private/compare-strings';
 
 /** One problem of a synthesis: where, and what. */
 export interface SynthesisProblem {
@@ -80,7 +81,7 @@ export class SecretStoreApp extends App {
     for (const rule of PLATFORM_RULES) {
       rule.check(declarations).forEach((f) => problems.push({ constructPath: f.constructPath, message: String(f.problem) }));
     }
-    return problems.sort((a, b) => (a.constructPath < b.constructPath ? -1 : a.constructPath > b.constructPath ? 1 : 0));
+    return problems.sort((a, b) => compareStrings(a.constructPath, b.constructPath));
   }
 
   /** The artifacts of every artifact source, sorted by path. */
@@ -89,7 +90,7 @@ export class SecretStoreApp extends App {
       .findAll()
       .filter(isArtifactSource)
       .flatMap((c) => c.artifacts())
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      .sort((a, b) => compareStrings(a.path, b.path));
   }
 
   /** Paths (relative to the output directory) of the artifacts the last synthesis wrote, sorted. */

@@ -1,6 +1,7 @@
 import { identifierNameProblems } from './identifier-name';
 import { KvMount } from './kv-mount';
 import { ValidationProblem } from './validation-problem';
+import { isHttpUrl } from '../private/http-url';
 
 /** The platform facts every declaration depends on: the spec's placeholders, filled in. */
 export interface PlatformSettingsProps {
@@ -49,7 +50,7 @@ export class PlatformSettings {
     problems.push(...identifierNameProblems('organisation', this.organisation));
     if (!this.ciUrl) {
       problems.push(new ValidationProblem('ciUrl', this.ciUrl, 'must not be empty: it is the JWT issuer and audience'));
-    } else if (!/^https?:\/\/[^\s/{}]+(\/[^\s{}]*)?$/.test(this.ciUrl)) {
+    } else if (!isHttpUrl(this.ciUrl, { forbidden: '{}' })) {
       problems.push(new ValidationProblem('ciUrl', this.ciUrl, 'must be an http(s) URL without placeholders'));
     } else if (this.ciUrl.endsWith('/')) {
       problems.push(

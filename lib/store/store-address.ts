@@ -1,3 +1,5 @@
+import { isHttpUrl } from '../private/http-url';
+
 /** Environment variables that may carry the store address, in the order they are consulted. */
 export const STORE_ADDRESS_VARIABLES = ['SECRETSTORE_ADDR', 'VAULT_ADDR', 'BAO_ADDR'] as const;
 
@@ -34,7 +36,7 @@ export function resolveStoreAddress(env: NodeJS.ProcessEnv = process.env): strin
     );
   }
   const address = distinct[0];
-  if (!/^https?:\/\/[^\s/]+/.test(address)) {
+  if (!isHttpUrl(address, { prefixOnly: true })) {
     throw new StoreAddressError(`${set[0].name}="${address}" is not an http(s) URL such as https://secrets.example:8200`);
   }
   return address;
