@@ -19,8 +19,11 @@ export class AppRolesStack extends SecretStoreStack {
   /** The applications. */
   readonly applications: AppRoleApplication[];
 
-  constructor(scope: Construct, id: string, config: PlatformConfig, stateBackend?: StateBackendFactory) {
-    super(scope, id, { settings: new PlatformSettings(config.settings), stateBackend });
+  /**
+   * @param settings the platform's settings, built once from `config.settings` by `definePlatform`
+   */
+  constructor(scope: Construct, id: string, config: PlatformConfig, settings: PlatformSettings, stateBackend?: StateBackendFactory) {
+    super(scope, id, { settings, stateBackend });
     const auth = (this.appRoleAuth = new AppRoleAuth(this, 'approle'));
     this.applications = [
       new AppRoleApplication(this, 'orchestrator-dev', {

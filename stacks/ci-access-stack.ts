@@ -20,13 +20,16 @@ export class CiAccessStack extends SecretStoreStack {
   readonly jwtAuth: CiJwtAuth;
   /** The shared CI role. */
   readonly registryCi: CiJwtRole;
-  /** Registry service accounts by name. */
-  readonly accounts: Record<'orchestrator' | 'executor' | 'deployer', RegistryServiceAccount>;
+  /** Registry service accounts by `{name}`: the spec's three, then those of the configuration. */
+  readonly accounts: Readonly<Record<string, RegistryServiceAccount>>;
   /** Other CI secrets. */
   readonly ciSecrets: CiSecret[];
 
-  constructor(scope: Construct, id: string, config: PlatformConfig, stateBackend?: StateBackendFactory) {
-    super(scope, id, { settings: new PlatformSettings(config.settings), stateBackend });
+  /**
+   * @param settings the platform's settings, built once from `config.settings` by `definePlatform`
+   */
+  constructor(scope: Construct, id: string, config: PlatformConfig, settings: PlatformSettings, stateBackend?: StateBackendFactory) {
+    super(scope, id, { settings, stateBackend });
     this.jwtAuth = new CiJwtAuth(this, 'jwt', { keySource: config.ciKeySource });
     this.registryCi = new CiJwtRole(this, 'registry-ci', {
       auth: this.jwtAuth,
@@ -65,6 +68,12 @@ export class CiAccessStack extends SecretStoreStack {
         permissions: ['container-image:read'],
         usedBy: 'cluster pods and virtual-machine deployment scripts',
       }),
+      ...Object.fromEntries(
+        Object.entries(config.accounts ?? {}).map(([name, { readByCi = true, ...account }]) => [
+          name,
+          new RegistryServiceAccount(this, `svc-${name}`, { ...account, name, readers: readByCi ? ci : [] }),
+        ]),
+      ),
     };
 
     this.ciSecrets = [

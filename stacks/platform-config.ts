@@ -1,4 +1,17 @@
-import { AgentConfigurationsProps, Duration, JwtKeySource, PlatformSettingsProps } from '../lib';
+import { AgentConfigurationsProps, Duration, JwtKeySource, PlatformSettingsProps, RegistryServiceAccountProps } from '../lib';
+
+/**
+ * A registry service account declared in {@link PlatformConfig.accounts}; its key there is the
+ * account's `{name}` (`mirror` declares `svc-mirror`).
+ */
+export interface RegistryAccountConfig extends Omit<RegistryServiceAccountProps, 'name' | 'readers'> {
+  /**
+   * Grant `registry-ci` read on the account's secret, so that CI jobs can log in with it. Pull-only
+   * accounts of cluster pods and deployment scripts are not readable by CI (spec §2.3): set `false`.
+   * @default true
+   */
+  readonly readByCi?: boolean;
+}
 
 /** Everything that differs between installations of the platform. */
 export interface PlatformConfig {
@@ -19,6 +32,13 @@ export interface PlatformConfig {
    * @default the organisation's namespace and its subgroups (`namespace_path`)
    */
   readonly ciBoundClaims?: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * Registry service accounts of this installation, by `{name}`, besides the spec's `orchestrator`,
+   * `executor` and `deployer` that the `ci-access` stack declares. One key gives the account, its
+   * secret path `secret/registry/svc-{name}`, the read grant to `registry-ci` and the checks.
+   * @default none
+   */
+  readonly accounts?: Readonly<Record<string, RegistryAccountConfig>>;
   /**
    * Where the agent files go and the paths inside the agent's container (env file, Role ID and
    * Secret ID files, refresh interval).

@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { StateBackendFactory } from '../lib';
+import { PlatformSettings, StateBackendFactory } from '../lib';
 import { AppRolesStack } from './app-roles-stack';
 import { CiAccessStack } from './ci-access-stack';
 import { PlatformConfig } from './platform-config';
@@ -17,8 +17,10 @@ export interface Platform {
  * @param stateBackend state backend for every stack (default: local state files)
  */
 export function definePlatform(scope: Construct, config: PlatformConfig, stateBackend?: StateBackendFactory): Platform {
+  // One settings object for every stack: each stack still reports its problems under its own path.
+  const settings = new PlatformSettings(config.settings);
   return {
-    ciAccess: new CiAccessStack(scope, 'ci-access', config, stateBackend),
-    appRoles: new AppRolesStack(scope, 'app-roles', config, stateBackend),
+    ciAccess: new CiAccessStack(scope, 'ci-access', config, settings, stateBackend),
+    appRoles: new AppRolesStack(scope, 'app-roles', config, settings, stateBackend),
   };
 }

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { addBillingApplication } from '../../../examples/add-application';
 import { addHelmAccount } from '../../../examples/add-registry-service-account';
+import { configWithMirrorAccount } from '../../../examples/registry-account-in-config';
 import { policyRules, resources, synthesizePlatform } from '../../support/synthesized-platform';
 import { REPO_ROOT } from '../../support/paths';
 
@@ -9,7 +10,7 @@ const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
 const example = (file: string) => fs.readFileSync(path.join(REPO_ROOT, 'examples', file), 'utf8').trim();
 
 describe('README examples are the compiled example files and do what the README says', () => {
-  it.each(['add-registry-service-account.ts', 'add-application.ts'])('README quotes examples/%s verbatim', (file) => {
+  it.each(['add-registry-service-account.ts', 'registry-account-in-config.ts', 'add-application.ts'])('README quotes examples/%s verbatim', (file) => {
     expect(readme).toContain(example(file));
   });
 
@@ -22,6 +23,16 @@ describe('README examples are the compiled example files and do what the README 
     });
     const policy = resources(p.stacks['ci-access'], 'vault_policy').find((x) => x.name === 'registry-ci').policy;
     expect(policyRules(policy)).toContainEqual(['secret/data/registry/svc-helm', ['read']]);
+  });
+
+  it('"add a service account" in the configuration: svc-mirror becomes readable by registry-ci', () => {
+    const p = synthesizePlatform(configWithMirrorAccount, (platform) => {
+      expect(platform.ciAccess.accounts.mirror.secret.grants.map(String)).toEqual([
+        'jwt/registry-ci: read on secret/data/registry/svc-mirror (policy registry-ci)',
+      ]);
+    });
+    const policy = resources(p.stacks['ci-access'], 'vault_policy').find((x) => x.name === 'registry-ci').policy;
+    expect(policyRules(policy)).toContainEqual(['secret/data/registry/svc-mirror', ['read']]);
   });
 
   it('"add an application": billing-dev reads its own paths only', () => {
