@@ -2,6 +2,7 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { CDKTF_CONFIG_FILE, readCdktfAppCommand } from './cdktf-app-command';
 
 /** A configuration synthesized from a git ref into a temporary directory. */
 export interface SynthesizedRef {
@@ -25,9 +26,9 @@ export async function resolveGitCommit(ref: string, repo: string): Promise<strin
 
 /**
  * Synthesizes the stacks of a commit: checks it out into a temporary `git worktree` (the working
- * copy is left alone), links the checkout's `node_modules` into it, runs
- * `npx tsc -p tsconfig.json && node dist/stacks/main.js` with `CDKTF_OUTDIR` pointing outside the
- * worktree, and removes the worktree again, whatever happens.
+ * copy is left alone), links the checkout's `node_modules` into it, runs the commit's own synthesis
+ * command (the `app` field of its cdktf.json) with `CDKTF_OUTDIR` pointing outside the worktree, and
+ * removes the worktree again, whatever happens.
  *
  * @param repo the main checkout (its `node_modules` is used)
  * @param progress receives one line per step, for a terminal
@@ -47,14 +48,15 @@ export async function synthesizeGitRef(
     progress(`synthesizing ${commit.slice(0, 12)} in a temporary worktree`);
     await step('git', ['worktree', 'add', '--detach', worktree, commit], top, 'git worktree add');
     try {
-      if (!fs.existsSync(path.join(worktree, 'stacks', 'main.ts'))) {
-        throw new Error(`commit ${commit.slice(0, 12)} has no stacks/main.ts to synthesize`);
+      if (!fs.existsSync(path.join(worktree, CDKTF_CONFIG_FILE))) {
+        throw new Error(`commit ${commit.slice(0, 12)} has no ${CDKTF_CONFIG_FILE} to synthesize`);
       }
+      const app = readCdktfAppCommand(worktree);
       const modules = path.join(top, 'node_modules');
       if (!fs.existsSync(modules)) throw new Error(`${modules} is missing: run npm ci in ${top} first`);
       fs.symlinkSync(modules, path.join(worktree, 'node_modules'), 'dir');
-      await step('npx', ['tsc', '-p', 'tsconfig.json'], worktree, 'tsc');
-      await step('node', [path.join('dist', 'stacks', 'main.js')], worktree, 'synthesis', { CDKTF_OUTDIR: outdir });
+      // `app` is a shell command line (`npx tsc ... && node ...`), as cdktf runs it.
+      await step('sh', ['-c', app], worktree, `synthesis (${app})`, { CDKTF_OUTDIR: outdir });
     } finally {
       await run('git', ['worktree', 'remove', '--force', worktree], top);
       await run('git', ['worktree', 'prune'], top);

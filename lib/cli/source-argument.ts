@@ -1,3 +1,4 @@
+import { ownCdktfAppCommand } from '../access/cdktf-app-command';
 import { ConfigurationSource, UnknownSourceError, openConfigurationSource } from '../access/configuration-source';
 import { CommandContext } from './command';
 import { UsageError } from './usage-error';
@@ -6,11 +7,16 @@ import { UsageError } from './usage-error';
 export const DEFAULT_SOURCE = 'cdktf.out';
 
 /** How SOURCE arguments are explained in the commands' help. */
-export const SOURCE_HELP = [
-  'SOURCE is a synthesized output directory (with manifest.json) or a git ref of the repository',
-  '(branch, tag, commit); a ref is checked out into a temporary git worktree, compiled and',
-  'synthesized there (`npx tsc -p tsconfig.json && node dist/stacks/main.js`), then removed.',
-].join('\n');
+export const SOURCE_HELP = sourceHelp(ownCdktfAppCommand());
+
+function sourceHelp(app: string | undefined): string {
+  return [
+    'SOURCE is a synthesized output directory (with manifest.json) or a git ref of the repository',
+    '(branch, tag, commit); a ref is checked out into a temporary git worktree, compiled and',
+    'synthesized there with the `app` command of its cdktf.json, then removed.',
+    ...(app === undefined ? [] : [`Here that command is \`${app}\`.`]),
+  ].join('\n');
+}
 
 /**
  * Opens a SOURCE argument; progress of a git ref synthesis goes to standard error.

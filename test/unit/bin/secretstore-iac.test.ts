@@ -75,9 +75,11 @@ describe('access-diff on git refs', () => {
         include: ['stacks/**/*.ts'],
       }),
     );
+    // The entry point is not stacks/main.ts: the synthesis runs what cdktf.json's `app` says.
+    fs.writeFileSync(path.join(repo, 'cdktf.json'), JSON.stringify({ app: 'npx tsc -p tsconfig.json && node dist/stacks/entry.js' }));
     fs.mkdirSync(path.join(repo, 'stacks'));
     fs.writeFileSync(
-      path.join(repo, 'stacks', 'main.ts'),
+      path.join(repo, 'stacks', 'entry.ts'),
       "import * as fs from 'fs';\nimport * as path from 'path';\n" +
         "fs.cpSync(path.join(__dirname, '..', '..', 'fixture'), process.env.CDKTF_OUTDIR!, { recursive: true });\n",
     );

@@ -1,8 +1,9 @@
+import * as fs from 'fs';
 import * as path from 'path';
 import { CommandContext } from '../../../lib/cli/command';
 import { ExitCode } from '../../../lib/cli/exit-code';
 import { runCli } from '../../../lib/cli/run-cli';
-import { ACCESS_FIXTURES } from '../../support/paths';
+import { ACCESS_FIXTURES, REPO_ROOT } from '../../support/paths';
 
 const FIXTURES = ACCESS_FIXTURES;
 
@@ -36,6 +37,13 @@ describe('dispatch, help and exit codes', () => {
       expect(code).toBe(0);
       expect(stdout).toContain(`Usage: secretstore-iac ${name}`);
       expect(stdout).toContain('Exit codes:');
+    }
+  });
+
+  test('the SOURCE help names the synthesis command cdktf.json declares', async () => {
+    const app: string = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdktf.json'), 'utf8')).app;
+    for (const name of ['access', 'access-diff', 'who-can']) {
+      expect((await cli([name, '--help'])).stdout).toContain(`Here that command is \`${app}\`.`);
     }
   });
 
