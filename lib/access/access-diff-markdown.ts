@@ -1,4 +1,5 @@
-import { AccessDiff, BindingChange, IdentityChange, hasAccessChange } from './access-diff';
+import { AccessDiff, hasAccessChange } from './access-diff';
+import { BindingChange, IdentityChange } from './identity-change';
 import { identitySection } from './access-report-markdown';
 import { formatBinding } from './binding-format';
 import { mdCell, mdCode, mdTable } from './markdown-text';

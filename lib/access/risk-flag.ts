@@ -1,7 +1,7 @@
 import { AclRule } from '../acl/acl';
 import { covers } from '../acl/rule-coverage';
 import { StoreCapability, capabilityNames, isDenyMask, maskHas } from '../acl/store-capability';
-import type { IdentityChange } from './access-diff';
+import { IdentityChange } from './identity-change';
 import { AccessModel, IdentityAccess } from './access-model';
 import { formatBinding } from './binding-format';
 import { BindingValue } from './identity';
