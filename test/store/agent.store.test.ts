@@ -8,7 +8,7 @@
  *
  * Every agent with the renew-self loop (the default) gets its own free loopback port for its API proxy.
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -22,6 +22,7 @@ import { generateSigningKey } from '../support/store/jwt-signer';
 import { PlatformFixture, testPlatformConfig, writeKv2 } from '../support/store/platform-fixture';
 import { freePort, RunningStore, startStore } from '../support/store/store-server';
 import { toolchain } from '../support/store/toolchain-env';
+import { commandPath, requiredCommand } from '../support/required-command';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -36,14 +37,6 @@ async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 
   }
 }
 
-/** Absolute path of a command on this machine's PATH, if any. */
-function commandPath(name: string): string | undefined {
-  try {
-    return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Pids of the processes whose command line names `file` (the entrypoint's shell and its renew-self loop). */
 function processesRunning(file: string): number[] {
@@ -110,6 +103,9 @@ class AgentRun {
 }
 
 describe('the synthesized agent configuration with the real bao agent', () => {
+  // BusyBox's wget, as in the OpenBao image, or the host's; neither fails one test naming busybox
+  // (or is reported skipped with SECRETSTORE_IAC_ALLOW_SKIP=busybox).
+  const WGET = commandPath('busybox') ?? commandPath('wget') ?? requiredCommand('busybox', 'the renew-self loop with wget');
   let store: RunningStore;
   let fixture: PlatformFixture;
   let work: string;
@@ -323,7 +319,7 @@ describe('the synthesized agent configuration with the real bao agent', () => {
     // Each client first on its PATH: curl as here; wget (BusyBox, as in the OpenBao image) without curl;
     // the bao CLI alone. The entrypoint needs only sh, mkdir and sleep besides.
     const bins: Record<string, string | undefined> = { curl: undefined };
-    const wget = commandPath('busybox') ?? commandPath('wget');
+    const wget = WGET;
     for (const client of ['wget', 'bao']) {
       if (client === 'wget' && !wget) continue;
       const bin = path.join(work, `bin-${client}`);

@@ -1,15 +1,16 @@
 /**
  * Runs the generated CI login script the way a CI job does: sourced by a minimal POSIX shell
- * (Debian's dash; BusyBox sh with BusyBox awk/tr/wc when busybox is installed, as on Alpine images),
+ * (Debian's dash, and BusyBox sh with BusyBox awk/tr/wc as on Alpine images),
  * with a PATH holding only the tools a job image has, a fake `docker` that records only whether it
  * got a password on standard input, and a `curl` wrapper that records its command line (to prove
  * no token is passed on it). Shared by the unit tests (fake store) and the store test (real store).
  */
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { commandPath, requiredCommand } from './required-command';
 
 /** A shell that runs the script. */
 export interface JobShell {
@@ -21,19 +22,18 @@ export interface JobShell {
   readonly tools: 'host' | 'busybox';
 }
 
-function which(cmd: string): string | undefined {
-  try {
-    return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
+const which = commandPath;
 
-/** The shells available here: dash always (the test fails without it), BusyBox when installed. */
+// Looked up once, when a test file imports this module: a missing shell then fails one test of that
+// file, naming the package to install, or is reported as skipped (test/support/required-command.ts).
+const DASH = requiredCommand('dash', 'the CI login script tests under dash, as on Debian job images');
+const BUSYBOX = requiredCommand('busybox', 'the CI login script tests under BusyBox sh, awk, tr and wc, as on Alpine job images');
+
+/** The job shells: dash and BusyBox sh, less those missing here (each then fails or is reported skipped). */
 export function jobShells(): JobShell[] {
-  const shells: JobShell[] = [{ name: 'dash', argv: [which('dash') ?? '/bin/dash'], tools: 'host' }];
-  const busybox = which('busybox');
-  if (busybox) shells.push({ name: 'busybox', argv: [busybox, 'sh'], tools: 'busybox' });
+  const shells: JobShell[] = [];
+  if (DASH) shells.push({ name: 'dash', argv: [DASH], tools: 'host' });
+  if (BUSYBOX) shells.push({ name: 'busybox', argv: [BUSYBOX, 'sh'], tools: 'busybox' });
   return shells;
 }
 
