@@ -8,6 +8,7 @@ import {
   RegistryServiceAccount,
   SecretStoreStack,
   StateBackendFactory,
+  ValidationProblem,
 } from '../lib';
 import { PlatformConfig } from './platform-config';
 
@@ -38,7 +39,7 @@ export class CiAccessStack extends SecretStoreStack {
     });
     const ci = [this.registryCi];
 
-    this.accounts = {
+    const spec = {
       orchestrator: new RegistryServiceAccount(this, 'svc-orchestrator', {
         name: 'orchestrator',
         permissions: [
@@ -68,11 +69,25 @@ export class CiAccessStack extends SecretStoreStack {
         permissions: ['container-image:read'],
         usedBy: 'cluster pods and virtual-machine deployment scripts',
       }),
+    };
+    // A configured name that repeats one of the spec's is reported with the other problems, not declared twice.
+    const configured = Object.entries(config.accounts ?? {});
+    const repeated = configured.filter(([name]) => name in spec);
+    this.node.addValidation({
+      validate: () =>
+        repeated.map(([name]) =>
+          String(new ValidationProblem(`accounts.${name}`, name, `is declared by the stack already (${spec[name as keyof typeof spec].node.path}): choose another name`)),
+        ),
+    });
+    this.accounts = {
+      ...spec,
       ...Object.fromEntries(
-        Object.entries(config.accounts ?? {}).map(([name, { readByCi = true, ...account }]) => [
-          name,
-          new RegistryServiceAccount(this, `svc-${name}`, { ...account, name, readers: readByCi ? ci : [] }),
-        ]),
+        configured
+          .filter(([name]) => !(name in spec))
+          .map(([name, { readByCi = true, ...account }]) => [
+            name,
+            new RegistryServiceAccount(this, `svc-${name}`, { ...account, name, readers: readByCi ? ci : [] }),
+          ]),
       ),
     };
 

@@ -53,6 +53,22 @@ describe('a registry account declared in the configuration', () => {
       '[ci-access/svc-mirror] SSI-R3 permissions = ["container-image:read"]: same permission scope as svc-deployer (ci-access/svc-deployer): a new account is created only for a distinct scope',
     ]);
   });
+
+  it('under a name the stack already declares is a problem reported with the others, not a second account', () => {
+    const app = new SecretStoreApp({ outdir: tempOutdir() });
+    definePlatform(app, withAccounts({ deployer: { permissions: ['pypi:read'], usedBy: 'twice' }, mirror: { permissions: ['container-image:read'], usedBy: 'sync' } }));
+    let problems: string[] = [];
+    try {
+      app.synth();
+    } catch (e) {
+      if (!(e instanceof SecretStoreValidationError)) throw e;
+      problems = e.problems.map((p) => `[${p.constructPath}] ${p.message}`);
+    }
+    expect(problems).toEqual([
+      '[ci-access] accounts.deployer = "deployer": is declared by the stack already (ci-access/svc-deployer): choose another name',
+      '[ci-access/svc-mirror] SSI-R3 permissions = ["container-image:read"]: same permission scope as svc-deployer (ci-access/svc-deployer): a new account is created only for a distinct scope',
+    ]);
+  });
 });
 
 describe('a registry account added to the ci-access stack\'s accounts map', () => {
