@@ -12,6 +12,19 @@ const withAccounts = (accounts: PlatformConfig['accounts']): PlatformConfig => (
 const registryCiRules = (stacks: Record<string, any>) =>
   policyRules(resources(stacks['ci-access'], 'vault_policy').find((p) => p.name === 'registry-ci').policy);
 
+/** The problems a synthesis with `config` reports, as `[construct path] message`; [] when it succeeds. */
+function problemsOf(config: PlatformConfig): string[] {
+  const app = new SecretStoreApp({ outdir: tempOutdir() });
+  definePlatform(app, config);
+  try {
+    app.synth();
+    return [];
+  } catch (e) {
+    if (!(e instanceof SecretStoreValidationError)) throw e;
+    return e.problems.map((p) => `[${p.constructPath}] ${p.message}`);
+  }
+}
+
 describe('a registry account declared in the configuration', () => {
   it('gives the account, its secret path and the read grant to registry-ci', () => {
     const p = synthesizePlatform(
@@ -40,31 +53,13 @@ describe('a registry account declared in the configuration', () => {
   });
 
   it('is checked like any other account: the scope rule names it and the account it repeats', () => {
-    const app = new SecretStoreApp({ outdir: tempOutdir() });
-    definePlatform(app, withAccounts({ mirror: { permissions: ['container-image:read'], usedBy: 'mirror sync jobs' } }));
-    let problems: string[] = [];
-    try {
-      app.synth();
-    } catch (e) {
-      if (!(e instanceof SecretStoreValidationError)) throw e;
-      problems = e.problems.map((p) => `[${p.constructPath}] ${p.message}`);
-    }
-    expect(problems).toEqual([
+    expect(problemsOf(withAccounts({ mirror: { permissions: ['container-image:read'], usedBy: 'mirror sync jobs' } }))).toEqual([
       '[ci-access/svc-mirror] SSI-R3 permissions = ["container-image:read"]: same permission scope as svc-deployer (ci-access/svc-deployer): a new account is created only for a distinct scope',
     ]);
   });
 
   it('under a name the stack already declares is a problem reported with the others, not a second account', () => {
-    const app = new SecretStoreApp({ outdir: tempOutdir() });
-    definePlatform(app, withAccounts({ deployer: { permissions: ['pypi:read'], usedBy: 'twice' }, mirror: { permissions: ['container-image:read'], usedBy: 'sync' } }));
-    let problems: string[] = [];
-    try {
-      app.synth();
-    } catch (e) {
-      if (!(e instanceof SecretStoreValidationError)) throw e;
-      problems = e.problems.map((p) => `[${p.constructPath}] ${p.message}`);
-    }
-    expect(problems).toEqual([
+    expect(problemsOf(withAccounts({ deployer: { permissions: ['pypi:read'], usedBy: 'twice' }, mirror: { permissions: ['container-image:read'], usedBy: 'sync' } }))).toEqual([
       '[ci-access] accounts.deployer = "deployer": is declared by the stack already (ci-access/svc-deployer): choose another name',
       '[ci-access/svc-mirror] SSI-R3 permissions = ["container-image:read"]: same permission scope as svc-deployer (ci-access/svc-deployer): a new account is created only for a distinct scope',
     ]);
