@@ -38,7 +38,7 @@ TOFU_ACCEPT='^OpenTofu v1\.12\.'
 PROVIDER_PKG=github.com/hashicorp/terraform-provider-vault
 PROVIDER_BUILT=5.9.0   # the provider source actually compiled (tools/vault-provider/go.mod)
 # Version slots the mirror offers: only the version really built. The synthesized stacks ask for
-# ">= 5.6.0, < 6.0.0" (lib/secret-store-stack.ts); the 5.6.0 commit is not on the module proxy.
+# ">= 5.6.0, < 6.0.0" (lib/constructs/secret-store-stack.ts); the 5.6.0 commit is not on the module proxy.
 PROVIDER_SLOTS="5.9.0"
 PROVIDER_HOSTS="registry.opentofu.org registry.terraform.io"
 PLATFORM=linux_amd64

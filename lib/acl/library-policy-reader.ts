@@ -1,5 +1,6 @@
 import { isCapability } from '../model/capability';
 import { PolicyDocument } from '../model/policy-document';
+import { renderPolicyHcl } from '../render/policy-hcl';
 
 /** Header line the library writes first: `# Policy "<name>", managed by secretstore-iac. ...`. */
 const HEADER = /^# Policy "([^"\\]*)"/;
@@ -20,7 +21,7 @@ export interface LibraryPolicyRule {
 }
 
 /**
- * Reads a policy text that this library produced (`PolicyDocument.toHcl()`), without an HCL parser.
+ * Reads a policy text that this library produced (`renderPolicyHcl`, lib/render/policy-hcl.ts), without an HCL parser.
  *
  * The text is accepted only when rendering the rules read from it with the library's own renderer
  * gives back the very same bytes: then it is the library's output and its rules are exactly these.
@@ -56,5 +57,5 @@ export function readLibraryPolicy(text: string): LibraryPolicyRule[] | undefined
     else if (line !== '') return undefined;
   }
   if (rules.length === 0) return undefined;
-  return document.toHcl() === text ? rules : undefined;
+  return renderPolicyHcl(document) === text ? rules : undefined;
 }

@@ -1,6 +1,5 @@
 import { Capability, normalizeCapabilities } from './capability';
 import { ValidationProblem } from './validation-problem';
-import { renderPolicyHcl } from '../render/policy-hcl';
 
 /** One `path "..." { capabilities = [...] }` block of a policy, with why it is there. */
 export interface PolicyRule {
@@ -60,15 +59,6 @@ export class PolicyDocument {
   /** True when the policy has no rule: such a policy is never rendered. */
   get isEmpty(): boolean {
     return this.byPath.size === 0;
-  }
-
-  /**
-   * The policy in the store's HCL syntax: {@link renderPolicyHcl} (lib/render/policy-hcl.ts), which
-   * holds the rendering; kept here for the callers that ask the document itself.
-   * @throws Error when the policy is empty: an empty policy is never emitted
-   */
-  toHcl(): string {
-    return renderPolicyHcl(this);
   }
 
   /** Problems: an empty policy, or a rule with an empty capability list. */

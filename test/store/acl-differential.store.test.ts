@@ -17,6 +17,7 @@ import { PolicyParser } from '../../lib/acl/policy-parser';
 import { AccessModel } from '../../lib/access/access-model';
 import { PolicyDocument } from '../../lib/model/policy-document';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { renderPolicyHcl } from '../../lib/render/policy-hcl';
 
 const SEED = Number(process.env.ACL_DIFF_SEED ?? Date.now() % 2 ** 31);
 const POLICY_SETS = Number(process.env.ACL_DIFF_SETS ?? 250);
@@ -95,7 +96,7 @@ function policyText(name: string, rules: readonly GeneratedRule[]): string {
     // The library's renderer: read by the fast path, not the HCL parser.
     const document = new PolicyDocument(name);
     rules.forEach((r, i) => document.addRule(r.path, r.capabilities as never[], `case/rule-${i}`));
-    return document.toHcl();
+    return renderPolicyHcl(document);
   }
   if (style < 0.45) {
     // JSON as people write it: an object of path → body, or a list of such objects (needed for a

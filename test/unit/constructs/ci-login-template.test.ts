@@ -23,6 +23,7 @@ import { PlatformConfig } from '../../../stacks/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { jobShells } from '../../support/ci-login-harness';
 import * as yaml from 'js-yaml';
+import { renderPolicyHcl } from '../../../lib/render/policy-hcl';
 
 const parseYaml = (text: string): any => yaml.load(text);
 
@@ -115,7 +116,7 @@ describe('CiLoginTemplate artifacts of the platform', () => {
   });
 
   it('only reads paths granted to registry-ci', () => {
-    const policy = result.platform.ciAccess.registryCi.policy.toHcl();
+    const policy = renderPolicyHcl(result.platform.ciAccess.registryCi.policy);
     const entries = Object.values(result.doc).flatMap((job: any) => String(job.variables?.SECRETSTORE_READ ?? '').split('\n').filter(Boolean));
     const paths = entries.map((e) => e.split(':')[1]);
     expect(paths.length).toBeGreaterThan(0);

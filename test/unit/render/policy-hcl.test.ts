@@ -40,10 +40,4 @@ describe('policy HCL: the policy document in the store\'s syntax, the same bytes
   it('refuses an empty policy: it is never emitted', () => {
     expect(() => renderPolicyHcl(new PolicyDocument('empty'))).toThrow('policy "empty" has no rules; an empty policy is never emitted');
   });
-
-  it('is what PolicyDocument.toHcl() returns', () => {
-    const doc = new PolicyDocument('p');
-    doc.addRule('secret/data/a', ['read'], 's1');
-    expect(doc.toHcl()).toBe(renderPolicyHcl(doc));
-  });
 });
