@@ -2,6 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { resolveStoreAddress } from '../store/store-address';
+import { checkStoreBeforeEngine } from '../store/store-health';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
@@ -61,6 +62,8 @@ export const engineCommand: Command = {
     if (!engine) {
       throw new Error(`no engine found: ${wanted ?? ENGINES.join(' or ')} is not on PATH; install OpenTofu or Terraform, or pass --engine`);
     }
+    // A stopped or sealed store otherwise shows as minutes of silent provider retries.
+    await checkStoreBeforeEngine(address, engineArgs);
     const result = spawnSync(engine, engineArgs, {
       cwd: stackDir,
       env: { ...context.env, VAULT_ADDR: address },

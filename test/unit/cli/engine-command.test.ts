@@ -1,4 +1,6 @@
 import * as fs from 'fs';
+import * as http from 'http';
+import { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { runCli } from '../../../lib/cli/run-cli';
@@ -28,15 +30,50 @@ describe('secretstore-iac tf', () => {
     expect(r.stdout).not.toContain('engine ran');
   });
 
-  it('passes SECRETSTORE_ADDR to the engine as VAULT_ADDR, in the stack directory, with the engine\'s exit code', async () => {
-    const r = await tf(['ci-access', '--outdir', outdir, '--engine', engine, '--', 'plan', '-detailed-exitcode'], {
-      PATH: process.env.PATH,
-      SECRETSTORE_ADDR: 'https://secrets.example:8200',
+  // A local server answering sys/health as an unsealed store (200) or a sealed one (503).
+  async function healthServer(status: number): Promise<{ address: string; close: () => Promise<void> }> {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end('{}');
     });
-    expect(r.stdout).toBe(
-      `engine ran in ${fs.realpathSync(path.join(outdir, 'stacks', 'ci-access'))} with VAULT_ADDR=https://secrets.example:8200 args=plan -detailed-exitcode`,
-    );
-    expect(r.code).toBe(2);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { address, close: () => new Promise((r) => server.close(() => r())) };
+  }
+
+  it('passes SECRETSTORE_ADDR to the engine as VAULT_ADDR, in the stack directory, with the engine\'s exit code', async () => {
+    const store = await healthServer(200);
+    try {
+      const r = await tf(['ci-access', '--outdir', outdir, '--engine', engine, '--', 'plan', '-detailed-exitcode'], {
+        PATH: process.env.PATH,
+        SECRETSTORE_ADDR: store.address,
+      });
+      expect(r.stdout).toBe(
+        `engine ran in ${fs.realpathSync(path.join(outdir, 'stacks', 'ci-access'))} with VAULT_ADDR=${store.address} args=plan -detailed-exitcode`,
+      );
+      expect(r.code).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stops before the engine runs when the store is sealed or unreachable, naming the address', async () => {
+    const sealed = await healthServer(503);
+    const r = await tf(['ci-access', '--outdir', outdir, '--engine', engine, '--', 'apply'], { PATH: process.env.PATH, SECRETSTORE_ADDR: sealed.address });
+    await sealed.close();
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe(`secretstore-iac tf: the secrets store at ${sealed.address} is sealed (GET /v1/sys/health: HTTP 503): unseal it (bao operator unseal) before planning or applying`);
+    expect(r.stdout).not.toContain('engine ran');
+    const closed = await tf(['ci-access', '--outdir', outdir, '--engine', engine, '--', 'plan'], { PATH: process.env.PATH, SECRETSTORE_ADDR: sealed.address });
+    expect(closed.code).toBe(3);
+    expect(closed.stderr).toContain(`cannot reach the secrets store at ${sealed.address} (ECONNREFUSED)`);
+    expect(closed.stdout).not.toContain('engine ran');
+  });
+
+  it('runs offline subcommands (init) without asking the store', async () => {
+    const r = await tf(['ci-access', '--outdir', outdir, '--engine', engine, '--', 'init'], { PATH: process.env.PATH, SECRETSTORE_ADDR: 'http://127.0.0.1:1' });
+    expect(r.stdout).toContain('engine ran');
+    expect(r.stdout).toContain('args=init');
   });
 
   it('refuses a stack that was not synthesized', async () => {
