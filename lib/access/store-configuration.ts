@@ -207,3 +207,13 @@ function mountPath(value: unknown): string {
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
 }
+
+/**
+ * The normalised bindings of a role from its fields, as the provider names them (a synthesized
+ * resource or a role read from the store): unset fields take the provider's defaults, lists are
+ * sorted, bound claims become claim → sorted values whether given as a comma-separated string or
+ * a list. Shared with the live-store reader so both sides compare equal when they mean the same.
+ */
+export function roleBindings(method: AuthMethod, field: (name: string) => unknown): Record<string, BindingValue> {
+  return method === 'jwt' ? readBindings(field, JWT_FIELDS, JWT_DEFAULTS) : readBindings(field, APPROLE_FIELDS, APPROLE_DEFAULTS);
+}

@@ -1,0 +1,256 @@
+import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME } from '../acl/default-policy';
+import { StoreClient, StoreError } from '../store/store-client';
+import { AuthMethod, Identity } from './identity';
+import { DeclaredPolicy, StoreConfiguration, roleBindings } from './store-configuration';
+
+/** Policies every store has that no stack creates: never reported as unmanaged. */
+export const BUILTIN_POLICIES: readonly string[] = ['default', 'response-wrapping', 'root'];
+
+/** An auth method mounted on the store (`GET sys/auth`). */
+export interface LiveAuthMount {
+  /** Mount path without slashes (`jwt`). */
+  readonly path: string;
+  /** Method type (`jwt`, `approle`, `token`, ...). */
+  readonly type: string;
+  /** Mount accessor (`auth_jwt_2f01f156`): what entity aliases and templated policies refer to. */
+  readonly accessor: string;
+  /** Description. */
+  readonly description: string;
+}
+
+/** Fields of a JWT method's configuration the constructs set (`GET auth/<mount>/config`). */
+export const JWT_CONFIG_FIELDS = [
+  'bound_issuer',
+  'default_role',
+  'jwks_ca_pem',
+  'jwks_url',
+  'jwt_supported_algs',
+  'jwt_validation_pubkeys',
+  'oidc_discovery_ca_pem',
+  'oidc_discovery_url',
+] as const;
+
+/** A JWT method's configuration: issuer and key source. Strings trimmed, lists sorted, unset as `''`/`[]`. */
+export interface LiveJwtConfig {
+  /** Mount path. */
+  readonly mount: string;
+  /** {@link JWT_CONFIG_FIELDS} by name. */
+  readonly fields: Readonly<Record<string, string | readonly string[]>>;
+}
+
+/** A role read from the store, all fields as the store returns them. */
+export interface LiveRole {
+  /** Mount path. */
+  readonly mount: string;
+  /** Auth method of the mount. */
+  readonly method: AuthMethod;
+  /** Role name. */
+  readonly role: string;
+  /** The `data` of `GET auth/<mount>/role/<role>`. */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** What the store holds that the access analysis and the reconciliation need. */
+export interface LiveStore {
+  /** The store's address. */
+  readonly address: string;
+  /** Auth mounts sorted by path. */
+  readonly mounts: readonly LiveAuthMount[];
+  /** JWT method configurations, sorted by mount. */
+  readonly jwtConfigs: readonly LiveJwtConfig[];
+  /** JWT and AppRole roles, sorted by mount and name. */
+  readonly roles: readonly LiveRole[];
+  /** ACL policy texts by name (`root` included, with an empty text), sorted by name. */
+  readonly policies: ReadonlyMap<string, string>;
+}
+
+/** The live store could not be read (unreachable, token refused, a path the token may not read). */
+export class LiveStoreReadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LiveStoreReadError';
+  }
+}
+
+/** The `data` object of a store answer (the answer itself for `sys/auth` of old servers). */
+function dataOf(body: any, what: string): Record<string, any> {
+  const data = body && typeof body === 'object' ? body.data ?? body : undefined;
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new LiveStoreReadError(`${what}: the store's answer has no "data" object`);
+  return data;
+}
+
+/** Parses `GET sys/auth`: the mounts, sorted by path. */
+export function parseAuthMounts(body: unknown): LiveAuthMount[] {
+  const data = dataOf(body, 'GET sys/auth');
+  return Object.entries(data)
+    .filter(([, m]) => m && typeof m === 'object' && typeof (m as any).type === 'string')
+    .map(([p, m]: [string, any]) => ({
+      path: p.replace(/^\/+|\/+$/g, ''),
+      type: String(m.type),
+      accessor: String(m.accessor ?? ''),
+      description: String(m.description ?? ''),
+    }))
+    .sort((a, b) => compare(a.path, b.path));
+}
+
+/** Parses a `LIST` answer: the keys, sorted. */
+export function parseList(body: unknown, what: string): string[] {
+  const keys = dataOf(body, what).keys;
+  if (!Array.isArray(keys)) throw new LiveStoreReadError(`${what}: the store's answer has no "keys" list`);
+  return keys.map(String).sort(compare);
+}
+
+/** Parses `GET auth/<mount>/config` of a JWT method. */
+export function parseJwtConfig(mount: string, body: unknown): LiveJwtConfig {
+  const data = dataOf(body, `GET auth/${mount}/config`);
+  const fields: Record<string, string | readonly string[]> = {};
+  for (const name of JWT_CONFIG_FIELDS) fields[name] = normaliseConfigValue(data[name]);
+  return { mount, fields };
+}
+
+/**
+ * A JWT configuration value in comparable form: strings trimmed (the store keeps PEMs without
+ * their final newline), lists trimmed and sorted, unset as `''` or `[]`.
+ */
+export function normaliseConfigValue(value: unknown): string | readonly string[] {
+  if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter((v) => v !== '').sort(compare);
+  if (value === undefined || value === null) return '';
+  return String(value).trim();
+}
+
+/** Parses `GET auth/<mount>/role/<role>`. */
+export function parseRole(mount: string, method: AuthMethod, role: string, body: unknown): LiveRole {
+  return { mount, method, role, fields: dataOf(body, `GET auth/${mount}/role/${role}`) };
+}
+
+/** Parses `GET sys/policies/acl/<name>`: the policy text (`root` has an empty one). */
+export function parsePolicy(name: string, body: unknown): string {
+  const text = dataOf(body, `GET sys/policies/acl/${name}`).policy;
+  if (typeof text !== 'string') throw new LiveStoreReadError(`GET sys/policies/acl/${name}: the store's answer has no "policy" text`);
+  return text;
+}
+
+/** Paths the reader calls, for the least-privilege policy and error messages (docs/adoption.md). */
+export const READER_POLICY = `# secretstore-iac live-store reader: read and list only.
+path "sys/auth" {
+  capabilities = ["read"]
+}
+path "auth/+/config" {
+  capabilities = ["read"]
+}
+path "auth/+/role" {
+  capabilities = ["list"]
+}
+path "auth/+/role/+" {
+  capabilities = ["read"]
+}
+path "sys/policies/acl" {
+  capabilities = ["list"]
+}
+path "sys/policies/acl/*" {
+  capabilities = ["read"]
+}
+`;
+
+/** Runs `work` over `items` with at most `limit` at a time, results in input order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * Reads what the access analysis and the reconciliation need from a live store: auth mounts, JWT
+ * configurations, every JWT and AppRole role, every ACL policy. Read and list only (the policy is
+ * {@link READER_POLICY}).
+ * @throws LiveStoreReadError naming the address, the call that failed and the fix
+ */
+export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
+  const call = async (method: 'GET' | 'LIST', apiPath: string): Promise<any> => {
+    try {
+      // LIST as `GET ?list=true`, which the store treats the same (list capability): the LIST verb
+      // is refused by some proxies and HTTP stacks.
+      return (await client.request('GET', method === 'LIST' ? `${apiPath}?list=true` : apiPath)).body;
+    } catch (e) {
+      // An empty LIST answers 404 with no errors.
+      if (method === 'LIST' && e instanceof StoreError && e.kind === 'not-found' && e.storeErrors.length === 0) return { data: { keys: [] } };
+      if (e instanceof StoreError && e.kind === 'permission-denied') {
+        const capability = method === 'LIST' ? 'list' : 'read';
+        throw new LiveStoreReadError(
+          `cannot read the live store at ${client.address}: permission denied: ${method} /v1/${apiPath} (HTTP 403): ` +
+            `the token may not ${capability} ${apiPath}. The reader needs read/list only: give it the least-privilege policy ` +
+            'of docs/adoption.md (secretstore-iac drift --print-reader-policy)',
+        );
+      }
+      if (e instanceof StoreError) throw new LiveStoreReadError(`cannot read the live store at ${client.address}: ${e.message}`);
+      throw e;
+    }
+  };
+  const mounts = parseAuthMounts(await call('GET', 'sys/auth'));
+  const roleMounts = mounts.filter((m): m is LiveAuthMount & { type: AuthMethod } => m.type === 'jwt' || m.type === 'approle');
+  const jwtConfigs = await mapLimited(
+    roleMounts.filter((m) => m.type === 'jwt'),
+    4,
+    async (m) => parseJwtConfig(m.path, await call('GET', `auth/${m.path}/config`)),
+  );
+  const roles: LiveRole[] = [];
+  for (const m of roleMounts) {
+    const names = parseList(await call('LIST', `auth/${m.path}/role`), `LIST auth/${m.path}/role`);
+    roles.push(...(await mapLimited(names, 8, async (role) => parseRole(m.path, m.type, role, await call('GET', `auth/${m.path}/role/${role}`)))));
+  }
+  const policyNames = parseList(await call('LIST', 'sys/policies/acl'), 'LIST sys/policies/acl');
+  const texts = await mapLimited(policyNames, 8, async (name) => parsePolicy(name, await call('GET', `sys/policies/acl/${name}`)));
+  return {
+    address: client.address,
+    mounts,
+    jwtConfigs,
+    roles,
+    policies: new Map(policyNames.map((name, i) => [name, texts[i]])),
+  };
+}
+
+/**
+ * The live store as the configuration model the access report, diff and who-can use: one
+ * identity per role (named `<mount>/<role>`, the JWT issuer as binding `bound_issuer` as for a
+ * declared role), and every policy except `root` and an unchanged built-in `default` (kept out
+ * so that the model treats it as the built-in, as it does for a synthesized output).
+ * @param label the "stack" the identities and policies are attributed to
+ */
+export function liveStoreConfiguration(store: LiveStore, label = 'store'): StoreConfiguration {
+  const issuers = new Map(store.jwtConfigs.map((c) => [c.mount, c.fields.bound_issuer]));
+  const identities: Identity[] = store.roles.map((r) => {
+    const field = (name: string) => r.fields[name];
+    const bindings = roleBindings(r.method, field);
+    const issuer = issuers.get(r.mount);
+    if (r.method === 'jwt' && typeof issuer === 'string' && issuer !== '') bindings.bound_issuer = issuer;
+    const policies = Array.isArray(r.fields.token_policies) ? r.fields.token_policies : [];
+    return {
+      name: `${r.mount}/${r.role}`,
+      method: r.method,
+      mount: r.mount,
+      role: r.role,
+      stack: label,
+      tokenPolicies: [...new Set(policies.map((p) => String(p).trim().toLowerCase()).filter((p) => p !== ''))].sort(compare),
+      noDefaultPolicy: r.fields.token_no_default_policy === true,
+      bindings: Object.fromEntries(Object.entries(bindings).sort(([a], [b]) => compare(a, b))),
+    };
+  });
+  const policies = new Map<string, DeclaredPolicy>();
+  for (const [name, text] of store.policies) {
+    if (name === ROOT_POLICY_NAME) continue;
+    if (name === DEFAULT_POLICY_NAME && text === DEFAULT_POLICY_TEXT) continue;
+    policies.set(name, { name, text, stack: label });
+  }
+  return { identities: identities.sort((a, b) => compare(a.name, b.name)), policies, stacks: [label] };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
