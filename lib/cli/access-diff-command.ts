@@ -1,13 +1,12 @@
 import { diffAccess, hasAccessChange } from '../access/access-diff';
 import { renderAccessDiffMarkdown } from '../access/access-diff-markdown';
 import { AccessModel } from '../access/access-model';
-import { ConfigurationSource } from '../access/configuration-source';
-import { readStoreConfiguration } from '../access/store-configuration';
 import { PolicyParser } from '../acl/policy-parser';
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
-import { SOURCE_HELP, openSourceArgument } from './source-argument';
+import { LIVE_SOURCE, loadConfiguration } from './live-source';
+import { SOURCE_HELP } from './source-argument';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 
 /** `secretstore-iac access-diff BASE HEAD`: effective access compared, for a merge-request comment. */
@@ -24,6 +23,8 @@ export const accessDiffCommand: Command = {
     'access (comments, order) are no change.',
     '',
     SOURCE_HELP.replace('SOURCE is', 'BASE and HEAD are each'),
+    `Either may be \`${LIVE_SOURCE}\`: the live store at SECRETSTORE_ADDR / VAULT_ADDR, read with the token`,
+    'of VAULT_TOKEN (read and list only: docs/adoption.md), e.g. `access-diff live HEAD`.',
     '',
     '  --format md|json   Markdown (default) or JSON',
     '',
@@ -34,21 +35,17 @@ export const accessDiffCommand: Command = {
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(args, { format: { type: 'string' } }, { min: 2, max: 2, names: 'BASE and HEAD' });
     const format = formatOption(values.format, ['md', 'json'] as const, 'md');
-    const sources: ConfigurationSource[] = [];
-    try {
-      for (const argument of positionals) sources.push(await openSourceArgument(argument, context));
-      // One parser for both sides: a policy text present in both is parsed once.
-      const parser = new PolicyParser();
-      const [base, head] = await Promise.all(sources.map((s) => AccessModel.load(readStoreConfiguration(s.dir), parser)));
-      const diff = diffAccess(base, head);
-      if (format === 'json') context.stdout(JSON.stringify(diff, null, 2));
-      else {
-        const markdown = renderAccessDiffMarkdown(diff, { base: sources[0].label, head: sources[1].label });
-        context.stdout(highlightMarkdown(markdown.trimEnd(), stylingEnabled(context.isTerminal, context.env)));
-      }
-      return hasAccessChange(diff) ? ExitCode.accessChanged : ExitCode.ok;
-    } finally {
-      sources.forEach((s) => s.dispose());
+    const sides = [];
+    for (const argument of positionals) sides.push(await loadConfiguration(argument, context));
+    // One parser for both sides: a policy text present in both is parsed once.
+    const parser = new PolicyParser();
+    const [base, head] = await Promise.all(sides.map((s) => AccessModel.load(s.configuration, parser)));
+    const diff = diffAccess(base, head);
+    if (format === 'json') context.stdout(JSON.stringify(diff, null, 2));
+    else {
+      const markdown = renderAccessDiffMarkdown(diff, { base: sides[0].label, head: sides[1].label });
+      context.stdout(highlightMarkdown(markdown.trimEnd(), stylingEnabled(context.isTerminal, context.env)));
     }
+    return hasAccessChange(diff) ? ExitCode.accessChanged : ExitCode.ok;
   },
 };

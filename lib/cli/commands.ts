@@ -1,7 +1,9 @@
 import { accessCommand } from './access-command';
 import { accessDiffCommand } from './access-diff-command';
+import { adoptCommand } from './adopt-command';
 import { checkAppRoleCommand } from './check-approle-command';
 import { Command } from './command';
+import { driftCommand } from './drift-command';
 import { engineCommand } from './engine-command';
 import { provisionCommand } from './provision-command';
 import { rotateSecretIdCommand } from './rotate-secret-id-command';
@@ -19,4 +21,6 @@ export const COMMANDS: readonly Command[] = [
   rotateSecretIdCommand,
   checkAppRoleCommand,
   engineCommand,
+  driftCommand,
+  adoptCommand,
 ];

@@ -4,7 +4,7 @@
  * | code | meaning |
  * |---|---|
  * | 0 | success; for `access-diff`: no access change; for `check-approle`: the pair is valid |
- * | 1 | a result that needs attention, not a failure: `access-diff` access changed, `check-approle` pair invalid |
+ * | 1 | a result that needs attention, not a failure: `access-diff` access changed, `check-approle` pair invalid, `drift` drift found |
  * | 2 | usage error: unknown command or option, missing argument, unknown source |
  * | 3 | runtime error: unreadable output, unresolvable reference, policy the store would refuse, failed synthesis |
  */
@@ -12,6 +12,7 @@ export const ExitCode = {
   ok: 0,
   accessChanged: 1,
   credentialsInvalid: 1,
+  drift: 1,
   usage: 2,
   runtime: 3,
 } as const;

@@ -68,8 +68,12 @@ export class SecretStoreApp extends App {
     }
   }
 
-  /** Files and directories the engine writes into a stack directory, kept across syntheses. */
-  static readonly ENGINE_FILES = ['.terraform', '.terraform.lock.hcl'];
+  /**
+   * Files and directories the engine writes into a stack directory, kept across syntheses; with
+   * them the import blocks `secretstore-iac adopt` writes, so that a re-synthesis between adopt
+   * and apply does not silently turn the imports back into creates.
+   */
+  static readonly ENGINE_FILES = ['.terraform', '.terraform.lock.hcl', 'adopt-imports.tf.json'];
 
   /** Every problem of every construct and platform rule, sorted by construct path. */
   problems(): SynthesisProblem[] {

@@ -1,0 +1,31 @@
+import { DeclaredObject } from './declared-object';
+
+/** Name of the file `adopt` writes into a stack directory; kept across re-synthesis (SecretStoreApp.ENGINE_FILES). */
+export const IMPORT_FILE = 'adopt-imports.tf.json';
+
+/** One `import` block: the resource address and the provider's import id. */
+export interface ImportBlock {
+  readonly to: string;
+  readonly id: string;
+}
+
+/** The import blocks for objects, sorted by address. */
+export function importBlocks(objects: readonly DeclaredObject[]): ImportBlock[] {
+  return objects.map((o) => ({ to: o.address, id: o.importId })).sort((a, b) => (a.to < b.to ? -1 : a.to > b.to ? 1 : 0));
+}
+
+/**
+ * The JSON configuration file holding the import blocks (`import` in Terraform/OpenTofu JSON
+ * syntax), byte-identical for the same blocks. An import block is a no-op once its resource is in
+ * state, so the file may stay; `adopt` rewrites or removes it on every run.
+ */
+export function renderImportFile(blocks: readonly ImportBlock[]): string {
+  return `${JSON.stringify(
+    {
+      '//': 'Written by `secretstore-iac adopt`: objects already on the store, imported (then updated in place) instead of created. Re-run adopt to refresh; safe to delete once applied.',
+      import: blocks.map((b) => ({ to: b.to, id: b.id })),
+    },
+    null,
+    2,
+  )}\n`;
+}

@@ -1,0 +1,222 @@
+import { Acl } from '../acl/acl';
+import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT } from '../acl/default-policy';
+import { PolicyParser } from '../acl/policy-parser';
+import { capabilityNames, maskHas } from '../acl/store-capability';
+import { AccessDiff, diffAccess } from './access-diff';
+import { AccessModel } from './access-model';
+import { formatBinding } from './binding-format';
+import { DeclaredObject } from './declared-object';
+import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
+import { StoreConfiguration } from './store-configuration';
+
+/** Kinds of drift, in the order a report lists them. */
+export type DriftKind = 'missing' | 'changed' | 'builtin-changed' | 'unmanaged';
+
+/** One object on which the store and the declarations disagree. */
+export interface DriftFinding {
+  /** What kind of disagreement. */
+  readonly kind: DriftKind;
+  /** Where on the store (`auth/jwt/role/registry-ci`, `sys/policies/acl/registry-ci`). */
+  readonly storePath: string;
+  /** Identities whose access it concerns (the role itself, or the roles using a policy), sorted. */
+  readonly identities: readonly string[];
+  /** Declaring stack and resource, for declared objects. */
+  readonly stack?: string;
+  readonly address?: string;
+  /** One line saying what differs. */
+  readonly summary: string;
+  /** Field by field or rule by rule: declared → store. */
+  readonly details: readonly string[];
+}
+
+/** The store compared with the declarations. */
+export interface DriftReport {
+  /** Findings sorted by kind, then store path. */
+  readonly findings: readonly DriftFinding[];
+  /** Effective access, declarations → store, for the declared identities (and unmanaged ones, as added). */
+  readonly access: AccessDiff;
+}
+
+/** Options of {@link detectDrift}. */
+export interface DriftOptions {
+  /** Only objects of this stack (unmanaged objects are then not reported: they belong to no stack). */
+  readonly stack?: string;
+  /** Shared parser. */
+  readonly parser?: PolicyParser;
+}
+
+/**
+ * Compares the live store with what the stacks declare: declared objects missing from the store or
+ * whose live value differs (mounts, JWT configuration, role fields, policy texts); a changed
+ * built-in `default`; and, across all stacks, roles and policies on the store no stack manages,
+ * with the access they give. Built-in policies (`root`, `default`, `response-wrapping`) are never
+ * unmanaged.
+ * @param declared every declared object of every stack (unmanaged means: declared by none)
+ * @param configuration the declared configuration (all stacks)
+ */
+export async function detectDrift(
+  declared: readonly DeclaredObject[],
+  configuration: StoreConfiguration,
+  live: LiveStore,
+  options: DriftOptions = {},
+): Promise<DriftReport> {
+  const parser = options.parser ?? new PolicyParser();
+  const inScope = declared.filter((o) => options.stack === undefined || o.stack === options.stack);
+  const liveConfiguration = liveStoreConfiguration(live);
+  const liveModel = await AccessModel.load(liveConfiguration, parser);
+  const findings: DriftFinding[] = [];
+  const mounts = new Map(live.mounts.map((m) => [m.path, m]));
+  const jwtConfigs = new Map(live.jwtConfigs.map((c) => [c.mount, c]));
+  const liveRoles = new Map(live.roles.map((r) => [`${r.mount}/${r.role}`, r]));
+  const usersOf = (policy: string) => liveModel.identities.filter((i) => i.tokenPolicies.includes(policy)).map((i) => i.identity.name);
+  const declaredUsersOf = (policy: string) =>
+    configuration.identities.filter((i) => i.tokenPolicies.includes(policy)).map((i) => i.name);
+  const at = (o: DeclaredObject) => ({ stack: o.stack, address: o.address, storePath: o.storePath });
+
+  for (const o of inScope) {
+    if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
+      const wantType = o.kind === 'jwt-auth-mount' ? String(o.fields.type ?? 'jwt') : String(o.fields.type);
+      const mount = mounts.get(o.name);
+      if (!mount) {
+        findings.push({ kind: 'missing', ...at(o), identities: [], summary: `auth method ${o.name}/ (${wantType}) is not mounted`, details: [] });
+        continue;
+      }
+      if (mount.type !== wantType) {
+        findings.push({ kind: 'changed', ...at(o), identities: [], summary: `auth method ${o.name}/ is of type ${mount.type}, declared ${wantType}`, details: [] });
+        continue;
+      }
+      const config = jwtConfigs.get(o.name);
+      if (o.kind === 'jwt-auth-mount' && config) {
+        const details: string[] = [];
+        for (const field of JWT_CONFIG_FIELDS) {
+          const have = config.fields[field];
+          // An unset list field is the empty list the store returns for it.
+          const declaredValue = normaliseConfigValue(o.fields[field]);
+          const want = Array.isArray(have) && declaredValue === '' ? [] : declaredValue;
+          if (JSON.stringify(want) !== JSON.stringify(have)) details.push(`${field}: declared ${show(want)}, store ${show(have)}`);
+        }
+        if (details.length > 0) {
+          const identities = configuration.identities.filter((i) => i.method === 'jwt' && i.mount === o.name).map((i) => i.name);
+          findings.push({ kind: 'changed', storePath: `auth/${o.name}/config`, stack: o.stack, address: o.address, identities, summary: 'JWT method configuration differs', details });
+        }
+      }
+    } else if (o.kind === 'jwt-role' || o.kind === 'approle-role') {
+      const name = `${o.mount}/${o.name}`;
+      if (!liveRoles.has(name)) {
+        findings.push({ kind: 'missing', ...at(o), identities: [name], summary: `role ${name} is not on the store`, details: [] });
+      }
+    } else if (o.kind === 'policy') {
+      const text = live.policies.get(o.name);
+      const want = configuration.policies.get(o.name)?.text ?? '';
+      if (text === undefined) {
+        findings.push({ kind: 'missing', ...at(o), identities: declaredUsersOf(o.name), summary: `policy ${o.name} is not on the store`, details: [] });
+      } else if (text !== want) {
+        const details = await policyRuleChanges(parser, o.name, want, text);
+        findings.push({
+          kind: 'changed',
+          ...at(o),
+          identities: [...new Set([...declaredUsersOf(o.name), ...usersOf(o.name)])].sort(compare),
+          summary: details.length > 0 ? `policy ${o.name} grants different access than declared` : `policy ${o.name} text differs (same access)`,
+          details,
+        });
+      }
+    }
+  }
+
+  // Roles present on both sides whose fields differ: from the access diff (declared → store).
+  const declaredNames = new Set(
+    declared.filter((o) => o.kind === 'jwt-role' || o.kind === 'approle-role').map((o) => `${o.mount}/${o.name}`),
+  );
+  const scopeNames = new Set(inScope.filter((o) => o.kind === 'jwt-role' || o.kind === 'approle-role').map((o) => `${o.mount}/${o.name}`));
+  const declaredScoped = restrict(configuration, (n) => scopeNames.has(n));
+  const liveScoped = restrict(liveConfiguration, (n) => scopeNames.has(n) || (options.stack === undefined && !declaredNames.has(n)));
+  const access = diffAccess(await AccessModel.load(declaredScoped, parser), await AccessModel.load(liveScoped, parser));
+  for (const change of access.changed) {
+    // The issuer is the method's, reported once on auth/<mount>/config.
+    const bindings = change.bindings.filter((b) => b.field !== 'bound_issuer');
+    if (bindings.length === 0) continue;
+    const object = declared.find((o) => `${o.mount}/${o.name}` === change.name && (o.kind === 'jwt-role' || o.kind === 'approle-role'))!;
+    findings.push({
+      kind: 'changed',
+      ...at(object),
+      identities: [change.name],
+      summary: `role ${change.name} differs`,
+      details: bindings.map((b) => `${b.field}: declared ${formatBinding(b.field, b.before)}, store ${formatBinding(b.field, b.after)}`),
+    });
+  }
+
+  // The built-in default policy changed on the store while no stack declares it.
+  const liveDefault = live.policies.get(DEFAULT_POLICY_NAME);
+  if (!configuration.policies.has(DEFAULT_POLICY_NAME) && liveDefault !== undefined && liveDefault !== DEFAULT_POLICY_TEXT) {
+    findings.push({
+      kind: 'builtin-changed',
+      storePath: `sys/policies/acl/${DEFAULT_POLICY_NAME}`,
+      identities: usersOf(DEFAULT_POLICY_NAME),
+      summary: 'the built-in default policy was changed on the store (every token without token_no_default_policy has it)',
+      details: await policyRuleChanges(parser, DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, liveDefault),
+    });
+  }
+
+  if (options.stack === undefined) {
+    for (const identity of access.added) {
+      findings.push({
+        kind: 'unmanaged',
+        storePath: `auth/${identity.mount}/role/${identity.role}`,
+        identities: [identity.name],
+        summary: `role ${identity.name} is on the store but no stack declares it; its tokens get ${identity.policies.join(', ') || 'no policy'}`,
+        details: identity.rules.map((r) => `${r.path}: ${r.capabilities.join(', ')} (from ${r.policies.join(', ')})`),
+      });
+    }
+    const declaredPolicies = new Set(declared.filter((o) => o.kind === 'policy').map((o) => o.name));
+    for (const [name, text] of live.policies) {
+      if (BUILTIN_POLICIES.includes(name) || declaredPolicies.has(name)) continue;
+      const rules = Acl.fromPolicies([await parser.parse(name, text)], { templating: 'literal' }).rules;
+      const risky = rules.filter((r) => maskHas(r.mask, 'sudo') || r.path.display.includes('*') || r.path.display.includes('+'));
+      findings.push({
+        kind: 'unmanaged',
+        storePath: `sys/policies/acl/${name}`,
+        identities: usersOf(name),
+        summary:
+          `policy ${name} is on the store but no stack declares it` +
+          (risky.length > 0 ? `; it grants ${risky.map((r) => `${maskHas(r.mask, 'sudo') ? 'sudo' : 'wildcard'} on ${r.path.display}`).join(', ')}` : ''),
+        details: rules.map((r) => `${r.path.display}: ${capabilityNames(r.mask).join(', ')}`),
+      });
+    }
+  }
+
+  const order: DriftKind[] = ['missing', 'changed', 'builtin-changed', 'unmanaged'];
+  findings.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || compare(a.storePath, b.storePath));
+  return { findings, access };
+}
+
+/** Rule-by-rule difference of two texts of one policy, as `path: declared X, store Y` lines. */
+async function policyRuleChanges(parser: PolicyParser, name: string, declaredText: string, liveText: string): Promise<string[]> {
+  const rules = async (text: string) =>
+    new Map(Acl.fromPolicies([await parser.parse(name, text)], { templating: 'literal' }).rules.map((r) => [r.path.slot, r]));
+  const want = await rules(declaredText);
+  const have = await rules(liveText);
+  const out: string[] = [];
+  for (const slot of new Set([...want.keys(), ...have.keys()])) {
+    const w = want.get(slot);
+    const h = have.get(slot);
+    if (w && h && w.mask === h.mask) continue;
+    const path = (h ?? w)!.path.display;
+    const caps = (r: typeof w) => (r ? capabilityNames(r.mask).join(', ') : 'none');
+    out.push(`${path}: declared ${caps(w)}, store ${caps(h)}`);
+  }
+  return out.sort(compare);
+}
+
+/** The configuration with only the identities whose name passes. */
+export function restrict(configuration: StoreConfiguration, keep: (name: string) => boolean): StoreConfiguration {
+  return { ...configuration, identities: configuration.identities.filter((i) => keep(i.name)) };
+}
+
+function show(value: string | readonly string[]): string {
+  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map((v) => JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v)).join(', ');
+  return value === '' ? '(unset)' : JSON.stringify(value);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

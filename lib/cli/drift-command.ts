@@ -1,0 +1,65 @@
+import { readDeclaredObjects } from '../access/declared-object';
+import { renderDriftMarkdown } from '../access/drift-markdown';
+import { READER_POLICY } from '../access/live-store-reader';
+import { readStoreConfiguration } from '../access/store-configuration';
+import { detectDrift } from '../access/store-drift';
+import { Command } from './command';
+import { formatOption, parseCommandArguments } from './command-arguments';
+import { ExitCode } from './exit-code';
+import { readLiveStoreFromEnvironment } from './live-source';
+import { DEFAULT_SOURCE, SOURCE_HELP, openSourceArgument } from './source-argument';
+import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
+
+/** `secretstore-iac drift [SOURCE] [--stack S]`: the live store compared with the declarations. */
+export const driftCommand: Command = {
+  name: 'drift',
+  summary: 'compare the live store with the declarations: changed or missing objects, unmanaged roles and policies',
+  usage: [
+    'Usage: secretstore-iac drift [SOURCE] [--stack STACK] [--format md|json] [--print-reader-policy]',
+    '',
+    'Reads the live store (SECRETSTORE_ADDR / VAULT_ADDR, token from VAULT_TOKEN; read and list only)',
+    'and reports (1) declared objects missing from the store or whose live value differs: auth',
+    'mounts, JWT configuration, role fields (audiences, bound claims, TTLs, policies), policy texts',
+    'with the access each change gives; (2) a changed built-in `default` policy; (3) without',
+    '--stack, roles and policies on the store that no stack declares, with the access they give',
+    '(sudo and wildcard paths named). Built-in policies (root, default, response-wrapping) are',
+    'never unmanaged. Nothing is written to the store.',
+    '',
+    SOURCE_HELP,
+    `SOURCE defaults to ${DEFAULT_SOURCE}.`,
+    '',
+    '  --stack STACK            only the objects of this stack (no unmanaged-object report)',
+    '  --format md|json         Markdown (default) or JSON',
+    '  --print-reader-policy    print the least-privilege ACL policy the reader needs, and exit',
+    '',
+    'Exit codes: 0 in sync, 1 drift found, 2 usage error, 3 cannot read the store or the declarations.',
+  ].join('\n'),
+  async run(args, context) {
+    const { values, positionals } = parseCommandArguments(
+      args,
+      { stack: { type: 'string' }, format: { type: 'string' }, 'print-reader-policy': { type: 'boolean' } },
+      { min: 0, max: 1, names: 'at most one SOURCE' },
+    );
+    if (values['print-reader-policy'] === true) {
+      context.stdout(READER_POLICY.trimEnd());
+      return ExitCode.ok;
+    }
+    const format = formatOption(values.format, ['md', 'json'] as const, 'md');
+    const stack = values.stack as string | undefined;
+    const source = await openSourceArgument(positionals[0] ?? DEFAULT_SOURCE, context);
+    let declared;
+    let configuration;
+    try {
+      declared = readDeclaredObjects(source.dir);
+      if (stack !== undefined && !declared.some((o) => o.stack === stack)) readDeclaredObjects(source.dir, stack);
+      configuration = readStoreConfiguration(source.dir);
+    } finally {
+      source.dispose();
+    }
+    const live = await readLiveStoreFromEnvironment(context);
+    const report = await detectDrift(declared, configuration, live, { stack });
+    if (format === 'json') context.stdout(JSON.stringify(report, null, 2));
+    else context.stdout(highlightMarkdown(renderDriftMarkdown(report, live.address).trimEnd(), stylingEnabled(context.isTerminal, context.env)));
+    return report.findings.length > 0 ? ExitCode.drift : ExitCode.ok;
+  },
+};
