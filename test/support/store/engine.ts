@@ -25,6 +25,8 @@ export interface EngineOptions {
   timeoutMs?: number;
   /** Engine binary; default the toolchain's. */
   binary?: string;
+  /** Called with the engine's pid once it runs (to kill it part-way, as a cancelled CI job does). */
+  onSpawn?: (pid: number) => void;
 }
 
 /** Subcommands that take -input=false / -no-color. */
@@ -78,6 +80,7 @@ export async function runEngine(workDir: string, args: string[], options: Engine
 
   const result = await new Promise<EngineResult & { timedOut: boolean }>((resolve, reject) => {
     const child = spawn(binary, finalArgs, { cwd: workDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
