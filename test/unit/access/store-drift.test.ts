@@ -1,0 +1,174 @@
+import * as path from 'path';
+import { readDeclaredObjects } from '../../../lib/access/declared-object';
+import { renderDriftMarkdown } from '../../../lib/access/drift-markdown';
+import { importBlocks, renderImportFile } from '../../../lib/access/import-blocks';
+import { LiveRole, LiveStore } from '../../../lib/access/live-store-reader';
+import { readStoreConfiguration } from '../../../lib/access/store-configuration';
+import { DriftReport, detectDrift } from '../../../lib/access/store-drift';
+import { DEFAULT_POLICY_TEXT } from '../../../lib/acl/default-policy';
+import { ACCESS_FIXTURES } from '../../support/paths';
+
+// Drift and import blocks on the synthesized base fixture, against a store built in memory from
+// the same declarations (as an apply leaves it) and then changed the way operators change stores.
+// The same on a real store is proven in test/store/adoption.store.test.ts.
+
+const BASE = path.join(ACCESS_FIXTURES, 'base');
+const declared = readDeclaredObjects(BASE);
+const configuration = readStoreConfiguration(BASE);
+
+/** The store as applying BASE leaves it (field values as declared). */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+function appliedStore(): { mounts: Mutable<LiveStore['mounts'][number]>[]; jwtConfigs: any[]; roles: Mutable<LiveRole>[]; policies: Map<string, string> } {
+  const mounts: Mutable<LiveStore['mounts'][number]>[] = [{ path: 'token', type: 'token', accessor: 'auth_token_1', description: '' }];
+  const jwtConfigs: any[] = [];
+  const roles: Mutable<LiveRole>[] = [];
+  const policies = new Map<string, string>([
+    ['default', DEFAULT_POLICY_TEXT],
+    ['root', ''],
+  ]);
+  for (const o of declared) {
+    if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
+      mounts.push({ path: o.name, type: String(o.fields.type ?? 'jwt'), accessor: `auth_${o.name}_1`, description: '' });
+      if (o.kind === 'jwt-auth-mount') {
+        jwtConfigs.push({
+          mount: o.name,
+          fields: {
+            bound_issuer: String(o.fields.bound_issuer ?? ''),
+            default_role: '',
+            jwks_ca_pem: '',
+            jwks_url: '',
+            jwt_supported_algs: [],
+            jwt_validation_pubkeys: [],
+            oidc_discovery_ca_pem: '',
+            oidc_discovery_url: String(o.fields.oidc_discovery_url ?? ''),
+          },
+        });
+      }
+    } else if (o.kind === 'jwt-role' || o.kind === 'approle-role') {
+      roles.push({ mount: o.mount!, method: o.kind === 'jwt-role' ? 'jwt' : 'approle', role: o.name, fields: { ...o.fields } });
+    } else {
+      policies.set(o.name, String(o.fields.policy));
+    }
+  }
+  return { mounts, jwtConfigs, roles, policies };
+}
+
+function live(edit: (s: ReturnType<typeof appliedStore>) => void = () => undefined): LiveStore {
+  const s = appliedStore();
+  edit(s);
+  return { address: 'https://store.example', ...s, mounts: s.mounts.sort((a, b) => (a.path < b.path ? -1 : 1)) };
+}
+
+const lines = (r: DriftReport) => r.findings.map((f) => `${f.kind} ${f.storePath} [${f.identities.join(' ')}]: ${f.summary}${f.details.map((d) => `\n  ${d}`).join('')}`);
+const role = (s: ReturnType<typeof appliedStore>, name: string) => s.roles.find((r) => `${r.mount}/${r.role}` === name)!;
+
+describe('import blocks', () => {
+  it('use the provider\'s import id of each resource type', () => {
+    const byType = (type: string) => declared.filter((o) => o.type === type).map((o) => o.importId);
+    expect(byType('vault_auth_backend')).toEqual(['approle']);
+    expect(byType('vault_jwt_auth_backend')).toEqual(['jwt']);
+    expect(byType('vault_jwt_auth_backend_role')).toEqual(['auth/jwt/role/registry-ci']);
+    expect(byType('vault_approle_auth_backend_role')).toContain('auth/approle/role/orchestrator-dev');
+    expect(byType('vault_policy')).toContain('registry-ci');
+  });
+
+  it('render byte-identically, sorted by address, whatever the input order', () => {
+    const ci = declared.filter((o) => o.stack === 'ci-access');
+    const text = renderImportFile(importBlocks([...ci].reverse()));
+    expect(text).toBe(renderImportFile(importBlocks(ci)));
+    expect(JSON.parse(text).import).toEqual([
+      { to: 'vault_jwt_auth_backend.jwt_backend_B86C4D3E', id: 'jwt' },
+      { to: 'vault_jwt_auth_backend_role.registry-ci_role_BE46C026', id: 'auth/jwt/role/registry-ci' },
+      { to: 'vault_policy.registry-ci_policy_FD942459', id: 'registry-ci' },
+    ]);
+    expect(text.endsWith('}\n')).toBe(true);
+  });
+
+  it('a stack that is not in the output is named', () => {
+    expect(() => readDeclaredObjects(BASE, 'nope')).toThrow(`no stack "nope" in ${BASE}: it has app-roles, ci-access`);
+  });
+});
+
+describe('drift', () => {
+  it('none on the store as applied', async () => {
+    const r = await detectDrift(declared, configuration, live());
+    expect(lines(r)).toEqual([]);
+    expect(renderDriftMarkdown(r, 'https://store.example')).toContain('**In sync.**');
+  });
+
+  it('the five hand changes, each with its identity and path', async () => {
+    const r = await detectDrift(
+      declared,
+      configuration,
+      live((s) => {
+        s.policies.set('orchestrator-dev', `${s.policies.get('orchestrator-dev')}\npath "secret/data/other/*" {\n  capabilities = ["read"]\n}\n`);
+        role(s, 'approle/authentik-role').fields = { ...role(s, 'approle/authentik-role').fields, token_ttl: 72000 };
+        const ci = role(s, 'jwt/registry-ci');
+        ci.fields = { ...ci.fields, bound_claims: { ...(ci.fields.bound_claims as object), ref: 'main' } };
+        s.policies.delete('registry');
+        s.jwtConfigs[0].fields.bound_issuer = 'https://other.example';
+      }),
+    );
+    expect(lines(r)).toEqual([
+      expect.stringMatching(/^missing sys\/policies\/acl\/registry \[approle\/registry\]: policy registry is not on the store$/),
+      'changed auth/approle/role/authentik-role [approle/authentik-role]: role approle/authentik-role differs\n  token_ttl: declared 12h, store 20h',
+      'changed auth/jwt/config [jwt/registry-ci]: JWT method configuration differs\n  bound_issuer: declared "https://gitlab.acme.example", store "https://other.example"',
+      expect.stringMatching(/^changed auth\/jwt\/role\/registry-ci \[jwt\/registry-ci\]: role jwt\/registry-ci differs\n  bound_claims: declared .*, store .*ref: main/),
+      'changed sys/policies/acl/orchestrator-dev [approle/orchestrator-dev]: policy orchestrator-dev grants different access than declared\n  secret/data/other/*: declared none, store read',
+    ]);
+    expect(r.access.flags.map((f) => `${f.kind} ${f.identity}`)).toEqual(
+      expect.arrayContaining(['wildcard-broadened approle/orchestrator-dev', 'ttl-raised approle/authentik-role']),
+    );
+  });
+
+  it('unmanaged role and policy with the access they give; built-ins are not unmanaged; a changed default is', async () => {
+    const r = await detectDrift(
+      declared,
+      configuration,
+      live((s) => {
+        s.policies.set('legacy-admin', 'path "*" {\n  capabilities = ["read", "sudo"]\n}\n');
+        s.policies.set('response-wrapping', 'path "cubbyhole/response" {\n  capabilities = ["create", "read"]\n}\n');
+        s.policies.set('default', `${DEFAULT_POLICY_TEXT}\npath "secret/*" {\n  capabilities = ["read"]\n}\n`);
+        s.roles.push({ mount: 'approle', method: 'approle', role: 'legacy-admin', fields: { token_policies: ['legacy-admin'], bind_secret_id: true } });
+      }),
+    );
+    const found = lines(r);
+    expect(found.filter((l) => l.startsWith('unmanaged'))).toEqual([
+      // With the changed default, every rule of default is listed (it is no longer the built-in).
+      expect.stringMatching(
+        /^unmanaged auth\/approle\/role\/legacy-admin \[approle\/legacy-admin\]: role approle\/legacy-admin is on the store but no stack declares it; its tokens get default, legacy-admin\n {2}\*: read, sudo \(from legacy-admin\)\n[\s\S]*\n {2}secret\/\*: read \(from default\)\n/,
+      ),
+      'unmanaged sys/policies/acl/legacy-admin [approle/legacy-admin]: policy legacy-admin is on the store but no stack declares it; it grants sudo on *\n  *: read, sudo',
+    ]);
+    expect(found.filter((l) => l.startsWith('builtin-changed'))).toEqual([
+      expect.stringMatching(/^builtin-changed sys\/policies\/acl\/default \[.*approle\/orchestrator-dev.*\]: the built-in default policy was changed on the store .*\n  secret\/\*: declared none, store read$/),
+    ]);
+  });
+
+  it('--stack limits to the stack\'s objects and leaves unmanaged objects out', async () => {
+    const store = live((s) => {
+      s.roles.push({ mount: 'approle', method: 'approle', role: 'legacy-admin', fields: { token_policies: ['x'] } });
+      s.jwtConfigs[0].fields.bound_issuer = 'https://other.example';
+    });
+    expect(lines(await detectDrift(declared, configuration, store, { stack: 'app-roles' }))).toEqual([]);
+    expect(lines(await detectDrift(declared, configuration, store, { stack: 'ci-access' })).map((l) => l.split('\n')[0])).toEqual([
+      'changed auth/jwt/config [jwt/registry-ci]: JWT method configuration differs',
+    ]);
+  });
+
+  it('a missing mount and a mount of another type', async () => {
+    const r = await detectDrift(
+      declared,
+      configuration,
+      live((s) => {
+        s.mounts = s.mounts.filter((m) => m.path !== 'approle');
+        s.roles = s.roles.filter((x) => x.mount !== 'approle');
+        s.mounts.find((m) => m.path === 'jwt')!.type = 'oidc';
+      }),
+    );
+    const first = lines(r).map((l) => l.split('\n')[0]);
+    expect(first).toContain('missing sys/auth/approle []: auth method approle/ (approle) is not mounted');
+    expect(first).toContain('changed sys/auth/jwt []: auth method jwt/ is of type oidc, declared jwt');
+    expect(first.filter((l) => l.startsWith('missing auth/approle/role/'))).toHaveLength(5);
+  });
+});

@@ -1,0 +1,58 @@
+import * as http from 'http';
+import { AddressInfo } from 'net';
+import { READER_POLICY } from '../../../lib/access/live-store-reader';
+import { runCli } from '../../../lib/cli/run-cli';
+import { ACCESS_FIXTURES } from '../../support/paths';
+import * as path from 'path';
+
+// `drift` and `adopt`: what they refuse and their exit codes without a store; their results on a
+// real store are proven in test/store/adoption.store.test.ts.
+
+async function cli(args: string[], env: NodeJS.ProcessEnv) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(args, { env, cwd: process.cwd(), isTerminal: false, stdout: (l) => out.push(l), stderr: (l) => err.push(l) });
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
+const BASE = path.join(ACCESS_FIXTURES, 'base');
+
+describe('secretstore-iac drift', () => {
+  it('prints the least-privilege reader policy', async () => {
+    const r = await cli(['drift', '--print-reader-policy'], {});
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(READER_POLICY.trimEnd());
+  });
+
+  it('exit 2 for a usage error', async () => {
+    const r = await cli(['drift', BASE, '--bogus'], {});
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("Unknown option '--bogus'");
+  });
+
+  it('exit 3 when the store cannot be read, naming the address', async () => {
+    const server = http.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise((r) => server.close(r));
+    const r = await cli(['drift', BASE], { SECRETSTORE_ADDR: address, VAULT_TOKEN: 't' });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe(
+      `secretstore-iac drift: cannot read the live store at ${address}: cannot reach the secrets store at ${address} (ECONNREFUSED): check SECRETSTORE_ADDR / VAULT_ADDR and that the store is running and reachable from here`,
+    );
+  });
+
+  it('exit 3 without a token, before any request', async () => {
+    const r = await cli(['drift', BASE], { SECRETSTORE_ADDR: 'http://127.0.0.1:9' });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('no store token: set VAULT_TOKEN');
+  });
+});
+
+describe('secretstore-iac adopt', () => {
+  it('names an unknown stack', async () => {
+    const r = await cli(['adopt', 'nope', '--outdir', BASE], { SECRETSTORE_ADDR: 'http://127.0.0.1:9', VAULT_TOKEN: 't' });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe(`secretstore-iac adopt: no stack "nope" in ${BASE}: it has app-roles, ci-access`);
+  });
+});
