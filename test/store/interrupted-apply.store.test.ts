@@ -2,6 +2,7 @@
  * Issue 10: an apply killed part-way (a cancelled CI job) leaves objects on the store that the
  * state does not record; `secretstore-iac adopt` + apply converges with no manual step.
  */
+import * as fs from 'fs';
 import * as path from 'path';
 import { AppRoleApplication } from '../../lib';
 import { runCli } from '../../lib/cli/run-cli';
@@ -84,6 +85,9 @@ describe('recovering from an interrupted apply', () => {
     });
     expect(err.join('\n')).toBe('');
     expect(code).toBe(0);
+    if (process.env.SECRETSTORE_IAC_KEEP_OUTPUT) {
+      fs.writeFileSync(path.join(process.env.SECRETSTORE_IAC_KEEP_OUTPUT, 'adopt-interrupted.txt'), `${killed.stderr}\n----\n${retried.stderr}\n----\n${out.join('\n')}\n`);
+    }
     const summary = out.join('\n').split('\n').find((l) => /resources in state; \d+ to import/.test(l))!;
     const imported = Number(/; (\d+) to import/.exec(summary)![1]);
     // At least every role on the store (and its policy, and the mount) is imported.
