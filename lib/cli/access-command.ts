@@ -1,11 +1,11 @@
 import { AccessModel } from '../access/access-model';
 import { accessReport } from '../access/access-report';
 import { renderAccessReportMarkdown } from '../access/access-report-markdown';
-import { readStoreConfiguration } from '../access/store-configuration';
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
-import { DEFAULT_SOURCE, SOURCE_HELP, openSourceArgument } from './source-argument';
+import { LIVE_SOURCE, loadConfiguration } from './live-source';
+import { DEFAULT_SOURCE, SOURCE_HELP } from './source-argument';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 
 /** `secretstore-iac access [SOURCE]`: per identity, its bindings and every path it can reach. */
@@ -20,7 +20,7 @@ export const accessCommand: Command = {
     'come from. Rules of the built-in default policy are summarised unless --include-default.',
     '',
     SOURCE_HELP,
-    `SOURCE defaults to ${DEFAULT_SOURCE}.`,
+    `SOURCE defaults to ${DEFAULT_SOURCE}; \`${LIVE_SOURCE}\` reads the live store (VAULT_TOKEN, read/list only).`,
     '',
     '  --format md|json     Markdown (default) or JSON',
     '  --identity NAME      only this identity (repeatable)',
@@ -35,18 +35,14 @@ export const accessCommand: Command = {
       { min: 0, max: 1, names: 'at most one SOURCE' },
     );
     const format = formatOption(values.format, ['md', 'json'] as const, 'md');
-    const source = await openSourceArgument(positionals[0] ?? DEFAULT_SOURCE, context);
-    try {
-      const model = await AccessModel.load(readStoreConfiguration(source.dir));
-      const report = accessReport(model, {
-        includeDefault: values['include-default'] === true,
-        identities: (values.identity as string[] | undefined) ?? [],
-      });
-      if (format === 'json') context.stdout(JSON.stringify(report, null, 2));
-      else context.stdout(highlightMarkdown(renderAccessReportMarkdown(report).trimEnd(), stylingEnabled(context.isTerminal, context.env)));
-      return ExitCode.ok;
-    } finally {
-      source.dispose();
-    }
+    const { configuration } = await loadConfiguration(positionals[0] ?? DEFAULT_SOURCE, context);
+    const model = await AccessModel.load(configuration);
+    const report = accessReport(model, {
+      includeDefault: values['include-default'] === true,
+      identities: (values.identity as string[] | undefined) ?? [],
+    });
+    if (format === 'json') context.stdout(JSON.stringify(report, null, 2));
+    else context.stdout(highlightMarkdown(renderAccessReportMarkdown(report).trimEnd(), stylingEnabled(context.isTerminal, context.env)));
+    return ExitCode.ok;
   },
 };

@@ -1,11 +1,11 @@
 import { AccessModel } from '../access/access-model';
-import { readStoreConfiguration } from '../access/store-configuration';
 import { whoCan } from '../access/who-can';
 import { isStoreCapability } from '../acl/store-capability';
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
-import { DEFAULT_SOURCE, SOURCE_HELP, openSourceArgument } from './source-argument';
+import { LIVE_SOURCE, loadConfiguration } from './live-source';
+import { DEFAULT_SOURCE, SOURCE_HELP } from './source-argument';
 import { UsageError } from './usage-error';
 
 /** `secretstore-iac who-can CAPABILITY PATH [SOURCE]`: the identities that can, and through which rule. */
@@ -21,7 +21,7 @@ export const whoCanCommand: Command = {
     'explicit deny rule stops.',
     '',
     SOURCE_HELP,
-    `SOURCE defaults to ${DEFAULT_SOURCE}.`,
+    `SOURCE defaults to ${DEFAULT_SOURCE}; \`${LIVE_SOURCE}\` reads the live store (VAULT_TOKEN, read/list only).`,
     '',
     '  --format text|json   plain lines (default) or JSON',
     '',
@@ -38,24 +38,20 @@ export const whoCanCommand: Command = {
     if (!isStoreCapability(capability) || capability === 'deny') {
       throw new UsageError(`"${capability}" is not a capability: use create, read, update, patch, delete, list, scan or sudo`);
     }
-    const source = await openSourceArgument(sourceArgument ?? DEFAULT_SOURCE, context);
-    try {
-      const answer = whoCan(await AccessModel.load(readStoreConfiguration(source.dir)), capability, path);
-      if (format === 'json') {
-        context.stdout(JSON.stringify(answer, null, 2));
-        return ExitCode.ok;
-      }
-      const lines = [`${capability} on ${path}:`];
-      if (answer.allowed.length === 0) lines.push('  nobody');
-      for (const e of answer.allowed) lines.push(`  ${e.identity}  via "${e.rule}" (policies: ${e.policies.join(', ')})`);
-      if (answer.denied.length > 0) {
-        lines.push('denied by an explicit deny rule:');
-        for (const e of answer.denied) lines.push(`  ${e.identity}  by "${e.rule}" (policies: ${e.policies.join(', ')})`);
-      }
-      context.stdout(lines.join('\n'));
+    const { configuration } = await loadConfiguration(sourceArgument ?? DEFAULT_SOURCE, context);
+    const answer = whoCan(await AccessModel.load(configuration), capability, path);
+    if (format === 'json') {
+      context.stdout(JSON.stringify(answer, null, 2));
       return ExitCode.ok;
-    } finally {
-      source.dispose();
     }
+    const lines = [`${capability} on ${path}:`];
+    if (answer.allowed.length === 0) lines.push('  nobody');
+    for (const e of answer.allowed) lines.push(`  ${e.identity}  via "${e.rule}" (policies: ${e.policies.join(', ')})`);
+    if (answer.denied.length > 0) {
+      lines.push('denied by an explicit deny rule:');
+      for (const e of answer.denied) lines.push(`  ${e.identity}  by "${e.rule}" (policies: ${e.policies.join(', ')})`);
+    }
+    context.stdout(lines.join('\n'));
+    return ExitCode.ok;
   },
 };

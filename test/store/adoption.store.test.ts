@@ -168,6 +168,16 @@ describe('adopting a hand-made store', () => {
     expect(stackOnly.stdout).toContain('**In sync.**');
   });
 
+  it('access and who-can read the live store too (the unmanaged sudo role shows)', async () => {
+    const who = await cli(['who-can', 'sudo', 'sys/auth/jwt', 'live']);
+    expect(who.stderr).toBe('');
+    expect(who.stdout).toBe('sudo on sys/auth/jwt:\n  approle/legacy-admin  via "*" (policies: legacy-admin)');
+    const access = await cli(['access', 'live', '--identity', 'jwt/registry-ci']);
+    expect(access.code).toBe(0);
+    expect(access.stdout).toContain('`secret/data/registry/svc-orchestrator`');
+    expect(access.stdout).not.toContain(hand.extraCiPath);
+  });
+
   it('drift reports each of five hand changes with its identity and path (exit 1); after apply only the unmanaged objects remain', async () => {
     const root = (method: string, p: string, body?: unknown) => storeRequest(store, method, p, body);
     // (1) a rule added to a policy by hand
