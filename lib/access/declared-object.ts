@@ -1,4 +1,5 @@
 import { ReferenceResolver } from './terraform-reference';
+import { compareStrings } from '../private/compare-strings';
 import { readSynthOutput } from './synth-output';
 
 /** Kinds of store object a stack declares. */
@@ -110,13 +111,9 @@ export function readDeclaredObjects(dir: string, stack?: string): DeclaredObject
       }
     }
   }
-  return out.sort((a, b) => compare(a.stack, b.stack) || compare(a.address, b.address));
+  return out.sort((a, b) => compareStrings(a.stack, b.stack) || compareStrings(a.address, b.address));
 }
 
 function trimSlashes(value: unknown): string {
   return String(value).replace(/^\/+|\/+$/g, '');
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,4 +1,5 @@
 import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME } from '../acl/default-policy';
+import { compareStrings } from '../private/compare-strings';
 import { StoreClient, StoreError } from '../store/store-client';
 import { AuthMethod, Identity } from './identity';
 import { DeclaredPolicy, StoreConfiguration, roleBindings } from './store-configuration';
@@ -90,14 +91,14 @@ export function parseAuthMounts(body: unknown): LiveAuthMount[] {
       accessor: String(m.accessor ?? ''),
       description: String(m.description ?? ''),
     }))
-    .sort((a, b) => compare(a.path, b.path));
+    .sort((a, b) => compareStrings(a.path, b.path));
 }
 
 /** Parses a `LIST` answer: the keys, sorted. */
 export function parseList(body: unknown, what: string): string[] {
   const keys = dataOf(body, what).keys;
   if (!Array.isArray(keys)) throw new LiveStoreReadError(`${what}: the store's answer has no "keys" list`);
-  return keys.map(String).sort(compare);
+  return keys.map(String).sort(compareStrings);
 }
 
 /** Parses `GET auth/<mount>/config` of a JWT method. */
@@ -113,7 +114,7 @@ export function parseJwtConfig(mount: string, body: unknown): LiveJwtConfig {
  * their final newline), lists trimmed and sorted, unset as `''` or `[]`.
  */
 export function normaliseConfigValue(value: unknown): string | readonly string[] {
-  if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter((v) => v !== '').sort(compare);
+  if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter((v) => v !== '').sort(compareStrings);
   if (value === undefined || value === null) return '';
   return String(value).trim();
 }
@@ -237,9 +238,9 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
       mount: r.mount,
       role: r.role,
       stack: label,
-      tokenPolicies: [...new Set(policies.map((p) => String(p).trim().toLowerCase()).filter((p) => p !== ''))].sort(compare),
+      tokenPolicies: [...new Set(policies.map((p) => String(p).trim().toLowerCase()).filter((p) => p !== ''))].sort(compareStrings),
       noDefaultPolicy: r.fields.token_no_default_policy === true,
-      bindings: Object.fromEntries(Object.entries(bindings).sort(([a], [b]) => compare(a, b))),
+      bindings: Object.fromEntries(Object.entries(bindings).sort(([a], [b]) => compareStrings(a, b))),
     };
   });
   const policies = new Map<string, DeclaredPolicy>();
@@ -248,9 +249,5 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
     if (name === DEFAULT_POLICY_NAME && text === DEFAULT_POLICY_TEXT) continue;
     policies.set(name, { name, text, stack: label });
   }
-  return { identities: identities.sort((a, b) => compare(a.name, b.name)), policies, stacks: [label] };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return { identities: identities.sort((a, b) => compareStrings(a.name, b.name)), policies, stacks: [label] };
 }

@@ -2,6 +2,7 @@ import { Acl } from '../acl/acl';
 import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT } from '../acl/default-policy';
 import { PolicyParser } from '../acl/policy-parser';
 import { capabilityNames, maskHas } from '../acl/store-capability';
+import { compareStrings } from '../private/compare-strings';
 import { AccessDiff, diffAccess } from './access-diff';
 import { AccessModel } from './access-model';
 import { formatBinding } from './binding-format';
@@ -115,7 +116,7 @@ export async function detectDrift(
         findings.push({
           kind: 'changed',
           ...at(o),
-          identities: [...new Set([...declaredUsersOf(o.name), ...usersOf(o.name)])].sort(compare),
+          identities: [...new Set([...declaredUsersOf(o.name), ...usersOf(o.name)])].sort(compareStrings),
           summary: details.length > 0 ? `policy ${o.name} grants different access than declared` : `policy ${o.name} text differs (same access)`,
           details,
         });
@@ -185,7 +186,7 @@ export async function detectDrift(
   }
 
   const order: DriftKind[] = ['missing', 'changed', 'builtin-changed', 'unmanaged'];
-  findings.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || compare(a.storePath, b.storePath));
+  findings.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || compareStrings(a.storePath, b.storePath));
   return { findings, access };
 }
 
@@ -204,7 +205,7 @@ async function policyRuleChanges(parser: PolicyParser, name: string, declaredTex
     const caps = (r: typeof w) => (r ? capabilityNames(r.mask).join(', ') : 'none');
     out.push(`${path}: declared ${caps(w)}, store ${caps(h)}`);
   }
-  return out.sort(compare);
+  return out.sort(compareStrings);
 }
 
 /** The configuration with only the identities whose name passes. */
@@ -215,8 +216,4 @@ export function restrict(configuration: StoreConfiguration, keep: (name: string)
 function show(value: string | readonly string[]): string {
   if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map((v) => JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v)).join(', ');
   return value === '' ? '(unset)' : JSON.stringify(value);
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
