@@ -1,13 +1,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { diffAccess } from '../access/access-diff';
 import { renderAccessDiffMarkdown } from '../access/access-diff-markdown';
-import { AccessModel } from '../access/access-model';
-import { DeclaredObject, readDeclaredObjects } from '../access/declared-object';
-import { IMPORT_FILE, importBlocks, renderImportFile } from '../access/import-blocks';
-import { LiveStore, liveStoreConfiguration } from '../access/live-store-reader';
+import { planAdoption } from '../access/adoption-plan';
+import { readDeclaredObjects } from '../access/declared-object';
+import { IMPORT_FILE, renderImportFile } from '../access/import-blocks';
 import { readStoreConfiguration } from '../access/store-configuration';
-import { restrict } from '../access/store-drift';
+import { readSynthOutput } from '../access/synth-output';
 import { PolicyParser } from '../acl/policy-parser';
 import { resolveStoreAddress } from '../store/store-address';
 import { Command } from './command';
@@ -15,20 +13,7 @@ import { parseCommandArguments } from './command-arguments';
 import { findEngine, stateAddresses } from './engine-state';
 import { ExitCode } from './exit-code';
 import { readLiveStoreFromEnvironment } from './live-source';
-import { readSynthOutput } from '../access/synth-output';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
-
-/** Whether a declared object is on the store, or a conflicting object holds its place. */
-function onStore(o: DeclaredObject, live: LiveStore): 'present' | 'absent' | string {
-  if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
-    const mount = live.mounts.find((m) => m.path === o.name);
-    if (!mount) return 'absent';
-    const want = o.kind === 'jwt-auth-mount' ? String(o.fields.type ?? 'jwt') : String(o.fields.type);
-    return mount.type === want ? 'present' : `${o.name}/ is a ${mount.type} mount on the store, declared ${want}: an import would not make it one`;
-  }
-  if (o.kind === 'jwt-role' || o.kind === 'approle-role') return live.roles.some((r) => r.mount === o.mount && r.role === o.name) ? 'present' : 'absent';
-  return live.policies.has(o.name) ? 'present' : 'absent';
-}
 
 /**
  * `secretstore-iac adopt [STACK...]`: writes import blocks for declared objects that are on the
@@ -83,26 +68,18 @@ export const adoptCommand: Command = {
       const stackDir = path.join(outdir, 'stacks', stack);
       const declared = readDeclaredObjects(outdir, stack);
       const state = new Set(stateAddresses(engine, stackDir, { ...context.env, VAULT_ADDR: address }));
-      const toImport: DeclaredObject[] = [];
-      const toCreate: DeclaredObject[] = [];
-      for (const o of declared) {
-        if (state.has(o.address)) continue;
-        const where = onStore(o, live);
-        if (where === 'present') toImport.push(o);
-        else if (where === 'absent') toCreate.push(o);
-        else conflicts.push(`${stack}: ${o.address}: ${where}`);
-      }
-      const blocks = importBlocks(toImport);
+      const plan = await planAdoption(stack, declared, configuration, live, state, parser);
+      conflicts.push(...plan.conflicts.map((c) => `${stack}: ${c}`));
       const file = path.join(stackDir, IMPORT_FILE);
       out.push(`# Stack ${stack}`, '');
-      out.push(`${state.size} resources in state; ${blocks.length} to import; ${toCreate.length} to create.`);
-      if (blocks.length > 0) {
-        out.push('', 'Import (already on the store, not in state):', ...blocks.map((b) => `  ${b.to}  <-  ${b.id}`));
+      out.push(`${plan.inState} resources in state; ${plan.imports.length} to import; ${plan.creates.length} to create.`);
+      if (plan.imports.length > 0) {
+        out.push('', 'Import (already on the store, not in state):', ...plan.imports.map((b) => `  ${b.to}  <-  ${b.id}`));
       }
-      if (toCreate.length > 0) out.push('', 'Create (not on the store):', ...toCreate.map((o) => `  ${o.address}  (${o.storePath})`));
+      if (plan.creates.length > 0) out.push('', 'Create (not on the store):', ...plan.creates.map((o) => `  ${o.address}  (${o.storePath})`));
       if (values['dry-run'] !== true) {
-        if (blocks.length > 0) {
-          writes.push(() => fs.writeFileSync(file, renderImportFile(blocks)));
+        if (plan.imports.length > 0) {
+          writes.push(() => fs.writeFileSync(file, renderImportFile(plan.imports)));
           out.push('', `Wrote ${path.relative(context.cwd, file) || file}.`);
         } else if (fs.existsSync(file)) {
           writes.push(() => fs.rmSync(file));
@@ -110,11 +87,8 @@ export const adoptCommand: Command = {
         }
       }
       // What applying changes in access for this stack's identities: the store as it is → declarations.
-      const names = new Set(declared.filter((o) => o.kind === 'jwt-role' || o.kind === 'approle-role').map((o) => `${o.mount}/${o.name}`));
-      if (names.size > 0) {
-        const before = await AccessModel.load(restrict(liveStoreConfiguration(live), (n) => names.has(n)), parser);
-        const after = await AccessModel.load(restrict(configuration, (n) => names.has(n)), parser);
-        const markdown = renderAccessDiffMarkdown(diffAccess(before, after), { base: `store ${live.address} as it is`, head: `declarations (${stack})` });
+      if (plan.access.added.length + plan.access.removed.length + plan.access.changed.length + plan.access.unchanged > 0) {
+        const markdown = renderAccessDiffMarkdown(plan.access, { base: `store ${live.address} as it is`, head: `declarations (${stack})` });
         out.push('', highlightMarkdown(markdown.trimEnd(), stylingEnabled(context.isTerminal, context.env)));
       }
       out.push('');

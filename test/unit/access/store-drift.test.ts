@@ -2,10 +2,10 @@ import * as path from 'path';
 import { readDeclaredObjects } from '../../../lib/access/declared-object';
 import { renderDriftMarkdown } from '../../../lib/access/drift-markdown';
 import { importBlocks, renderImportFile } from '../../../lib/access/import-blocks';
-import { LiveRole, LiveStore } from '../../../lib/access/live-store-reader';
 import { readStoreConfiguration } from '../../../lib/access/store-configuration';
 import { DriftReport, detectDrift } from '../../../lib/access/store-drift';
 import { DEFAULT_POLICY_TEXT } from '../../../lib/acl/default-policy';
+import { AppliedStore, appliedLiveStore } from '../../support/applied-live-store';
 import { ACCESS_FIXTURES } from '../../support/paths';
 
 // Drift and import blocks on the synthesized base fixture, against a store built in memory from
@@ -15,52 +15,10 @@ import { ACCESS_FIXTURES } from '../../support/paths';
 const BASE = path.join(ACCESS_FIXTURES, 'base');
 const declared = readDeclaredObjects(BASE);
 const configuration = readStoreConfiguration(BASE);
-
-/** The store as applying BASE leaves it (field values as declared). */
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-function appliedStore(): { mounts: Mutable<LiveStore['mounts'][number]>[]; jwtConfigs: any[]; roles: Mutable<LiveRole>[]; policies: Map<string, string> } {
-  const mounts: Mutable<LiveStore['mounts'][number]>[] = [{ path: 'token', type: 'token', accessor: 'auth_token_1', description: '' }];
-  const jwtConfigs: any[] = [];
-  const roles: Mutable<LiveRole>[] = [];
-  const policies = new Map<string, string>([
-    ['default', DEFAULT_POLICY_TEXT],
-    ['root', ''],
-  ]);
-  for (const o of declared) {
-    if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
-      mounts.push({ path: o.name, type: String(o.fields.type ?? 'jwt'), accessor: `auth_${o.name}_1`, description: '' });
-      if (o.kind === 'jwt-auth-mount') {
-        jwtConfigs.push({
-          mount: o.name,
-          fields: {
-            bound_issuer: String(o.fields.bound_issuer ?? ''),
-            default_role: '',
-            jwks_ca_pem: '',
-            jwks_url: '',
-            jwt_supported_algs: [],
-            jwt_validation_pubkeys: [],
-            oidc_discovery_ca_pem: '',
-            oidc_discovery_url: String(o.fields.oidc_discovery_url ?? ''),
-          },
-        });
-      }
-    } else if (o.kind === 'jwt-role' || o.kind === 'approle-role') {
-      roles.push({ mount: o.mount!, method: o.kind === 'jwt-role' ? 'jwt' : 'approle', role: o.name, fields: { ...o.fields } });
-    } else {
-      policies.set(o.name, String(o.fields.policy));
-    }
-  }
-  return { mounts, jwtConfigs, roles, policies };
-}
-
-function live(edit: (s: ReturnType<typeof appliedStore>) => void = () => undefined): LiveStore {
-  const s = appliedStore();
-  edit(s);
-  return { address: 'https://store.example', ...s, mounts: s.mounts.sort((a, b) => (a.path < b.path ? -1 : 1)) };
-}
+const live = (edit?: (s: AppliedStore) => void) => appliedLiveStore(declared, edit);
 
 const lines = (r: DriftReport) => r.findings.map((f) => `${f.kind} ${f.storePath} [${f.identities.join(' ')}]: ${f.summary}${f.details.map((d) => `\n  ${d}`).join('')}`);
-const role = (s: ReturnType<typeof appliedStore>, name: string) => s.roles.find((r) => `${r.mount}/${r.role}` === name)!;
+const role = (s: AppliedStore, name: string) => s.roles.find((r) => `${r.mount}/${r.role}` === name)!;
 
 describe('import blocks', () => {
   it('use the provider\'s import id of each resource type', () => {

@@ -1,0 +1,71 @@
+import { PolicyParser } from '../acl/policy-parser';
+import { AccessDiff, diffAccess } from './access-diff';
+import { AccessModel } from './access-model';
+import { DeclaredObject } from './declared-object';
+import { ImportBlock, importBlocks } from './import-blocks';
+import { LiveStore, liveStoreConfiguration } from './live-store-reader';
+import { StoreConfiguration } from './store-configuration';
+import { restrict } from './store-drift';
+
+/** What adopting one stack does: imports, creates, conflicts, and the access change of applying. */
+export interface AdoptionPlan {
+  /** The stack. */
+  readonly stack: string;
+  /** Resource addresses in the stack's state. */
+  readonly inState: number;
+  /** Import blocks for declared objects on the store but not in state, sorted by address. */
+  readonly imports: readonly ImportBlock[];
+  /** Declared objects neither in state nor on the store: the apply creates them. */
+  readonly creates: readonly DeclaredObject[];
+  /** Objects on the store an import cannot adopt (`address: why`). */
+  readonly conflicts: readonly string[];
+  /** Access of the stack's identities, the store as it is → the declarations. */
+  readonly access: AccessDiff;
+}
+
+/**
+ * Whether a declared object is on the store: `present`, `absent`, or why an import cannot adopt
+ * what holds its place (a mount of another type at the declared path).
+ */
+export function storePresence(o: DeclaredObject, live: LiveStore): 'present' | 'absent' | string {
+  if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
+    const mount = live.mounts.find((m) => m.path === o.name);
+    if (!mount) return 'absent';
+    const want = o.kind === 'jwt-auth-mount' ? String(o.fields.type ?? 'jwt') : String(o.fields.type);
+    return mount.type === want ? 'present' : `${o.name}/ is a ${mount.type} mount on the store, declared ${want}: an import would not make it one`;
+  }
+  if (o.kind === 'jwt-role' || o.kind === 'approle-role') return live.roles.some((r) => r.mount === o.mount && r.role === o.name) ? 'present' : 'absent';
+  return live.policies.has(o.name) ? 'present' : 'absent';
+}
+
+/**
+ * Plans the adoption of one stack: every declared object of the stack that is on the store but not
+ * in its state is imported; the access report compares the stack's identities on the store with
+ * their declarations.
+ * @param declared the stack's declared objects
+ * @param configuration the declared configuration (all stacks; restricted to the stack's identities here)
+ * @param state resource addresses in the stack's state
+ */
+export async function planAdoption(
+  stack: string,
+  declared: readonly DeclaredObject[],
+  configuration: StoreConfiguration,
+  live: LiveStore,
+  state: ReadonlySet<string>,
+  parser: PolicyParser = new PolicyParser(),
+): Promise<AdoptionPlan> {
+  const toImport: DeclaredObject[] = [];
+  const creates: DeclaredObject[] = [];
+  const conflicts: string[] = [];
+  for (const o of declared) {
+    if (state.has(o.address)) continue;
+    const where = storePresence(o, live);
+    if (where === 'present') toImport.push(o);
+    else if (where === 'absent') creates.push(o);
+    else conflicts.push(`${o.address}: ${where}`);
+  }
+  const names = new Set(declared.filter((o) => o.kind === 'jwt-role' || o.kind === 'approle-role').map((o) => `${o.mount}/${o.name}`));
+  const before = await AccessModel.load(restrict(liveStoreConfiguration(live), (n) => names.has(n)), parser);
+  const after = await AccessModel.load(restrict(configuration, (n) => names.has(n)), parser);
+  return { stack, inState: state.size, imports: importBlocks(toImport), creates, conflicts, access: diffAccess(before, after) };
+}
