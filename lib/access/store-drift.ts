@@ -132,18 +132,25 @@ export async function detectDrift(
   const declaredScoped = restrict(configuration, (n) => scopeNames.has(n));
   const liveScoped = restrict(liveConfiguration, (n) => scopeNames.has(n) || (options.stack === undefined && !declaredNames.has(n)));
   const access = diffAccess(await AccessModel.load(declaredScoped, parser), await AccessModel.load(liveScoped, parser));
+  const roleDetails = new Map<string, string[]>();
   for (const change of access.changed) {
     // The issuer is the method's, reported once on auth/<mount>/config.
     const bindings = change.bindings.filter((b) => b.field !== 'bound_issuer');
-    if (bindings.length === 0) continue;
-    const object = declared.find((o) => `${o.mount}/${o.name}` === change.name && (o.kind === 'jwt-role' || o.kind === 'approle-role'))!;
-    findings.push({
-      kind: 'changed',
-      ...at(object),
-      identities: [change.name],
-      summary: `role ${change.name} differs`,
-      details: bindings.map((b) => `${b.field}: declared ${formatBinding(b.field, b.before)}, store ${formatBinding(b.field, b.after)}`),
-    });
+    roleDetails.set(change.name, bindings.map((b) => `${b.field}: declared ${formatBinding(b.field, b.before)}, store ${formatBinding(b.field, b.after)}`));
+  }
+  // Fields the constructs set that decide nothing about access (leeways, claim mappings, ...).
+  for (const o of inScope) {
+    if (o.kind !== 'jwt-role' && o.kind !== 'approle-role') continue;
+    const name = `${o.mount}/${o.name}`;
+    const liveRole = liveRoles.get(name);
+    if (!liveRole) continue;
+    const other = otherFieldChanges(o.fields, liveRole.fields);
+    if (other.length > 0) roleDetails.set(name, [...(roleDetails.get(name) ?? []), ...other]);
+  }
+  for (const [name, details] of [...roleDetails].sort(([a], [b]) => compareStrings(a, b))) {
+    if (details.length === 0) continue;
+    const object = declared.find((o) => `${o.mount}/${o.name}` === name && (o.kind === 'jwt-role' || o.kind === 'approle-role'))!;
+    findings.push({ kind: 'changed', ...at(object), identities: [name], summary: `role ${name} differs`, details });
   }
 
   // The built-in default policy changed on the store while no stack declares it.
@@ -206,6 +213,42 @@ async function policyRuleChanges(parser: PolicyParser, name: string, declaredTex
     out.push(`${path}: declared ${caps(w)}, store ${caps(h)}`);
   }
   return out.sort(compareStrings);
+}
+
+/** Role fields compared by {@link otherFieldChanges}: neither bindings nor the role's identity. */
+const NOT_OTHER = new Set(['backend', 'role_name', 'token_policies', 'token_no_default_policy', 'bound_issuer', 'role_id']);
+
+/**
+ * Differences in the role fields a declaration sets that the access bindings do not cover
+ * (`claim_mappings`, leeways, `groups_claim`, ...): unset, empty, 0 and false are the same, as
+ * the store returns them for a field never set.
+ */
+export function otherFieldChanges(declaredFields: Readonly<Record<string, unknown>>, liveFields: Readonly<Record<string, unknown>>): string[] {
+  const out: string[] = [];
+  for (const [field, value] of Object.entries(declaredFields)) {
+    if (NOT_OTHER.has(field) || BINDING_FIELDS.has(field)) continue;
+    const want = comparable(value);
+    const have = comparable(liveFields[field]);
+    if (want !== have) out.push(`${field}: declared ${want ?? '(unset)'}, store ${have ?? '(unset)'}`);
+  }
+  return out.sort(compareStrings);
+}
+
+/** Fields the access model compares as bindings (reported from the access diff). */
+const BINDING_FIELDS = new Set([
+  'role_type', 'bound_audiences', 'bound_subject', 'bound_claims', 'bound_claims_type', 'user_claim',
+  'token_ttl', 'token_max_ttl', 'token_explicit_max_ttl', 'token_period', 'token_num_uses', 'token_type', 'token_bound_cidrs',
+  'bind_secret_id', 'secret_id_ttl', 'secret_id_num_uses', 'secret_id_bound_cidrs',
+]);
+
+function comparable(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '' || value === 0 || value === false) return undefined;
+  if (Array.isArray(value)) return value.length === 0 ? undefined : JSON.stringify([...value].map(String).sort(compareStrings));
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => compareStrings(a, b));
+    return entries.length === 0 ? undefined : JSON.stringify(Object.fromEntries(entries));
+  }
+  return JSON.stringify(value);
 }
 
 /** The configuration with only the identities whose name passes. */

@@ -79,6 +79,24 @@ describe('drift', () => {
     );
   });
 
+  it('role fields outside the bindings (claim mappings, leeways) are compared too; unset, empty and 0 are the same', async () => {
+    // The constructs set these (empty) on every JWT role; the base fixture predates them.
+    const withLeeways = declared.map((o) =>
+      o.kind === 'jwt-role' ? { ...o, fields: { ...o.fields, claim_mappings: {}, clock_skew_leeway: 0, groups_claim: '', not_before_leeway: 0, verbose_oidc_logging: false } } : o,
+    );
+    const r = await detectDrift(
+      withLeeways,
+      configuration,
+      live((s) => {
+        const ci = role(s, 'jwt/registry-ci');
+        ci.fields = { ...ci.fields, claim_mappings: { project_id: 'pid' }, clock_skew_leeway: 120, groups_claim: null, not_before_leeway: 0 };
+      }),
+    );
+    expect(lines(r)).toEqual([
+      'changed auth/jwt/role/registry-ci [jwt/registry-ci]: role jwt/registry-ci differs\n  claim_mappings: declared (unset), store {"project_id":"pid"}\n  clock_skew_leeway: declared (unset), store 120',
+    ]);
+  });
+
   it('unmanaged role and policy with the access they give; built-ins are not unmanaged; a changed default is', async () => {
     const r = await detectDrift(
       declared,
