@@ -14,6 +14,7 @@ import { findEngine, stateAddresses } from './engine-state';
 import { ExitCode } from './exit-code';
 import { readLiveStoreFromEnvironment } from './live-source';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
+import { UsageError } from './usage-error';
 
 /**
  * `secretstore-iac adopt [STACK...]`: writes import blocks for declared objects that are on the
@@ -54,7 +55,7 @@ export const adoptCommand: Command = {
     const outdir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'));
     const allStacks = readSynthOutput(outdir).map((s) => s.name);
     const stacks = positionals.length > 0 ? [...new Set(positionals)].sort() : allStacks;
-    for (const s of stacks) if (!allStacks.includes(s)) throw new Error(`no stack "${s}" in ${outdir}: it has ${allStacks.join(', ')}`);
+    for (const s of stacks) if (!allStacks.includes(s)) throw new UsageError(`no stack "${s}" in ${outdir}: it has ${allStacks.join(', ')}`);
     const address = resolveStoreAddress(context.env);
     const engine = findEngine(values.engine as string | undefined, context.env);
     const live = await readLiveStoreFromEnvironment(context);

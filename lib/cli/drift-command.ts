@@ -9,6 +9,7 @@ import { ExitCode } from './exit-code';
 import { readLiveStoreFromEnvironment } from './live-source';
 import { DEFAULT_SOURCE, SOURCE_HELP, openSourceArgument } from './source-argument';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
+import { UsageError } from './usage-error';
 
 /** `secretstore-iac drift [SOURCE] [--stack S]`: the live store compared with the declarations. */
 export const driftCommand: Command = {
@@ -51,7 +52,8 @@ export const driftCommand: Command = {
     let configuration;
     try {
       declared = readDeclaredObjects(source.dir);
-      if (stack !== undefined && !declared.some((o) => o.stack === stack)) readDeclaredObjects(source.dir, stack);
+      const stacks = [...new Set(declared.map((o) => o.stack))];
+      if (stack !== undefined && !stacks.includes(stack)) throw new UsageError(`--stack ${stack}: no such stack with store objects; there are ${stacks.join(', ')}`);
       configuration = readStoreConfiguration(source.dir);
     } finally {
       source.dispose();

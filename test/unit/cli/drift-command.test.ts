@@ -30,6 +30,12 @@ describe('secretstore-iac drift', () => {
     expect(r.stderr).toContain("Unknown option '--bogus'");
   });
 
+  it('exit 2 for an unknown --stack, before reading the store', async () => {
+    const r = await cli(['drift', BASE, '--stack', 'nope'], {});
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('secretstore-iac drift: --stack nope: no such stack with store objects; there are app-roles, ci-access (see secretstore-iac drift --help)');
+  });
+
   it('exit 3 when the store cannot be read, naming the address', async () => {
     const server = http.createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -52,7 +58,7 @@ describe('secretstore-iac drift', () => {
 describe('secretstore-iac adopt', () => {
   it('names an unknown stack', async () => {
     const r = await cli(['adopt', 'nope', '--outdir', BASE], { SECRETSTORE_ADDR: 'http://127.0.0.1:9', VAULT_TOKEN: 't' });
-    expect(r.code).toBe(3);
-    expect(r.stderr).toBe(`secretstore-iac adopt: no stack "nope" in ${BASE}: it has app-roles, ci-access`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`secretstore-iac adopt: no stack "nope" in ${BASE}: it has app-roles, ci-access (see secretstore-iac adopt --help)`);
   });
 });
