@@ -21,8 +21,9 @@ export interface DriftFinding {
   readonly storePath: string;
   /** Identities whose access it concerns (the role itself, or the roles using a policy), sorted. */
   readonly identities: readonly string[];
-  /** Declaring stack and resource, for declared objects. */
+  /** Declaring stack, for declared objects. */
   readonly stack?: string;
+  /** Declaring resource address, for declared objects. */
   readonly address?: string;
   /** One line saying what differs. */
   readonly summary: string;
@@ -173,6 +174,19 @@ export async function detectDrift(
         identities: [identity.name],
         summary: `role ${identity.name} is on the store but no stack declares it; its tokens get ${identity.policies.join(', ') || 'no policy'}`,
         details: identity.rules.map((r) => `${r.path}: ${r.capabilities.join(', ')} (from ${r.policies.join(', ')})`),
+      });
+    }
+    // Auth methods no stack mounts (the token method is built in).
+    const declaredMounts = new Set(declared.filter((o) => o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount').map((o) => o.name));
+    for (const mount of live.mounts) {
+      if (mount.type === 'token' || declaredMounts.has(mount.path)) continue;
+      const roles = live.roles.filter((r) => r.mount === mount.path).map((r) => `${r.mount}/${r.role}`);
+      findings.push({
+        kind: 'unmanaged',
+        storePath: `sys/auth/${mount.path}`,
+        identities: roles,
+        summary: `auth method ${mount.path}/ (${mount.type}, accessor ${mount.accessor}) is mounted but no stack declares it`,
+        details: [],
       });
     }
     const declaredPolicies = new Set(declared.filter((o) => o.kind === 'policy').map((o) => o.name));

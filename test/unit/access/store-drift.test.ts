@@ -106,6 +106,7 @@ describe('drift', () => {
         s.policies.set('response-wrapping', 'path "cubbyhole/response" {\n  capabilities = ["create", "read"]\n}\n');
         s.policies.set('default', `${DEFAULT_POLICY_TEXT}\npath "secret/*" {\n  capabilities = ["read"]\n}\n`);
         s.roles.push({ mount: 'approle', method: 'approle', role: 'legacy-admin', fields: { token_policies: ['legacy-admin'], bind_secret_id: true } });
+        s.mounts.push({ path: 'userpass', type: 'userpass', accessor: 'auth_userpass_1', description: '' });
       }),
     );
     const found = lines(r);
@@ -114,6 +115,7 @@ describe('drift', () => {
       expect.stringMatching(
         /^unmanaged auth\/approle\/role\/legacy-admin \[approle\/legacy-admin\]: role approle\/legacy-admin is on the store but no stack declares it; its tokens get default, legacy-admin\n {2}\*: read, sudo \(from legacy-admin\)\n[\s\S]*\n {2}secret\/\*: read \(from default\)\n/,
       ),
+      'unmanaged sys/auth/userpass []: auth method userpass/ (userpass, accessor auth_userpass_1) is mounted but no stack declares it',
       'unmanaged sys/policies/acl/legacy-admin [approle/legacy-admin]: policy legacy-admin is on the store but no stack declares it; it grants sudo on *\n  *: read, sudo',
     ]);
     expect(found.filter((l) => l.startsWith('builtin-changed'))).toEqual([
