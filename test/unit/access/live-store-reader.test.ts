@@ -16,10 +16,11 @@ import {
 } from '../../../lib/access/live-store-reader';
 import { DEFAULT_POLICY_TEXT } from '../../../lib/acl/default-policy';
 import { StoreClient } from '../../../lib/store/store-client';
+import { REPO_ROOT } from '../../support/paths';
 
 // Response bodies captured from a real OpenBao 2.4.0 dev server (`bao server -dev`) with a
 // hand-made registry-ci JWT role and an orchestrator-dev AppRole role; no token in any of them.
-const FIXTURES = path.join(__dirname, 'fixtures', 'live-store');
+const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'live-store');
 const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join(FIXTURES, `${name}.json`), 'utf8'));
 
 describe('parsing the store\'s answers', () => {
