@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { READER_POLICY } from '../../lib/access/live-store-reader';
 import { IMPORT_FILE } from '../../lib/access/import-blocks';
+import { DEFAULT_POLICY_TEXT } from '../../lib/acl/default-policy';
 import { runCli } from '../../lib/cli/run-cli';
 import { createHandMadePlatform, HandMadePlatform, HAND_MADE_TTL } from '../support/store/hand-made-platform';
 import { generateSigningKey } from '../support/store/jwt-signer';
@@ -229,6 +230,15 @@ describe('adopting a hand-made store', () => {
     expect(findingLines(readerOnly.stdout)).toEqual([
       expect.stringMatching(/^- `sys\/policies\/acl\/secretstore-iac-reader`: policy secretstore-iac-reader is on the store but no stack declares it; it grants wildcard on auth\/\+\/config/),
     ]);
+    // A change to the built-in default policy is reported; restoring its shipped text clears it.
+    expect((await root('PUT', 'sys/policies/acl/default', { policy: `${DEFAULT_POLICY_TEXT}\npath "secret/*" {\n  capabilities = ["read"]\n}\n` })).status).toBe(204);
+    const defaultChanged = await cli(['drift', 'cdktf.out'], store.rootToken);
+    expect(defaultChanged.code).toBe(1);
+    expect(findingLines(defaultChanged.stdout)).toContainEqual(
+      expect.stringMatching(/^- `sys\/policies\/acl\/default`: the built-in default policy was changed on the store .*\(identities: `approle\/authentik-role`, /),
+    );
+    expect(defaultChanged.stdout).toContain('  - secret/*: declared none, store read');
+    expect((await root('PUT', 'sys/policies/acl/default', { policy: DEFAULT_POLICY_TEXT })).status).toBe(204);
     const clean = await cli(['drift', 'cdktf.out'], store.rootToken);
     await root('DELETE', 'sys/policies/acl/secretstore-iac-reader');
     const cleanAfter = await cli(['drift', 'cdktf.out'], store.rootToken);
