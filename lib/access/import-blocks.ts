@@ -5,7 +5,9 @@ export const IMPORT_FILE = 'adopt-imports.tf.json';
 
 /** One `import` block: the resource address and the provider's import id. */
 export interface ImportBlock {
+  /** Resource address (`vault_policy.registry-ci_policy_FD942459`). */
   readonly to: string;
+  /** The provider's import id (`registry-ci`, `auth/jwt/role/registry-ci`). */
   readonly id: string;
 }
 
