@@ -50,3 +50,5 @@ export * from './rules/ssi-r5-no-cross-application-access';
 export * from './rules/ssi-r6-ci-secrets-outside-applications';
 export * from './rules/ssi-r7-distinct-auth-mount-paths';
 export * from './rules/ssi-r8-ci-secrets-have-readers';
+export * from './rules/ssi-r9-reserved-store-names';
+export * from './rules/ssi-r10-claims-pin-organisation';

@@ -4,8 +4,8 @@ import { definePlatform } from './platform';
 import { platformConfig } from './platform.config';
 
 // Entry point of `npm run synth` (and of `cdktf synth` through cdktf.json).
-const app = new SecretStoreApp();
-definePlatform(app, platformConfig);
+// define() turns a declaration that throws (two constructs with one id) into a reported problem.
+const app = new SecretStoreApp().define((a) => definePlatform(a, platformConfig));
 try {
   app.synth();
 } catch (error) {

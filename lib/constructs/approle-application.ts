@@ -5,6 +5,7 @@ import { AppRoleAuth } from './approle-auth';
 import { Duration } from '../model/duration';
 import { Grant, IGrantee } from '../model/grant';
 import { identifierNameProblems } from '../model/identifier-name';
+import { cidrProblems } from '../model/cidr-block';
 import { KvPath } from '../model/kv-path';
 import { PolicyDocument } from '../model/policy-document';
 import { SecretDeclaration } from '../model/secret-declaration';
@@ -106,6 +107,12 @@ export class AppRoleApplication extends Construct implements IGrantee {
   readonly policyResource: StorePolicy;
   /** Output carrying the Role ID. */
   readonly roleIdOutput: TerraformOutput;
+  /** Uses per Secret ID (0: unlimited). */
+  readonly secretIdNumUses: number;
+  /** CIDRs allowed to log in with a Secret ID. */
+  readonly secretIdBoundCidrs: readonly string[];
+  /** CIDRs allowed to use issued tokens. */
+  readonly tokenBoundCidrs: readonly string[];
   private readonly secretPaths: readonly string[];
   private readonly roleNameGiven: boolean;
 
@@ -122,6 +129,9 @@ export class AppRoleApplication extends Construct implements IGrantee {
     this.tokenMaxTtl = props.tokenMaxTtl ?? Duration.hours(24);
     this.secretIdTtl = props.secretIdTtl ?? Duration.seconds(0);
     this.renewalInterval = props.renewalInterval ?? Duration.minutes(45);
+    this.secretIdNumUses = props.secretIdNumUses ?? 0;
+    this.secretIdBoundCidrs = [...(props.secretIdBoundCidrs ?? [])];
+    this.tokenBoundCidrs = [...(props.tokenBoundCidrs ?? [])];
     const prefix = `${settings.organisation}/${props.environment}/${props.name}`;
     this.readablePath = KvPath.subtree(settings.kvMount, prefix);
     const secrets = props.secrets ?? {};
@@ -143,8 +153,8 @@ export class AppRoleApplication extends Construct implements IGrantee {
       roleName: this.roleName,
       bindSecretId: true,
       secretIdTtl: this.secretIdTtl.toSeconds(),
-      secretIdNumUses: props.secretIdNumUses ?? 0,
-      secretIdBoundCidrs: [...(props.secretIdBoundCidrs ?? [])],
+      secretIdNumUses: this.secretIdNumUses,
+      secretIdBoundCidrs: [...this.secretIdBoundCidrs],
       tokenPolicies: [this.policyResource.name],
       tokenNoDefaultPolicy: false,
       tokenTtl: this.tokenTtl.toSeconds(),
@@ -153,7 +163,7 @@ export class AppRoleApplication extends Construct implements IGrantee {
       tokenPeriod: 0,
       tokenNumUses: 0,
       tokenType: 'service',
-      tokenBoundCidrs: [...(props.tokenBoundCidrs ?? [])],
+      tokenBoundCidrs: [...this.tokenBoundCidrs],
     });
     this.roleIdOutput = new TerraformOutput(this, 'role-id', {
       value: this.role.roleId,
@@ -169,30 +179,37 @@ export class AppRoleApplication extends Construct implements IGrantee {
     ];
     // A defaulted role name repeats name and environment: report it only when they are valid.
     if (this.roleNameGiven || problems.length === 0) problems.push(...identifierNameProblems('roleName', this.roleName));
-    for (const [field, d] of [
-      ['tokenTtl', this.tokenTtl],
-      ['tokenMaxTtl', this.tokenMaxTtl],
-      ['secretIdTtl', this.secretIdTtl],
-      ['renewalInterval', this.renewalInterval],
-    ] as const) {
-      if (!d.isValid) problems.push(new ValidationProblem(field, d.toString(), 'must be a whole, non-negative number of seconds'));
+    const durationProblems = [
+      ...this.tokenTtl.problems('tokenTtl'),
+      ...this.tokenMaxTtl.problems('tokenMaxTtl', { limit: MAX_TOKEN_MAX_TTL, why: MAX_TOKEN_MAX_TTL_REASON }),
+      ...this.secretIdTtl.problems('secretIdTtl'),
+      ...this.renewalInterval.problems('renewalInterval'),
+    ];
+    problems.push(...durationProblems);
+    if (!Number.isInteger(this.secretIdNumUses) || this.secretIdNumUses < 0) {
+      problems.push(new ValidationProblem('secretIdNumUses', this.secretIdNumUses, 'must be a whole number >= 0 (0: unlimited)'));
     }
-    if (this.tokenTtl.toSeconds() === 0) {
-      problems.push(new ValidationProblem('tokenTtl', this.tokenTtl.toString(), 'must be positive'));
-    }
-    if (this.tokenTtl.toSeconds() > this.tokenMaxTtl.toSeconds()) {
-      problems.push(
-        new ValidationProblem('tokenTtl', this.tokenTtl.toString(), `must not exceed tokenMaxTtl (${this.tokenMaxTtl})`),
-      );
-    }
-    if (this.renewalInterval.toSeconds() === 0 || this.renewalInterval.toSeconds() >= this.tokenTtl.toSeconds()) {
-      problems.push(
-        new ValidationProblem(
-          'renewalInterval',
-          this.renewalInterval.toString(),
-          `must be positive and shorter than tokenTtl (${this.tokenTtl}), or the token expires before the agent renews it`,
-        ),
-      );
+    this.secretIdBoundCidrs.forEach((c) => problems.push(...cidrProblems('secretIdBoundCidrs', c)));
+    this.tokenBoundCidrs.forEach((c) => problems.push(...cidrProblems('tokenBoundCidrs', c)));
+    // The comparisons below mean nothing for a value that is not a duration.
+    if (durationProblems.length === 0) {
+      if (this.tokenTtl.toSeconds() === 0) {
+        problems.push(new ValidationProblem('tokenTtl', this.tokenTtl.toString(), 'must be positive'));
+      }
+      if (this.tokenTtl.toSeconds() > this.tokenMaxTtl.toSeconds()) {
+        problems.push(
+          new ValidationProblem('tokenTtl', this.tokenTtl.toString(), `must not exceed tokenMaxTtl (${this.tokenMaxTtl})`),
+        );
+      }
+      if (this.renewalInterval.toSeconds() === 0 || this.renewalInterval.toSeconds() >= this.tokenTtl.toSeconds()) {
+        problems.push(
+          new ValidationProblem(
+            'renewalInterval',
+            this.renewalInterval.toString(),
+            `must be positive and shorter than tokenTtl (${this.tokenTtl}), or the token expires before the agent renews it`,
+          ),
+        );
+      }
     }
     this.secrets.forEach((s, i) =>
       problems.push(
@@ -203,3 +220,8 @@ export class AppRoleApplication extends Construct implements IGrantee {
     return problems;
   }
 }
+
+/** Longest token max TTL accepted: the store's default `max_lease_ttl` (32 days). */
+export const MAX_TOKEN_MAX_TTL = Duration.hours(768);
+
+const MAX_TOKEN_MAX_TTL_REASON = 'the store caps tokens at its max_lease_ttl (768h by default) without saying so';

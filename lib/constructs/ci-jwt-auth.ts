@@ -4,6 +4,7 @@ import { JwtKeySource } from '../model/jwt-key-source';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
 import { mountSegmentProblems } from '../private/mount-segment';
+import { httpUrlProblems } from '../private/http-url';
 
 /** Properties of {@link CiJwtAuth}. */
 export interface CiJwtAuthProps {
@@ -61,6 +62,7 @@ export class CiJwtAuth extends Construct {
     const problems = this.keySource.problems('keySource');
     problems.push(...mountSegmentProblems('path', this.path));
     if (!this.issuer) problems.push(new ValidationProblem('issuer', this.issuer, 'must not be empty'));
+    else problems.push(...httpUrlProblems('issuer', this.issuer));
     return problems;
   }
 }

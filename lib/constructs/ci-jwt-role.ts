@@ -4,6 +4,8 @@ import { CiJwtAuth } from './ci-jwt-auth';
 import { Duration } from '../model/duration';
 import { IGrantee } from '../model/grant';
 import { identifierNameProblems } from '../model/identifier-name';
+import { cidrProblems } from '../model/cidr-block';
+import { hasRefusedCharacter } from '../model/free-text';
 import { PolicyDocument } from '../model/policy-document';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
@@ -81,6 +83,8 @@ export class CiJwtRole extends Construct implements IGrantee {
   readonly userClaim: string;
   /** Job timeout = token lifetime. */
   readonly jobTimeout: Duration;
+  /** Token bound CIDRs. */
+  readonly tokenBoundCidrs: readonly string[];
   /** The rendered role. */
   readonly role: JwtAuthBackendRole;
   /** The rendered policy. */
@@ -103,6 +107,7 @@ export class CiJwtRole extends Construct implements IGrantee {
     this.boundClaimsType = props.boundClaimsType ?? 'glob';
     this.userClaim = props.userClaim ?? 'project_path';
     this.jobTimeout = props.jobTimeout ?? Duration.minutes(60);
+    this.tokenBoundCidrs = [...(props.tokenBoundCidrs ?? [])];
     const ttl = this.jobTimeout.toSeconds();
 
     this.policyResource = new StorePolicy(this, 'policy', { name: this.roleName });
@@ -132,7 +137,7 @@ export class CiJwtRole extends Construct implements IGrantee {
       tokenPeriod: 0,
       tokenNumUses: 0,
       tokenType: props.tokenType ?? 'service',
-      tokenBoundCidrs: [...(props.tokenBoundCidrs ?? [])],
+      tokenBoundCidrs: [...this.tokenBoundCidrs],
     });
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
@@ -143,8 +148,8 @@ export class CiJwtRole extends Construct implements IGrantee {
       problems.push(new ValidationProblem('audiences', [], 'must not be empty: job tokens carry aud, and a role without audiences rejects them'));
     }
     this.audiences
-      .filter((a) => !a || /\s/.test(a))
-      .forEach((a) => problems.push(new ValidationProblem('audiences', a, 'must be a non-empty audience without spaces')));
+      .filter((a) => !a || /\s/.test(a) || hasRefusedCharacter(a) || a.includes(','))
+      .forEach((a) => problems.push(new ValidationProblem('audiences', a, 'must be a non-empty audience without spaces, commas or control characters')));
     const claimNames = Object.keys(this.boundClaims);
     if (claimNames.length === 0) {
       problems.push(
@@ -153,21 +158,42 @@ export class CiJwtRole extends Construct implements IGrantee {
     }
     for (const name of claimNames) {
       const values = this.boundClaims[name];
+      if (!CLAIM_NAME.test(name)) {
+        problems.push(new ValidationProblem(`boundClaims[${JSON.stringify(name)}]`, name, 'claim name must be letters, digits and "_", not starting with a digit'));
+        continue;
+      }
       if (values.length === 0 || values.some((v) => !v)) {
         problems.push(new ValidationProblem(`boundClaims.${name}`, values, 'must hold at least one non-empty value'));
       }
       if (values.some((v) => v.includes(','))) {
         problems.push(new ValidationProblem(`boundClaims.${name}`, values, 'values must not contain "," (the store splits on it)'));
       }
+      if (values.some((v) => hasRefusedCharacter(v) || /\s/.test(v))) {
+        problems.push(new ValidationProblem(`boundClaims.${name}`, values, 'values must not contain white space or control characters'));
+      }
     }
     if (!['string', 'glob'].includes(this.boundClaimsType)) {
       problems.push(new ValidationProblem('boundClaimsType', this.boundClaimsType, 'must be "string" or "glob"'));
     }
-    if (!this.userClaim) problems.push(new ValidationProblem('userClaim', this.userClaim, 'must not be empty'));
-    if (!this.jobTimeout.isValid || this.jobTimeout.toSeconds() === 0) {
+    if (!this.userClaim || !CLAIM_NAME.test(this.userClaim)) {
+      problems.push(new ValidationProblem('userClaim', this.userClaim, 'must be a claim name: letters, digits and "_", not starting with a digit'));
+    }
+    const timeout = this.jobTimeout.problems('jobTimeout', { limit: MAX_JOB_TIMEOUT, why: MAX_JOB_TIMEOUT_REASON });
+    if (timeout.length > 0) problems.push(...timeout);
+    else if (this.jobTimeout.toSeconds() === 0) {
       problems.push(new ValidationProblem('jobTimeout', this.jobTimeout.toString(), 'must be a positive whole number of seconds'));
     }
+    this.tokenBoundCidrs.forEach((c) => problems.push(...cidrProblems('tokenBoundCidrs', c)));
     problems.push(...this.policy.problems('policy'));
     return problems;
   }
 }
+
+/** Claim names: what GitLab and other CI systems put in job tokens (`namespace_path`, `project_id`). */
+const CLAIM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Longest CI job timeout (= store token lifetime) accepted. */
+export const MAX_JOB_TIMEOUT = Duration.hours(24);
+
+const MAX_JOB_TIMEOUT_REASON =
+  'the job\'s store token lives as long as the timeout, and a token leaked from a job stays usable that long';

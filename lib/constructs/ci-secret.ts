@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
 import { Grant, IGrantee } from '../model/grant';
+import { freeTextProblems } from '../model/free-text';
 import { KvPath } from '../model/kv-path';
 import { SecretDeclaration } from '../model/secret-declaration';
 import { ValidationProblem } from '../model/validation-problem';
@@ -61,6 +62,8 @@ export class CiSecret extends Construct {
     }
     if (!this.description?.trim()) {
       problems.push(new ValidationProblem('description', this.description, 'must say what the secret is for'));
+    } else {
+      problems.push(...freeTextProblems('description', this.description));
     }
     return problems;
   }

@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
 import { Grant, IGrantee } from '../model/grant';
+import { freeTextProblems } from '../model/free-text';
 import { identifierNameProblems } from '../model/identifier-name';
 import { KvPath } from '../model/kv-path';
 import { RegistryLoginKind, RegistryPermission, RegistryPermissionScope } from '../model/registry-permission-scope';
@@ -91,6 +92,7 @@ export class RegistryServiceAccount extends Construct {
     }
     problems.push(...this.scope.problems('permissions'));
     if (!this.usedBy?.trim()) problems.push(new ValidationProblem('usedBy', this.usedBy, 'must say who uses the account'));
+    else problems.push(...freeTextProblems('usedBy', this.usedBy));
     problems.push(...this.secret.problems());
     return problems;
   }

@@ -3,6 +3,9 @@ import * as path from 'path';
 import { App, AppConfig } from 'cdktf';
 import { PlatformDeclarations } from '../rules/platform-declarations';
 import { PLATFORM_RULES } from '../rules/platform-rules';
+import { IConstruct } from 'constructs';
+import { hasRefusedCharacter } from '../model/free-text';
+import { ValidationProblem } from '../model/validation-problem';
 import { isArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 import { compareStrings } from '../private/compare-strings';
 
@@ -49,6 +52,40 @@ export class SecretStoreApp extends App {
     // Stack traces are only kept for cdktf's annotations, which this library does not emit; skip the cost.
     super({ stackTraces: false, ...config, outdir: SecretStoreApp.stagingDir(finalOutdir), skipValidation: true });
     this.finalOutdir = finalOutdir;
+    // cdktf creates the staging directory (and its stacks/) at construction; remove it until synth()
+    // writes, so that a declaration that fails, or an app never synthesized, leaves nothing behind.
+    fs.rmSync(this.outdir, { recursive: true, force: true });
+  }
+
+  private readonly declarationProblems: SynthesisProblem[] = [];
+
+  /**
+   * Runs `declare` (the code that adds stacks and constructs to this app) and turns an exception it
+   * throws (two constructs with the same id, a construct library's own check) into a problem that
+   * {@link synth} reports with every other problem, instead of a stack trace.
+   * @returns this app
+   */
+  define(declare: (app: this) => void): this {
+    try {
+      declare(this);
+    } catch (error) {
+      this.declarationProblems.push(SecretStoreApp.declarationProblem(error));
+    }
+    return this;
+  }
+
+  private static declarationProblem(error: unknown): SynthesisProblem {
+    const message = error instanceof Error ? error.message : String(error);
+    const duplicate = message.match(/^There is already a Construct with name '(.*)' in \S+(?: \[(.*)\])?$/s);
+    if (duplicate) {
+      return {
+        constructPath: duplicate[2] ?? '',
+        message: String(
+          new ValidationProblem('id', duplicate[1], 'is already the id of another construct in this scope: construct ids are unique within their parent'),
+        ),
+      };
+    }
+    return { constructPath: '', message: `declaration failed: ${message.split('\n')[0]}` };
   }
 
   /**
@@ -77,8 +114,10 @@ export class SecretStoreApp extends App {
 
   /** Every problem of every construct and platform rule, sorted by construct path. */
   problems(): SynthesisProblem[] {
-    const problems: SynthesisProblem[] = [];
+    const problems: SynthesisProblem[] = [...this.declarationProblems];
     for (const c of this.node.findAll()) {
+      const idProblem = constructIdProblem(c);
+      if (idProblem) problems.push({ constructPath: c.node.scope?.node.path ?? '', message: String(idProblem) });
       c.node.validate().forEach((message) => problems.push({ constructPath: c.node.path, message }));
     }
     const declarations = new PlatformDeclarations(this);
@@ -129,6 +168,7 @@ export class SecretStoreApp extends App {
       fs.rmSync(this.outdir, { recursive: true, force: true });
       throw new SecretStoreValidationError(problems);
     }
+    fs.mkdirSync(path.join(this.outdir, 'stacks'), { recursive: true });
     try {
       super.synth();
       this.writeArtifacts(this.outdir);
@@ -142,4 +182,23 @@ export class SecretStoreApp extends App {
       fs.rmSync(this.outdir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * Construct ids reach the outputs (policy comments, the CI template, reports, Terraform addresses):
+ * letters, digits, `.`, `_` and `-`, at most 100 characters, so that no id can end a comment or a
+ * string of any output format.
+ */
+const CONSTRUCT_ID = /^[A-Za-z0-9_](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9_])?$/;
+
+/** The problem of a construct whose id breaks {@link CONSTRUCT_ID}, reported at its parent's path. */
+function constructIdProblem(c: IConstruct): ValidationProblem | undefined {
+  const id = c.node.id;
+  if (c.node.scope === undefined || CONSTRUCT_ID.test(id)) return undefined;
+  const why = hasRefusedCharacter(id) ? 'it contains a control character or line separator' : 'it contains other characters';
+  return new ValidationProblem(
+    'id',
+    id,
+    `must be letters, digits, ".", "_" and "-", at most 100 characters (${why}): construct ids are written into policies, CI templates and reports`,
+  );
 }

@@ -2,6 +2,7 @@ import { LocalBackend, TerraformStack } from 'cdktf';
 import { Construct, IConstruct } from 'constructs';
 import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
 import { PlatformSettings } from '../model/platform-settings';
+import { ValidationProblem } from '../model/validation-problem';
 
 /** How a stack stores its Terraform state. */
 export type StateBackendFactory = (stack: SecretStoreStack) => void;
@@ -57,6 +58,9 @@ export class SecretStoreStack extends TerraformStack {
     // The path is relative to the engine's working directory `<outdir>/stacks/<id>/`: a relative
     // path keeps the output machine-independent, and `../../../` keeps the state out of the output.
     (props.stateBackend ?? ((stack) => new LocalBackend(stack, { path: `../../../terraform.${id}.tfstate` })))(this);
-    this.node.addValidation({ validate: () => this.settings.problems().map((p) => `settings.${p}`) });
+    this.node.addValidation({
+      validate: () =>
+        this.settings.problems().map((p) => String(new ValidationProblem(`settings.${p.field}`, p.value, p.rule, p.ruleId))),
+    });
   }
 }

@@ -1,3 +1,5 @@
+import { ValidationProblem } from './validation-problem';
+
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 /**
@@ -23,19 +25,38 @@ export class Duration {
 
   /**
    * Parses the store's notation: `0`, `90s`, `45m`, `12h`, `1h30m`, `7d`.
-   * @throws Error naming the text when it is not a duration
+   *
+   * Text that is not a duration gives an invalid Duration (never an exception), so that the
+   * construct it is given to reports it with every other problem of the synthesis.
    */
   static parse(text: string): Duration {
-    const trimmed = text.trim();
+    const trimmed = String(text).trim();
     if (/^\d+$/.test(trimmed)) return new Duration(Number(trimmed));
     const parts = [...trimmed.matchAll(/(\d+)([smhd])/g)];
-    if (parts.length === 0 || parts.map((p) => p[0]).join('') !== trimmed) {
-      throw new Error(`"${text}" is not a duration: use e.g. 45m, 12h, 1h30m or a number of seconds`);
-    }
+    if (parts.length === 0 || parts.map((p) => p[0]).join('') !== trimmed) return new Duration(NaN, String(text));
     return new Duration(parts.reduce((sum, p) => sum + Number(p[1]) * UNIT_SECONDS[p[2]], 0));
   }
 
-  private constructor(private readonly totalSeconds: number) {}
+  private constructor(
+    private readonly totalSeconds: number,
+    /** The text given to {@link parse} when it was not a duration. */
+    private readonly unparsedText?: string,
+  ) {}
+
+  /**
+   * Problems: text that is not a duration, or a value that is not a whole, non-negative number of
+   * seconds; and, when `max` is given, a duration above it (`why` says why the bound exists).
+   */
+  problems(field: string, max?: { limit: Duration; why: string }): ValidationProblem[] {
+    if (this.unparsedText !== undefined) {
+      return [new ValidationProblem(field, this.unparsedText, 'is not a duration: use e.g. 45m, 12h, 1h30m or a number of seconds')];
+    }
+    if (!this.isValid) return [new ValidationProblem(field, this.toString(), 'must be a whole, non-negative number of seconds')];
+    if (max && this.totalSeconds > max.limit.totalSeconds) {
+      return [new ValidationProblem(field, this.toString(), `must be at most ${max.limit}: ${max.why}`)];
+    }
+    return [];
+  }
 
   /** The duration in whole seconds (what the provider's `*_ttl` fields take). */
   toSeconds(): number {
@@ -49,6 +70,7 @@ export class Duration {
 
   /** Compact human form, `12h`, `1h30m`, `0s`. */
   toString(): string {
+    if (this.unparsedText !== undefined) return this.unparsedText;
     let rest = this.totalSeconds;
     if (!this.isValid) return `${rest}s`;
     if (rest === 0) return '0s';

@@ -1,5 +1,5 @@
 import { ValidationProblem } from './validation-problem';
-import { isHttpUrl } from '../private/http-url';
+import { httpUrlProblems } from '../private/http-url';
 
 /**
  * Where the store's JWT auth method gets the keys that verify CI job tokens. Exactly one source is
@@ -42,9 +42,6 @@ export class JwtKeySource {
         .filter((k) => !/-----BEGIN (RSA )?PUBLIC KEY-----/.test(k) && !/-----BEGIN CERTIFICATE-----/.test(k))
         .map((k) => new ValidationProblem(field, `${k.slice(0, 30)}...`, 'must be a PEM public key or certificate'));
     }
-    if (!isHttpUrl(this.url, { prefixOnly: true })) {
-      return [new ValidationProblem(`${field}.${this.kind}`, this.url, 'must be an http(s) URL')];
-    }
-    return [];
+    return httpUrlProblems(`${field}.${this.kind}`, this.url);
   }
 }

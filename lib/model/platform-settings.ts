@@ -1,7 +1,7 @@
 import { identifierNameProblems } from './identifier-name';
 import { KvMount } from './kv-mount';
 import { ValidationProblem } from './validation-problem';
-import { isHttpUrl } from '../private/http-url';
+import { httpUrlProblems } from '../private/http-url';
 
 /** The platform facts every declaration depends on: the spec's placeholders, filled in. */
 export interface PlatformSettingsProps {
@@ -50,8 +50,8 @@ export class PlatformSettings {
     problems.push(...identifierNameProblems('organisation', this.organisation));
     if (!this.ciUrl) {
       problems.push(new ValidationProblem('ciUrl', this.ciUrl, 'must not be empty: it is the JWT issuer and audience'));
-    } else if (!isHttpUrl(this.ciUrl, { forbidden: '{}' })) {
-      problems.push(new ValidationProblem('ciUrl', this.ciUrl, 'must be an http(s) URL without placeholders'));
+    } else if (httpUrlProblems('ciUrl', this.ciUrl).length > 0) {
+      problems.push(...httpUrlProblems('ciUrl', this.ciUrl));
     } else if (this.ciUrl.endsWith('/')) {
       problems.push(
         new ValidationProblem('ciUrl', this.ciUrl, 'must not end with "/": job tokens carry the URL without it as iss and aud'),

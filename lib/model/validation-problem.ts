@@ -21,6 +21,11 @@ export class ValidationProblem {
   /** `field = "value": rule`, the form used in synthesis errors. */
   toString(): string {
     const prefix = this.ruleId ? `${this.ruleId} ` : '';
-    return `${prefix}${this.field} = ${JSON.stringify(this.value)}: ${this.rule}`;
+    // JSON.stringify leaves U+0085, U+2028 and U+2029 raw; escape them so the message stays one line.
+    const value = (JSON.stringify(this.value) ?? String(this.value)).replace(
+      /[\u0085\u2028\u2029]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+    return `${prefix}${this.field} = ${value}: ${this.rule}`;
   }
 }

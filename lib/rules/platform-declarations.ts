@@ -5,6 +5,7 @@ import { CiJwtAuth } from '../constructs/ci-jwt-auth';
 import { CiJwtRole } from '../constructs/ci-jwt-role';
 import { CiSecret } from '../constructs/ci-secret';
 import { RegistryServiceAccount } from '../constructs/registry-service-account';
+import { SecretStoreStack } from '../constructs/secret-store-stack';
 import { SecretDeclaration } from '../model/secret-declaration';
 
 /** The declarations of a construct tree, grouped by kind. */
@@ -21,6 +22,8 @@ export class PlatformDeclarations {
   readonly ciSecrets: CiSecret[];
   /** AppRole applications. */
   readonly applications: AppRoleApplication[];
+  /** The stacks, with their platform settings. */
+  readonly stacks: SecretStoreStack[];
 
   constructor(root: IConstruct) {
     const all = root.node.findAll();
@@ -30,6 +33,7 @@ export class PlatformDeclarations {
     this.accounts = all.filter((c): c is RegistryServiceAccount => c instanceof RegistryServiceAccount);
     this.ciSecrets = all.filter((c): c is CiSecret => c instanceof CiSecret);
     this.applications = all.filter((c): c is AppRoleApplication => c instanceof AppRoleApplication);
+    this.stacks = all.filter((c): c is SecretStoreStack => c instanceof SecretStoreStack);
   }
 
   /** Every declared secret CI reads, with its declaring construct. */

@@ -3,6 +3,7 @@ import * as path from 'path';
 import { Construct } from 'constructs';
 import {
   AppRoleApplication,
+  AppRoleAuth,
   CiJwtRole,
   CiSecret,
   Duration,
@@ -24,8 +25,7 @@ import { tempOutdir } from '../../support/synthesized-platform';
 function problemsOf(change: (p: Platform, app: Construct) => void, config: PlatformConfig = platformConfig): string[] {
   const outdir = tempOutdir();
   const app = new SecretStoreApp({ outdir });
-  const platform = definePlatform(app, config);
-  change(platform, app);
+  app.define((a) => change(definePlatform(a, config), a));
   try {
     app.synth();
     return [];
@@ -57,6 +57,15 @@ const ciSecret = (p: Platform, id: string, props: Partial<ConstructorParameters<
     readers: [p.ciAccess.registryCi],
     ...props,
   });
+
+const URL_RULE =
+  'must be an http(s) URL of host, optional port and path (letters, digits, ".", "_", "~", "-"), without credentials, query, fragment, spaces or shell characters';
+const FREE_TEXT_RULE =
+  '(control characters, line separators and bidirectional overrides are refused: they change how comments and reports are read)';
+const jwtRole = (p: Platform, props: Partial<ConstructorParameters<typeof CiJwtRole>[2]>) =>
+  new CiJwtRole(p.ciAccess, 'x', { auth: p.ciAccess.jwtAuth, roleName: 'other-ci', ...props }).policy.addRule('secret/data/a', ['read'], 'test');
+const PIN_RULE =
+  'must pin the organisation: bind namespace_id or project_id to exact IDs, or namespace_path or project_path to "acme", "acme/<path>" or "<exact path>/*" only; a glob such as "*" or "acme*" also matches other groups (acme-evil), whose jobs could then log in';
 
 type Case = [string, (p: Platform, a: Construct) => void, PlatformConfig | undefined, string];
 
@@ -116,7 +125,7 @@ const cases: Case[] = [
   ['empty CI URL', undefined as any, withSettings({ ciUrl: '' }),
     '[ci-access] settings.ciUrl = "": must not be empty: it is the JWT issuer and audience'],
   ['CI URL with a placeholder left in', undefined as any, withSettings({ ciUrl: '{ci_url}' }),
-    '[ci-access] settings.ciUrl = "{ci_url}": must be an http(s) URL without placeholders'],
+    `[ci-access] settings.ciUrl = "{ci_url}": ${URL_RULE}`],
   ['CI URL with a trailing slash', undefined as any, withSettings({ ciUrl: 'https://ci.example/' }),
     '[ci-access] settings.ciUrl = "https://ci.example/": must not end with "/": job tokens carry the URL without it as iss and aud'],
   ['registry host with a scheme', undefined as any, withSettings({ registryHost: 'https://reg' }),
@@ -127,6 +136,61 @@ const cases: Case[] = [
     '[ci-access/jwt] keySource = []: must hold at least one PEM public key'],
   ['job timeout of zero', undefined as any, { ...platformConfig, ciJobTimeout: Duration.seconds(0) },
     '[ci-access/registry-ci] jobTimeout = "0s": must be a positive whole number of seconds'],
+  // Issue 11: nothing a configuration says can widen access beyond what it declares.
+  ['construct id that would end a policy comment', (p) => ciSecret(p, 'x\npath "sys*" {', {}), undefined,
+    '[ci-access] id = "x\\npath \\"sys*\\" {": must be letters, digits, ".", "_" and "-", at most 100 characters (it contains a control character or line separator): construct ids are written into policies, CI templates and reports'],
+  ['construct id with other characters', (p) => ciSecret(p, 'x y', {}), undefined,
+    '[ci-access] id = "x y": must be letters, digits, ".", "_" and "-", at most 100 characters (it contains other characters): construct ids are written into policies, CI templates and reports'],
+  ['description with a Unicode line separator', (p) => ciSecret(p, 'x', { description: 'scan\u2028key: value' }), undefined,
+    `[ci-access/x] description = "scan\\u2028key: value": must be one line of printable text; it contains U+2028 ${FREE_TEXT_RULE}`],
+  ['usedBy with NEL', (p) => account(p, 'x', { usedBy: 'charts\u0085x' }), undefined,
+    `[ci-access/x] usedBy = "charts\\u0085x": must be one line of printable text; it contains U+0085 ${FREE_TEXT_RULE}`],
+  ['usedBy with a line feed', (p) => account(p, 'x', { usedBy: 'charts\nx' }), undefined,
+    `[ci-access/x] usedBy = "charts\\nx": must be one line of printable text; it contains U+000A ${FREE_TEXT_RULE}`],
+  ['application role named default', (p) => app(p, 'x', { roleName: 'default' }), undefined,
+    '[app-roles/x] SSI-R9 roleName = "default": is a built-in policy of the store (default, response-wrapping, root): writing it would change what every token may do, or fail; choose another name'],
+  ['CI role named root', (p) => jwtRole(p, { roleName: 'root' }), undefined,
+    '[ci-access/x] SSI-R9 roleName = "root": is a built-in policy of the store (default, response-wrapping, root): writing it would change what every token may do, or fail; choose another name'],
+  ['role name differing only in case (the store lower-cases policy names)', (p) => app(p, 'x', { roleName: 'Orchestrator-dev' }), undefined,
+    '[app-roles/x] roleName = "Orchestrator-dev": must be lower-case letters, digits and inner hyphens; it contains upper case'],
+  ['AppRole mount at token', (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'token' }), undefined,
+    '[app-roles/x] SSI-R9 path = "token": is reserved by the store (audit, auth, cubbyhole, identity, sys, token): mounting there fails or replaces what the store itself serves; choose another path'],
+  ['KV mount at sys', undefined as any, withSettings({ kvMount: new KvMount('sys', 2) }),
+    '[ci-access] SSI-R9 settings.kvMount.path = "sys": is reserved by the store (audit, auth, cubbyhole, identity, sys, token): mounting there fails or replaces what the store itself serves; choose another path'],
+  ['bound claim of only "*"', undefined as any, { ...platformConfig, ciBoundClaims: { namespace_path: '*' } },
+    '[ci-access/registry-ci] SSI-R10 boundClaims.namespace_path = ["*"]: a value of only "*" matches every job of the CI instance: bind an exact value'],
+  ['bound claims that do not pin the organisation', undefined as any, { ...platformConfig, ciBoundClaims: { namespace_path: '*' } },
+    `[ci-access/registry-ci] SSI-R10 boundClaims = {"namespace_path":["*"]}: ${PIN_RULE}`],
+  ['unanchored glob acme*', undefined as any, { ...platformConfig, ciBoundClaims: { namespace_path: 'acme*' } },
+    `[ci-access/registry-ci] SSI-R10 boundClaims = {"namespace_path":["acme*"]}: ${PIN_RULE}`],
+  ['empty claim name', undefined as any, { ...platformConfig, ciBoundClaims: { '': 'x', namespace_path: 'acme' } },
+    '[ci-access/registry-ci] boundClaims[""] = "": claim name must be letters, digits and "_", not starting with a digit'],
+  ['CI URL with a query', undefined as any, withSettings({ ciUrl: 'https://ci.example?x=1' }),
+    `[ci-access] settings.ciUrl = "https://ci.example?x=1": ${URL_RULE}`],
+  ['CI URL with shell characters', undefined as any, withSettings({ ciUrl: 'https://ci.example/$(id)' }),
+    `[ci-access] settings.ciUrl = "https://ci.example/$(id)": ${URL_RULE}`],
+  ['CI URL with credentials', undefined as any, withSettings({ ciUrl: 'https://u:p@ci.example' }),
+    `[ci-access] settings.ciUrl = "https://u:p@ci.example": ${URL_RULE}`],
+  ['JWKS URL with a space', undefined as any, { ...platformConfig, ciKeySource: JwtKeySource.jwksUrl('https://ci.example/oauth keys') },
+    `[ci-access/jwt] keySource.jwks_url = "https://ci.example/oauth keys": ${URL_RULE}`],
+  ['negative secretIdNumUses', (p) => app(p, 'x', { secretIdNumUses: -1 }), undefined,
+    '[app-roles/x] secretIdNumUses = -1: must be a whole number >= 0 (0: unlimited)'],
+  ['CIDR that is not one', (p) => app(p, 'x', { secretIdBoundCidrs: ['10.0.0.0/33'] }), undefined,
+    '[app-roles/x] secretIdBoundCidrs = "10.0.0.0/33": must be a CIDR block, an IPv4 or IPv6 address with a prefix length (10.0.0.0/8; one address is 10.1.2.3/32)'],
+  ['token CIDR that is a word', (p) => jwtRole(p, { tokenBoundCidrs: ['office'] }), undefined,
+    '[ci-access/x] tokenBoundCidrs = "office": must be a CIDR block, an IPv4 or IPv6 address with a prefix length (10.0.0.0/8; one address is 10.1.2.3/32)'],
+  ['ten-year job timeout', undefined as any, { ...platformConfig, ciJobTimeout: Duration.hours(87600) },
+    '[ci-access/registry-ci] jobTimeout = "3650d": must be at most 1d: the job\'s store token lives as long as the timeout, and a token leaked from a job stays usable that long'],
+  ['token max TTL above the store\'s cap', (p) => app(p, 'x', { tokenMaxTtl: Duration.hours(1000) }), undefined,
+    '[app-roles/x] tokenMaxTtl = "41d16h": must be at most 32d: the store caps tokens at its max_lease_ttl (768h by default) without saying so'],
+  ['Duration.parse of text that is not a duration', (p) => app(p, 'x', { tokenTtl: Duration.parse('1 day') }), undefined,
+    '[app-roles/x] tokenTtl = "1 day": is not a duration: use e.g. 45m, 12h, 1h30m or a number of seconds'],
+  ['two constructs with the same id', (p) => { app(p, 'x', {}); app(p, 'x', { name: 'other' }); }, undefined,
+    '[app-roles] id = "x": is already the id of another construct in this scope: construct ids are unique within their parent'],
+  ['audience with a comma', (p) => jwtRole(p, { audiences: ['a,b'] }), undefined,
+    '[ci-access/x] audiences = "a,b": must be a non-empty audience without spaces, commas or control characters'],
+  ['user claim that is not a claim name', (p) => jwtRole(p, { userClaim: 'project path' }), undefined,
+    '[ci-access/x] userClaim = "project path": must be a claim name: letters, digits and "_", not starting with a digit'],
 ];
 
 describe('Bad input: each problem names the construct, field, value and rule', () => {
@@ -157,6 +221,34 @@ describe('All problems are reported together', () => {
     expect(() => a.synth()).toThrow(
       /secretstore-iac: \d+ problems found; nothing was written:\n {2}\[app-roles\] settings\.organisation = ""/,
     );
+  });
+
+  it('two constructs with one id and Duration.parse("1 day") end in one report, no stack trace, no staging directory', () => {
+    const outdir = tempOutdir();
+    const a = new SecretStoreApp({ outdir }).define((x) => {
+      const p = definePlatform(x, platformConfig);
+      app(p, 'x', { tokenTtl: Duration.parse('1 day') });
+      app(p, 'x', { name: 'other' });
+    });
+    let error: unknown;
+    try {
+      a.synth();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SecretStoreValidationError);
+    expect((error as Error).message).toBe(
+      'secretstore-iac: 2 problems found; nothing was written:\n' +
+        '  [app-roles] id = "x": is already the id of another construct in this scope: construct ids are unique within their parent\n' +
+        '  [app-roles/x] tokenTtl = "1 day": is not a duration: use e.g. 45m, 12h, 1h30m or a number of seconds',
+    );
+    expect(fs.readdirSync(path.dirname(outdir))).toEqual([]);
+  });
+
+  it('an app that is declared but never synthesized leaves no staging directory', () => {
+    const outdir = tempOutdir();
+    new SecretStoreApp({ outdir }).define((x) => definePlatform(x, platformConfig));
+    expect(fs.readdirSync(path.dirname(outdir))).toEqual([]);
   });
 
   it('the platform as configured has no problem', () => {

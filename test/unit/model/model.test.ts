@@ -211,8 +211,20 @@ describe('Durations', () => {
     expect(Duration.minutes(90).toString()).toBe('1h30m');
   });
 
-  it('rejects text that is not a duration', () => {
-    expect(() => Duration.parse('12 hours')).toThrow(/is not a duration/);
+  it('text that is not a duration gives an invalid duration whose problem names the text (no exception)', () => {
+    const d = Duration.parse('12 hours');
+    expect(d.isValid).toBe(false);
+    expect(d.toString()).toBe('12 hours');
+    expect(d.problems('tokenTtl').map(String)).toEqual([
+      'tokenTtl = "12 hours": is not a duration: use e.g. 45m, 12h, 1h30m or a number of seconds',
+    ]);
+    expect(Duration.parse('12h').problems('tokenTtl')).toEqual([]);
+  });
+
+  it('a bound reports a longer duration with the reason', () => {
+    expect(Duration.hours(25).problems('t', { limit: Duration.hours(24), why: 'because' }).map(String)).toEqual([
+      't = "1d1h": must be at most 1d: because',
+    ]);
   });
 });
 

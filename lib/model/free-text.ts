@@ -1,0 +1,47 @@
+import { ValidationProblem } from './validation-problem';
+
+/**
+ * Characters refused in free text (descriptions, `usedBy`, construct ids): C0/C1 controls (line
+ * feed, carriage return, escape, NEL U+0085), the Unicode line and paragraph separators U+2028/U+2029
+ * (YAML and JavaScript treat them as line breaks), and the bidirectional overrides and isolates
+ * U+202A-U+202E, U+2066-U+2069 (they make text display in a different order than it is parsed).
+ */
+const REFUSED_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/** Longest free text accepted: it is shown in comments and reports, not a document. */
+export const MAX_FREE_TEXT_LENGTH = 200;
+
+/** The code point of a refused character, as `U+2028`. */
+function codePoint(ch: string): string {
+  return `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/**
+ * Checks text written by people that ends up in comments and reports of several output formats
+ * (policy HCL, CI YAML, shell, access reports): one line of printable characters, so that no
+ * encoder has to decide what a line break inside it means.
+ *
+ * @returns the problems found, empty when the text is acceptable
+ */
+export function freeTextProblems(field: string, value: string): ValidationProblem[] {
+  if (typeof value !== 'string') return [new ValidationProblem(field, value, 'must be text')];
+  const refused = value.match(REFUSED_CHARACTERS);
+  if (refused) {
+    return [
+      new ValidationProblem(
+        field,
+        value,
+        `must be one line of printable text; it contains ${codePoint(refused[0])} (control characters, line separators and bidirectional overrides are refused: they change how comments and reports are read)`,
+      ),
+    ];
+  }
+  if (value.length > MAX_FREE_TEXT_LENGTH) {
+    return [new ValidationProblem(field, value, `must be at most ${MAX_FREE_TEXT_LENGTH} characters`)];
+  }
+  return [];
+}
+
+/** True when the text holds a character {@link freeTextProblems} refuses. */
+export function hasRefusedCharacter(value: string): boolean {
+  return REFUSED_CHARACTERS.test(value);
+}
