@@ -61,6 +61,13 @@ export const checkAppRoleCommand: Command = {
         );
         return ExitCode.ok;
       }
+      if (result.status === 403 && !(await operator.isAppRoleMount())) {
+        throw new Error(
+          `the mount "${operator.mount}" is not an AppRole method on this store: a login there without credentials is refused (HTTP 403) ` +
+            `instead of answered by AppRole, so the pair from ${source} was not checked. Fix: pass --mount with the path the AppRole ` +
+            'method is mounted at (default approle; `bao auth list` shows it)',
+        );
+      }
       io.stdout(
         `invalid: the store rejected the Role ID / Secret ID pair from ${source} (HTTP ${result.status}: ${result.reason}). ` +
           'Fix (spec §7): reprovision: secretstore-iac rotate-secret-id APP --env-file PATH (or provision), ' +

@@ -33,55 +33,61 @@ export const rotateSecretIdCommand: Command = {
         { min: 1, max: 1, names: 'APP' },
       );
       const role = positionals[0];
-      const { file, owner, operator } = credentialsFileTarget(values, context);
-      const previous = file.readSecretId();
-      io.hide(previous);
-      const roleId = await operator.roleId(role);
+      const { file, owner, operator } = credentialsFileTarget(values, context, role);
+      // The lock makes concurrent rotations of one file run one after the other: each destroys the
+      // Secret ID the file held when it started, so none is left valid outside the file.
+      return file.lock(async () => {
+        // Checked before the store is asked: a Secret ID is issued only when it can be written.
+        file.assertWritable(owner);
+        const previous = file.readSecretId();
+        io.hide(previous);
+        const roleId = await operator.roleId(role);
 
-      const issued = await operator.issueSecretId(role, { issued_by: 'secretstore-iac rotate-secret-id' });
-      io.hide(issued.secretId);
-      const check = await operator.login(roleId, issued.secretId);
-      if (!check.valid) {
-        await operator.destroySecretId(role, issued.accessor).catch(() => undefined);
-        throw new Error(
-          `the new Secret ID failed its verification login (HTTP ${check.status}: ${check.reason}); ` +
-            `it was destroyed, ${file.path} is unchanged and the previous Secret ID stays valid. ` +
-            'A role with secret_id_bound_cidrs rejects logins from addresses outside them: rotate from an allowed host',
-        );
-      }
-      io.stdout(`new Secret ID (accessor ${issued.accessor}) verified by a login as ${check.roleName ?? role}`);
-      writeCredentials(file, { roleId, secretId: issued.secretId }, owner, io);
-
-      let failure: string | undefined;
-      if (!previous) {
-        io.stdout(`${file.path} held no Secret ID before: nothing to destroy`);
-      } else {
-        const accessor = await operator.accessorOf(role, previous);
-        if (accessor === undefined) {
-          io.stdout(`the previous Secret ID in ${file.path} is unknown to the store (expired, destroyed, or of another role): nothing to destroy`);
-        } else if (values['keep-previous']) {
-          io.stdout(
-            `kept the previous Secret ID (accessor ${accessor}) as asked; destroy it later: ` +
-              `POST auth/${operator.mount}/role/${role}/secret-id-accessor/destroy {"secret_id_accessor":"${accessor}"}`,
+        const issued = await operator.issueSecretId(role, { issued_by: 'secretstore-iac rotate-secret-id' });
+        io.hide(issued.secretId);
+        const check = await operator.login(roleId, issued.secretId);
+        if (!check.valid) {
+          await operator.destroySecretId(role, issued.accessor).catch(() => undefined);
+          throw new Error(
+            `the new Secret ID failed its verification login (HTTP ${check.status}: ${check.reason}); ` +
+              `it was destroyed, ${file.path} is unchanged and the previous Secret ID stays valid. ` +
+              'A role with secret_id_bound_cidrs rejects logins from addresses outside them: rotate from an allowed host',
           );
+        }
+        io.stdout(`new Secret ID (accessor ${issued.accessor}) verified by a login as ${check.roleName ?? role}`);
+        await writeCredentials(file, { roleId, secretId: issued.secretId }, owner, io, { operator, role, secretId: issued });
+
+        let failure: string | undefined;
+        if (!previous) {
+          io.stdout(`${file.path} held no Secret ID before: nothing to destroy`);
         } else {
-          try {
-            await operator.destroySecretId(role, accessor);
-            io.stdout(`destroyed the previous Secret ID (accessor ${accessor})`);
-          } catch (e) {
-            if (!(e instanceof StoreError)) throw e;
-            failure = `the new Secret ID is written, but destroying the previous one (accessor ${accessor}) failed: ${e.message}`;
+          const accessor = await operator.accessorOf(role, previous);
+          if (accessor === undefined) {
+            io.stdout(`the previous Secret ID in ${file.path} is unknown to the store (expired, destroyed, or of another role): nothing to destroy`);
+          } else if (values['keep-previous']) {
+            io.stdout(
+              `kept the previous Secret ID (accessor ${accessor}) as asked; destroy it later: ` +
+                `POST auth/${operator.mount}/role/${role}/secret-id-accessor/destroy {"secret_id_accessor":"${accessor}"}`,
+            );
+          } else {
+            try {
+              await operator.destroySecretId(role, accessor);
+              io.stdout(`destroyed the previous Secret ID (accessor ${accessor})`);
+            } catch (e) {
+              if (!(e instanceof StoreError)) throw e;
+              failure = `the new Secret ID is written, but destroying the previous one (accessor ${accessor}) failed: ${e.message}`;
+            }
           }
         }
-      }
-      io.stdout('Next steps (spec §5.3):');
-      io.stdout(`  1. Re-run the deployment so that the host's env file carries the new Secret ID (nothing to do if ${file.path} is that file).`);
-      io.stdout(
-        `  2. Restart the agent container of ${role}: it read the previous Secret ID at start-up` +
-          (values['keep-previous'] || failure ? '.' : ', which no longer exists, and would fail at its next login.'),
-      );
-      if (failure) throw new Error(failure);
-      return ExitCode.ok;
+        io.stdout('Next steps (spec §5.3):');
+        io.stdout(`  1. Re-run the deployment so that the host's env file carries the new Secret ID (nothing to do if ${file.path} is that file).`);
+        io.stdout(
+          `  2. Restart the agent container of ${role}: it read the previous Secret ID at start-up` +
+            (values['keep-previous'] || failure ? '.' : ', which no longer exists, and would fail at its next login.'),
+        );
+        if (failure) throw new Error(failure);
+        return ExitCode.ok;
+      });
     });
   },
 };

@@ -84,11 +84,38 @@ export function credentialsFromEnvironment(env: NodeJS.ProcessEnv = process.env)
   return roleId && secretId ? { roleId, secretId } : undefined;
 }
 
+/** Flags of every open of the env file: never through a symbolic link. */
+const NO_FOLLOW = fs.constants.O_NOFOLLOW;
+
+/** How long a command waits for another one's lock before giving up. */
+const LOCK_WAIT_MS = 30_000;
+/** A lock older than this whose process cannot be checked is taken as left behind. */
+const STALE_LOCK_MS = 10 * 60_000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** True when a process with this id runs (or runs under another user). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
  * The provisioned environment file of an application host (spec §2.4, `/opt/{org}/orchestrator.env`):
  * `SECRETSTORE_ROLE_ID=<id>` and `SECRETSTORE_SECRET_ID=<id>` lines, unquoted (the IDs need no quoting,
  * and `docker --env-file` would keep quotes as part of the value), mode 0600. Other lines of an
  * existing file are kept as they are.
+ *
+ * The file is never opened through a symbolic link (a link would let whoever placed it read another
+ * file's content into the new one, or have it written elsewhere): reads open it with `O_NOFOLLOW`,
+ * writes create a temporary file in the same directory with `O_EXCL`, flush it and rename it over
+ * the target. Commands that change the file hold {@link lock} so that two of them never interleave.
  */
 export class AppRoleCredentialsFile {
   /** Absolute path. */
@@ -98,16 +125,64 @@ export class AppRoleCredentialsFile {
     this.path = path.resolve(file);
   }
 
-  /** The variables of the file, or undefined when it does not exist. */
-  readVariables(): Map<string, string> | undefined {
-    let text: string;
+  /** The lock file next to the env file. */
+  get lockPath(): string {
+    return `${this.path}.lock`;
+  }
+
+  /** What is at the path, without following a link: undefined when nothing is. */
+  private lstat(): fs.Stats | undefined {
     try {
-      text = fs.readFileSync(this.path, 'utf8');
+      return fs.lstatSync(this.path);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
+      if (code === 'ENOTDIR') throw new CredentialsFileError(`cannot use ${this.path}: a part of its directory is not a directory`);
       throw new CredentialsFileError(`cannot read ${this.path} (${code}): run as the file's owner or as root`);
     }
+  }
+
+  /** Refuses a path that is a link, a directory or another non-file. */
+  private refuseNonFile(st: fs.Stats | undefined): void {
+    if (!st) return;
+    if (st.isSymbolicLink()) {
+      throw new CredentialsFileError(
+        `refusing ${this.path}: it is a symbolic link; give the path of the env file itself (a link could make the command read or write another file)`,
+      );
+    }
+    if (st.isDirectory()) {
+      throw new CredentialsFileError(
+        `${this.path} is a directory: --env-file takes the path of the env file inside it, e.g. ${path.join(this.path, 'orchestrator.env')}`,
+      );
+    }
+    if (!st.isFile()) throw new CredentialsFileError(`cannot use ${this.path}: it is not a regular file`);
+  }
+
+  /** The file's text, read without following a link, or undefined when it does not exist. */
+  private readText(): string | undefined {
+    this.refuseNonFile(this.lstat());
+    let fd: number;
+    try {
+      fd = fs.openSync(this.path, fs.constants.O_RDONLY | NO_FOLLOW);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      if (code === 'ELOOP') this.refuseNonFile(fs.lstatSync(this.path));
+      throw new CredentialsFileError(`cannot read ${this.path} (${code}): run as the file's owner or as root`);
+    }
+    try {
+      const st = fs.fstatSync(fd);
+      if (!st.isFile()) this.refuseNonFile(st);
+      return fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** The variables of the file, or undefined when it does not exist. */
+  readVariables(): Map<string, string> | undefined {
+    const text = this.readText();
+    if (text === undefined) return undefined;
     const vars = new Map<string, string>();
     for (const line of text.split('\n')) {
       const m = LINE_PATTERN.exec(line);
@@ -130,8 +205,62 @@ export class AppRoleCredentialsFile {
   }
 
   /**
+   * Checks, before anything is asked of the store, that {@link write} can succeed: the target is
+   * no link, directory or other non-file, an existing file is readable, and a file with the owner
+   * can be created in the directory (by creating and removing one).
+   * @throws CredentialsFileError naming the file and the fix
+   */
+  assertWritable(owner?: FileOwner): void {
+    const dir = path.dirname(this.path);
+    if (!fs.existsSync(dir)) throw new CredentialsFileError(`cannot write ${this.path}: the directory ${dir} does not exist`);
+    const existing = this.lstat();
+    this.refuseNonFile(existing);
+    if (existing) this.readText();
+    const target = owner ?? (existing ? { uid: existing.uid, gid: existing.gid } : undefined);
+    this.withTempFile((fd) => this.giveOwner(fd, target));
+  }
+
+  /**
+   * Creates a temporary file (mode 0600, `O_EXCL`, no link followed) in the file's directory, runs
+   * `use` on it, and removes it unless `use` returns true (it was renamed into place).
+   */
+  private withTempFile(use: (fd: number, temp: string) => boolean | void): void {
+    const dir = path.dirname(this.path);
+    const temp = path.join(dir, `.${path.basename(this.path)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
+    let fd: number | undefined;
+    let kept = false;
+    try {
+      fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NO_FOLLOW, 0o600);
+      fs.fchmodSync(fd, 0o600);
+      kept = use(fd, temp) === true;
+    } catch (e) {
+      if (e instanceof CredentialsFileError) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new CredentialsFileError(`cannot write ${this.path} (${code}): run as a user who may write to ${dir}`);
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+      if (!kept) fs.rmSync(temp, { force: true });
+    }
+  }
+
+  private giveOwner(fd: number, target: FileOwner | undefined): void {
+    if (!target) return;
+    try {
+      fs.fchownSync(fd, target.uid, target.gid);
+    } catch (e) {
+      const st = fs.fstatSync(fd);
+      if (st.uid !== target.uid || st.gid !== target.gid) {
+        throw new CredentialsFileError(
+          `cannot give ${this.path} the owner ${target.uid}:${target.gid} (${(e as NodeJS.ErrnoException).code}): run as root, or omit --owner`,
+        );
+      }
+    }
+  }
+
+  /**
    * Writes the pair atomically: a new file with mode 0600 next to the target, flushed, given its
-   * owner, then renamed over the target. Readers see the old file or the new one, never a part.
+   * owner, then renamed over the target, and the directory flushed. Readers see the old file or the
+   * new one, never a part. A symbolic link at the path is refused, never followed.
    * @param owner the file's owner; default: the existing file's owner, else the current user
    * @returns the owner the file has
    */
@@ -144,18 +273,13 @@ export class AppRoleCredentialsFile {
     }
     const dir = path.dirname(this.path);
     if (!fs.existsSync(dir)) throw new CredentialsFileError(`cannot write ${this.path}: the directory ${dir} does not exist`);
-    let existing: fs.Stats | undefined;
-    try {
-      existing = fs.statSync(this.path);
-    } catch {
-      existing = undefined;
-    }
-    if (existing && !existing.isFile()) throw new CredentialsFileError(`cannot write ${this.path}: it is not a regular file`);
+    const existing = this.lstat();
+    this.refuseNonFile(existing);
     const target = owner ?? (existing ? { uid: existing.uid, gid: existing.gid } : undefined);
 
     const kept: string[] = [];
-    if (existing) {
-      const text = fs.readFileSync(this.path, 'utf8');
+    const text = existing ? this.readText() : undefined;
+    if (text !== undefined) {
       for (const line of text.split('\n')) {
         const m = LINE_PATTERN.exec(line);
         if (m && (m[1] === ROLE_ID_VARIABLE || m[1] === SECRET_ID_VARIABLE) && !line.trimStart().startsWith('#')) continue;
@@ -165,35 +289,14 @@ export class AppRoleCredentialsFile {
     }
     const content = [...kept, `${ROLE_ID_VARIABLE}=${credentials.roleId}`, `${SECRET_ID_VARIABLE}=${credentials.secretId}`, ''].join('\n');
 
-    const temp = path.join(dir, `.${path.basename(this.path)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
-    let fd: number | undefined;
-    try {
-      fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
-      fs.fchmodSync(fd, 0o600);
+    this.withTempFile((fd, temp) => {
       fs.writeSync(fd, content);
       fs.fsyncSync(fd);
-      if (target) {
-        try {
-          fs.fchownSync(fd, target.uid, target.gid);
-        } catch (e) {
-          const st = fs.fstatSync(fd);
-          if (st.uid !== target.uid || st.gid !== target.gid) {
-            throw new CredentialsFileError(
-              `cannot give ${this.path} the owner ${target.uid}:${target.gid} (${(e as NodeJS.ErrnoException).code}): run as root, or omit --owner`,
-            );
-          }
-        }
-      }
-      fs.closeSync(fd);
-      fd = undefined;
+      this.giveOwner(fd, target);
+      // rename() replaces a link at the path by the file; it never writes through it.
       fs.renameSync(temp, this.path);
-    } catch (e) {
-      if (fd !== undefined) fs.closeSync(fd);
-      fs.rmSync(temp, { force: true });
-      if (e instanceof CredentialsFileError) throw e;
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new CredentialsFileError(`cannot write ${this.path} (${code}): run as a user who may write to ${dir}`);
-    }
+      return true;
+    });
     try {
       const dfd = fs.openSync(dir, 'r');
       fs.fsyncSync(dfd);
@@ -201,7 +304,70 @@ export class AppRoleCredentialsFile {
     } catch {
       /* directory fsync is best effort */
     }
-    const st = fs.statSync(this.path);
+    const st = fs.lstatSync(this.path);
     return { uid: st.uid, gid: st.gid };
+  }
+
+  /**
+   * Runs `body` holding the file's lock: `<path>.lock`, created with `O_EXCL` and holding the
+   * holder's pid. Another holder is waited for (up to 30 s); a lock whose process no longer runs, or
+   * older than 10 minutes, is taken as left behind by a killed command and replaced.
+   * @throws CredentialsFileError when the lock stays held or cannot be created
+   */
+  async lock<T>(body: () => Promise<T>): Promise<T> {
+    const dir = path.dirname(this.path);
+    if (!fs.existsSync(dir)) throw new CredentialsFileError(`cannot write ${this.path}: the directory ${dir} does not exist`);
+    this.refuseNonFile(this.lstat());
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    let fd: number | undefined;
+    for (;;) {
+      try {
+        fd = fs.openSync(this.lockPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NO_FOLLOW, 0o600);
+        fs.writeSync(fd, `${process.pid}\n`);
+        break;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== 'EEXIST') {
+          throw new CredentialsFileError(`cannot create the lock ${this.lockPath} (${code}): run as a user who may write to ${path.dirname(this.path)}`);
+        }
+      }
+      const holder = this.lockHolder();
+      if (holder.stale) {
+        // Rename first, so that of two commands seeing the same stale lock only one removes it.
+        const aside = `${this.lockPath}.stale-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+        try {
+          fs.renameSync(this.lockPath, aside);
+          fs.rmSync(aside, { force: true });
+        } catch {
+          /* another command took it first */
+        }
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new CredentialsFileError(
+          `${this.lockPath} is held by process ${holder.pid ?? 'unknown'}: another command is changing ${this.path}; wait for it, or remove the lock file if no such process runs`,
+        );
+      }
+      await sleep(50 + Math.floor(Math.random() * 50));
+    }
+    try {
+      return await body();
+    } finally {
+      fs.closeSync(fd);
+      fs.rmSync(this.lockPath, { force: true });
+    }
+  }
+
+  private lockHolder(): { pid?: number; stale: boolean } {
+    try {
+      const st = fs.lstatSync(this.lockPath);
+      if (!st.isFile()) return { stale: false };
+      const pid = Number(fs.readFileSync(this.lockPath, 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0) return { pid, stale: !processRuns(pid) };
+      // Created but not written yet, or unreadable: stale only when old.
+      return { stale: Date.now() - st.mtimeMs > STALE_LOCK_MS };
+    } catch {
+      return { stale: false };
+    }
   }
 }

@@ -49,6 +49,16 @@ export type AppRoleLoginResult =
 const ROLE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
 const MOUNT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9._-]+)*$/;
 
+/** The problem with a `--mount` value, or undefined when it is a mount path. */
+export function mountPathProblem(mount: string): string | undefined {
+  return MOUNT_PATTERN.test(mount) ? undefined : `--mount "${mount}" is not a mount path such as approle`;
+}
+
+/** The problem with an application (role) name, or undefined when it is one. */
+export function roleNameProblem(role: string): string | undefined {
+  return ROLE_PATTERN.test(role) ? undefined : `"${role}" is not a role name: use the application's role as declared, e.g. orchestrator-dev`;
+}
+
 /**
  * The store calls of the operator commands on one AppRole mount (spec §4.1 flow 3, §5.3, §5.4, reference
  * §5): read a Role ID, generate, look up and destroy Secret IDs, and log in. Secret IDs and tokens pass
@@ -63,13 +73,13 @@ export class AppRoleOperator {
     readonly client: StoreClient,
     readonly mount: string = 'approle',
   ) {
-    if (!MOUNT_PATTERN.test(mount)) throw new Error(`--mount "${mount}" is not a mount path such as approle`);
+    const problem = mountPathProblem(mount);
+    if (problem) throw new Error(problem);
   }
 
   private rolePath(role: string, suffix: string): string {
-    if (!ROLE_PATTERN.test(role)) {
-      throw new Error(`"${role}" is not a role name: use the application's role as declared, e.g. orchestrator-dev`);
-    }
+    const problem = roleNameProblem(role);
+    if (problem) throw new Error(problem);
     return `auth/${this.mount}/role/${role}/${suffix}`;
   }
 
@@ -129,6 +139,21 @@ export class AppRoleOperator {
     } catch (e) {
       if (e instanceof StoreError && (e.status === 404 || (e.status === 400 && /invalid secret id/i.test(e.message)))) return undefined;
       throw e;
+    }
+  }
+
+  /**
+   * True when the mount answers like an AppRole method: a login without credentials gets 400
+   * ("missing role_id"); a path where nothing is mounted gets 403 from a request without a token
+   * (the store cannot tell "no such mount" from "not allowed" to an unauthenticated caller).
+   */
+  async isAppRoleMount(): Promise<boolean> {
+    try {
+      await this.client.request('POST', `auth/${this.mount}/login`, {}, null);
+      return true;
+    } catch (e) {
+      if (!(e instanceof StoreError)) throw e;
+      return e.status === 400 && !/no handler for route/.test(e.message);
     }
   }
 

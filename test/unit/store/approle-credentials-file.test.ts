@@ -72,7 +72,90 @@ describe('AppRoleCredentialsFile', () => {
       /cannot write .*\/no\/app\.env: the directory .*\/no does not exist/,
     );
     fs.mkdirSync(path.join(dir, 'd.env'));
-    expect(() => new AppRoleCredentialsFile(path.join(dir, 'd.env')).write({ roleId: ROLE_ID, secretId: SECRET_ID })).toThrow(/it is not a regular file/);
+    const d = path.join(dir, 'd.env');
+    expect(() => new AppRoleCredentialsFile(d).write({ roleId: ROLE_ID, secretId: SECRET_ID })).toThrow(
+      new CredentialsFileError(`${d} is a directory: --env-file takes the path of the env file inside it, e.g. ${d}/orchestrator.env`),
+    );
+  });
+
+  describe('never follows a symbolic link', () => {
+    const LINK_ERROR = (p: string) =>
+      new CredentialsFileError(
+        `refusing ${p}: it is a symbolic link; give the path of the env file itself (a link could make the command read or write another file)`,
+      );
+    let target: string;
+    let link: string;
+    beforeEach(() => {
+      target = path.join(dir, 'root-only.txt');
+      fs.writeFileSync(target, 'ROOT_ONLY_SECRET=do-not-copy\n', { mode: 0o600 });
+      link = path.join(dir, 'app.env');
+      fs.symlinkSync(target, link);
+    });
+
+    it('reading refuses the link and reads nothing of its target', () => {
+      const file = new AppRoleCredentialsFile(link);
+      expect(() => file.readVariables()).toThrow(LINK_ERROR(link));
+      expect(() => file.read()).toThrow(LINK_ERROR(link));
+    });
+
+    it('writing and the writability check refuse the link; the target and the link stay as they were', () => {
+      const file = new AppRoleCredentialsFile(link);
+      expect(() => file.assertWritable()).toThrow(LINK_ERROR(link));
+      expect(() => file.write({ roleId: ROLE_ID, secretId: SECRET_ID })).toThrow(LINK_ERROR(link));
+      expect(fs.readFileSync(target, 'utf8')).toBe('ROOT_ONLY_SECRET=do-not-copy\n');
+      expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+      expect(fs.readdirSync(dir).sort()).toEqual(['app.env', 'root-only.txt']);
+    });
+
+    it('a dangling link is refused too (it would create the file where the link points)', () => {
+      const dangling = path.join(dir, 'dangling.env');
+      fs.symlinkSync(path.join(dir, 'elsewhere.env'), dangling);
+      expect(() => new AppRoleCredentialsFile(dangling).write({ roleId: ROLE_ID, secretId: SECRET_ID })).toThrow(LINK_ERROR(dangling));
+      expect(fs.existsSync(path.join(dir, 'elsewhere.env'))).toBe(false);
+    });
+  });
+
+  it('assertWritable creates nothing, and fails before anything is issued when the directory is read-only', () => {
+    const file = new AppRoleCredentialsFile(path.join(dir, 'app.env'));
+    file.assertWritable();
+    expect(fs.readdirSync(dir)).toEqual([]);
+    if (process.getuid?.() !== 0) {
+      fs.chmodSync(dir, 0o500);
+      try {
+        expect(() => file.assertWritable()).toThrow(new CredentialsFileError(`cannot write ${file.path} (EACCES): run as a user who may write to ${dir}`));
+      } finally {
+        fs.chmodSync(dir, 0o700);
+      }
+    }
+  });
+
+  describe('lock', () => {
+    it('runs bodies one after the other, and removes the lock file', async () => {
+      const file = new AppRoleCredentialsFile(path.join(dir, 'app.env'));
+      const events: string[] = [];
+      const body = (name: string) => async () => {
+        events.push(`${name} start`);
+        await new Promise((r) => setTimeout(r, 100));
+        events.push(`${name} end`);
+      };
+      await Promise.all([file.lock(body('a')), file.lock(body('b'))]);
+      expect(events).toEqual(['a start', 'a end', 'b start', 'b end']);
+      expect(fs.existsSync(file.lockPath)).toBe(false);
+    });
+
+    it('replaces a lock left by a process that no longer runs', async () => {
+      const file = new AppRoleCredentialsFile(path.join(dir, 'app.env'));
+      // A pid above the kernel's pid_max never runs.
+      fs.writeFileSync(file.lockPath, '99999999\n');
+      await expect(file.lock(async () => 'ran')).resolves.toBe('ran');
+      expect(fs.readdirSync(dir)).toEqual([]);
+    });
+
+    it('releases the lock when the body fails', async () => {
+      const file = new AppRoleCredentialsFile(path.join(dir, 'app.env'));
+      await expect(file.lock(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+      expect(fs.existsSync(file.lockPath)).toBe(false);
+    });
   });
 
   it('gives the file the requested owner (as root) or says why it cannot', () => {
