@@ -9,6 +9,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../lib/cli/run-cli';
+import { writeCredentials } from '../../lib/cli/provision-command';
+import { AppRoleCredentials, AppRoleCredentialsFile, FileOwner } from '../../lib/store/approle-credentials-file';
+import { AppRoleOperator } from '../../lib/store/approle-operator';
+import { StoreClient } from '../../lib/store/store-client';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { appRoleLogin, clientToken, firstError, PlatformFixture, roleIdsFromOutputs, testPlatformConfig } from '../support/store/platform-fixture';
 import { freePort, RunningStore, startStore, storeRequest } from '../support/store/store-server';
@@ -295,6 +299,109 @@ describe('operator commands against a real store', () => {
           'check SECRETSTORE_ADDR / VAULT_ADDR and that the store is running and reachable from here',
       );
       expect(fs.existsSync(envFile('x.env'))).toBe(false);
+    });
+  });
+
+  describe('operator files never widen access (issue 11)', () => {
+    const accessorOf = async (role: string, secretId: string): Promise<string> =>
+      (await storeRequest(store, 'POST', `auth/approle/role/${role}/secret-id/lookup`, { secret_id: secretId })).body.data.secret_id_accessor;
+
+    it('a symlinked --env-file is refused before a Secret ID is issued; the link target is not read or changed', async () => {
+      const target = envFile('root-only.conf');
+      fs.writeFileSync(target, 'ROOT_ONLY=do-not-copy\n', { mode: 0o600 });
+      const link = envFile('linked.env');
+      fs.symlinkSync(target, link);
+      const before = await accessors('registry');
+      for (const command of ['provision', 'rotate-secret-id']) {
+        const r = await run(command, ['registry', '--env-file', link, '--owner', 'nobody'], privileged());
+        expect([r.code, r.stderr]).toEqual([
+          3,
+          `secretstore-iac ${command}: refusing ${link}: it is a symbolic link; give the path of the env file itself (a link could make the command read or write another file)`,
+        ]);
+      }
+      expect(await accessors('registry')).toEqual(before);
+      expect(fs.readFileSync(target, 'utf8')).toBe('ROOT_ONLY=do-not-copy\n');
+      expect(fs.statSync(target).uid).toBe(0);
+      expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    });
+
+    it('a directory as --env-file says to give the file inside it, and issues nothing', async () => {
+      const d = envFile('a-directory');
+      fs.mkdirSync(d);
+      const before = await accessors('registry');
+      const r = await run('provision', ['registry', '--env-file', d], privileged());
+      expect([r.code, r.stderr]).toEqual([
+        3,
+        `secretstore-iac provision: ${d} is a directory: --env-file takes the path of the env file inside it, e.g. ${d}/orchestrator.env`,
+      ]);
+      expect(await accessors('registry')).toEqual(before);
+    });
+
+    it('when the write fails after the Secret ID was issued, that Secret ID is destroyed', async () => {
+      const operator = new AppRoleOperator(StoreClient.fromEnvironment(privileged()), 'approle');
+      const before = await accessors('registry');
+      const issued = await operator.issueSecretId('registry', { issued_by: 'test' });
+      secrets.add(issued.secretId);
+      expect(await accessors('registry')).toContain(issued.accessor);
+      class FailingFile extends AppRoleCredentialsFile {
+        write(_c: AppRoleCredentials, _o?: FileOwner): FileOwner {
+          throw new Error('disk full');
+        }
+      }
+      const file = new FailingFile(envFile('failing.env'));
+      const io = { env: {}, cwd: dir, isTerminal: false, stdout: () => undefined, stderr: () => undefined, hide: () => undefined };
+      await expect(
+        writeCredentials(file, { roleId: roleIds.registry, secretId: issued.secretId }, undefined, io, { operator, role: 'registry', secretId: issued }),
+      ).rejects.toThrow(`disk full; the Secret ID just issued (accessor ${issued.accessor}) was destroyed, and ${file.path} is unchanged`);
+      expect(await accessors('registry')).toEqual(before);
+      const login = await appRoleLogin(store, roleIds.registry, issued.secretId);
+      expect([login.status, firstError(login)]).toEqual([400, 'invalid role or secret ID']);
+    });
+
+    it('two concurrent rotations of one file leave exactly one valid Secret ID: the one in the file', async () => {
+      const file = envFile('concurrent.env');
+      expect((await run('provision', ['authentik-role', '--env-file', file], privileged())).code).toBe(0);
+      const first = await accessorOf('authentik-role', secretIdIn(file));
+      const others = (await accessors('authentik-role')).filter((a) => a !== first);
+      const [a, b] = await Promise.all([
+        run('rotate-secret-id', ['authentik-role', '--env-file', file], privileged()),
+        run('rotate-secret-id', ['authentik-role', '--env-file', file], privileged()),
+      ]);
+      expect([a.code, b.code]).toEqual([0, 0]);
+      expect([a.stdout, b.stdout].filter((o) => o.includes('destroyed the previous Secret ID'))).toHaveLength(2);
+      const current = await accessorOf('authentik-role', secretIdIn(file));
+      expect((await accessors('authentik-role')).sort()).toEqual([...others, current].sort());
+      expect(fs.existsSync(`${file}.lock`)).toBe(false);
+    });
+
+    it('check-approle with a wrong --mount says the mount is wrong, not "reprovision"', async () => {
+      const file = envFile('mount-check.env');
+      expect((await run('provision', ['gitlab-role', '--env-file', file], privileged())).code).toBe(0);
+      secretIdIn(file);
+      const r = await run('check-approle', ['--env-file', file, '--mount', 'apps'], { SECRETSTORE_ADDR: store.addr });
+      expect([r.code, r.stdout]).toEqual([3, '']);
+      expect(r.stderr).toBe(
+        'secretstore-iac check-approle: the mount "apps" is not an AppRole method on this store: a login there without credentials is refused (HTTP 403) ' +
+          `instead of answered by AppRole, so the pair from ${file} was not checked. Fix: pass --mount with the path the AppRole ` +
+          'method is mounted at (default approle; `bao auth list` shows it)',
+      );
+    });
+
+    it('malformed --mount, --owner and APP are usage errors: exit 2, nothing issued', async () => {
+      const before = await accessors('registry');
+      const cases: [string[], string][] = [
+        [['registry', '--env-file', envFile('u.env'), '--mount', 'a b'], '--mount "a b" is not a mount path such as approle'],
+        [['registry', '--env-file', envFile('u.env'), '--owner', 'a:b:c'], '--owner "a:b:c" is not USER[:GROUP]'],
+        [['registry', '--env-file', envFile('u.env'), '--owner', 'no-such-user-x'], '--owner: no user "no-such-user-x" in /etc/passwd'],
+        [['bad name', '--env-file', envFile('u.env')], '"bad name" is not a role name'],
+      ];
+      for (const [args, message] of cases) {
+        const r = await run('provision', args, privileged());
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain(message);
+      }
+      expect(await accessors('registry')).toEqual(before);
+      expect(fs.existsSync(envFile('u.env'))).toBe(false);
     });
   });
 
