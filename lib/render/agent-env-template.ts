@@ -1,4 +1,5 @@
 import { SecretDeclaration } from '../model/secret-declaration';
+import { templateString } from './text-encoders';
 import { ValidationProblem } from '../model/validation-problem';
 import { shellQuote } from '../private/shell-quote';
 
@@ -75,7 +76,7 @@ export class AgentEnvTemplate {
     ];
     for (const secret of this.secrets) {
       const data = secret.path.mount.version === 2 ? '.Data.data' : '.Data';
-      lines.push(`{{ with secret ${JSON.stringify(secret.path.policyPath)} -}}`);
+      lines.push(`{{ with secret ${templateString(secret.path.policyPath)} -}}`);
       for (const key of secret.keys) {
         lines.push(
           `${AgentEnvTemplate.variableName(key)}='{{ printf "%v" ${data}.${key} | replaceAll "'" "'\\\\''" }}'`,

@@ -1,4 +1,5 @@
 import { Duration } from '../model/duration';
+import { hclString } from './text-encoders';
 import { AgentRenewalLoop } from './agent-entrypoint';
 
 /** The files of an agent, inside its container. */
@@ -38,9 +39,6 @@ export interface AgentHclOptions {
 }
 
 /** Text as an HCL (and JSON) string literal. */
-function hclString(s: string): string {
-  return JSON.stringify(s);
-}
 
 /**
  * Renders the `bao agent` configuration of one application (`agents/<role>/agent.hcl`, spec §4.1

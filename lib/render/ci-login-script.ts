@@ -1,6 +1,7 @@
 import { fillTemplate } from '../private/text-template';
 import { readRenderAsset } from '../private/render-asset';
 import { shellQuote } from '../private/shell-quote';
+import { commentText } from './text-encoders';
 import { STORE_ADDRESS_VARIABLES } from '../store/store-address';
 
 /**
@@ -88,9 +89,10 @@ export function renderCiLoginScript(options: CiLoginScriptOptions): string {
   const baseJob = options.baseJobName ?? '.secretstore-login';
   const fallbacks = STORE_ADDRESS_VARIABLES.filter((v) => v !== 'SECRETSTORE_ADDR');
   const values: Record<string, string> = {
-    ROLE_NAME: options.roleName,
-    ID_TOKEN_VARIABLE: idTokenVariable,
-    AUDIENCE: options.audience,
+    // In comment lines: one line whatever the value.
+    ROLE_NAME: commentText(options.roleName),
+    ID_TOKEN_VARIABLE: commentText(idTokenVariable),
+    AUDIENCE: commentText(options.audience),
     ROLE_NAME_SH: shellQuote(options.roleName),
     AUTH_PATH_SH: shellQuote(options.authPath),
     AUDIENCE_SH: shellQuote(options.audience),

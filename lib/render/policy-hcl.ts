@@ -1,4 +1,5 @@
 import type { PolicyDocument } from '../model/policy-document';
+import { commentText, hclString } from './text-encoders';
 
 /**
  * Renders a policy in the store's HCL syntax: a header naming the policy, then one
@@ -11,9 +12,9 @@ export function renderPolicyHcl(policy: PolicyDocument): string {
     throw new Error(`policy "${policy.name}" has no rules; an empty policy is never emitted`);
   }
   const blocks = policy.rules.map((rule) => {
-    const comments = rule.sources.map((s) => `# ${s}`).join('\n');
-    const caps = rule.capabilities.map((c) => `"${c}"`).join(', ');
-    return `${comments}\npath "${rule.path}" {\n  capabilities = [${caps}]\n}\n`;
+    const comments = rule.sources.map((s) => `# ${commentText(s)}`).join('\n');
+    const caps = rule.capabilities.map((c) => hclString(c)).join(', ');
+    return `${comments}\npath ${hclString(rule.path)} {\n  capabilities = [${caps}]\n}\n`;
   });
-  return `# Policy "${policy.name}", managed by secretstore-iac. Do not edit in the store.\n\n${blocks.join('\n')}`;
+  return `# Policy "${commentText(policy.name)}", managed by secretstore-iac. Do not edit in the store.\n\n${blocks.join('\n')}`;
 }
