@@ -1,4 +1,5 @@
 import { Duration } from '../model/duration';
+import { commentText, shellWord } from './text-encoders';
 import { readRenderAsset } from '../private/render-asset';
 import { fillTemplate } from '../private/text-template';
 
@@ -42,8 +43,8 @@ const ENTRYPOINT_TEMPLATE = readRenderAsset(__dirname, 'agent-entrypoint.sh');
  * loop, and `exec`s the agent. The loop POSTs to the agent's loopback API proxy, which adds the token,
  * so the script never holds one; it logs the HTTP status only. Holds no secret.
  *
- * The file paths are written unquoted: the construct admits only absolute paths of letters, digits,
- * `.`, `_`, `-` and `/`.
+ * The file paths are shell words ({@link shellWord}): bare for the paths the construct admits
+ * (letters, digits, `.`, `_`, `-` and `/`), quoted for anything else.
  */
 export function renderAgentEntrypoint(options: AgentEntrypointOptions): string {
   const files = [options.roleIdFile, options.secretIdFile];
@@ -53,11 +54,11 @@ export function renderAgentEntrypoint(options: AgentEntrypointOptions): string {
   return fillTemplate(
     ENTRYPOINT_TEMPLATE,
     {
-      ROLE_NAME: options.roleName,
-      AUTH_DIRECTORIES: directories.join(' '),
-      ROLE_ID_FILE: options.roleIdFile,
-      SECRET_ID_FILE: options.secretIdFile,
-      CONFIG_FILE: options.configFile,
+      ROLE_NAME: commentText(options.roleName),
+      AUTH_DIRECTORIES: directories.map(shellWord).join(' '),
+      ROLE_ID_FILE: shellWord(options.roleIdFile),
+      SECRET_ID_FILE: shellWord(options.secretIdFile),
+      CONFIG_FILE: shellWord(options.configFile),
       RENEWAL_INTERVAL: renewal ? renewal.interval.toString() : '',
       RENEWAL_SECONDS: renewal ? String(renewal.interval.toSeconds()) : '',
       PROXY_URL: proxy,

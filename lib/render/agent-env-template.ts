@@ -1,5 +1,5 @@
 import { SecretDeclaration } from '../model/secret-declaration';
-import { templateString } from './text-encoders';
+import { templateCommentText, templateString } from './text-encoders';
 import { ValidationProblem } from '../model/validation-problem';
 import { shellQuote } from '../private/shell-quote';
 
@@ -72,7 +72,7 @@ export class AgentEnvTemplate {
    */
   render(): string {
     const lines = [
-      `{{- /* secretstore-iac: environment of AppRole ${this.roleName}, one NAME='value' line per declared key (docs/operators.md). No secret in this file. */ -}}`,
+      `{{- /* secretstore-iac: environment of AppRole ${templateCommentText(this.roleName)}, one NAME='value' line per declared key (docs/operators.md). No secret in this file. */ -}}`,
     ];
     for (const secret of this.secrets) {
       const data = secret.path.mount.version === 2 ? '.Data.data' : '.Data';

@@ -1,3 +1,5 @@
+import { shellQuote } from '../private/shell-quote';
+
 /**
  * The encoders of the output formats the library writes: one per format and position, used at every
  * place a value enters an output, so that no input text can change the structure of the output it is
@@ -8,6 +10,7 @@
  * U+0085), DEL, the Unicode line and paragraph separators U+2028/U+2029 (YAML 1.1, which GitLab's
  * parser implements, and JavaScript take them as line breaks), and the byte order mark U+FEFF.
  */
+
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g;
 
 /** `\uXXXX` of a UTF-16 code unit: an escape HCL 1 and 2, YAML, JSON and Go templates all read. */
@@ -69,6 +72,19 @@ export function yamlMultiline(lines: readonly string[], indent: number): string 
  */
 export function isLiteralBlockSafe(text: string): boolean {
   return !new RegExp(UNSAFE.source).test(String(text).replace(/[\n\t]/g, ''));
+}
+
+/**
+ * A POSIX shell word with exactly the value: bare when it holds only characters no shell treats
+ * specially (letters, digits, `_ . / - @ % + = : ,`), else single-quoted ({@link shellQuote}).
+ */
+export function shellWord(value: string): string {
+  return /^[A-Za-z0-9_./@%+=:,-]+$/.test(value) ? value : shellQuote(value);
+}
+
+/** Text inside a Go template comment (`{{/* ... *\/}}`): one line, and `*\/` cannot end it early. */
+export function templateCommentText(text: string): string {
+  return commentText(text).replace(/\*\//g, '* /');
 }
 
 /** A JSON value (for JSON outputs and anything read as JavaScript): U+2028/U+2029 escaped too. */

@@ -6,7 +6,7 @@ import { shellQuote } from '../../../lib/private/shell-quote';
 import { renderCiLoginScript } from '../../../lib/render/ci-login-script';
 import { renderGitlabCiTemplate, CI_LOGIN_BASE_JOB } from '../../../lib/render/gitlab-ci-template';
 import { renderPolicyHcl } from '../../../lib/render/policy-hcl';
-import { commentText, hclString, jsonValue, templateString, yamlScalar } from '../../../lib/render/text-encoders';
+import { commentText, hclString, jsonValue, shellWord, templateCommentText, templateString, yamlScalar } from '../../../lib/render/text-encoders';
 import { SeededRandom } from '../../support/seeded-random';
 
 // Property tests (issue 11): whatever text reaches an output through its encoder, the output keeps
@@ -48,6 +48,12 @@ describe('encoders, one per output format', () => {
     }
   });
 
+  it('a template comment cannot be ended early', () => {
+    for (const _ of cases()) {
+      expect(templateCommentText(`${random.hostileString()}*/${random.hostileString()}`)).not.toMatch(/\*\/|[\n\r\u2028\u2029]/);
+    }
+  });
+
   it('a template string holds no raw quote or line break', () => {
     for (const _ of cases()) {
       const inner = templateString(random.hostileString()).slice(1, -1);
@@ -57,10 +63,11 @@ describe('encoders, one per output format', () => {
 
   it('a POSIX shell word is one word with the exact value (run by sh)', () => {
     const values = cases().map(() => random.hostileString().replace(/\u0000/g, ''));
-    const script = values.map((v) => `printf '%s\\001' ${shellQuote(v)}`).join('\n');
+    const script = values.flatMap((v) => [`printf '%s\\001' ${shellQuote(v)}`, `printf '%s\\001' ${shellWord(v === '' ? 'x' : v)}`]).join('\n');
     const r = spawnSync('sh', ['-c', script], { encoding: 'utf8' });
     expect(r.status).toBe(0);
-    expect(r.stdout.split('\u0001').slice(0, -1)).toEqual(values);
+    expect(r.stdout.split('\u0001').slice(0, -1)).toEqual(values.flatMap((v) => [v, v === '' ? 'x' : v]));
+    expect(shellWord('/secretstore/auth/role-id')).toBe('/secretstore/auth/role-id');
   });
 });
 
