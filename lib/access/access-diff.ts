@@ -70,8 +70,11 @@ function identityChange(base: AccessModel, before: IdentityAccess, head: AccessM
   const beforeRules = slots(before);
   const afterRules = slots(after);
   // Rules of the built-in default policy alone, or absent, on both sides: no rule change (attaching
-  // or detaching `default` shows as the binding token_no_default_policy instead).
-  const defaultOrAbsent = (model: AccessModel, rule: AclRule | undefined) => !rule || model.isBuiltinDefaultOnly(rule);
+  // or detaching `default` shows as the binding token_no_default_policy instead). Only when both
+  // sides have the built-in policy: when a side rewrites `default`, its rules are compared like any
+  // other, so that what it drops shows as lost.
+  const bothBuiltin = base.builtinDefault && head.builtinDefault;
+  const defaultOrAbsent = (model: AccessModel, rule: AclRule | undefined) => !rule || (bothBuiltin && model.isBuiltinDefaultOnly(rule));
   const rules: RuleChange[] = [];
   for (const slot of new Set([...beforeRules.keys(), ...afterRules.keys()])) {
     const b = beforeRules.get(slot);

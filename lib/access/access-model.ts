@@ -51,7 +51,7 @@ export class AccessModel {
     }
     const identities = configuration.identities.map((identity) => access(identity, parsed));
     const unattached = [...configuration.policies.keys()].filter((name) => !used.has(name)).sort();
-    return new AccessModel(identities, unattached, builtinDefault, configuration.stacks);
+    return new AccessModel(identities, unattached, builtinDefault, configuration.stacks, textOf(DEFAULT_POLICY_NAME) ?? DEFAULT_POLICY_TEXT);
   }
 
   private readonly byName: ReadonlyMap<string, IdentityAccess>;
@@ -65,6 +65,8 @@ export class AccessModel {
     readonly builtinDefault: boolean,
     /** Stacks read. */
     readonly stacks: readonly string[],
+    /** Text of the `default` policy every token carries: the declared one, else the built-in one. */
+    readonly defaultPolicyText: string = DEFAULT_POLICY_TEXT,
   ) {
     this.byName = new Map(identities.map((i) => [i.identity.name, i]));
   }

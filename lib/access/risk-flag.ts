@@ -5,11 +5,14 @@ import { IdentityChange } from './identity-change';
 import { AccessModel, IdentityAccess } from './access-model';
 import { formatBinding } from './binding-format';
 import { BindingValue } from './identity';
+import { JWT_METHOD_FIELDS } from './store-configuration';
 import { findSharedReads } from './shared-read';
 import { compareStrings } from '../private/compare-strings';
 
 /** Kinds of risk a change can bring, in the order a review reads them. */
 export type RiskKind =
+  | 'trust-changed'
+  | 'default-policy-changed'
   | 'wildcard-broadened'
   | 'shared-read'
   | 'sudo'
@@ -19,6 +22,8 @@ export type RiskKind =
 
 /** Headline of each kind. */
 export const RISK_LABEL: Readonly<Record<RiskKind, string>> = {
+  'trust-changed': 'key source or issuer changed',
+  'default-policy-changed': 'default policy changed',
   'wildcard-broadened': 'wildcard broadened',
   'shared-read': 'path readable by two applications',
   sudo: 'sudo changed',
@@ -52,7 +57,10 @@ const ALLOW_LISTS = new Set(['bound_audiences', 'token_bound_cidrs', 'secret_id_
  * - `sudo` or `deny` gained or lost (and `sudo` on a new identity);
  * - a TTL raised (0, "store default" or "no expiry", counts as the largest value);
  * - a binding loosened: audiences or CIDRs widened or dropped, bound claims or subject dropped or
- *   widened, claims compared as globs, Secret IDs no longer required, use limits raised.
+ *   widened, claims compared as globs, Secret IDs no longer required, use limits raised;
+ * - the JWT method's issuer or key source changed (whoever holds the new keys can log in as every
+ *   role of the mount);
+ * - any change to the `default` policy, which every token without `token_no_default_policy` carries.
  * @returns flags sorted by kind, identity, message
  */
 export function riskFlags(base: AccessModel, head: AccessModel, changed: readonly IdentityChange[]): RiskFlag[] {
@@ -72,6 +80,14 @@ export function riskFlags(base: AccessModel, head: AccessModel, changed: readonl
     }
   }
   flags.push(...sharedReadFlags(base, head));
+  if (base.defaultPolicyText !== head.defaultPolicyText) {
+    const how = head.builtinDefault ? 'back to the built-in text' : base.builtinDefault ? 'rewritten by the configuration' : 'changed';
+    flags.push({
+      kind: 'default-policy-changed',
+      identity: 'default',
+      message: `the \`default\` policy is ${how}: it is on every token of the store, not only on the identities listed here`,
+    });
+  }
   return flags.sort(
     (a, b) =>
       KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || compareStrings(a.identity, b.identity) || compareStrings(a.message, b.message),
@@ -145,6 +161,7 @@ function wildcardFlag(
 function bindingFlags(identity: string, field: string, before: BindingValue | undefined, after: BindingValue | undefined): RiskFlag[] {
   const change = `${field} ${formatBinding(field, before)} → ${formatBinding(field, after)}`;
   const flag = (kind: RiskKind): RiskFlag[] => [{ kind, identity, message: change.replace(/^(\S+)/, '`$1`') }];
+  if (JWT_METHOD_FIELDS.includes(field)) return flag('trust-changed');
   if (ZERO_IS_UNBOUNDED.has(field) || field === 'token_period') {
     const scale = (v: BindingValue | undefined) =>
       typeof v !== 'number' ? 0 : v === 0 && ZERO_IS_UNBOUNDED.has(field) ? Number.POSITIVE_INFINITY : v;
@@ -172,7 +189,7 @@ function bindingFlags(identity: string, field: string, before: BindingValue | un
     case 'bound_subject':
       return before !== undefined ? flag('binding-loosened') : [];
     case 'bound_issuer':
-      return flag('binding-loosened');
+      return flag('trust-changed');
     case 'bind_secret_id':
       return after === false ? flag('binding-loosened') : [];
     default:

@@ -50,6 +50,19 @@ const TOKEN_FIELDS = [
   'token_bound_cidrs',
 ];
 const JWT_FIELDS = ['role_type', 'bound_audiences', 'bound_subject', 'bound_claims', 'bound_claims_type', 'user_claim', ...TOKEN_FIELDS];
+/**
+ * JWT auth method fields that decide whose tokens are accepted, read onto each role of the mount:
+ * the issuer, and the key source (OIDC discovery URL, JWKS URL, or static public keys) with the CA
+ * certificates that verify its TLS.
+ */
+export const JWT_METHOD_FIELDS: readonly string[] = [
+  'bound_issuer',
+  'oidc_discovery_url',
+  'oidc_discovery_ca_pem',
+  'jwks_url',
+  'jwks_ca_pem',
+  'jwt_validation_pubkeys',
+];
 const APPROLE_FIELDS = ['bind_secret_id', 'secret_id_ttl', 'secret_id_num_uses', 'secret_id_bound_cidrs', ...TOKEN_FIELDS];
 
 /**
@@ -115,8 +128,12 @@ function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identit
     const bindings = readBindings(field, JWT_FIELDS, JWT_DEFAULTS);
     const backend = jwtMounts.get(mount);
     if (backend) {
-      const issuer = resolver.resolve(backend.bound_issuer, `vault_jwt_auth_backend(${mount}).bound_issuer`);
-      if (typeof issuer === 'string' && issuer !== '') bindings.bound_issuer = issuer;
+      // The method's issuer and key source decide whose tokens log in as every role of the mount.
+      const methodField = fieldReader(resolver, backend, `vault_jwt_auth_backend(${mount})`);
+      for (const name of JWT_METHOD_FIELDS) {
+        const value = normalise(name, methodField(name));
+        if (value !== undefined) bindings[name] = typeof value === 'string' ? value.trim() : Array.isArray(value) ? value.map((v) => String(v).trim()) : value;
+      }
     }
     out.push(identity(stack, raw, field, 'jwt', mount, bindings, `vault_jwt_auth_backend_role.${id}`));
   }

@@ -128,6 +128,57 @@ describe('access diff on hand-made base/head pairs', () => {
 });
 
 describe('risk flags', () => {
+  const jwtMethod = (ci: any) => ci.resource.vault_jwt_auth_backend.jwt_backend_B86C4D3E;
+
+  test('replacing the key source (OIDC discovery → a static public key) is a change of every JWT role, flagged', async () => {
+    const head = variant(({ ci }) => {
+      delete jwtMethod(ci).oidc_discovery_url;
+      jwtMethod(ci).jwt_validation_pubkeys = ['-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----'];
+    });
+    const d = await diff(BASE, head);
+    expect(hasAccessChange(d)).toBe(true);
+    expect(d.changed.map((c) => [c.name, c.bindings.map((b) => b.field)])).toEqual([
+      ['jwt/registry-ci', ['jwt_validation_pubkeys', 'oidc_discovery_url']],
+    ]);
+    expect(flagsOf(d).filter((f) => f.startsWith('trust-changed'))).toHaveLength(2);
+    expect(flagsOf(d)).toContain('trust-changed jwt/registry-ci: `oidc_discovery_url` https://gitlab.acme.example → (unset)');
+  });
+
+  test('a changed issuer or JWKS URL is flagged', async () => {
+    const head = variant(({ ci }) => {
+      jwtMethod(ci).bound_issuer = 'https://evil.example';
+      delete jwtMethod(ci).oidc_discovery_url;
+      jwtMethod(ci).jwks_url = 'https://evil.example/keys';
+    });
+    expect(flagsOf(await diff(BASE, head))).toEqual([
+      'trust-changed jwt/registry-ci: `bound_issuer` https://gitlab.acme.example → https://evil.example',
+      'trust-changed jwt/registry-ci: `jwks_url` (unset) → https://evil.example/keys',
+      'trust-changed jwt/registry-ci: `oidc_discovery_url` https://gitlab.acme.example → (unset)',
+    ]);
+  });
+
+  test('a rewritten default policy lists what every identity loses as well as gains, and is flagged', async () => {
+    const head = variant(({ ci }) => {
+      ci.resource.vault_policy.default_policy = {
+        name: 'default',
+        policy: 'path "auth/token/lookup-self" {\n  capabilities = ["read"]\n}\npath "sys/mounts" {\n  capabilities = ["read"]\n}\n',
+      };
+    });
+    const d = await diff(BASE, head);
+    const ci = d.changed.find((c) => c.name === 'jwt/registry-ci')!;
+    expect(ci.rules.filter((r) => r.path === 'sys/mounts').map((r) => r.gained)).toEqual([['read']]);
+    expect(ci.rules.filter((r) => r.path === 'auth/token/renew-self').map((r) => [r.lost, r.removed])).toEqual([[['update'], true]]);
+    expect(ci.rules.some((r) => r.path === 'auth/token/lookup-self')).toBe(false);
+    expect(flagsOf(d)).toContain(
+      'default-policy-changed default: the `default` policy is rewritten by the configuration: it is on every token of the store, not only on the identities listed here',
+    );
+    const back = await diff(head, BASE);
+    expect(flagsOf(back)).toContain(
+      'default-policy-changed default: the `default` policy is back to the built-in text: it is on every token of the store, not only on the identities listed here',
+    );
+    expect(back.changed.find((c) => c.name === 'jwt/registry-ci')!.rules.filter((r) => r.path === 'sys/mounts').map((r) => r.lost)).toEqual([['read']]);
+  });
+
   test('sudo and deny gained, lost and changed are flagged', async () => {
     const head = variant(({ ci }) => {
       registryCiPolicy(ci).policy =
