@@ -4,7 +4,7 @@ import { App, AppConfig } from 'cdktf';
 import { PlatformDeclarations } from '../rules/platform-declarations';
 import { PLATFORM_RULES } from '../rules/platform-rules';
 import { IConstruct } from 'constructs';
-import { hasRefusedCharacter } from '../model/free-text';
+import { escapeRefusedCharacters, hasRefusedCharacter } from '../model/free-text';
 import { ValidationProblem } from '../model/validation-problem';
 import { isArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 import { compareStrings } from '../private/compare-strings';
@@ -124,7 +124,10 @@ export class SecretStoreApp extends App {
     for (const rule of PLATFORM_RULES) {
       rule.check(declarations).forEach((f) => problems.push({ constructPath: f.constructPath, message: String(f.problem) }));
     }
-    return problems.sort((a, b) => compareStrings(a.constructPath, b.constructPath));
+    // A construct path holds the ids as given: one with a line break would split the report's lines.
+    return problems
+      .map((p) => ({ constructPath: escapeRefusedCharacters(p.constructPath), message: p.message }))
+      .sort((a, b) => compareStrings(a.constructPath, b.constructPath));
   }
 
   /** The artifacts of every artifact source, sorted by path. */

@@ -45,3 +45,11 @@ export function freeTextProblems(field: string, value: string): ValidationProble
 export function hasRefusedCharacter(value: string): boolean {
   return REFUSED_CHARACTERS.test(value);
 }
+
+/**
+ * Text with every refused character written as its `\uXXXX` escape: for showing text that failed
+ * {@link freeTextProblems} (a construct path in an error report) on one line, as it is.
+ */
+export function escapeRefusedCharacters(text: string): string {
+  return String(text).replace(new RegExp(REFUSED_CHARACTERS.source, 'gu'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

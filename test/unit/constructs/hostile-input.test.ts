@@ -1,0 +1,80 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { CiSecret, RegistryServiceAccount, SecretStoreApp, SecretStoreValidationError } from '../../../lib';
+import { parseHclPolicyText } from '../../../lib/acl/hcl-policy-parser';
+import { definePlatform } from '../../../stacks/platform';
+import { platformConfig } from '../../../stacks/platform.config';
+import { SeededRandom } from '../../support/seeded-random';
+import { readOutdir, resources, tempOutdir } from '../../support/synthesized-platform';
+
+// Property test (issue 11) through the whole synthesis: random construct ids, descriptions and
+// usedBy texts (control characters, U+2028/U+2029/U+0085, quotes, comment and block markers) either
+// are refused with every problem on one line and nothing written, or leave the parsed registry-ci
+// policy and the parsed CI template's keys exactly as the declarations say.
+
+const random = SeededRandom.fromEnvironment('hostile-input');
+const CI_TEMPLATE = path.join('ci', 'secretstore-ci.gitlab-ci.yml');
+
+interface Parsed {
+  policyPaths: string[];
+  templateKeys: string[];
+}
+
+async function synthesize(extend?: (app: SecretStoreApp) => void): Promise<{ parsed?: Parsed; problems?: string[]; outdir: string }> {
+  const outdir = tempOutdir();
+  const app = new SecretStoreApp({ outdir }).define((a) => {
+    definePlatform(a, platformConfig);
+    extend?.(a);
+  });
+  try {
+    app.synth();
+  } catch (e) {
+    if (!(e instanceof SecretStoreValidationError)) throw e;
+    return { problems: e.problems.map((p) => `[${p.constructPath}] ${p.message}`), outdir };
+  }
+  const out = readOutdir(outdir);
+  const policy = resources(out.stacks['ci-access'], 'vault_policy').find((p) => p.name === 'registry-ci');
+  const items = await parseHclPolicyText('registry-ci', policy.policy);
+  const template = yaml.load(fs.readFileSync(path.join(outdir, CI_TEMPLATE), 'utf8')) as Record<string, unknown>;
+  return { parsed: { policyPaths: items.map((i) => i.keys.join(' ')).sort(), templateKeys: Object.keys(template).sort() }, outdir };
+}
+
+describe('hostile construct ids and free text never change a parsed output', () => {
+  let baseline: Parsed;
+  beforeAll(async () => {
+    baseline = (await synthesize()).parsed!;
+  });
+
+  it(`refused with one-line problems and nothing written, or the parsed policy and template are the declared ones (seed ${random.seed})`, async () => {
+    let accepted = 0;
+    let refused = 0;
+    for (let i = 0; i < 16; i++) {
+      const safe = random.next() < 0.4;
+      const id = safe ? `sonar${i}` : `s${random.hostileString(16)}`;
+      const description = safe ? 'scan token' : random.hostileString(20);
+      const usedBy = random.next() < 0.5 ? 'charts' : random.hostileString(20);
+      const result = await synthesize((app) => {
+        const ci = app.node.findChild('ci-access') as any;
+        new CiSecret(ci, id, { path: 'sonar/token', keys: ['token'], consumers: ['scan'], description, readers: [ci.registryCi] });
+        new RegistryServiceAccount(ci, `helm${i}`, { name: 'helm', permissions: ['raw:read'], usedBy, consumers: ['chart-publish'], readers: [ci.registryCi] });
+      });
+      const context = { seed: random.seed, i, id, description, usedBy };
+      if (result.problems) {
+        refused++;
+        expect({ context, multiline: result.problems.filter((p) => /[\n\r\u0085\u2028\u2029]/.test(p)) }).toEqual({ context, multiline: [] });
+        expect(fs.existsSync(result.outdir)).toBe(false);
+        expect(fs.readdirSync(path.dirname(result.outdir))).toEqual([]);
+      } else {
+        accepted++;
+        const expected: Parsed = {
+          policyPaths: [...baseline.policyPaths, 'path secret/data/registry/svc-helm', 'path secret/data/sonar/token'].sort(),
+          templateKeys: [...baseline.templateKeys, '.secretstore-chart-publish', '.secretstore-scan'].sort(),
+        };
+        expect({ context, parsed: result.parsed }).toEqual({ context, parsed: expected });
+      }
+    }
+    // Both branches ran: the property is not vacuous.
+    expect([accepted > 0, refused > 0]).toEqual([true, true]);
+  });
+});
