@@ -19,6 +19,8 @@ import { clientToken, firstError, jwtLogin, PlatformFixture, TEST_SETTINGS, test
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 
 const CI = TEST_SETTINGS.ciUrl;
+/** Seen on OpenBao: AppRole and JWT role names and policy names are case-insensitive (a name differing only in case is the same role or policy). */
+const CASE_FACTS = { approleLower: 200, jwtLower: 200, policyNames: ['caseprobe'] };
 /** The construct id of the issue: it ended the policy comment and added a rule granting sudo on sys/. */
 const BREAKOUT_ID = 'x\npath "sys/*" { capabilities = ["create", "read", "update", "delete", "list", "sudo"] }\n#';
 
@@ -128,5 +130,17 @@ describe('refused configurations on a real store (issue 11)', () => {
     const token = clientToken(await storeRequest(store, 'POST', 'auth/token/create', { policies: ['hostile-probe'], ttl: '5m' }));
     const lookup = await storeRequest(store, 'GET', 'auth/token/lookup-self', undefined, token);
     expect(lookup.body.data.policies).toEqual(['default', 'hostile-probe']);
+  });
+
+  it('role and policy names differing only in case: what the store does (the grammar refuses upper case, so no two declared names can collide)', async () => {
+    const approle = await storeRequest(store, 'POST', 'auth/approle/role/CaseProbe', { token_policies: ['default'] });
+    expect([200, 204]).toContain(approle.status);
+    const approleLower = await storeRequest(store, 'GET', 'auth/approle/role/caseprobe');
+    const jwt = await storeRequest(store, 'POST', 'auth/jwt/role/CaseProbe', { role_type: 'jwt', bound_audiences: [CI], user_claim: 'sub', bound_claims: { namespace_path: 'acme' } });
+    expect([200, 204]).toContain(jwt.status);
+    const jwtLower = await storeRequest(store, 'GET', 'auth/jwt/role/caseprobe');
+    expect([200, 204]).toContain((await storeRequest(store, 'PUT', 'sys/policies/acl/CaseProbe', { policy: 'path "x" { capabilities = ["read"] }' })).status);
+    const policies = (await storeRequest(store, 'LIST', 'sys/policies/acl')).body.data.keys as string[];
+    expect({ approleLower: approleLower.status, jwtLower: jwtLower.status, policyNames: policies.filter((p) => /caseprobe/i.test(p)) }).toEqual(CASE_FACTS);
   });
 });
