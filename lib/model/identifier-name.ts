@@ -9,9 +9,10 @@ export const MAX_IDENTIFIER_LENGTH = 63;
 /**
  * Checks a name used as a store identifier (role, policy, account, application, environment).
  *
- * Names are lower-case letters, digits and inner hyphens. That excludes upper case, spaces,
- * slashes, `..` and the ACL wildcards `*` and `+`, which would change the meaning of the paths and
- * URLs the name is put into.
+ * Names are lower-case letters, digits and inner hyphens. Lower case only because the store compares
+ * role and policy names case-insensitively (test/store/hardening): two names differing in case would be
+ * one role. That also excludes spaces, slashes, `..` and the ACL wildcards `*` and `+`, which would
+ * change the meaning of the paths and URLs the name is put into.
  *
  * @returns the problems found, empty when the name is valid
  */
