@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import { Duration } from '../model/duration';
 import { BindingValue, TTL_FIELDS } from './identity';
 
@@ -20,6 +21,11 @@ export function formatBinding(field: string, value: BindingValue | undefined): s
     return value === 0 ? `0 (${ZERO_MEANS[field]})` : Duration.seconds(value).toString();
   }
   if (field.endsWith('_num_uses') && value === 0) return '0 (unlimited)';
+  // PEM keys and certificates span lines: shown by digest, which still tells two keys apart.
+  if (field === 'jwt_validation_pubkeys' || field.endsWith('_ca_pem')) {
+    const pems = Array.isArray(value) ? value : [String(value)];
+    return pems.map((pem) => `PEM sha256:${createHash('sha256').update(String(pem).trim()).digest('hex').slice(0, 16)}`).join(', ');
+  }
   if (Array.isArray(value)) return value.join(', ');
   if (typeof value === 'object') {
     return Object.entries(value as Record<string, readonly string[]>)

@@ -13,7 +13,7 @@ export function mdCode(text: string): string {
 
 /** `text` made safe for a table cell. */
 export function mdCell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return text.replace(/\|/g, '\\|').replace(/[\r\n\u0085\u2028\u2029]+/g, ' ');
 }
 
 /** A Markdown table; cells are escaped by the caller (they may hold inline code). */

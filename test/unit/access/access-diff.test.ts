@@ -142,6 +142,8 @@ describe('risk flags', () => {
     ]);
     expect(flagsOf(d).filter((f) => f.startsWith('trust-changed'))).toHaveLength(2);
     expect(flagsOf(d)).toContain('trust-changed jwt/registry-ci: `oidc_discovery_url` https://gitlab.acme.example → (unset)');
+    // A PEM key is shown by digest: one line in the flag and in the Markdown tables.
+    expect(flagsOf(d)).toContainEqual(expect.stringMatching(/^trust-changed jwt\/registry-ci: `jwt_validation_pubkeys` \(unset\) → PEM sha256:[0-9a-f]{16}$/));
   });
 
   test('a changed issuer or JWKS URL is flagged', async () => {
