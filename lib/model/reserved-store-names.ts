@@ -7,22 +7,28 @@ import { ValidationProblem } from './validation-problem';
  */
 export const RESERVED_POLICY_NAMES: readonly string[] = ['default', 'response-wrapping', 'root'];
 
+/** Kinds of mount: an auth method (`auth/<path>`) or a secrets engine (`<path>`). */
+export type MountKind = 'auth' | 'secrets';
+
 /**
- * Mount paths the store reserves for its own engines and auth methods: `token` (the token auth
- * method, `auth/token/`), `sys`, `identity`, `cubbyhole`, and the `auth`/`audit` prefixes of the
- * system backend. Mounting over them either fails at apply or changes what the store itself does
- * (an AppRole mount at `token` makes the engine delete the roles of the existing mount).
+ * Mount paths the store reserves, per kind, as OpenBao refuses them (test/store/hardening): an auth
+ * method cannot be mounted at `token` (the token method itself), `cubbyhole` or `identity`; a secrets
+ * engine not at `sys`, `identity`, `cubbyhole`, `audit` or `auth`. Declaring one fails at apply, or
+ * for `token` replaces the store's own method (an AppRole mount there made apply delete every role).
  */
-export const RESERVED_MOUNT_PATHS: readonly string[] = ['audit', 'auth', 'cubbyhole', 'identity', 'sys', 'token'];
+export const RESERVED_MOUNT_PATHS: Readonly<Record<MountKind, readonly string[]>> = {
+  auth: ['cubbyhole', 'identity', 'token'],
+  secrets: ['audit', 'auth', 'cubbyhole', 'identity', 'sys'],
+};
 
 /** True when `name` is one of the store's built-in policies. */
 export function isReservedPolicyName(name: string): boolean {
   return RESERVED_POLICY_NAMES.includes(name.toLowerCase());
 }
 
-/** True when the first segment of `path` is a mount the store reserves. */
-export function isReservedMountPath(path: string): boolean {
-  return RESERVED_MOUNT_PATHS.includes(path.split('/')[0].toLowerCase());
+/** True when the first segment of `path` is a mount path the store reserves for this kind. */
+export function isReservedMountPath(path: string, kind: MountKind): boolean {
+  return RESERVED_MOUNT_PATHS[kind].includes(path.split('/')[0].toLowerCase());
 }
 
 /** The problem of a role (and so its policy) named after one of the store's built-in policies (SSI-R9). */
@@ -36,11 +42,12 @@ export function reservedPolicyNameProblem(name: string): ValidationProblem {
 }
 
 /** The problem of a mount path the store reserves (SSI-R9). */
-export function reservedMountProblem(field: string, path: string): ValidationProblem {
+export function reservedMountProblem(field: string, path: string, kind: MountKind): ValidationProblem {
+  const what = kind === 'auth' ? 'for auth methods' : 'for secrets engines';
   return new ValidationProblem(
     field,
     path,
-    `is reserved by the store (${RESERVED_MOUNT_PATHS.join(', ')}): mounting there fails or replaces what the store itself serves; choose another path`,
+    `is reserved by the store ${what} (${RESERVED_MOUNT_PATHS[kind].join(', ')}): mounting there fails or replaces what the store itself serves; choose another path`,
     'SSI-R9',
   );
 }

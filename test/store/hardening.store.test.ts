@@ -20,6 +20,19 @@ import { RunningStore, startStore, storeRequest } from '../support/store/store-s
 
 const CI = TEST_SETTINGS.ciUrl;
 /** Seen on OpenBao: AppRole and JWT role names and policy names are case-insensitive (a name differing only in case is the same role or policy). */
+/** HTTP status of mounting at each reserved path, seen on OpenBao. */
+const RESERVED_MOUNT_FACTS: Record<string, number> = {
+  'secrets sys': 400,
+  'secrets identity': 400,
+  'secrets cubbyhole': 400,
+  'secrets audit': 400,
+  'secrets auth': 400,
+  'secrets token': 204,
+  'auth token': 400,
+  'auth sys': 204,
+  'auth identity': 400,
+  'auth cubbyhole': 400,
+};
 const CASE_FACTS = { approleLower: 200, jwtLower: 200, policyNames: ['caseprobe'] };
 /** The construct id of the issue: it ended the policy comment and added a rule granting sudo on sys/. */
 const BREAKOUT_ID = 'x\npath "sys/*" { capabilities = ["create", "read", "update", "delete", "list", "sudo"] }\n#';
@@ -142,5 +155,16 @@ describe('refused configurations on a real store (issue 11)', () => {
     expect([200, 204]).toContain((await storeRequest(store, 'PUT', 'sys/policies/acl/CaseProbe', { policy: 'path "x" { capabilities = ["read"] }' })).status);
     const policies = (await storeRequest(store, 'LIST', 'sys/policies/acl')).body.data.keys as string[];
     expect({ approleLower: approleLower.status, jwtLower: jwtLower.status, policyNames: policies.filter((p) => /caseprobe/i.test(p)) }).toEqual(CASE_FACTS);
+  });
+
+  it('why the reserved mounts: the store refuses a secrets engine at sys, identity, cubbyhole, audit, auth and an auth method at token, identity, cubbyhole', async () => {
+    const statuses: Record<string, number> = {};
+    for (const mount of ['sys', 'identity', 'cubbyhole', 'audit', 'auth', 'token']) {
+      statuses[`secrets ${mount}`] = (await storeRequest(store, 'POST', `sys/mounts/${mount}`, { type: 'kv' })).status;
+    }
+    for (const mount of ['token', 'sys', 'identity', 'cubbyhole']) {
+      statuses[`auth ${mount}`] = (await storeRequest(store, 'POST', `sys/auth/${mount}`, { type: 'approle' })).status;
+    }
+    expect(statuses).toEqual(RESERVED_MOUNT_FACTS);
   });
 });

@@ -3,8 +3,8 @@ import { findingsOf } from '../../support/rule-findings';
 
 const RESERVED_POLICY =
   'is a built-in policy of the store (default, response-wrapping, root): writing it would change what every token may do, or fail; choose another name';
-const RESERVED_MOUNT =
-  'is reserved by the store (audit, auth, cubbyhole, identity, sys, token): mounting there fails or replaces what the store itself serves; choose another path';
+const RESERVED_AUTH_MOUNT =
+  'is reserved by the store for auth methods (cubbyhole, identity, token): mounting there fails or replaces what the store itself serves; choose another path';
 
 describe('SSI-R9: the store\'s built-in policies and reserved mounts are not the platform\'s', () => {
   it('holds for the platform as declared', () => {
@@ -23,16 +23,17 @@ describe('SSI-R9: the store\'s built-in policies and reserved mounts are not the
     ]);
   });
 
-  it.each(['token', 'sys', 'identity', 'cubbyhole'])('an auth method mounted at %s is reported', (mount) => {
+  it.each(['token', 'identity', 'cubbyhole'])('an auth method mounted at %s is reported', (mount) => {
     expect(findingsOf(SSI_R9, (p) => new AppRoleAuth(p.appRoles, 'x', { path: mount }))).toEqual([
-      `[app-roles/x] SSI-R9 path = "${mount}": ${RESERVED_MOUNT}`,
+      `[app-roles/x] SSI-R9 path = "${mount}": ${RESERVED_AUTH_MOUNT}`,
     ]);
     expect(findingsOf(SSI_R9, (p) => new CiJwtAuth(p.ciAccess, 'y', { path: mount }))).toEqual([
-      `[ci-access/y] SSI-R9 path = "${mount}": ${RESERVED_MOUNT}`,
+      `[ci-access/y] SSI-R9 path = "${mount}": ${RESERVED_AUTH_MOUNT}`,
     ]);
   });
 
-  it('names that only start like a reserved one are allowed', () => {
+  it('names that only start like a reserved one, and sys for an auth method (the store allows auth/sys), are allowed', () => {
     expect(findingsOf(SSI_R9, (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'tokens' }))).toEqual([]);
+    expect(findingsOf(SSI_R9, (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'sys' }))).toEqual([]);
   });
 });
