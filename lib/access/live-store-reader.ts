@@ -2,7 +2,7 @@ import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME } from '../a
 import { compareStrings } from '../private/compare-strings';
 import { StoreClient, StoreError } from '../store/store-client';
 import { AuthMethod, Identity } from './identity';
-import { DeclaredPolicy, StoreConfiguration, roleBindings } from './store-configuration';
+import { DeclaredPolicy, JWT_METHOD_FIELDS, StoreConfiguration, jwtMethodBinding, roleBindings } from './store-configuration';
 
 /** Policies every store has that no stack creates: never reported as unmanaged. */
 export const BUILTIN_POLICIES: readonly string[] = ['default', 'response-wrapping', 'root'];
@@ -219,18 +219,22 @@ export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
 
 /**
  * The live store as the configuration model the access report, diff and who-can use: one
- * identity per role (named `<mount>/<role>`, the JWT issuer as binding `bound_issuer` as for a
- * declared role), and every policy except `root` and an unchanged built-in `default` (kept out
+ * identity per role (named `<mount>/<role>`, the JWT method's issuer and key source as bindings
+ * as for a declared role), and every policy except `root` and an unchanged built-in `default` (kept out
  * so that the model treats it as the built-in, as it does for a synthesized output).
  * @param label the "stack" the identities and policies are attributed to
  */
 export function liveStoreConfiguration(store: LiveStore, label = 'store'): StoreConfiguration {
-  const issuers = new Map(store.jwtConfigs.map((c) => [c.mount, c.fields.bound_issuer]));
+  const configs = new Map(store.jwtConfigs.map((c) => [c.mount, c.fields]));
   const identities: Identity[] = store.roles.map((r) => {
     const field = (name: string) => r.fields[name];
     const bindings = roleBindings(r.method, field);
-    const issuer = issuers.get(r.mount);
-    if (r.method === 'jwt' && typeof issuer === 'string' && issuer !== '') bindings.bound_issuer = issuer;
+    // The method's issuer and key source, on each of its roles as for a declared role.
+    const config = r.method === 'jwt' ? configs.get(r.mount) : undefined;
+    for (const name of config ? JWT_METHOD_FIELDS : []) {
+      const value = jwtMethodBinding(config![name]);
+      if (value !== undefined) bindings[name] = value;
+    }
     const policies = Array.isArray(r.fields.token_policies) ? r.fields.token_policies : [];
     return {
       name: `${r.mount}/${r.role}`,

@@ -63,6 +63,19 @@ export const JWT_METHOD_FIELDS: readonly string[] = [
   'jwks_ca_pem',
   'jwt_validation_pubkeys',
 ];
+/**
+ * A JWT method field as a binding: strings trimmed (the store keeps PEM keys without their final
+ * newline), lists trimmed and sorted; empty values are unset.
+ */
+export function jwtMethodBinding(value: unknown): BindingValue | undefined {
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value.trim();
+  if (Array.isArray(value)) {
+    const list = [...new Set(value.map((v) => String(v).trim()).filter((v) => v !== ''))].sort(compareStrings);
+    return list.length === 0 ? undefined : list;
+  }
+  return undefined;
+}
+
 const APPROLE_FIELDS = ['bind_secret_id', 'secret_id_ttl', 'secret_id_num_uses', 'secret_id_bound_cidrs', ...TOKEN_FIELDS];
 
 /**
@@ -131,8 +144,8 @@ function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identit
       // The method's issuer and key source decide whose tokens log in as every role of the mount.
       const methodField = fieldReader(resolver, backend, `vault_jwt_auth_backend(${mount})`);
       for (const name of JWT_METHOD_FIELDS) {
-        const value = normalise(name, methodField(name));
-        if (value !== undefined) bindings[name] = typeof value === 'string' ? value.trim() : Array.isArray(value) ? value.map((v) => String(v).trim()) : value;
+        const value = jwtMethodBinding(methodField(name));
+        if (value !== undefined) bindings[name] = value;
       }
     }
     out.push(identity(stack, raw, field, 'jwt', mount, bindings, `vault_jwt_auth_backend_role.${id}`));

@@ -8,7 +8,7 @@ import { AccessModel } from './access-model';
 import { formatBinding } from './binding-format';
 import { DeclaredObject } from './declared-object';
 import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
-import { StoreConfiguration } from './store-configuration';
+import { JWT_METHOD_FIELDS, StoreConfiguration } from './store-configuration';
 
 /** Kinds of drift, in the order a report lists them. */
 export type DriftKind = 'missing' | 'changed' | 'builtin-changed' | 'unmanaged';
@@ -135,8 +135,8 @@ export async function detectDrift(
   const access = diffAccess(await AccessModel.load(declaredScoped, parser), await AccessModel.load(liveScoped, parser));
   const roleDetails = new Map<string, string[]>();
   for (const change of access.changed) {
-    // The issuer is the method's, reported once on auth/<mount>/config.
-    const bindings = change.bindings.filter((b) => b.field !== 'bound_issuer');
+    // The issuer and key source are the method's, reported once on auth/<mount>/config.
+    const bindings = change.bindings.filter((b) => !JWT_METHOD_FIELDS.includes(b.field));
     roleDetails.set(change.name, bindings.map((b) => `${b.field}: declared ${formatBinding(b.field, b.before)}, store ${formatBinding(b.field, b.after)}`));
   }
   // Fields the constructs set that decide nothing about access (leeways, claim mappings, ...).

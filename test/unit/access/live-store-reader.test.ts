@@ -90,7 +90,10 @@ describe('parsing the store\'s answers', () => {
       token_ttl: 7200,
       token_type: 'service',
     });
-    expect(configuration.identities[1].bindings).toEqual({
+    const { jwt_validation_pubkeys: keys, ...jwtBindings } = configuration.identities[1].bindings as Record<string, unknown>;
+    // The method's key source is a binding of each of its roles, as for a declared role.
+    expect(keys).toEqual([expect.stringMatching(/^-----BEGIN PUBLIC KEY-----\n[\s\S]*\n-----END PUBLIC KEY-----$/)]);
+    expect(jwtBindings).toEqual({
       bound_audiences: ['https://gitlab.acme.example'],
       bound_claims: { namespace_path: ['acme', 'acme/*', 'other'] },
       bound_claims_type: 'glob',
