@@ -10,6 +10,7 @@ void runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   isTerminal: process.stdout.isTTY === true,
+  inheritStdio: true,
   stdout: (line) => process.stdout.write(`${line}\n`),
   stderr: (line) => process.stderr.write(`${line}\n`),
 }).then(async (code) => {

@@ -10,6 +10,12 @@ export interface CommandContext {
   stdout(line: string): void;
   /** Writes one line to standard error. */
   stderr(line: string): void;
+  /**
+   * True when child processes (the engine) may share this process's standard streams: a prompt
+   * can then be answered and output appears as it is written. The bin sets it; tests leave it
+   * unset and get the child's output line by line through {@link stdout} and {@link stderr}.
+   */
+  readonly inheritStdio?: boolean;
 }
 
 /**

@@ -1,14 +1,18 @@
-import { spawnSync } from 'child_process';
+import { spawn } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { resolveStoreAddress } from '../store/store-address';
 import { checkStoreBeforeEngine } from '../store/store-health';
-import { Command } from './command';
+import { Command, CommandContext } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { UsageError } from './usage-error';
 
-/** Engines the command looks for on PATH, in this order, unless `--engine` or SECRETSTORE_IAC_ENGINE names one. */
+/**
+ * Engines the command looks for on PATH, in this order, unless `--engine`, SECRETSTORE_IAC_ENGINE or
+ * SECRETSTORE_IAC_TOFU (the engine scripts/toolchain.sh built) names one.
+ */
 const ENGINES = ['tofu', 'terraform'];
 
 function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
@@ -38,7 +42,11 @@ export const engineCommand: Command = {
     'engine runs, when no address is set (spec §7: a login would target an empty host).',
     '',
     '  --outdir DIR    synthesized output directory (default cdktf.out)',
-    '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else tofu, else terraform on PATH)',
+    '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else $SECRETSTORE_IAC_TOFU,',
+    '                  else tofu, else terraform on PATH)',
+    '',
+    'The engine shares the terminal: its output appears as it is written and its prompts (apply\'s',
+    'approval) read from standard input.',
     '',
     'Exit codes: the engine\'s own exit code; 2 usage error; 3 no address, no engine or no such stack.',
   ].join('\n'),
@@ -57,22 +65,58 @@ export const engineCommand: Command = {
     if (!fs.existsSync(path.join(stackDir, 'cdk.tf.json'))) {
       throw new Error(`no synthesized stack at ${stackDir}: run \`npm run synth\` first, or pass --outdir`);
     }
-    const wanted = (values.engine as string | undefined) ?? context.env.SECRETSTORE_IAC_ENGINE;
+    const wanted = (values.engine as string | undefined) ?? (context.env.SECRETSTORE_IAC_ENGINE || context.env.SECRETSTORE_IAC_TOFU || undefined);
     const engine = wanted ? onPath(wanted, context.env) : ENGINES.map((e) => onPath(e, context.env)).find(Boolean);
     if (!engine) {
       throw new Error(`no engine found: ${wanted ?? ENGINES.join(' or ')} is not on PATH; install OpenTofu or Terraform, or pass --engine`);
     }
     // A stopped or sealed store otherwise shows as minutes of silent provider retries.
     await checkStoreBeforeEngine(address, engineArgs);
-    const result = spawnSync(engine, engineArgs, {
-      cwd: stackDir,
-      env: { ...context.env, VAULT_ADDR: address },
-      encoding: 'utf8',
-      maxBuffer: 256 * 1024 * 1024,
-    });
-    if (result.error) throw result.error;
-    if (result.stdout) context.stdout(result.stdout.replace(/\n$/, ''));
-    if (result.stderr) context.stderr(result.stderr.replace(/\n$/, ''));
-    return result.status ?? ExitCode.runtime;
+    return runEngine(engine, engineArgs, stackDir, { ...context.env, VAULT_ADDR: address }, context);
   },
 };
+
+/**
+ * Runs the engine to its end. With {@link CommandContext.inheritStdio} it shares the terminal (a
+ * collected output could never show apply's approval prompt, and a piped standard input answers it
+ * with EOF); otherwise its output goes to the context line by line, as it is written.
+ */
+function runEngine(engine: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, context: CommandContext): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(engine, args, { cwd, env, stdio: context.inheritStdio ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const forward = (stream: NodeJS.ReadableStream | null, write: (line: string) => void) => {
+      if (!stream) return () => undefined;
+      let pending = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => {
+        const lines = (pending + chunk).split('\n');
+        pending = lines.pop() ?? '';
+        lines.forEach((line) => write(line));
+      });
+      return () => {
+        if (pending) write(pending);
+      };
+    };
+    const flushOut = forward(child.stdout, (l) => context.stdout(l));
+    const flushErr = forward(child.stderr, (l) => context.stderr(l));
+    // Ctrl-C reaches the engine too (same process group): let it stop cleanly (state unlocked)
+    // instead of leaving it behind while the shell prompt comes back.
+    const ignore = () => undefined;
+    if (context.inheritStdio) process.on('SIGINT', ignore);
+    child.on('error', (error) => {
+      process.off('SIGINT', ignore);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      process.off('SIGINT', ignore);
+      flushOut();
+      flushErr();
+      resolve(code ?? (signal ? 128 + (signalNumber(signal) ?? 0) : ExitCode.runtime));
+    });
+  });
+}
+
+/** The number of a signal (`SIGINT` → 2), for the shell's 128+N exit code convention. */
+function signalNumber(signal: NodeJS.Signals): number | undefined {
+  return os.constants.signals[signal];
+}

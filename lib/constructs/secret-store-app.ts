@@ -89,8 +89,10 @@ export class SecretStoreApp extends App {
   }
 
   /**
-   * Moves what the engine keeps in a stack's working directory (`.terraform/`, the provider lock
-   * file) from the previous output into the new one, so that a re-synthesis needs no new `init`.
+   * Moves what the engine and its users keep in a stack's working directory (`.terraform/`, the
+   * provider lock file, plans saved with `-out`: anything the synthesis itself did not write) from
+   * the previous output into the new one, so that a re-synthesis needs no new `init` and a saved
+   * plan can still be applied.
    */
   private carryOverEngineFiles(previousDir: string, newDir: string): void {
     const stacks = path.join(previousDir, 'stacks');
@@ -98,9 +100,9 @@ export class SecretStoreApp extends App {
     for (const stack of fs.readdirSync(stacks)) {
       const target = path.join(newDir, 'stacks', stack);
       if (!fs.existsSync(target)) continue;
-      for (const name of SecretStoreApp.ENGINE_FILES) {
-        const source = path.join(stacks, stack, name);
-        if (fs.existsSync(source)) fs.renameSync(source, path.join(target, name));
+      for (const name of fs.readdirSync(path.join(stacks, stack))) {
+        if (fs.existsSync(path.join(target, name))) continue;
+        fs.renameSync(path.join(stacks, stack, name), path.join(target, name));
       }
     }
   }
@@ -108,7 +110,8 @@ export class SecretStoreApp extends App {
   /**
    * Files and directories the engine writes into a stack directory, kept across syntheses; with
    * them the import blocks `secretstore-iac adopt` writes, so that a re-synthesis between adopt
-   * and apply does not silently turn the imports back into creates.
+   * and apply does not silently turn the imports back into creates. Any other file the synthesis
+   * does not write (a plan saved with `-out`) is kept as well.
    */
   static readonly ENGINE_FILES = ['.terraform', '.terraform.lock.hcl', 'adopt-imports.tf.json'];
 

@@ -2,7 +2,11 @@
  * `secretstore-iac tf`: the spec's SECRETSTORE_ADDR is enough to plan and apply the synthesized
  * stacks, although the vault provider itself only reads VAULT_ADDR.
  */
+import { execFileSync, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
+import { REPO_ROOT } from '../support/paths';
 import { runCli } from '../../lib/cli/run-cli';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { applyPlatform, PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
@@ -51,5 +55,40 @@ describe('§2.5: the stacks are planned with SECRETSTORE_ADDR alone', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/SECRETSTORE_ADDR \(or VAULT_ADDR \/ BAO_ADDR\) is unset or empty/);
     expect(r.stdout).toBe('');
+  });
+
+  it('the bin passes the terminal through: an apply without -auto-approve answered "yes" on standard input applies', async () => {
+    // The real bin as a process (compiled with tsc), its standard input a pipe holding the answer.
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'tf-bin-'));
+    execFileSync(process.execPath, [
+      path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      ...['--outDir', out, '--rootDir', REPO_ROOT, '--module', 'commonjs', '--target', 'ES2022', '--strict'],
+      ...['--esModuleInterop', '--skipLibCheck', '--types', 'node', path.join(REPO_ROOT, 'bin', 'secretstore-iac.ts')],
+    ]);
+    // Something to apply: the store lost a policy the stack declares (the engine reads it back empty: a change).
+    const del = await fetch(`${store.addr}/v1/sys/policies/acl/registry-ci`, { method: 'DELETE', headers: { 'X-Vault-Token': store.rootToken } });
+    expect(del.status).toBe(204);
+    const tools = toolchain();
+    const r = spawnSync(process.execPath, [path.join(out, 'bin', 'secretstore-iac.js'), 'tf', 'ci-access', '--outdir', path.join(fixture.dir, 'cdktf.out'), '--', 'apply', '-no-color'], {
+      cwd: fixture.dir,
+      input: 'yes\n',
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        NODE_PATH: path.join(REPO_ROOT, 'node_modules'),
+        TF_CLI_CONFIG_FILE: tools.cliConfig,
+        SECRETSTORE_IAC_TOFU: tools.tofu,
+        SECRETSTORE_ADDR: store.addr,
+        VAULT_TOKEN: store.rootToken,
+      },
+    });
+    fs.rmSync(out, { recursive: true, force: true });
+    expect(r.stdout).toContain('Do you want to perform these actions?');
+    expect(r.stdout).toMatch(/Apply complete! Resources: 0 added, 1 changed, 0 destroyed/);
+    expect(r.stderr).not.toContain('error asking for approval');
+    expect(r.status).toBe(0);
+    const read = await fetch(`${store.addr}/v1/sys/policies/acl/registry-ci`, { headers: { 'X-Vault-Token': store.rootToken } });
+    expect(read.status).toBe(200);
   });
 });

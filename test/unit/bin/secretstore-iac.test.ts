@@ -58,6 +58,54 @@ describe('secretstore-iac as a process', () => {
   });
 });
 
+describe('operator commands through npx (the README form)', () => {
+  // npx is itself a node script: on Node 20, a node process stops with exit 9 ("node: PATH: not
+  // found") when `--env-file PATH` appears anywhere in its arguments before a `--`, even after the
+  // script name. `npx -- secretstore-iac ...` ends npx's own option scanning; the bin's shebang
+  // (`node --`) does the same for the bin's node.
+  let project: string;
+  const missing = path.join(os.tmpdir(), `no-such-dir-${process.pid}`, 'orchestrator.env');
+
+  beforeAll(() => {
+    // A project whose package is secretstore-iac with the compiled bin, as npx finds it.
+    project = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-npx-'));
+    fs.cpSync(out, project, { recursive: true });
+    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(project, 'node_modules'), 'dir');
+    fs.writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'secretstore-iac', version: '0.0.0', bin: { 'secretstore-iac': 'bin/secretstore-iac.js' } }),
+    );
+  });
+
+  afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
+
+  const env = () => {
+    const e: NodeJS.ProcessEnv = { ...process.env };
+    for (const k of ['SECRETSTORE_ADDR', 'VAULT_ADDR', 'BAO_ADDR']) delete e[k];
+    return e;
+  };
+
+  test('npx -- secretstore-iac provision APP --env-file PATH reaches the command with its option', () => {
+    const r = spawnSync('npx', ['--', 'secretstore-iac', 'provision', 'orchestrator', '--env-file', missing], {
+      cwd: project,
+      encoding: 'utf8',
+      env: env(),
+    });
+    expect(r.stderr).not.toContain('not found');
+    // The command's own first check (no store address), so the arguments arrived intact.
+    expect(r.stderr).toContain('secretstore-iac provision: The secrets store address is not set');
+    expect(r.status).toBe(3);
+  }, 60_000);
+
+  test('the bin run through its shebang (as npx runs it) accepts --env-file PATH for a file that does not exist yet', () => {
+    const binPath = path.join(project, 'bin', 'secretstore-iac.js');
+    fs.chmodSync(binPath, 0o755);
+    const r = spawnSync(binPath, ['provision', 'orchestrator', '--env-file', missing], { cwd: project, encoding: 'utf8', env: env() });
+    expect(r.stderr).toContain('secretstore-iac provision: The secrets store address is not set');
+    expect(r.status).toBe(3);
+  });
+});
+
 describe('access-diff on git refs', () => {
   let repo: string;
   const git = (...args: string[]) =>

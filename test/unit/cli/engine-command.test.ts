@@ -87,4 +87,41 @@ describe('secretstore-iac tf', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('give the engine\'s arguments after "--"');
   });
+
+  it('uses the engine SECRETSTORE_IAC_TOFU names before any engine on PATH', async () => {
+    const pathDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-tf-path-'));
+    fs.writeFileSync(path.join(pathDir, 'tofu'), '#!/bin/sh\necho "PATH tofu ran"\n', { mode: 0o755 });
+    const r = await tf(['ci-access', '--outdir', outdir, '--', 'version'], {
+      PATH: `${pathDir}:${process.env.PATH}`,
+      SECRETSTORE_ADDR: 'https://s.example',
+      SECRETSTORE_IAC_TOFU: engine,
+    });
+    expect(r.stdout).toContain('engine ran');
+    expect(r.stdout).not.toContain('PATH tofu ran');
+    const withoutIt = await tf(['ci-access', '--outdir', outdir, '--', 'version'], { PATH: `${pathDir}:${process.env.PATH}`, SECRETSTORE_ADDR: 'https://s.example' });
+    expect(withoutIt.stdout).toBe('PATH tofu ran');
+  });
+
+  it('streams the engine\'s output while it runs instead of collecting it', async () => {
+    // The engine waits, after its first line, until the test has seen that line: collected output
+    // would never arrive and the engine would wait forever (the test times out).
+    const marker = path.join(outdir, 'seen');
+    const waiting = path.join(outdir, 'waiting-engine');
+    fs.writeFileSync(waiting, `#!/bin/sh\necho first\nwhile [ ! -e ${marker} ]; do sleep 0.05; done\necho second >&2\n`, { mode: 0o755 });
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(['tf', 'ci-access', '--outdir', outdir, '--engine', waiting, '--', 'apply'], {
+      env: { PATH: process.env.PATH, SECRETSTORE_ADDR: 'https://s.example' },
+      cwd: os.tmpdir(),
+      isTerminal: false,
+      stdout: (l) => {
+        out.push(l);
+        if (l === 'first') fs.writeFileSync(marker, '');
+      },
+      stderr: (l) => err.push(l),
+    });
+    expect(code).toBe(0);
+    expect(out).toEqual(['first']);
+    expect(err).toEqual(['second']);
+  }, 20_000);
 });

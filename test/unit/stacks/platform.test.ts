@@ -61,6 +61,18 @@ describe('The platform is split into the ci-access and app-roles stacks', () => 
     expect(fs.readFileSync(path.join(stackDir, '.terraform.lock.hcl'), 'utf8')).toBe('# lock\n');
     expect(fs.readFileSync(path.join(path.dirname(outdir), 'terraform.ci-access.tfstate'), 'utf8')).toBe('{}');
   });
+
+  it('a re-synthesis keeps a plan saved with -out in a stack directory, and rewrites what it generates', () => {
+    const outdir = tempOutdir();
+    synthesizePlatform(platformConfig, undefined, outdir);
+    const stackDir = path.join(outdir, 'stacks', 'ci-access');
+    const generated = fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8');
+    fs.writeFileSync(path.join(stackDir, 'ci.tfplan'), 'saved plan');
+    fs.writeFileSync(path.join(stackDir, 'cdk.tf.json'), '{"edited": true}');
+    synthesizePlatform(platformConfig, undefined, outdir);
+    expect(fs.readFileSync(path.join(stackDir, 'ci.tfplan'), 'utf8')).toBe('saved plan');
+    expect(fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8')).toBe(generated);
+  });
 });
 
 describe('§2.3: registry-ci reads exactly the six listed paths, read only', () => {
