@@ -4,6 +4,9 @@ import {
   CiLoginTemplate,
   CiJwtRole,
   CiSecret,
+  ConfigurationPipeline,
+  ConfigurationPipelineRole,
+  E2eTestTemplate,
   PlatformSettings,
   RegistryServiceAccount,
   SecretStoreStack,
@@ -25,6 +28,8 @@ export class CiAccessStack extends SecretStoreStack {
   readonly accounts: Readonly<Record<string, RegistryServiceAccount>>;
   /** Other CI secrets. */
   readonly ciSecrets: CiSecret[];
+  /** The configuration project's roles (apply on protected branches, read-only plan), when configured. */
+  readonly pipelineRoles?: { readonly apply: ConfigurationPipelineRole; readonly plan: ConfigurationPipelineRole };
 
   /**
    * @param settings the platform's settings, built once from `config.settings` by `definePlatform`
@@ -126,5 +131,19 @@ export class CiAccessStack extends SecretStoreStack {
       role: this.registryCi,
       readWhenSet: { 'testreport/svc-orchestrator': 'REPORTING_ENDPOINT' },
     });
+
+    // The end-to-end test job of the e2e-test consumer, with its Playwright files.
+    new E2eTestTemplate(this, 'e2e-template', config.e2eTests);
+
+    // The configuration repository's own pipeline: its roles, and the pipeline file.
+    if (config.configurationProject) {
+      const { projectId, ...pipeline } = config.configurationProject;
+      const roles = {
+        apply: new ConfigurationPipelineRole(this, 'pipeline-apply', { auth: this.jwtAuth, projectId, jobTimeout: config.ciJobTimeout }),
+        plan: new ConfigurationPipelineRole(this, 'pipeline-plan', { auth: this.jwtAuth, projectId, access: 'plan', jobTimeout: config.ciJobTimeout }),
+      };
+      this.pipelineRoles = roles;
+      new ConfigurationPipeline(this, 'pipeline', { ...pipeline, applyRole: roles.apply, planRole: roles.plan });
+    }
   }
 }

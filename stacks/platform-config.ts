@@ -1,4 +1,12 @@
-import { AgentConfigurationsProps, Duration, JwtKeySource, PlatformSettingsProps, RegistryServiceAccountProps } from '../lib';
+import {
+  AgentConfigurationsProps,
+  ConfigurationPipelineProps,
+  Duration,
+  E2eTestTemplateProps,
+  JwtKeySource,
+  PlatformSettingsProps,
+  RegistryServiceAccountProps,
+} from '../lib';
 
 /**
  * A registry service account declared in {@link PlatformConfig.accounts}; its key there is the
@@ -45,4 +53,20 @@ export interface PlatformConfig {
    * @default `cdktf.out/agents/<role>/`, rendering to `/secretstore/secrets/.env`
    */
   readonly agents?: Omit<AgentConfigurationsProps, 'applications'>;
+  /**
+   * The CI project that holds this configuration: its pipeline logs in to the store through the JWT
+   * role `secretstore-iac-pipeline` (bound to the project's ID and protected branches) and plans and
+   * applies the stacks; synthesis writes that pipeline to `cdktf.out/ci/secretstore-iac.gitlab-ci.yml`.
+   * @default no pipeline role and no pipeline
+   */
+  readonly configurationProject?: Omit<ConfigurationPipelineProps, 'applyRole' | 'planRole'> & {
+    /** Numeric ID of the configuration project (the job token's `project_id` claim). */
+    readonly projectId: string;
+  };
+  /**
+   * The end-to-end test job, global setup and Playwright configuration (spec §2.6, §2.7, §5.7, §8):
+   * the CI target URL, and the login and saved-state field names the spec does not show.
+   * @default target `$DEV_ENVIRONMENT_URL`, fields `username`/`password`, state key `auth`
+   */
+  readonly e2eTests?: E2eTestTemplateProps;
 }

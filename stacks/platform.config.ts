@@ -13,4 +13,6 @@ export const platformConfig: PlatformConfig = {
     registryPorts: { push: 8443, pull: 8444 },
   },
   ciJobTimeout: Duration.minutes(60),
+  // The project that holds this configuration (its numeric ID): its pipeline plans and applies it.
+  configurationProject: { projectId: '42' },
 };

@@ -110,7 +110,7 @@ export class CiJwtRole extends Construct implements IGrantee {
     this.tokenBoundCidrs = [...(props.tokenBoundCidrs ?? [])];
     const ttl = this.jobTimeout.toSeconds();
 
-    this.policyResource = new StorePolicy(this, 'policy', { name: this.roleName });
+    this.policyResource = new StorePolicy(this, 'policy', { name: this.roleName, complete: () => this.completePolicy() });
     this.policy = this.policyResource.document;
     this.role = new JwtAuthBackendRole(this, 'role', {
       backend: props.auth.backend.path,
@@ -142,7 +142,14 @@ export class CiJwtRole extends Construct implements IGrantee {
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
+  /**
+   * Adds rules that depend on the rest of the app, once it is complete (called before validation and
+   * before the policy is rendered; must be idempotent). Nothing for this role.
+   */
+  protected completePolicy(): void {}
+
   private problems(): ValidationProblem[] {
+    this.completePolicy();
     const problems = identifierNameProblems('roleName', this.roleName);
     if (this.audiences.length === 0) {
       problems.push(new ValidationProblem('audiences', [], 'must not be empty: job tokens carry aud, and a role without audiences rejects them'));

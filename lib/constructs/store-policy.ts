@@ -8,6 +8,11 @@ import { renderPolicyHcl } from '../render/policy-hcl';
 export interface StorePolicyProps {
   /** Policy name in the store, also the name of its {@link PolicyDocument}. */
   readonly name: string;
+  /**
+   * Called before the policy is rendered, for rules that depend on the rest of the app (must be
+   * idempotent).
+   */
+  readonly complete?: () => void;
 }
 
 /**
@@ -27,7 +32,12 @@ export class StorePolicy extends Policy {
     const document = new PolicyDocument(props.name);
     super(scope, id, {
       name: props.name,
-      policy: Lazy.stringValue({ produce: () => renderPolicyHcl(document) }),
+      policy: Lazy.stringValue({
+        produce: () => {
+          props.complete?.();
+          return renderPolicyHcl(document);
+        },
+      }),
     });
     this.document = document;
   }

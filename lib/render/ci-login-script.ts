@@ -28,6 +28,12 @@ export interface CiLoginScriptOptions {
   readonly registryLoginCommand?: string;
   /** Name of the hidden job that declares the ID token, quoted in messages (`.secretstore-login`). */
   readonly baseJobName?: string;
+  /**
+   * Export the store token as `VAULT_TOKEN` after the login, for jobs that talk to the store
+   * themselves (the engine's vault provider reads it).
+   * @default false: the token is forgotten once the job's secrets are read
+   */
+  readonly exportVaultToken?: boolean;
 }
 
 // The four job variables below are spelled out in ci-login.sh (a parameter expansion cannot hold a
@@ -105,5 +111,5 @@ export function renderCiLoginScript(options: CiLoginScriptOptions): string {
     SHOW_RESPONSE_AWK,
     ONE_LINE_AWK,
   };
-  return fillTemplate(SCRIPT_TEMPLATE, values, {}, 'ci-login.sh');
+  return fillTemplate(SCRIPT_TEMPLATE, values, { EXPORT_VAULT_TOKEN: options.exportVaultToken === true }, 'ci-login.sh');
 }

@@ -330,6 +330,10 @@ _ss_main() {
   _ss_need_tools
   _ss_cacert=${SECRETSTORE_CACERT:-${VAULT_CACERT:-}}
   _ss_login
+#@if EXPORT_VAULT_TOKEN
+  # For jobs that talk to the store themselves (the engine's vault provider reads VAULT_TOKEN).
+  export VAULT_TOKEN="$_ss_token"
+#@end
   for _ss_e in ${SECRETSTORE_READ:-}; do
     _ss_read_entry "$_ss_e"
   done

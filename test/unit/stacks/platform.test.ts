@@ -96,7 +96,7 @@ describe('§2.3: registry-ci reads exactly the six listed paths, read only', () 
 
 describe('§5.1 and §2.4a: the JWT role registry-ci is bound to the CI issuer, audience and namespace', () => {
   const backend = resources(ci, 'vault_jwt_auth_backend')[0];
-  const role = resources(ci, 'vault_jwt_auth_backend_role')[0];
+  const role = resources(ci, 'vault_jwt_auth_backend_role').find((r: any) => r.role_name === 'registry-ci');
 
   it('the JWT method trusts the CI URL as issuer, keys by OIDC discovery by default', () => {
     expect(backend).toMatchObject({ type: 'jwt', path: 'jwt', bound_issuer: CI_URL, oidc_discovery_url: CI_URL });
@@ -139,7 +139,7 @@ describe('§5.1 and §2.4a: the JWT role registry-ci is bound to the CI issuer, 
 
 describe('§8: the JWT-derived store token cannot outlive the job', () => {
   it('TTL, max TTL and explicit max TTL all equal the job timeout (60 min by default)', () => {
-    const role = resources(ci, 'vault_jwt_auth_backend_role')[0];
+    const role = resources(ci, 'vault_jwt_auth_backend_role').find((r: any) => r.role_name === 'registry-ci');
     expect(role).toMatchObject({ token_ttl: 3600, token_max_ttl: 3600, token_explicit_max_ttl: 3600, token_period: 0 });
   });
 });

@@ -1,0 +1,98 @@
+import { Construct } from 'constructs';
+import { Capability } from '../model/capability';
+import { ValidationProblem } from '../model/validation-problem';
+import { AppRoleApplication } from './approle-application';
+import { AppRoleAuth } from './approle-auth';
+import { CiJwtAuth } from './ci-jwt-auth';
+import { CiJwtRole } from './ci-jwt-role';
+import { Duration } from '../model/duration';
+
+/** Properties of {@link ConfigurationPipelineRole}. */
+export interface ConfigurationPipelineRoleProps {
+  /** The JWT auth method the role belongs to. */
+  readonly auth: CiJwtAuth;
+  /** Numeric ID of the CI project that holds the configuration (the job token's `project_id` claim). */
+  readonly projectId: string;
+  /**
+   * `apply`: jobs of the project's protected branches, which change the store. `plan`: read-only, for
+   * merge-request jobs, which run on unprotected branches.
+   * @default 'apply'
+   */
+  readonly access?: 'apply' | 'plan';
+  /**
+   * Role name, also the name of its policy.
+   * @default 'secretstore-iac-pipeline' (apply), 'secretstore-iac-plan' (plan)
+   */
+  readonly roleName?: string;
+  /**
+   * Lifetime of the store token a pipeline job gets.
+   * @default Duration.minutes(60)
+   */
+  readonly jobTimeout?: Duration;
+}
+
+/**
+ * A JWT role of the configuration project's pipeline (the one that plans and applies the stacks).
+ * `apply`: only jobs of that project (`project_id`) on a protected branch (`ref_protected`,
+ * `ref_type`) log in. `plan`: any job of that project logs in, and may only read what the stacks manage.
+ *
+ * Its policy is least privilege, computed from what the app's stacks declare once the app is complete:
+ * the auth methods (mount, tune, JWT config), their roles, the policies, and `auth/token/create` (the
+ * vault provider works with a child token). It can change nothing the stacks do not manage; in
+ * particular it reads no secret.
+ */
+export class ConfigurationPipelineRole extends CiJwtRole {
+  /** The configuration project's ID. */
+  readonly projectId: string;
+  /** Whether the role changes the store (`apply`) or only reads it (`plan`). */
+  readonly access: 'apply' | 'plan';
+
+  constructor(scope: Construct, id: string, props: ConfigurationPipelineRoleProps) {
+    super(scope, id, {
+      auth: props.auth,
+      roleName: props.roleName ?? (props.access === 'plan' ? 'secretstore-iac-plan' : 'secretstore-iac-pipeline'),
+      // Exact comparison: a glob would let `project_id: 1*` through by mistake.
+      boundClaimsType: 'string',
+      boundClaims:
+        props.access === 'plan'
+          ? { project_id: props.projectId }
+          : { project_id: props.projectId, ref_protected: 'true', ref_type: 'branch' },
+      jobTimeout: props.jobTimeout,
+    });
+    this.projectId = props.projectId;
+    this.access = props.access ?? 'apply';
+    this.node.addValidation({
+      validate: () =>
+        /^[1-9][0-9]*$/.test(this.projectId)
+          ? []
+          : [String(new ValidationProblem('projectId', this.projectId, 'must be the numeric project ID (the job token\'s project_id claim)'))],
+    });
+  }
+
+  /** Rules for everything the app's stacks manage, from the constructs that declare it. */
+  protected override completePolicy(): void {
+    const source = this.node.path;
+    const add = (path: string, capabilities: readonly Capability[]) => this.policy.addRule(path, capabilities, source);
+    const crud: Capability[] = this.access === 'plan' ? ['read'] : ['create', 'read', 'update', 'delete'];
+    add('auth/token/create', ['update']);
+    // The provider reads the list of auth methods to find its mounts.
+    add('sys/auth', ['read']);
+    for (const c of this.node.root.node.findAll()) {
+      if (c instanceof CiJwtAuth || c instanceof AppRoleAuth) {
+        // Enabling or disabling an auth method needs sudo on sys/auth/PATH.
+        add(`sys/auth/${c.path}`, this.access === 'plan' ? ['read'] : [...crud, 'sudo']);
+        add(`sys/auth/${c.path}/tune`, this.access === 'plan' ? ['read'] : ['read', 'update']);
+        add(`sys/mounts/auth/${c.path}/tune`, this.access === 'plan' ? ['read'] : ['read', 'update']);
+        if (c instanceof CiJwtAuth) add(`auth/${c.path}/config`, crud);
+      } else if (c instanceof CiJwtRole) {
+        add(`auth/${c.identityName.split('/')[0]}/role/${c.roleName}`, crud);
+        add(`sys/policies/acl/${c.roleName}`, crud);
+      } else if (c instanceof AppRoleApplication) {
+        add(`auth/${c.authPath}/role/${c.roleName}`, crud);
+        // The role resource reads the Role ID back.
+        add(`auth/${c.authPath}/role/${c.roleName}/role-id`, ['read']);
+        add(`sys/policies/acl/${c.policy.name}`, crud);
+      }
+    }
+  }
+}

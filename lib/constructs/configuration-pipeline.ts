@@ -1,0 +1,90 @@
+import { Construct } from 'constructs';
+import { renderConfigurationPipelineYaml } from '../render/configuration-pipeline-yaml';
+import { ValidationProblem } from '../model/validation-problem';
+import { ConfigurationPipelineRole } from './configuration-pipeline-role';
+import { SecretStoreStack } from './secret-store-stack';
+import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
+
+/** Properties of {@link ConfigurationPipeline}. */
+export interface ConfigurationPipelineProps {
+  /** Role of the default branch's jobs (apply, drift). */
+  readonly applyRole: ConfigurationPipelineRole;
+  /** Read-only role of the merge-request jobs (plan). */
+  readonly planRole: ConfigurationPipelineRole;
+  /**
+   * Merge-request label that acknowledges the access diff's risk flags.
+   * @default 'access-risk-acknowledged'
+   */
+  readonly acknowledgeLabel?: string;
+  /**
+   * CI/CD variable with a project access token (scope `api`) that posts the access diff as a note.
+   * @default 'SECRETSTORE_IAC_NOTE_TOKEN'
+   */
+  readonly noteTokenVariable?: string;
+  /**
+   * Command that installs the dependencies in every job (the job variable `SECRETSTORE_IAC_INSTALL`).
+   * @default 'npm ci --no-audit --no-fund'
+   */
+  readonly installCommand?: string;
+  /**
+   * Job image.
+   * @default none (the runner's default image)
+   */
+  readonly image?: string;
+}
+
+/**
+ * Writes `ci/secretstore-iac.gitlab-ci.yml`: the pipeline of the repository that holds this
+ * configuration (see {@link renderConfigurationPipelineYaml}), with one plan/apply/drift job per stack
+ * of the app.
+ */
+export class ConfigurationPipeline extends Construct implements IArtifactSource {
+  /** Path of the pipeline file in the output. */
+  static readonly PATH = 'ci/secretstore-iac.gitlab-ci.yml';
+  private readonly props: ConfigurationPipelineProps;
+
+  constructor(scope: Construct, id: string, props: ConfigurationPipelineProps) {
+    super(scope, id);
+    this.props = props;
+    this.node.addValidation({
+      validate: () => {
+        const problems: ValidationProblem[] = [];
+        const label = props.acknowledgeLabel ?? 'access-risk-acknowledged';
+        if (!/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(label)) {
+          problems.push(new ValidationProblem('acknowledgeLabel', label, 'must be a label name of letters, digits, "_", ".", ":" or "-"'));
+        }
+        const variable = props.noteTokenVariable ?? 'SECRETSTORE_IAC_NOTE_TOKEN';
+        if (!/^[A-Z_][A-Z0-9_]*$/.test(variable)) {
+          problems.push(new ValidationProblem('noteTokenVariable', variable, 'must be a CI/CD variable name (upper case, digits, "_")'));
+        }
+        if (props.applyRole.access !== 'apply') problems.push(new ValidationProblem('applyRole', props.applyRole.roleName, 'must have access "apply"'));
+        if (props.planRole.access !== 'plan') problems.push(new ValidationProblem('planRole', props.planRole.roleName, 'must have access "plan"'));
+        return problems.map(String);
+      },
+    });
+  }
+
+  /** The pipeline file. */
+  artifacts(): SynthesisArtifact[] {
+    const stacks = this.node.root.node
+      .findAll()
+      .filter((c): c is SecretStoreStack => c instanceof SecretStoreStack)
+      .map((s) => s.node.id);
+    return [
+      {
+        path: ConfigurationPipeline.PATH,
+        content: renderConfigurationPipelineYaml({
+          stacks,
+          authPath: this.props.applyRole.identityName.split('/')[0],
+          audience: this.props.applyRole.audiences[0],
+          applyRoleName: this.props.applyRole.roleName,
+          planRoleName: this.props.planRole.roleName,
+          acknowledgeLabel: this.props.acknowledgeLabel ?? 'access-risk-acknowledged',
+          noteTokenVariable: this.props.noteTokenVariable ?? 'SECRETSTORE_IAC_NOTE_TOKEN',
+          installCommand: this.props.installCommand ?? 'npm ci --no-audit --no-fund',
+          image: this.props.image,
+        }),
+      },
+    ];
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The configuration repository's pipeline: its two JWT roles (bound to the project, least privilege)
+ * and the generated pipeline file, checked by gitlab-ci-local's GitLab CI schema validation.
+ */
+import { execFileSync, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { platformConfig } from '../../../stacks/platform.config';
+import { policyRules, resources, synthesizePlatform } from '../../support/synthesized-platform';
+import { REPO_ROOT } from '../../support/paths';
+
+const platform = synthesizePlatform({ ...platformConfig, configurationProject: { projectId: '4242' } });
+const ci = platform.stacks['ci-access'];
+const role = (name: string) => resources(ci, 'vault_jwt_auth_backend_role').find((r: any) => r.role_name === name);
+const policy = (name: string) => resources(ci, 'vault_policy').find((p: any) => p.name === name).policy as string;
+const pipelineText = fs.readFileSync(path.join(platform.outdir, 'ci', 'secretstore-iac.gitlab-ci.yml'), 'utf8');
+const pipeline = yaml.load(pipelineText) as Record<string, any>;
+
+describe('the configuration project\'s JWT roles', () => {
+  it('apply: only the project\'s protected branches, compared exactly', () => {
+    const apply = role('secretstore-iac-pipeline');
+    expect(apply.bound_claims).toEqual({ project_id: '4242', ref_protected: 'true', ref_type: 'branch' });
+    expect(apply.bound_claims_type).toBe('string');
+    expect(apply.bound_audiences).toEqual(['https://gitlab.acme.example']);
+    expect(apply.token_policies).toHaveLength(1);
+    expect(apply.token_policies[0]).toMatch(/^\$\{vault_policy\.pipeline-apply_policy_[0-9A-F]{8}\.name\}$/);
+  });
+
+  it('plan: any ref of the project, read only', () => {
+    expect(role('secretstore-iac-plan').bound_claims).toEqual({ project_id: '4242' });
+    const rules = policyRules(policy('secretstore-iac-plan'));
+    expect(rules.filter(([p, caps]) => p !== 'auth/token/create' && JSON.stringify(caps) !== '["read"]')).toEqual([]);
+  });
+
+  it('apply policy: exactly what the stacks declare, no secret, sudo only to enable auth methods', () => {
+    const rules = policyRules(policy('secretstore-iac-pipeline'));
+    const paths = rules.map(([p]) => p);
+    expect(paths.filter((p) => p.startsWith('secret/'))).toEqual([]);
+    expect(paths.filter((p) => p.includes('*') || p.includes('+'))).toEqual([]);
+    expect(rules.filter(([, caps]) => caps.includes('sudo')).map(([p]) => p)).toEqual(['sys/auth/approle', 'sys/auth/jwt']);
+    // Every policy and role of the stacks, and nothing else.
+    const policies = Object.values(platform.stacks).flatMap((s: any) => resources(s, 'vault_policy').map((p: any) => `sys/policies/acl/${p.name}`));
+    expect(paths.filter((p) => p.startsWith('sys/policies/')).sort()).toEqual(policies.sort());
+    const approles = resources(platform.stacks['app-roles'], 'vault_approle_auth_backend_role').map((r: any) => `auth/approle/role/${r.role_name}`);
+    const jwtRoles = resources(ci, 'vault_jwt_auth_backend_role').map((r: any) => `auth/jwt/role/${r.role_name}`);
+    expect(paths.filter((p) => /^auth\/(approle|jwt)\/role\/[^/]+$/.test(p)).sort()).toEqual([...approles, ...jwtRoles].sort());
+    expect(paths).toContain('auth/token/create');
+  });
+
+  it('a project ID that is not numeric is refused, naming construct and field', () => {
+    expect(() => synthesizePlatform({ ...platformConfig, configurationProject: { projectId: 'acme/config' } })).toThrow(
+      /\[ci-access\/pipeline-(apply|plan)\] projectId = "acme\/config": must be the numeric project ID/,
+    );
+  });
+});
+
+describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
+  const stacks = Object.keys(platform.stacks).sort();
+
+  it('MR: build, synth, one saved plan per stack (read-only role), the access diff', () => {
+    const mr = '$CI_PIPELINE_SOURCE == "merge_request_event"';
+    const onMr = Object.keys(pipeline).filter((j) => pipeline[j].rules?.some((r: any) => r.if === mr)).sort();
+    expect(onMr).toEqual(['secretstore-iac-access-diff', 'secretstore-iac-build', ...stacks.map((s) => `secretstore-iac-plan-${s}`), 'secretstore-iac-synth']);
+    for (const s of stacks) {
+      const job = pipeline[`secretstore-iac-plan-${s}`];
+      expect(job.extends).toBe('.secretstore-iac-plan-login');
+      expect(job.artifacts.paths).toEqual([`secretstore-iac-plans/${s}.tfplan`]);
+      expect(job.script.join('\n')).toContain(`npx secretstore-iac tf '${s}' -- plan -input=false -lock-timeout=10m -out="$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`);
+    }
+    const diff = pipeline['secretstore-iac-access-diff'].script.join('\n');
+    expect(diff).toContain('--risk-flag-count access-risk-flags.txt');
+    expect(diff).toContain('$CI_API_V4_URL/projects/$CI_PROJECT_ID/merge_requests/$CI_MERGE_REQUEST_IID/notes');
+    expect(diff).toContain('*,access-risk-acknowledged,*');
+  });
+
+  it('default branch: apply of the saved plan per stack, one at a time per stack; schedule: drift', () => {
+    for (const s of stacks) {
+      const apply = pipeline[`secretstore-iac-apply-${s}`];
+      expect(apply.resource_group).toBe(`secretstore-iac-${s}`);
+      expect(apply.extends).toBe('.secretstore-iac-apply-login');
+      expect(apply.needs).toEqual(['secretstore-iac-synth', `secretstore-iac-plan-${s}-default-branch`]);
+      expect(apply.script.join('\n')).toContain(`apply -input=false -lock-timeout=10m "$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`);
+      expect(pipeline[`secretstore-iac-drift-${s}`].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
+      expect(pipeline[`secretstore-iac-drift-${s}`].script.join('\n')).toContain('plan -input=false -lock-timeout=10m -detailed-exitcode');
+    }
+  });
+
+  it('the store token comes from a JWT login with the job\'s ID token, never from a variable', () => {
+    for (const [login, roleName] of [['.secretstore-iac-plan-login', 'secretstore-iac-plan'], ['.secretstore-iac-apply-login', 'secretstore-iac-pipeline']]) {
+      expect(pipeline[login].id_tokens).toEqual({ SECRETSTORE_ID_TOKEN: { aud: 'https://gitlab.acme.example' } });
+      expect(pipeline[login].before_script[0]).toContain(`_ss_role='${roleName}'`);
+      expect(pipeline[login].before_script[0]).toContain('export VAULT_TOKEN="$_ss_token"');
+    }
+    expect(Object.keys(pipeline.variables).sort()).toEqual(['SECRETSTORE_IAC_INSTALL', 'TF_INPUT', 'TF_IN_AUTOMATION']);
+  });
+
+  it('passes gitlab-ci-local\'s GitLab CI schema validation; a broken file does not', () => {
+    const validate = (text: string) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glci-schema-'));
+      const git = (...a: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...a], { cwd: dir, stdio: 'pipe' });
+      git('init', '-q', '-b', 'main');
+      fs.writeFileSync(path.join(dir, '.gitlab-ci.yml'), text);
+      git('add', '.');
+      git('commit', '-q', '-m', 'pipeline');
+      const r = spawnSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'gitlab-ci-local'), ['--list-all', '--json-schema-validation'], { cwd: dir, encoding: 'utf8' });
+      fs.rmSync(dir, { recursive: true, force: true });
+      return r;
+    };
+    const ok = validate(pipelineText);
+    expect(ok.stdout + ok.stderr).toContain('json schema validated');
+    expect(ok.status).toBe(0);
+    const broken = validate(pipelineText.replace('  resource_group: "secretstore-iac-app-roles"', '  resource_group: ["secretstore-iac-app-roles"]'));
+    expect(broken.status).not.toBe(0);
+    expect(broken.stdout + broken.stderr).toMatch(/resource_group/);
+  }, 60_000);
+});

@@ -1,0 +1,123 @@
+/**
+ * The generated end-to-end files (spec §2.6, §2.7, §5.7, §8): the job's conventions, the Playwright
+ * files compiled with tsc against the pinned @playwright/test, and the global setup run as a process
+ * against a local HTTP server (no browser needed).
+ */
+import { execFile, execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as http from 'http';
+import { AddressInfo } from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import { promisify } from 'util';
+import * as yaml from 'js-yaml';
+import { renderE2eJobYaml, renderGlobalSetup, renderPlaywrightConfig } from '../../../lib';
+import { REPO_ROOT } from '../../support/paths';
+
+describe('the e2e-test job (§8)', () => {
+  const job = (yaml.load(renderE2eJobYaml({ ciBaseUrl: 'http://10.0.0.5:3000' })) as Record<string, any>)['e2e-test'];
+
+  it('runs in verify on main only, may fail, keeps its reports two weeks', () => {
+    expect(job.extends).toBe('.secretstore-e2e-test');
+    expect(job.stage).toBe('verify');
+    expect(job.rules).toEqual([{ if: '$CI_COMMIT_BRANCH == "main"' }]);
+    expect(job.allow_failure).toBe(true);
+    expect(job.artifacts.expire_in).toBe('2 weeks');
+    expect(job.artifacts.paths).toEqual(['playwright-report/', 'test-results/', 'junit.xml']);
+    expect(job.artifacts.reports).toEqual({ junit: 'junit.xml' });
+    expect(job.variables.E2E_BASE_URL).toBe('http://10.0.0.5:3000');
+    // The saved state holds the user's token: it is never kept as an artifact.
+    expect(JSON.stringify(job.artifacts)).not.toContain('.auth');
+  });
+});
+
+describe('the Playwright files', () => {
+  let dir: string;
+  let server: http.Server;
+  let baseUrl: string;
+  const requests: Array<{ url?: string; method?: string; body: string }> = [];
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-files-'));
+    fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    fs.writeFileSync(path.join(dir, 'global-setup.ts'), renderGlobalSetup({ usernameField: 'email', storageKey: 'orchestrator-auth' }));
+    fs.writeFileSync(path.join(dir, 'playwright.config.ts'), renderPlaywrightConfig());
+    server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        requests.push({ url: req.url, method: req.method, body });
+        const sent = JSON.parse(body || '{}');
+        if (req.url === '/api/v1/auth/login' && sent.email === 'e2e@acme.example' && sent.password === 'pw-secret') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ access_token: 'tok-123', user: { id: 7, role: 'admin' } }));
+        } else {
+          res.writeHead(401).end('{}');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('compile with tsc against @playwright/test 1.58.2', () => {
+    expect(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'node_modules', '@playwright', 'test', 'package.json'), 'utf8')).version).toBe('1.58.2');
+    execFileSync(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+        ...['--outDir', path.join(dir, 'js'), '--module', 'commonjs', '--target', 'ES2022', '--strict', '--esModuleInterop'],
+        ...['--skipLibCheck', '--types', 'node', '--noUnusedLocals', 'global-setup.ts', 'playwright.config.ts'],
+      ],
+      { cwd: dir, stdio: 'pipe' },
+    );
+    expect(fs.existsSync(path.join(dir, 'js', 'global-setup.js'))).toBe(true);
+  }, 120_000);
+
+  it('the config has the two projects of §2.6 with their match patterns', () => {
+    const config = require(path.join(dir, 'js', 'playwright.config.js'));
+    const pattern: RegExp = config.UNAUTHENTICATED_FILES;
+    for (const f of ['specs/auth/login.spec.ts', 'specs/auth/register.spec.ts', '/e/specs/public-pages.spec.ts', 'specs/user_login.test.ts']) expect(pattern.test(f)).toBe(true);
+    for (const f of ['specs/admin/users.spec.ts', 'specs/workflows/publication.spec.ts', 'login/helpers.ts']) expect(pattern.test(f)).toBe(false);
+    const projects = config.default.projects;
+    expect(projects.map((p: any) => p.name)).toEqual(['authenticated', 'unauthenticated']);
+    expect(projects[0].use.storageState).toBe('.auth/admin.json');
+    expect(projects[0].testIgnore).toBe(pattern);
+    expect(projects[1].testMatch).toBe(pattern);
+    expect(projects[1].use.storageState).toEqual({ cookies: [], origins: [] });
+    expect(config.default.globalSetup).toBe('./global-setup.ts');
+  });
+
+  const runSetup = (env: NodeJS.ProcessEnv) =>
+    promisify(execFile)(process.execPath, ['-e', "require('./js/global-setup.js').default().catch((e) => { console.error(e.message); process.exit(1); })"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, ...env },
+    });
+
+  it('the global setup logs in with the configured field names and writes .auth/admin.json', async () => {
+    const r = await runSetup({ E2E_BASE_URL: baseUrl, E2E_TEST_USER_USERNAME: 'e2e@acme.example', E2E_TEST_USER_PASSWORD: 'pw-secret' });
+    expect(requests.at(-1)).toEqual({ url: '/api/v1/auth/login', method: 'POST', body: JSON.stringify({ email: 'e2e@acme.example', password: 'pw-secret' }) });
+    const file = path.join(dir, '.auth', 'admin.json');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
+      cookies: [],
+      origins: [{ origin: baseUrl, localStorage: [{ name: 'orchestrator-auth', value: JSON.stringify({ accessToken: 'tok-123', user: { id: 7, role: 'admin' } }) }] }],
+    });
+    expect(r.stdout + r.stderr).not.toMatch(/pw-secret|tok-123/);
+  }, 30_000);
+
+  it('a refused login stops the setup with the status and no credential in the message', async () => {
+    const r = runSetup({ E2E_BASE_URL: baseUrl, E2E_TEST_USER_USERNAME: 'e2e@acme.example', E2E_TEST_USER_PASSWORD: 'wrong-pw' });
+    await expect(r).rejects.toMatchObject({ stderr: expect.stringContaining('answered HTTP 401') });
+    await r.catch((e) => expect(String(e.stderr)).not.toContain('wrong-pw'));
+  }, 30_000);
+
+  it('without the exported variables the setup names the job template to extend', async () => {
+    await expect(runSetup({ E2E_BASE_URL: baseUrl })).rejects.toMatchObject({ stderr: expect.stringContaining('.secretstore-e2e-test') });
+  }, 30_000);
+});
