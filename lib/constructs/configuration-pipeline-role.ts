@@ -83,6 +83,8 @@ export class ConfigurationPipelineRole extends CiJwtRole {
         add(`sys/auth/${c.path}`, this.access === 'plan' ? ['read'] : [...crud, 'sudo']);
         add(`sys/auth/${c.path}/tune`, this.access === 'plan' ? ['read'] : ['read', 'update']);
         add(`sys/mounts/auth/${c.path}/tune`, this.access === 'plan' ? ['read'] : ['read', 'update']);
+        // The provider reads an auth method back through its mount (checked on the real store).
+        add(`sys/mounts/auth/${c.path}`, ['read']);
         if (c instanceof CiJwtAuth) add(`auth/${c.path}/config`, crud);
       } else if (c instanceof CiJwtRole) {
         add(`auth/${c.identityName.split('/')[0]}/role/${c.roleName}`, crud);

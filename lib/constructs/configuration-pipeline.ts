@@ -27,6 +27,11 @@ export interface ConfigurationPipelineProps {
    */
   readonly installCommand?: string;
   /**
+   * Where the configuration repository commits its copy of the pipeline file (and includes it from).
+   * @default '.gitlab/secretstore-iac.gitlab-ci.yml'
+   */
+  readonly committedCopy?: string;
+  /**
    * Job image.
    * @default none (the runner's default image)
    */
@@ -57,6 +62,10 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
         if (!/^[A-Z_][A-Z0-9_]*$/.test(variable)) {
           problems.push(new ValidationProblem('noteTokenVariable', variable, 'must be a CI/CD variable name (upper case, digits, "_")'));
         }
+        const copy = props.committedCopy ?? '.gitlab/secretstore-iac.gitlab-ci.yml';
+        if (copy.startsWith('/') || copy.split('/').some((seg) => seg === '..' || seg === '') || !/\.ya?ml$/.test(copy)) {
+          problems.push(new ValidationProblem('committedCopy', copy, 'must be a relative .yml path inside the repository, without ".."'));
+        }
         if (props.applyRole.access !== 'apply') problems.push(new ValidationProblem('applyRole', props.applyRole.roleName, 'must have access "apply"'));
         if (props.planRole.access !== 'plan') problems.push(new ValidationProblem('planRole', props.planRole.roleName, 'must have access "plan"'));
         return problems.map(String);
@@ -83,6 +92,7 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
           noteTokenVariable: this.props.noteTokenVariable ?? 'SECRETSTORE_IAC_NOTE_TOKEN',
           installCommand: this.props.installCommand ?? 'npm ci --no-audit --no-fund',
           image: this.props.image,
+          committedCopy: this.props.committedCopy ?? '.gitlab/secretstore-iac.gitlab-ci.yml',
         }),
       },
     ];

@@ -93,7 +93,7 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
       expect(pipeline[login].before_script[0]).toContain(`_ss_role='${roleName}'`);
       expect(pipeline[login].before_script[0]).toContain('export VAULT_TOKEN="$_ss_token"');
     }
-    expect(Object.keys(pipeline.variables).sort()).toEqual(['SECRETSTORE_IAC_INSTALL', 'TF_INPUT', 'TF_IN_AUTOMATION']);
+    expect(Object.keys(pipeline.variables).sort()).toEqual(['SECRETSTORE_IAC_INSTALL', 'SECRETSTORE_IAC_PIPELINE_COPY', 'TF_INPUT', 'TF_IN_AUTOMATION']);
   });
 
   it('passes gitlab-ci-local\'s GitLab CI schema validation; a broken file does not', () => {

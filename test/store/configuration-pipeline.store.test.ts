@@ -1,0 +1,233 @@
+/**
+ * The generated pipeline of the configuration repository, run by gitlab-ci-local (shell executor,
+ * artifacts isolated per job) against a real OpenBao and a real PostgreSQL state: the merge-request
+ * jobs plan with the read-only role and gate the access diff on risk flags; the default-branch jobs
+ * apply the saved plans with the apply role. gitlab-ci-local does not mint ID tokens: the test signs
+ * one per pipeline with the key the store's JWT method trusts and passes it as a variable.
+ */
+import { execFileSync, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { REPO_ROOT } from '../support/paths';
+import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
+import { jwtLogin, TEST_SETTINGS } from '../support/store/platform-fixture';
+import { RunningPostgres, startPostgres } from '../support/store/postgres-server';
+import { RunningStore, startStore } from '../support/store/store-server';
+import { toolchain } from '../support/store/toolchain-env';
+
+const PROJECT_ID = '4242';
+const GLCI = path.join(REPO_ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
+
+interface Run {
+  code: number;
+  output: string;
+}
+
+/** Runs a command to its end, output collected (gitlab-ci-local streams every job's log). */
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      // The whole log, for a failing assertion (jest shows only the start of a long string).
+      if (process.env.SECRETSTORE_IAC_PIPELINE_LOG) fs.appendFileSync(process.env.SECRETSTORE_IAC_PIPELINE_LOG, `$ ${args.join(' ')}\n${output}\n`);
+      // Without the engine's colours, for the assertions.
+      resolve({ code: code ?? -1, output: output.replace(/\u001b\[[0-9;]*m/g, '') });
+    });
+  });
+}
+
+describe('the configuration repository\'s pipeline under gitlab-ci-local', () => {
+  let store: RunningStore;
+  let pg: RunningPostgres;
+  let key: JwtSigningKey;
+  let root: string;
+  let repo: string;
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
+
+  /** stacks/platform.config.ts of the test repository: the test settings and key, a given job timeout. */
+  const configSource = (minutes: number) => `import { Duration, JwtKeySource } from '../lib';
+import { PlatformConfig } from './platform-config';
+
+export const platformConfig: PlatformConfig = {
+  settings: ${JSON.stringify(TEST_SETTINGS)},
+  ciKeySource: JwtKeySource.publicKeys([${JSON.stringify(key.publicKeyPem)}]),
+  ciJobTimeout: Duration.minutes(${minutes}),
+  configurationProject: { projectId: '${PROJECT_ID}' },
+};
+`;
+
+  /** The engine, the provider mirror and the dependencies every job needs, as gitlab-ci-local variables. */
+  const variables = (claims: Record<string, unknown>) => {
+    const tools = toolchain();
+    const vars: Record<string, string> = {
+      SECRETSTORE_ADDR: store.addr,
+      PG_CONN_STR: pg.connStr,
+      SECRETSTORE_ID_TOKEN: signJwt(key.privateKey, gitlabJobClaims({ project_id: PROJECT_ID, project_path: 'acme/secretstore-config', ...claims }, { ciUrl: TEST_SETTINGS.ciUrl, lifetimeSeconds: 3600 })),
+      SECRETSTORE_IAC_INSTALL: `ln -sfn ${REPO_ROOT}/node_modules node_modules`,
+      SECRETSTORE_IAC_TOFU: tools.tofu,
+      TF_CLI_CONFIG_FILE: tools.cliConfig,
+      TF_PLUGIN_CACHE_DIR: tools.pluginCacheDir,
+    };
+    return Object.entries(vars).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
+  };
+
+  const glci = (args: string[], claims: Record<string, unknown>, extra: string[] = [], cwd = repo) =>
+    run(GLCI, [...args, '--shell-isolation', '--no-color', '--json-schema-validation', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...variables(claims), ...extra], cwd, { HOME: root });
+
+  beforeAll(async () => {
+    store = await startStore();
+    pg = await startPostgres();
+    key = generateSigningKey();
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'config-pipeline-'));
+    repo = path.join(root, 'config');
+    // The configuration repository: this project's library, bin and stacks, with the test's settings
+    // and the state in PostgreSQL.
+    fs.mkdirSync(repo);
+    for (const entry of ['lib', 'bin', 'stacks', 'package.json', 'tsconfig.json', 'cdktf.json']) {
+      fs.cpSync(path.join(REPO_ROOT, entry), path.join(repo, entry), { recursive: true });
+    }
+    fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(15));
+    const main = path.join(repo, 'stacks', 'main.ts');
+    fs.writeFileSync(
+      main,
+      fs
+        .readFileSync(main, 'utf8')
+        .replace("import { SecretStoreApp, SecretStoreValidationError } from '../lib';", "import { postgresState, SecretStoreApp, SecretStoreValidationError } from '../lib';")
+        .replace('definePlatform(app, platformConfig);', 'definePlatform(app, platformConfig, postgresState());'),
+    );
+    expect(fs.readFileSync(main, 'utf8')).toContain('postgresState()');
+    fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\ndist\ncdktf.out\n.gitlab-ci-local\n');
+    fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
+    // Synthesize once to get the pipeline file, commit its copy and include it.
+    execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: repo, stdio: 'pipe' });
+    execFileSync(process.execPath, ['dist/stacks/main.js'], { cwd: repo, stdio: 'pipe' });
+    fs.mkdirSync(path.join(repo, '.gitlab'));
+    fs.copyFileSync(path.join(repo, 'cdktf.out', 'ci', 'secretstore-iac.gitlab-ci.yml'), path.join(repo, '.gitlab', 'secretstore-iac.gitlab-ci.yml'));
+    fs.writeFileSync(path.join(repo, '.gitlab-ci.yml'), 'include:\n  - local: .gitlab/secretstore-iac.gitlab-ci.yml\n');
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'platform configuration');
+    git(root, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
+    git(repo, 'remote', 'add', 'origin', path.join(root, 'origin.git'));
+    git(repo, 'push', '-q', 'origin', 'main');
+    git(repo, 'remote', 'set-head', 'origin', 'main');
+
+    // Bootstrap, once, by an administrator with a privileged token: the pipeline's own roles exist
+    // only after a first apply. Same state (PostgreSQL) as the pipeline.
+    const tools = toolchain();
+    const env = {
+      SECRETSTORE_ADDR: store.addr,
+      VAULT_TOKEN: store.rootToken,
+      PG_CONN_STR: pg.connStr,
+      SECRETSTORE_IAC_TOFU: tools.tofu,
+      TF_CLI_CONFIG_FILE: tools.cliConfig,
+      TF_PLUGIN_CACHE_DIR: tools.pluginCacheDir,
+      TF_IN_AUTOMATION: '1',
+    };
+    for (const stack of ['app-roles', 'ci-access']) {
+      for (const args of [['init', '-input=false'], ['apply', '-input=false', '-auto-approve']]) {
+        const r = await run(process.execPath, ['dist/bin/secretstore-iac.js', 'tf', stack, '--', ...args], repo, env);
+        if (r.code !== 0) throw new Error(`bootstrap ${stack} ${args[0]} failed:\n${r.output}`);
+      }
+    }
+    fs.rmSync(path.join(repo, 'cdktf.out'), { recursive: true, force: true });
+    fs.rmSync(path.join(repo, 'dist'), { recursive: true, force: true });
+  }, 600_000);
+
+  afterAll(async () => {
+    await store?.stop();
+    await pg?.stop();
+    if (root) fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('the roles: a merge-request job token logs in as the plan role, not as the apply role', async () => {
+    const mrToken = signJwt(key.privateKey, gitlabJobClaims({ project_id: PROJECT_ID, ref: 'feature', ref_protected: 'false', ref_path: 'refs/heads/feature' }, { ciUrl: TEST_SETTINGS.ciUrl }));
+    expect((await jwtLogin(store, 'secretstore-iac-plan', mrToken)).status).toBe(200);
+    expect((await jwtLogin(store, 'secretstore-iac-pipeline', mrToken)).status).toBe(400);
+    const otherProject = signJwt(key.privateKey, gitlabJobClaims({ project_id: '42' }, { ciUrl: TEST_SETTINGS.ciUrl }));
+    expect((await jwtLogin(store, 'secretstore-iac-pipeline', otherProject)).status).toBe(400);
+    expect((await jwtLogin(store, 'secretstore-iac-plan', otherProject)).status).toBe(400);
+  });
+
+  it('merge request: build, synth, plans with the read-only role; the access diff fails on a risk flag until acknowledged', async () => {
+    // The change under review raises the job timeout: a TTL raised, one risk flag.
+    git(repo, 'checkout', '-q', '-b', 'feature');
+    try {
+      fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(20));
+      git(repo, 'commit', '-q', '-am', 'longer CI jobs');
+      const mr = ['--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=7'];
+      const claims = { ref: 'feature', ref_protected: 'false', ref_path: 'refs/heads/feature' };
+      const list = await glci(['--list'], claims, mr);
+      expect(list.output).toMatch(/secretstore-iac-plan-ci-access\s/);
+      expect(list.output).not.toMatch(/secretstore-iac-apply-/);
+
+      const pipeline = await glci([], claims, mr);
+      const out = pipeline.output;
+      expect(out).toContain('json schema validated');
+      for (const stack of ['app-roles', 'ci-access']) {
+        expect(out).toMatch(new RegExp(`secretstore-iac-plan-${stack}\\s+finished in`));
+        expect(fs.existsSync(path.join(repo, '.gitlab-ci-local', 'artifacts', `secretstore-iac-plan-${stack}`, 'secretstore-iac-plans', `${stack}.tfplan`))).toBe(true);
+      }
+      // The three JWT roles' TTLs (registry-ci and the two pipeline roles), planned with the read-only role.
+      expect(out).toMatch(/Plan: 0 to add, 3 to change, 0 to destroy/);
+      expect(out).toContain('SECRETSTORE_IAC_NOTE_TOKEN is not set: the access diff is in the job log above and in the artifact access-diff.md');
+      expect(out).toMatch(/risk flag\(s\) in the access diff: review them, then add the label access-risk-acknowledged/);
+      expect(out).toMatch(/\*\*TTL raised\*\*/);
+      expect(pipeline.code).not.toBe(0);
+      expect(out).not.toContain(store.rootToken);
+
+      const acknowledged = await glci(['secretstore-iac-access-diff', '--needs'], claims, [...mr, '--variable', 'CI_MERGE_REQUEST_LABELS=docs,access-risk-acknowledged']);
+      expect(acknowledged.output).toMatch(/risk flag\(s\) acknowledged by label/);
+      expect(acknowledged.code).toBe(0);
+    } finally {
+      git(repo, 'checkout', '-q', 'main');
+    }
+  }, 900_000);
+
+  it('default branch: saved plans applied with the apply role, state in PostgreSQL; two concurrent applies are serialized', async () => {
+    git(repo, 'merge', '-q', '--ff-only', 'feature');
+    git(repo, 'push', '-q', 'origin', 'main');
+    const claims = { ref: 'main', ref_protected: 'true' };
+    const list = await glci(['--list'], claims);
+    expect(list.output).toMatch(/secretstore-iac-apply-ci-access\s/);
+    expect(list.output).not.toMatch(/secretstore-iac-access-diff/);
+    const pipeline = await glci([], claims);
+    expect(pipeline.output).toMatch(/Apply complete! Resources: 0 added, 3 changed, 0 destroyed/);
+    expect(pipeline.output).toMatch(/Apply complete! Resources: 0 added, 0 changed, 0 destroyed/);
+    expect(pipeline.code).toBe(0);
+    const role = await fetch(`${store.addr}/v1/auth/jwt/role/registry-ci`, { headers: { 'X-Vault-Token': store.rootToken } });
+    expect(((await role.json()) as any).data.token_ttl).toBe(20 * 60);
+
+    // Two default-branch pipelines of the next change, each with its saved plan made before either
+    // applies, then both apply jobs at once. gitlab-ci-local ignores resource_group (it only validates
+    // it); the state lock in PostgreSQL and the plan's state serial serialize them: one applies, the
+    // other is refused as stale and changes nothing.
+    fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(25));
+    git(repo, 'commit', '-q', '-am', 'even longer CI jobs');
+    git(repo, 'push', '-q', 'origin', 'main');
+    const clones = ['one', 'two'].map((n) => {
+      const dir = path.join(root, `clone-${n}`);
+      git(root, 'clone', '-q', path.join(root, 'origin.git'), dir);
+      git(dir, 'remote', 'set-head', 'origin', 'main');
+      return dir;
+    });
+    for (const dir of clones) {
+      const planned = await glci(['secretstore-iac-plan-ci-access-default-branch', '--needs'], claims, [], dir);
+      expect(planned.output).toMatch(/Plan: 0 to add, 3 to change, 0 to destroy/);
+      expect(planned.code).toBe(0);
+    }
+    const applies = await Promise.all(clones.map((dir) => glci(['secretstore-iac-apply-ci-access'], claims, [], dir)));
+    const outputs = applies.map((r) => r.output);
+    expect(outputs.filter((o) => /Apply complete! Resources: 0 added, 3 changed, 0 destroyed/.test(o))).toHaveLength(1);
+    expect(outputs.filter((o) => /Saved plan is stale/.test(o))).toHaveLength(1);
+    expect(applies.map((r) => r.code).sort()).toEqual([0, 1]);
+    const after = await fetch(`${store.addr}/v1/auth/jwt/role/registry-ci`, { headers: { 'X-Vault-Token': store.rootToken } });
+    expect(((await after.json()) as any).data.token_ttl).toBe(25 * 60);
+  }, 900_000);
+});
