@@ -89,7 +89,7 @@ export const platformConfig: PlatformConfig = {
     // The configuration repository: this project's library, bin and stacks, with the test's settings
     // and the state in PostgreSQL.
     fs.mkdirSync(repo);
-    for (const entry of ['lib', 'bin', 'stacks', 'package.json', 'tsconfig.json', 'cdktf.json']) {
+    for (const entry of ['lib', 'bin', 'stacks', 'scripts', 'package.json', 'tsconfig.json', 'cdktf.json']) {
       fs.cpSync(path.join(REPO_ROOT, entry), path.join(repo, entry), { recursive: true });
     }
     fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(15));
@@ -106,6 +106,7 @@ export const platformConfig: PlatformConfig = {
     fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
     // Synthesize once to get the pipeline file, commit its copy and include it.
     execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: repo, stdio: 'pipe' });
+    execFileSync(process.execPath, ['scripts/copy-assets.js'], { cwd: repo, stdio: 'pipe' });
     execFileSync(process.execPath, ['dist/stacks/main.js'], { cwd: repo, stdio: 'pipe' });
     fs.mkdirSync(path.join(repo, '.gitlab'));
     fs.copyFileSync(path.join(repo, 'cdktf.out', 'ci', 'secretstore-iac.gitlab-ci.yml'), path.join(repo, '.gitlab', 'secretstore-iac.gitlab-ci.yml'));
@@ -229,5 +230,16 @@ export const platformConfig: PlatformConfig = {
     expect(applies.map((r) => r.code).sort()).toEqual([0, 1]);
     const after = await fetch(`${store.addr}/v1/auth/jwt/role/registry-ci`, { headers: { 'X-Vault-Token': store.rootToken } });
     expect(((await after.json()) as any).data.token_ttl).toBe(25 * 60);
+
+    // The scheduled drift job: in sync, then a policy deleted behind the configuration's back.
+    const schedule = ['--variable', 'CI_PIPELINE_SOURCE=schedule'];
+    const inSync = await glci(['secretstore-iac-drift-ci-access', '--needs'], claims, schedule, clones[0]);
+    expect(inSync.output).toMatch(/No changes\./);
+    expect(inSync.code).toBe(0);
+    const del = await fetch(`${store.addr}/v1/sys/policies/acl/registry-ci`, { method: 'DELETE', headers: { 'X-Vault-Token': store.rootToken } });
+    expect(del.status).toBe(204);
+    const drifted = await glci(['secretstore-iac-drift-ci-access', '--needs'], claims, schedule, clones[0]);
+    expect(drifted.output).toMatch(/vault_policy\.registry-ci_policy_[0-9A-F]+ will be (created|updated in-place)/);
+    expect(drifted.code).not.toBe(0);
   }, 900_000);
 });

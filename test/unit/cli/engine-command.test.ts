@@ -104,13 +104,14 @@ describe('secretstore-iac tf', () => {
 
   it('streams the engine\'s output while it runs instead of collecting it', async () => {
     // The engine waits, after its first line, until the test has seen that line: collected output
-    // would never arrive and the engine would wait forever (the test times out).
+    // would never arrive and the engine would wait forever (the test times out). `output` is a
+    // subcommand without the store health check.
     const marker = path.join(outdir, 'seen');
     const waiting = path.join(outdir, 'waiting-engine');
     fs.writeFileSync(waiting, `#!/bin/sh\necho first\nwhile [ ! -e ${marker} ]; do sleep 0.05; done\necho second >&2\n`, { mode: 0o755 });
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(['tf', 'ci-access', '--outdir', outdir, '--engine', waiting, '--', 'apply'], {
+    const code = await runCli(['tf', 'ci-access', '--outdir', outdir, '--engine', waiting, '--', 'output'], {
       env: { PATH: process.env.PATH, SECRETSTORE_ADDR: 'https://s.example' },
       cwd: os.tmpdir(),
       isTerminal: false,

@@ -93,6 +93,8 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
       expect(pipeline[login].before_script[0]).toContain(`_ss_role='${roleName}'`);
       expect(pipeline[login].before_script[0]).toContain('export VAULT_TOKEN="$_ss_token"');
     }
+    // Only these jobs keep the token: the consumers' templates forget it after reading their secrets.
+    expect(fs.readFileSync(path.join(platform.outdir, 'ci', 'secretstore-ci.gitlab-ci.yml'), 'utf8')).not.toContain('export VAULT_TOKEN');
     expect(Object.keys(pipeline.variables).sort()).toEqual(['SECRETSTORE_IAC_INSTALL', 'SECRETSTORE_IAC_PIPELINE_COPY', 'TF_INPUT', 'TF_IN_AUTOMATION']);
   });
 
