@@ -9,6 +9,7 @@ import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as zlib from 'zlib';
 import { REPO_ROOT } from '../support/paths';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { jwtLogin, TEST_SETTINGS } from '../support/store/platform-fixture';
@@ -18,6 +19,29 @@ import { toolchain } from '../support/store/toolchain-env';
 
 const PROJECT_ID = '4242';
 const GLCI = path.join(REPO_ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
+
+/** The uncompressed entries of a zip archive (a saved plan), read through its central directory. */
+function zipEntries(file: string): Record<string, Buffer> {
+  const zip = fs.readFileSync(file);
+  const entries: Record<string, Buffer> = {};
+  // The end-of-central-directory record (no archive comment) gives the directory's offset.
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let at = zip.readUInt32LE(end + 16);
+  while (zip.readUInt32LE(at) === 0x02014b50) {
+    const method = zip.readUInt16LE(at + 10);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(start, start + size);
+    entries[name] = method === 8 ? zlib.inflateRawSync(data) : Buffer.from(data);
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
 
 interface Run {
   code: number;
@@ -99,9 +123,9 @@ export const platformConfig: PlatformConfig = {
       fs
         .readFileSync(main, 'utf8')
         .replace("import { SecretStoreApp, SecretStoreValidationError } from '../lib';", "import { postgresState, SecretStoreApp, SecretStoreValidationError } from '../lib';")
-        .replace('definePlatform(app, platformConfig);', 'definePlatform(app, platformConfig, postgresState());'),
+        .replace(/definePlatform\((\w+), platformConfig\)/, 'definePlatform($1, platformConfig, postgresState())'),
     );
-    expect(fs.readFileSync(main, 'utf8')).toContain('postgresState()');
+    expect(fs.readFileSync(main, 'utf8')).toContain('platformConfig, postgresState())');
     fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\ndist\ncdktf.out\n.gitlab-ci-local\n');
     fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
     // Synthesize once to get the pipeline file, commit its copy and include it.
@@ -173,7 +197,14 @@ export const platformConfig: PlatformConfig = {
       expect(out).toContain('json schema validated');
       for (const stack of ['app-roles', 'ci-access']) {
         expect(out).toMatch(new RegExp(`secretstore-iac-plan-${stack}\\s+finished in`));
-        expect(fs.existsSync(path.join(repo, '.gitlab-ci-local', 'artifacts', `secretstore-iac-plan-${stack}`, 'secretstore-iac-plans', `${stack}.tfplan`))).toBe(true);
+        const plan = path.join(repo, '.gitlab-ci-local', 'artifacts', `secretstore-iac-plan-${stack}`, 'secretstore-iac-plans', `${stack}.tfplan`);
+        // The saved plan is an artifact: neither the state's connection string nor a store token is in it.
+        const entries = zipEntries(plan);
+        expect(Object.keys(entries)).toContain('tfplan');
+        const text = Object.values(entries).map((b) => b.toString('latin1')).join('\n');
+        expect(text).toContain('secretstore_iac_');
+        expect(text).not.toContain(pg.connStr.replace(/\?.*$/, ''));
+        expect(text).not.toContain(store.rootToken);
       }
       // The three JWT roles' TTLs (registry-ci and the two pipeline roles), planned with the read-only role.
       expect(out).toMatch(/Plan: 0 to add, 3 to change, 0 to destroy/);
