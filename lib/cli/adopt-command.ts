@@ -10,7 +10,8 @@ import { PolicyParser } from '../acl/policy-parser';
 import { resolveStoreAddress } from '../store/store-address';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
-import { findEngine, stateAddresses } from './engine-state';
+import { engineEnvironment, findEngine } from './engine-binary';
+import { stateAddresses } from './engine-state';
 import { ExitCode } from './exit-code';
 import { readLiveStoreFromEnvironment } from './live-source';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
@@ -40,7 +41,8 @@ export const adoptCommand: Command = {
     '`secretstore-iac tf STACK -- plan` and `apply`.',
     '',
     '  --outdir DIR    synthesized output directory (default cdktf.out)',
-    '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else tofu, else terraform on PATH)',
+    '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else $SECRETSTORE_IAC_TOFU,',
+    '                  else tofu, else terraform on PATH)',
     '  --dry-run       print the imports and the report, write no file',
     '',
     'Exit codes: 0 done (imports written or none needed), 2 usage error, 3 cannot read the store,',
@@ -68,7 +70,7 @@ export const adoptCommand: Command = {
     for (const stack of stacks) {
       const stackDir = path.join(outdir, 'stacks', stack);
       const declared = readDeclaredObjects(outdir, stack);
-      const state = new Set(stateAddresses(engine, stackDir, { ...context.env, VAULT_ADDR: address }));
+      const state = new Set(stateAddresses(engine, stackDir, engineEnvironment(context.env, address)));
       const plan = await planAdoption(stack, declared, configuration, live, state, parser);
       conflicts.push(...plan.conflicts.map((c) => `${stack}: ${c}`));
       const file = path.join(stackDir, IMPORT_FILE);

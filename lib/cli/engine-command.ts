@@ -6,23 +6,9 @@ import { resolveStoreAddress } from '../store/store-address';
 import { checkStoreBeforeEngine } from '../store/store-health';
 import { Command, CommandContext } from './command';
 import { parseCommandArguments } from './command-arguments';
+import { engineEnvironment, findEngine } from './engine-binary';
 import { ExitCode } from './exit-code';
 import { UsageError } from './usage-error';
-
-/**
- * Engines the command looks for on PATH, in this order, unless `--engine`, SECRETSTORE_IAC_ENGINE or
- * SECRETSTORE_IAC_TOFU (the engine scripts/toolchain.sh built) names one.
- */
-const ENGINES = ['tofu', 'terraform'];
-
-function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  if (name.includes('/')) return fs.existsSync(name) ? name : undefined;
-  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    const candidate = path.join(dir, name);
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  return undefined;
-}
 
 /**
  * `secretstore-iac tf STACK [--outdir DIR] [--engine BIN] -- ENGINE-ARGS...`: runs OpenTofu or
@@ -65,14 +51,10 @@ export const engineCommand: Command = {
     if (!fs.existsSync(path.join(stackDir, 'cdk.tf.json'))) {
       throw new Error(`no synthesized stack at ${stackDir}: run \`npm run synth\` first, or pass --outdir`);
     }
-    const wanted = (values.engine as string | undefined) ?? (context.env.SECRETSTORE_IAC_ENGINE || context.env.SECRETSTORE_IAC_TOFU || undefined);
-    const engine = wanted ? onPath(wanted, context.env) : ENGINES.map((e) => onPath(e, context.env)).find(Boolean);
-    if (!engine) {
-      throw new Error(`no engine found: ${wanted ?? ENGINES.join(' or ')} is not on PATH; install OpenTofu or Terraform, or pass --engine`);
-    }
+    const engine = findEngine(values.engine as string | undefined, context.env);
     // A stopped or sealed store otherwise shows as minutes of silent provider retries.
     await checkStoreBeforeEngine(address, engineArgs);
-    return runEngine(engine, engineArgs, stackDir, { ...context.env, VAULT_ADDR: address }, context);
+    return runEngine(engine, engineArgs, stackDir, engineEnvironment(context.env, address), context);
   },
 };
 

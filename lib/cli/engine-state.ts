@@ -1,29 +1,5 @@
 import { spawnSync } from 'child_process';
-import * as fs from 'fs';
 import * as path from 'path';
-
-/** Engines looked for on PATH, in this order, unless `--engine` or SECRETSTORE_IAC_ENGINE names one (as `tf` does). */
-const ENGINES = ['tofu', 'terraform'];
-
-/**
- * The engine binary: `wanted` (a path or a name on PATH), else SECRETSTORE_IAC_ENGINE, else tofu,
- * else terraform on PATH.
- * @throws Error naming what was looked for
- */
-export function findEngine(wanted: string | undefined, env: NodeJS.ProcessEnv): string {
-  const onPath = (name: string): string | undefined => {
-    if (name.includes('/')) return fs.existsSync(name) ? name : undefined;
-    for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-      const candidate = path.join(dir, name);
-      if (fs.existsSync(candidate)) return candidate;
-    }
-    return undefined;
-  };
-  const name = wanted ?? env.SECRETSTORE_IAC_ENGINE;
-  const engine = name ? onPath(name) : ENGINES.map(onPath).find(Boolean);
-  if (!engine) throw new Error(`no engine found: ${name ?? ENGINES.join(' or ')} is not on PATH; install OpenTofu or Terraform, or pass --engine`);
-  return engine;
-}
 
 /**
  * The resource addresses in a stack's state, asked of the engine (`state list`) so that every
