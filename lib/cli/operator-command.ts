@@ -1,3 +1,4 @@
+import { CredentialsFileError } from '../store/approle-credentials-file';
 import { CommandContext } from './command';
 import { UsageError } from './usage-error';
 
@@ -48,6 +49,8 @@ export async function runOperatorCommand(
     return await body(io);
   } catch (e) {
     if (!(e instanceof Error)) throw new Error(redact(String(e)));
+    // A link, directory or other non-file given as --env-file is a mistake in the argument: exit 2.
+    if (e instanceof CredentialsFileError && e.wrongPath) throw new UsageError(redact(e.message));
     const message = redact(e.message);
     if (message === e.message) throw e;
     throw e instanceof UsageError ? new UsageError(message) : new Error(message);

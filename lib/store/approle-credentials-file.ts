@@ -21,9 +21,16 @@ export interface FileOwner {
 
 /** Raised for unusable credentials files and owners; the message names the file and the fix. */
 export class CredentialsFileError extends Error {
-  constructor(message: string) {
+  /**
+   * True when the path given is itself the mistake (a symbolic link, a directory, another non-file):
+   * the commands report it as a usage error (exit 2), not as a failure to act.
+   */
+  readonly wrongPath: boolean;
+
+  constructor(message: string, wrongPath = false) {
     super(message);
     this.name = 'CredentialsFileError';
+    this.wrongPath = wrongPath;
   }
 }
 
@@ -148,14 +155,16 @@ export class AppRoleCredentialsFile {
     if (st.isSymbolicLink()) {
       throw new CredentialsFileError(
         `refusing ${this.path}: it is a symbolic link; give the path of the env file itself (a link could make the command read or write another file)`,
+        true,
       );
     }
     if (st.isDirectory()) {
       throw new CredentialsFileError(
         `${this.path} is a directory: --env-file takes the path of the env file inside it, e.g. ${path.join(this.path, 'orchestrator.env')}`,
+        true,
       );
     }
-    if (!st.isFile()) throw new CredentialsFileError(`cannot use ${this.path}: it is not a regular file`);
+    if (!st.isFile()) throw new CredentialsFileError(`cannot use ${this.path}: it is not a regular file`, true);
   }
 
   /** The file's text, read without following a link, or undefined when it does not exist. */

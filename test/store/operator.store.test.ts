@@ -315,8 +315,9 @@ describe('operator commands against a real store', () => {
       for (const command of ['provision', 'rotate-secret-id']) {
         const r = await run(command, ['registry', '--env-file', link, '--owner', 'nobody'], privileged());
         expect([r.code, r.stderr]).toEqual([
-          3,
-          `secretstore-iac ${command}: refusing ${link}: it is a symbolic link; give the path of the env file itself (a link could make the command read or write another file)`,
+          2,
+          `secretstore-iac ${command}: refusing ${link}: it is a symbolic link; give the path of the env file itself (a link could make the command read or write another file)` +
+            ` (see secretstore-iac ${command} --help)`,
         ]);
       }
       expect(await accessors('registry')).toEqual(before);
@@ -331,8 +332,9 @@ describe('operator commands against a real store', () => {
       const before = await accessors('registry');
       const r = await run('provision', ['registry', '--env-file', d], privileged());
       expect([r.code, r.stderr]).toEqual([
-        3,
-        `secretstore-iac provision: ${d} is a directory: --env-file takes the path of the env file inside it, e.g. ${d}/orchestrator.env`,
+        2,
+        `secretstore-iac provision: ${d} is a directory: --env-file takes the path of the env file inside it, e.g. ${d}/orchestrator.env` +
+          ' (see secretstore-iac provision --help)',
       ]);
       expect(await accessors('registry')).toEqual(before);
     });

@@ -78,6 +78,24 @@ describe('AppRoleCredentialsFile', () => {
     );
   });
 
+  it('marks a link or a directory at the path as a wrong path (a usage mistake), and other failures not', () => {
+    const wrongPath = (act: () => unknown): boolean | undefined => {
+      try {
+        act();
+      } catch (e) {
+        return (e as CredentialsFileError).wrongPath;
+      }
+      return undefined;
+    };
+    const d = path.join(dir, 'd.env');
+    fs.mkdirSync(d);
+    const link = path.join(dir, 'link.env');
+    fs.symlinkSync(path.join(dir, 'elsewhere.env'), link);
+    expect(wrongPath(() => new AppRoleCredentialsFile(d).assertWritable())).toBe(true);
+    expect(wrongPath(() => new AppRoleCredentialsFile(link).read())).toBe(true);
+    expect(wrongPath(() => new AppRoleCredentialsFile(path.join(dir, 'no', 'app.env')).assertWritable())).toBe(false);
+  });
+
   describe('never follows a symbolic link', () => {
     const LINK_ERROR = (p: string) =>
       new CredentialsFileError(
