@@ -91,6 +91,9 @@ export function credentialsFromEnvironment(env: NodeJS.ProcessEnv = process.env)
   return roleId && secretId ? { roleId, secretId } : undefined;
 }
 
+/** The sticky bit of a directory's mode: only a file's owner may remove or rename it (as in /tmp). */
+const STICKY_BIT = 0o1000;
+
 /** Flags of every open of the env file: never through a symbolic link. */
 const NO_FOLLOW = fs.constants.O_NOFOLLOW;
 
@@ -167,6 +170,45 @@ export class AppRoleCredentialsFile {
     if (!st.isFile()) throw new CredentialsFileError(`cannot use ${this.path}: it is not a regular file`, true);
   }
 
+  /**
+   * Refuses a directory another user could change the env file in (the classic safe-directory
+   * check): one writable by group or others without the sticky bit, or owned by a user other than
+   * the current one and root. Such a user could replace the file between the write and its use, or
+   * have swapped the directory for a link: it is checked where it leads (`stat` follows it).
+   */
+  private refuseUnsafeDirectory(dir: string): void {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(dir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new CredentialsFileError(`cannot write ${this.path}: the directory ${dir} does not exist`);
+      throw new CredentialsFileError(`cannot use ${this.path}: cannot inspect its directory ${dir} (${code})`);
+    }
+    if (!st.isDirectory()) throw new CredentialsFileError(`cannot use ${this.path}: ${dir} is not a directory`);
+    let real = dir;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      /* named as given */
+    }
+    const named = real === dir ? `its directory ${dir}` : `its directory ${dir} (a link to ${real})`;
+    const otherWritable = (st.mode & 0o022) !== 0 && (st.mode & STICKY_BIT) === 0;
+    if (otherWritable) {
+      throw new CredentialsFileError(
+        `refusing ${this.path}: ${named} is writable by group or others without the sticky bit (mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}), ` +
+          `so another user could replace the env file; make it writable by its owner only (chmod go-w ${real}) or use another directory`,
+      );
+    }
+    const me = process.getuid?.();
+    if (me !== undefined && st.uid !== 0 && st.uid !== me) {
+      throw new CredentialsFileError(
+        `refusing ${this.path}: ${named} is owned by uid ${st.uid}, neither you (uid ${me}) nor root, so that user could replace the env file; ` +
+          'use a directory owned by you or root',
+      );
+    }
+  }
+
   /** The file's text, read without following a link, or undefined when it does not exist. */
   private readText(): string | undefined {
     this.refuseNonFile(this.lstat());
@@ -222,6 +264,7 @@ export class AppRoleCredentialsFile {
   assertWritable(owner?: FileOwner): void {
     const dir = path.dirname(this.path);
     if (!fs.existsSync(dir)) throw new CredentialsFileError(`cannot write ${this.path}: the directory ${dir} does not exist`);
+    this.refuseUnsafeDirectory(dir);
     const existing = this.lstat();
     this.refuseNonFile(existing);
     if (existing) this.readText();
@@ -282,6 +325,7 @@ export class AppRoleCredentialsFile {
     }
     const dir = path.dirname(this.path);
     if (!fs.existsSync(dir)) throw new CredentialsFileError(`cannot write ${this.path}: the directory ${dir} does not exist`);
+    this.refuseUnsafeDirectory(dir);
     const existing = this.lstat();
     this.refuseNonFile(existing);
     const target = owner ?? (existing ? { uid: existing.uid, gid: existing.gid } : undefined);
@@ -326,6 +370,7 @@ export class AppRoleCredentialsFile {
   async lock<T>(body: () => Promise<T>): Promise<T> {
     const dir = path.dirname(this.path);
     if (!fs.existsSync(dir)) throw new CredentialsFileError(`cannot write ${this.path}: the directory ${dir} does not exist`);
+    this.refuseUnsafeDirectory(dir);
     this.refuseNonFile(this.lstat());
     const deadline = Date.now() + LOCK_WAIT_MS;
     let fd: number | undefined;

@@ -187,6 +187,71 @@ describe('AppRoleCredentialsFile', () => {
       expect(fs.existsSync(file.path)).toBe(false);
     }
   });
+
+  describe('refuses a directory another user could change the file in', () => {
+    const write = (file: AppRoleCredentialsFile) => () => file.write({ roleId: ROLE_ID, secretId: SECRET_ID });
+    const lock = (file: AppRoleCredentialsFile) => file.lock(async () => 'locked');
+
+    it.each([
+      ['writable by others', 0o777, '0777'],
+      ['writable by group', 0o770, '0770'],
+    ])('%s without the sticky bit: nothing is written, the message names the directory', async (_why, mode, shown) => {
+      const open = path.join(dir, 'open');
+      fs.mkdirSync(open);
+      fs.chmodSync(open, mode);
+      const file = new AppRoleCredentialsFile(path.join(open, 'app.env'));
+      const message =
+        `refusing ${file.path}: its directory ${open} is writable by group or others without the sticky bit (mode ${shown}), ` +
+        `so another user could replace the env file; make it writable by its owner only (chmod go-w ${open}) or use another directory`;
+      expect(() => file.assertWritable()).toThrow(new CredentialsFileError(message));
+      expect(write(file)).toThrow(new CredentialsFileError(message));
+      await expect(lock(file)).rejects.toThrow(new CredentialsFileError(message));
+      expect(fs.readdirSync(open)).toEqual([]);
+    });
+
+    it('a shared directory with the sticky bit (as /tmp) is allowed', async () => {
+      const shared = path.join(dir, 'shared');
+      fs.mkdirSync(shared);
+      fs.chmodSync(shared, 0o1777);
+      const file = new AppRoleCredentialsFile(path.join(shared, 'app.env'));
+      file.assertWritable();
+      await expect(lock(file)).resolves.toBe('locked');
+      write(file)();
+      expect(file.read()).toEqual({ roleId: ROLE_ID, secretId: SECRET_ID });
+    });
+
+    it('a parent directory that is a link is checked where it leads, and named both ways', () => {
+      const open = path.join(dir, 'open');
+      fs.mkdirSync(open);
+      fs.chmodSync(open, 0o777);
+      const linked = path.join(dir, 'linked');
+      fs.symlinkSync(open, linked);
+      const file = new AppRoleCredentialsFile(path.join(linked, 'app.env'));
+      expect(() => file.assertWritable()).toThrow(`refusing ${file.path}: its directory ${linked} (a link to ${open}) is writable by group or others`);
+      // A link to a safe directory is followed as before.
+      fs.chmodSync(open, 0o700);
+      expect(() => file.assertWritable()).not.toThrow();
+    });
+
+    it('a directory owned by another user than the current one and root', () => {
+      const theirs = path.join(dir, 'theirs');
+      fs.mkdirSync(theirs, { mode: 0o755 });
+      const file = new AppRoleCredentialsFile(path.join(theirs, 'app.env'));
+      if (process.getuid?.() === 0) {
+        fs.chownSync(theirs, 65534, 65534);
+        expect(() => file.assertWritable()).toThrow(
+          new CredentialsFileError(
+            `refusing ${file.path}: its directory ${theirs} is owned by uid 65534, neither you (uid 0) nor root, so that user could replace the env file; ` +
+              'use a directory owned by you or root',
+          ),
+        );
+        expect(write(file)).toThrow(/is owned by uid 65534, neither you \(uid 0\) nor root/);
+        // Owned by root again: allowed.
+        fs.chownSync(theirs, 0, 0);
+      }
+      expect(() => file.assertWritable()).not.toThrow();
+    });
+  });
 });
 
 describe('parseOwner', () => {
