@@ -6,7 +6,7 @@ import { StoreClient } from '../store/store-client';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
-import { runOperatorCommand } from './operator-command';
+import { runOperatorCommand } from './redacting-context';
 import { UsageError } from './usage-error';
 
 /** `secretstore-iac check-approle [--env-file PATH]` (spec §5.4). */

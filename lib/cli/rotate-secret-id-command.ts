@@ -2,8 +2,9 @@ import { StoreError } from '../store/store-client';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
-import { runOperatorCommand, STORE_ENVIRONMENT_HELP } from './operator-command';
-import { CREDENTIALS_FILE_HELP, CREDENTIALS_FILE_OPTIONS, credentialsFileTarget, writeCredentials } from './provision-command';
+import { CREDENTIALS_FILE_HELP, CREDENTIALS_FILE_OPTIONS, credentialsFileTarget, STORE_ENVIRONMENT_HELP } from './operator-options';
+import { runOperatorCommand } from './redacting-context';
+import { issueSecretIdForFile, writeCredentials } from './secret-id-issuance';
 
 /** `secretstore-iac rotate-secret-id APP --env-file PATH` (spec §5.3). */
 export const rotateSecretIdCommand: Command = {
@@ -37,14 +38,7 @@ export const rotateSecretIdCommand: Command = {
       // The lock makes concurrent rotations of one file run one after the other: each destroys the
       // Secret ID the file held when it started, so none is left valid outside the file.
       return file.lock(async () => {
-        // Checked before the store is asked: a Secret ID is issued only when it can be written.
-        file.assertWritable(owner);
-        const previous = file.readSecretId();
-        io.hide(previous);
-        const roleId = await operator.roleId(role);
-
-        const issued = await operator.issueSecretId(role, { issued_by: 'secretstore-iac rotate-secret-id' });
-        io.hide(issued.secretId);
+        const { previous, roleId, issued } = await issueSecretIdForFile({ file, owner, operator }, role, io, 'secretstore-iac rotate-secret-id');
         const check = await operator.login(roleId, issued.secretId);
         if (!check.valid) {
           await operator.destroySecretId(role, issued.accessor).catch(() => undefined);

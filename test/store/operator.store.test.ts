@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../lib/cli/run-cli';
-import { writeCredentials } from '../../lib/cli/provision-command';
+import { writeCredentials } from '../../lib/cli/secret-id-issuance';
 import { AppRoleCredentials, AppRoleCredentialsFile, FileOwner } from '../../lib/store/approle-credentials-file';
 import { AppRoleOperator } from '../../lib/store/approle-operator';
 import { StoreClient } from '../../lib/store/store-client';

@@ -2,7 +2,7 @@ import * as http from 'http';
 import { AddressInfo } from 'net';
 import { AppRoleOperator, UnknownApplicationError } from '../../../lib/store/approle-operator';
 import { CommandContext } from '../../../lib/cli/command';
-import { runOperatorCommand } from '../../../lib/cli/operator-command';
+import { runOperatorCommand } from '../../../lib/cli/redacting-context';
 import { UsageError } from '../../../lib/cli/usage-error';
 import { resolveStoreToken, StoreClient, StoreError } from '../../../lib/store/store-client';
 

@@ -2,14 +2,6 @@ import { CredentialsFileError } from '../store/approle-credentials-file';
 import { CommandContext } from './command';
 import { UsageError } from './usage-error';
 
-/** Help text of the store environment, shared by the operator commands. */
-export const STORE_ENVIRONMENT_HELP = [
-  'Environment:',
-  '  SECRETSTORE_ADDR or VAULT_ADDR   store address (https://secrets.example:8200)',
-  '  VAULT_TOKEN (or BAO_TOKEN / SECRETSTORE_TOKEN)',
-  '                                   privileged token; never taken from arguments',
-].join('\n');
-
 /** Environment variables whose values an operator command never prints. */
 const SECRET_VARIABLES = ['SECRETSTORE_TOKEN', 'VAULT_TOKEN', 'BAO_TOKEN', 'SECRETSTORE_SECRET_ID'];
 
