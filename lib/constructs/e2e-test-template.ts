@@ -37,9 +37,14 @@ export class E2eTestTemplate extends Construct implements IArtifactSource {
           ['login.entryFields.tokenKey', login.entryFields?.tokenKey],
           ['login.entryFields.userKey', login.entryFields?.userKey],
         ];
-        return fields
+        const problems = fields
           .filter(([, v]) => v !== undefined && v.trim() === '')
           .map(([name, v]) => String(new ValidationProblem(name, v, 'must not be empty')));
+        // The branch is a string of the job's rules expression, which has no escapes.
+        if (props.branch !== undefined && /["\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/.test(props.branch)) {
+          problems.push(String(new ValidationProblem('branch', props.branch, 'must not hold a double quote or a control character')));
+        }
+        return problems;
       },
     });
   }

@@ -100,3 +100,12 @@ export function jsonValue(value: unknown): string {
 export function templateString(value: string): string {
   return `"${String(value).replace(/[\\"]/g, (c) => `\\${c}`).replace(UNSAFE, unicodeEscape)}"`;
 }
+
+/**
+ * A TypeScript (and JavaScript) double-quoted string literal: `"` and `\` escaped, unsafe characters
+ * (line terminators including U+2028/U+2029, other controls, the byte order mark) as `\uXXXX`, so the
+ * literal stays on one line and ends where it should. Plain text comes out as `JSON.stringify` writes it.
+ */
+export function typescriptString(value: string): string {
+  return `"${String(value).replace(/[\\"]/g, (c) => `\\${c}`).replace(UNSAFE, unicodeEscape)}"`;
+}

@@ -13,6 +13,8 @@ import { promisify } from 'util';
 import * as yaml from 'js-yaml';
 import { renderE2eJobYaml, renderGlobalSetup, renderPlaywrightConfig } from '../../../lib';
 import { REPO_ROOT } from '../../support/paths';
+import { platformConfig } from '../../../stacks/platform.config';
+import { synthesizePlatform } from '../../support/synthesized-platform';
 
 describe('the e2e-test job (§8)', () => {
   const job = (yaml.load(renderE2eJobYaml({ ciBaseUrl: 'http://10.0.0.5:3000' })) as Record<string, any>)['e2e-test'];
@@ -28,6 +30,14 @@ describe('the e2e-test job (§8)', () => {
     expect(job.variables.E2E_BASE_URL).toBe('http://10.0.0.5:3000');
     // The saved state holds the user's token: it is never kept as an artifact.
     expect(JSON.stringify(job.artifacts)).not.toContain('.auth');
+  });
+});
+
+describe('the e2e-test job\'s branch', () => {
+  it('a branch a rules expression string cannot hold is refused at synthesis, naming construct and field', () => {
+    expect(() => synthesizePlatform({ ...platformConfig, e2eTests: { branch: 'ma"in' } })).toThrow(
+      /\[ci-access\/e2e-template\] branch = "ma\\"in": must not hold a double quote or a control character/,
+    );
   });
 });
 

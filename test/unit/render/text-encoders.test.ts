@@ -6,7 +6,10 @@ import { shellQuote } from '../../../lib/private/shell-quote';
 import { renderCiLoginScript } from '../../../lib/render/ci-login-script';
 import { renderGitlabCiTemplate, CI_LOGIN_BASE_JOB } from '../../../lib/render/gitlab-ci-template';
 import { renderPolicyHcl } from '../../../lib/render/policy-hcl';
-import { commentText, hclString, jsonValue, shellWord, templateCommentText, templateString, yamlScalar } from '../../../lib/render/text-encoders';
+import * as ts from 'typescript';
+import { renderConfigurationPipelineYaml } from '../../../lib/render/configuration-pipeline-yaml';
+import { renderE2eJobYaml, renderGlobalSetup, renderPlaywrightConfig } from '../../../lib/render/e2e-playwright';
+import { commentText, hclString, jsonValue, shellWord, templateCommentText, templateString, typescriptString, yamlScalar } from '../../../lib/render/text-encoders';
 import { SeededRandom } from '../../support/seeded-random';
 
 // Property tests (issue 11): whatever text reaches an output through its encoder, the output keeps
@@ -59,6 +62,21 @@ describe('encoders, one per output format', () => {
       const inner = templateString(random.hostileString()).slice(1, -1);
       expect(inner).not.toMatch(/(^|[^\\])(\\\\)*"|[\n\r\u0085\u2028\u2029]/);
     }
+  });
+
+  it('a TypeScript string literal reads back as the same string, one line, and is JSON.stringify for plain text', () => {
+    for (const _ of cases()) {
+      const value = random.hostileString();
+      const literal = typescriptString(value);
+      expect(literal).not.toMatch(/[\n\r\u0085\u2028\u2029]/);
+      const file = ts.createSourceFile('x.ts', `const x = ${literal};\n`, ts.ScriptTarget.ES2022);
+      const statements = file.statements as ts.NodeArray<ts.VariableStatement>;
+      expect([withSeed('ts'), statements.length]).toEqual([withSeed('ts'), 1]);
+      const init = statements[0].declarationList.declarations[0].initializer as ts.StringLiteral;
+      expect([withSeed('ts'), ts.isStringLiteral(init), init.text]).toEqual([withSeed('ts'), true, value]);
+    }
+    expect(typescriptString('./reporting-reporter "x" \\')).toBe(JSON.stringify('./reporting-reporter "x" \\'));
+    expect(typescriptString('a\u2028b\u2029c\u0000\u007f\ufeff')).toBe('"a\\u2028b\\u2029c\\u0000\\u007f\\ufeff"');
   });
 
   it('a POSIX shell word is one word with the exact value (run by sh)', () => {
@@ -124,6 +142,73 @@ describe('no input string changes the structure of an output', () => {
       expect(doc[CI_LOGIN_BASE_JOB].before_script).toEqual([loginScript]);
       expect(Object.keys(doc[CI_LOGIN_BASE_JOB]).sort()).toEqual(['before_script', 'id_tokens', 'variables']);
     }
+  });
+
+  it('the configuration pipeline: random install command, image, audience, committed copy and role names never change the parsed keys', () => {
+    const base = {
+      stacks: ['app-roles', 'ci-access'],
+      authPath: 'jwt',
+      acknowledgeLabel: 'access-risk-acknowledged',
+      noteTokenVariable: 'SECRETSTORE_IAC_NOTE_TOKEN',
+    };
+    const shape = (doc: Record<string, any>) => Object.keys(doc).sort().map((k) => [k, Object.keys(doc[k] ?? {}).sort()]);
+    const plain = yaml.load(
+      renderConfigurationPipelineYaml({ ...base, audience: 'a', applyRoleName: 'p', planRoleName: 'r', installCommand: 'i', image: 'img', committedCopy: 'c.yml' }),
+    ) as Record<string, any>;
+    for (const _ of cases(60)) {
+      const [audience, applyRoleName, planRoleName, installCommand, committedCopy] = [1, 2, 3, 4, 5].map((n) => `Q${n}${random.hostileString(12)}`);
+      const image = random.next() < 0.2 ? undefined : `Q6${random.hostileString(12)}`;
+      const doc = yaml.load(
+        renderConfigurationPipelineYaml({ ...base, audience, applyRoleName, planRoleName, installCommand, image: image ?? 'img', committedCopy }),
+      ) as Record<string, any>;
+      const context = withSeed(JSON.stringify({ audience, applyRoleName, planRoleName, installCommand, committedCopy, image }));
+      expect([context, shape(doc)]).toEqual([context, shape(plain)]);
+      expect([context, doc.variables.SECRETSTORE_IAC_INSTALL, doc.variables.SECRETSTORE_IAC_PIPELINE_COPY]).toEqual([context, installCommand, committedCopy]);
+      expect([context, doc['.secretstore-iac-plan-login'].id_tokens.SECRETSTORE_ID_TOKEN.aud]).toEqual([context, audience]);
+      expect([context, doc['secretstore-iac-build'].image]).toEqual([context, image ?? 'img']);
+    }
+    // Names that are job-name parts, shell variable names or case patterns are refused, all at once.
+    expect(() =>
+      renderConfigurationPipelineYaml({ ...base, stacks: ['a b'], noteTokenVariable: 'X-Y', acknowledgeLabel: 'a,b', audience: 'a', applyRoleName: 'p', planRoleName: 'r', installCommand: 'i', committedCopy: 'c' }),
+    ).toThrow('configuration pipeline: stack "a b": must be letters, digits, "_", "." or "-"; noteTokenVariable "X-Y": must be a shell variable name; acknowledgeLabel "a,b": must be letters');
+  });
+
+  it('the e2e files: random target, image, branch, login fields and reporter never change the parsed job keys or the TypeScript structure', () => {
+    const shape = (doc: Record<string, any>) => Object.keys(doc).sort().map((k) => [k, Object.keys(doc[k] ?? {}).sort()]);
+    const plainJob = yaml.load(renderE2eJobYaml({ ciBaseUrl: 'u', image: 'i', branch: 'b' })) as Record<string, any>;
+    const tsShape = (text: string) => {
+      const file = ts.createSourceFile('x.ts', text, ts.ScriptTarget.ES2022);
+      const literals: string[] = [];
+      const visit = (n: ts.Node): void => {
+        if (ts.isStringLiteral(n)) literals.push(n.text);
+        ts.forEachChild(n, visit);
+      };
+      visit(file);
+      return { kinds: file.statements.map((st) => ts.SyntaxKind[st.kind]), diagnostics: (file as any).parseDiagnostics.length as number, literals };
+    };
+    const plainSetup = tsShape(renderGlobalSetup({}));
+    const plainConfig = tsShape(renderPlaywrightConfig({}));
+    let refused = 0;
+    for (const _ of cases(60)) {
+      const [ciBaseUrl, image, branch, usernameField, storageKey, tokenKey, reportingReporter] = [1, 2, 3, 4, 5, 6, 7].map((n) => `Q${n}${random.hostileString(12)}`);
+      const context = withSeed(JSON.stringify({ ciBaseUrl, image, branch, usernameField, storageKey, tokenKey, reportingReporter }));
+      if (/["\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/.test(branch)) {
+        refused++;
+        expect(() => renderE2eJobYaml({ ciBaseUrl, image, branch })).toThrow(/^e2e job: branch ".*": must not hold a double quote or a control character/);
+      } else {
+        const job = yaml.load(renderE2eJobYaml({ ciBaseUrl, image, branch })) as Record<string, any>;
+        expect([context, shape(job)]).toEqual([context, shape(plainJob)]);
+        expect([context, job['e2e-test'].variables.E2E_BASE_URL, job['e2e-test'].image, job['e2e-test'].rules]).toEqual([
+          context, ciBaseUrl, image, [{ if: `$CI_COMMIT_BRANCH == "${branch}"` }],
+        ]);
+      }
+      const setup = tsShape(renderGlobalSetup({ usernameField, storageKey, entryFields: { tokenKey, userKey: 'user' } }));
+      expect([context, setup.kinds, setup.diagnostics]).toEqual([context, plainSetup.kinds, 0]);
+      expect([context, setup.literals.filter((l) => [usernameField, storageKey, tokenKey].includes(l)).sort()]).toEqual([context, [usernameField, storageKey, tokenKey].sort()]);
+      const config = tsShape(renderPlaywrightConfig({ reportingReporter }));
+      expect([context, config.kinds, config.diagnostics, config.literals.includes(reportingReporter)]).toEqual([context, plainConfig.kinds, 0, true]);
+    }
+    expect(refused).toBeGreaterThan(0);
   });
 
   it('the CI login script: random role, audience and login command stay one shell word each (sh -n, and the commands are those of a plain value)', () => {
