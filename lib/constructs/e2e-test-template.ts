@@ -44,6 +44,11 @@ export class E2eTestTemplate extends Construct implements IArtifactSource {
         if (props.branch !== undefined && /["\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/.test(props.branch)) {
           problems.push(String(new ValidationProblem('branch', props.branch, 'must not hold a double quote or a control character')));
         }
+        for (const job of props.needs ?? []) {
+          if (job.trim() === '' || /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/.test(job)) {
+            problems.push(String(new ValidationProblem('needs', job, 'must be a job name: not empty, no control character')));
+          }
+        }
         return problems;
       },
     });

@@ -52,6 +52,16 @@ export interface E2eJobOptions {
    * @default none (the runner's default)
    */
   readonly image?: string;
+  /**
+   * Jobs the `e2e-test` job waits for (`needs`), e.g. the job that verifies the development deployment.
+   * Unset, the job has no `needs`: it waits for every job of the earlier stages, which is how it runs
+   * "after verify-dev" (§8) when `verify` is listed after `verify-dev`. Set, it starts as soon as these
+   * jobs succeed; each must exist in main-branch pipelines (GitLab refuses the pipeline otherwise).
+   * Not `optional: true`: GitLab then starts the job at once when the needed job is absent
+   * (gitlab-org/gitlab#354849), before the deployment it tests.
+   * @default none
+   */
+  readonly needs?: readonly string[];
 }
 
 /** Where the saved browser state of the authenticated project goes (§2.6). */
@@ -91,6 +101,7 @@ export function renderE2eJobYaml(options: E2eJobOptions = {}): string {
     ...(options.image ? [`  image: ${q(options.image)}`] : []),
     '  rules:',
     `    - if: ${q(`$CI_COMMIT_BRANCH == "${branch}"`)}`,
+    ...(options.needs && options.needs.length > 0 ? ['  needs:', ...options.needs.map((job) => `    - ${q(job)}`)] : []),
     '  allow_failure: true',
     '  variables:',
     `    E2E_BASE_URL: ${q(options.ciBaseUrl ?? '$DEV_ENVIRONMENT_URL')}`,

@@ -3,7 +3,7 @@
  * files compiled with tsc against the pinned @playwright/test, and the global setup run as a process
  * against a local HTTP server (no browser needed).
  */
-import { execFile, execFileSync } from 'child_process';
+import { execFile, execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as http from 'http';
 import { AddressInfo } from 'net';
@@ -30,6 +30,45 @@ describe('the e2e-test job (§8)', () => {
     expect(job.variables.E2E_BASE_URL).toBe('http://10.0.0.5:3000');
     // The saved state holds the user's token: it is never kept as an artifact.
     expect(JSON.stringify(job.artifacts)).not.toContain('.auth');
+  });
+});
+
+describe('the e2e-test job\'s ordering (§8: after verify-dev)', () => {
+  it('no needs by default: it waits for every job of the earlier stages (verify listed after verify-dev)', () => {
+    const job = (yaml.load(renderE2eJobYaml()) as Record<string, any>)['e2e-test'];
+    expect(job.stage).toBe('verify');
+    expect(job).not.toHaveProperty('needs');
+  });
+
+  it('needs: the named jobs, required (not optional: an absent optional need starts the job at once)', () => {
+    const job = (yaml.load(renderE2eJobYaml({ needs: ['verify-dev', 'deploy:dev'] })) as Record<string, any>)['e2e-test'];
+    expect(job.needs).toEqual(['verify-dev', 'deploy:dev']);
+  });
+
+  it('gitlab-ci-local (GitLab CI schema) accepts the needs on verify-dev, and refuses a needed job that does not exist', () => {
+    const validate = (needs: string[]) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glci-e2e-'));
+      const git = (...a: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...a], { cwd: dir, stdio: 'pipe' });
+      git('init', '-q', '-b', 'main');
+      // The project's stages and verify-dev job; the login base job stands in for the CI template's.
+      const project = 'stages: [build, deploy-dev, verify-dev, verify]\n.secretstore-e2e-test:\n  before_script: [echo login]\nverify-dev:\n  stage: verify-dev\n  script: [echo ok]\n';
+      fs.writeFileSync(path.join(dir, '.gitlab-ci.yml'), project + renderE2eJobYaml({ needs }));
+      git('add', '.');
+      git('commit', '-q', '-m', 'pipeline');
+      const r = spawnSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'gitlab-ci-local'), ['--list-all', '--json-schema-validation'], { cwd: dir, encoding: 'utf8' });
+      fs.rmSync(dir, { recursive: true, force: true });
+      return r.stdout + r.stderr;
+    };
+    const ok = validate(['verify-dev']);
+    expect(ok).toContain('json schema validated');
+    expect(ok).toMatch(/^e2e-test\s.*\[verify-dev\]\s*$/m);
+    expect(validate(['verify-prod'])).toContain('needs: [verify-prod] for e2e-test could not be found');
+  }, 60_000);
+
+  it('an empty or multi-line job name in needs is refused at synthesis, naming construct and field', () => {
+    expect(() => synthesizePlatform({ ...platformConfig, e2eTests: { needs: ['verify-dev', ' ', 'a\nb'] } })).toThrow(
+      /\[ci-access\/e2e-template\] needs = " ": must be a job name[^]*\[ci-access\/e2e-template\] needs = "a\\nb": must be a job name/,
+    );
   });
 });
 
