@@ -126,13 +126,13 @@ describe('offline ACL evaluator against the real store (sys/capabilities)', () =
     await store?.stop();
   });
 
-  test('the default policy shipped by the store is the one the evaluator uses', async () => {
+  it('the default policy shipped by the store is the one the evaluator uses', async () => {
     const response = await storeRequest(store!, 'GET', 'sys/policies/acl/default');
     expect(response.status).toBe(200);
     expect(response.body.data.policy).toBe(DEFAULT_POLICY_TEXT);
   });
 
-  test(`at least 1,000 random (policy set, path) cases agree (seed ${SEED})`, async () => {
+  it(`at least 1,000 random (policy set, path) cases agree (seed ${SEED})`, async () => {
     // eslint-disable-next-line no-console
     console.log(`ACL differential: seed ${SEED} (replay with ACL_DIFF_SEED=${SEED}), ${POLICY_SETS} policy sets`);
     const s = store!;
@@ -210,7 +210,7 @@ describe('offline ACL evaluator against the real store (sys/capabilities)', () =
     expect(cases).toBeGreaterThanOrEqual(1000);
   });
 
-  test('login tokens carry the policies the access model computes (default unless disabled)', async () => {
+  it('login tokens carry the policies the access model computes (default unless disabled)', async () => {
     const s = store!;
     expect((await storeRequest(s, 'POST', 'sys/auth/approle', { type: 'approle' })).status).toBe(204);
     await storeRequest(s, 'PUT', 'sys/policies/acl/app', { policy: 'path "secret/data/app/*" {\n  capabilities = ["read"]\n}\n' });

@@ -57,9 +57,9 @@ export function requiredCommand(command: RequiredCommand, needs: string): string
   if (found || reported.has(command)) return found;
   reported.add(command);
   if (skipAllowed(command)) {
-    test.skip(`${command} missing, skipped as ${ALLOW_SKIP_VARIABLE} allows: ${needs}`, () => undefined);
+    it.skip(`${command} missing, skipped as ${ALLOW_SKIP_VARIABLE} allows: ${needs}`, () => undefined);
   } else {
-    test(`requires ${command}: ${needs}`, () => {
+    it(`requires ${command}: ${needs}`, () => {
       throw new Error(missingCommandMessage(command, needs));
     });
   }

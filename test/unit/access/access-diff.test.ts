@@ -41,7 +41,7 @@ const registryCiPolicy = (ci: any) => ci.resource.vault_policy['registry-ci_poli
 const flagsOf = (d: AccessDiff) => d.flags.map((f) => `${f.kind} ${f.identity}: ${f.message}`);
 
 describe('access diff on hand-made base/head pairs', () => {
-  test('account added: registry-ci gains read on the new account, nothing else', async () => {
+  it('account added: registry-ci gains read on the new account, nothing else', async () => {
     const d = await diff(BASE, path.join(FIXTURES, 'head-account-added'));
     expect(hasAccessChange(d)).toBe(true);
     expect(d.added).toEqual([]);
@@ -69,7 +69,7 @@ describe('access diff on hand-made base/head pairs', () => {
     expect(d.unchanged).toBe(5);
   });
 
-  test('app added: one identity added with its bindings and paths, no risk', async () => {
+  it('app added: one identity added with its bindings and paths, no risk', async () => {
     const d = await diff(BASE, path.join(FIXTURES, 'head-app-added'));
     expect(d.added.map((i) => [i.name, i.rules.map((r) => `${r.path} ${r.capabilities.join(',')}`)])).toEqual([
       ['approle/billing-dev', ['secret/data/acme/dev/billing/* read']],
@@ -79,7 +79,7 @@ describe('access diff on hand-made base/head pairs', () => {
     expect(d.flags).toEqual([]);
   });
 
-  test('app removed: the identity and everything it loses', async () => {
+  it('app removed: the identity and everything it loses', async () => {
     const d = await diff(path.join(FIXTURES, 'head-app-added'), BASE);
     expect(d.removed.map((i) => i.name)).toEqual(['approle/billing-dev']);
     expect(renderAccessDiffMarkdown(d, { base: 'a', head: 'b' })).toContain(
@@ -87,7 +87,7 @@ describe('access diff on hand-made base/head pairs', () => {
     );
   });
 
-  test('wildcard widened: flagged as broadened and as reading other applications\' paths', async () => {
+  it('wildcard widened: flagged as broadened and as reading other applications\' paths', async () => {
     const d = await diff(BASE, path.join(FIXTURES, 'head-wildcard-widened'));
     expect(d.changed.map((c) => [c.name, c.rules.map((r) => `${r.path} +${r.gained} -${r.lost}`)])).toEqual([
       ['approle/orchestrator-dev', ['secret/data/acme/* +read -', 'secret/data/acme/dev/orchestrator/* + -read']],
@@ -99,7 +99,7 @@ describe('access diff on hand-made base/head pairs', () => {
     ]);
   });
 
-  test('TTL raised: the binding change and a flag per raised TTL', async () => {
+  it('TTL raised: the binding change and a flag per raised TTL', async () => {
     const d = await diff(BASE, path.join(FIXTURES, 'head-ttl-raised'));
     expect(d.changed[0].bindings).toEqual([
       { field: 'token_explicit_max_ttl', before: 3600, after: 7200 },
@@ -113,7 +113,7 @@ describe('access diff on hand-made base/head pairs', () => {
     ]);
   });
 
-  test('nothing changed: reworded, reordered policy text is no access change', async () => {
+  it('nothing changed: reworded, reordered policy text is no access change', async () => {
     const head = path.join(FIXTURES, 'head-nothing-changed');
     expect(fs.readFileSync(path.join(head, 'stacks', 'app-roles', 'cdk.tf.json'), 'utf8')).not.toBe(
       fs.readFileSync(path.join(BASE, 'stacks', 'app-roles', 'cdk.tf.json'), 'utf8'),
@@ -130,7 +130,7 @@ describe('access diff on hand-made base/head pairs', () => {
 describe('risk flags', () => {
   const jwtMethod = (ci: any) => ci.resource.vault_jwt_auth_backend.jwt_backend_B86C4D3E;
 
-  test('replacing the key source (OIDC discovery → a static public key) is a change of every JWT role, flagged', async () => {
+  it('replacing the key source (OIDC discovery → a static public key) is a change of every JWT role, flagged', async () => {
     const head = variant(({ ci }) => {
       delete jwtMethod(ci).oidc_discovery_url;
       jwtMethod(ci).jwt_validation_pubkeys = ['-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----'];
@@ -146,7 +146,7 @@ describe('risk flags', () => {
     expect(flagsOf(d)).toContainEqual(expect.stringMatching(/^trust-changed jwt\/registry-ci: `jwt_validation_pubkeys` \(unset\) → PEM sha256:[0-9a-f]{16}$/));
   });
 
-  test('a changed issuer or JWKS URL is flagged', async () => {
+  it('a changed issuer or JWKS URL is flagged', async () => {
     const head = variant(({ ci }) => {
       jwtMethod(ci).bound_issuer = 'https://evil.example';
       delete jwtMethod(ci).oidc_discovery_url;
@@ -159,7 +159,7 @@ describe('risk flags', () => {
     ]);
   });
 
-  test('a rewritten default policy lists what every identity loses as well as gains, and is flagged', async () => {
+  it('a rewritten default policy lists what every identity loses as well as gains, and is flagged', async () => {
     const head = variant(({ ci }) => {
       ci.resource.vault_policy.default_policy = {
         name: 'default',
@@ -181,7 +181,7 @@ describe('risk flags', () => {
     expect(back.changed.find((c) => c.name === 'jwt/registry-ci')!.rules.filter((r) => r.path === 'sys/mounts').map((r) => r.lost)).toEqual([['read']]);
   });
 
-  test('sudo and deny gained, lost and changed are flagged', async () => {
+  it('sudo and deny gained, lost and changed are flagged', async () => {
     const head = variant(({ ci }) => {
       registryCiPolicy(ci).policy =
         'path "secret/data/registry/svc-orchestrator" {\n  capabilities = ["read", "sudo"]\n}\n' +
@@ -199,7 +199,7 @@ describe('risk flags', () => {
     ]);
   });
 
-  test('bindings loosened: audience added, bound claim dropped, uses unlimited, Secret ID not required', async () => {
+  it('bindings loosened: audience added, bound claim dropped, uses unlimited, Secret ID not required', async () => {
     const head = variant(({ ci, apps }) => {
       const role = registryCiRole(ci);
       role.bound_audiences = ['https://gitlab.acme.example', 'https://other.example'];
@@ -219,7 +219,7 @@ describe('risk flags', () => {
     ]);
   });
 
-  test('a Secret ID TTL going to 0 (no expiry) is a raise; lowering a TTL is not flagged', async () => {
+  it('a Secret ID TTL going to 0 (no expiry) is a raise; lowering a TTL is not flagged', async () => {
     const head = variant(({ ci, apps }) => {
       apps.resource.vault_approle_auth_backend_role.audit_role_1A2B3C4D.secret_id_ttl = 0;
       registryCiRole(ci).token_ttl = 600;
@@ -229,7 +229,7 @@ describe('risk flags', () => {
     expect(d.changed.map((c) => c.name)).toEqual(['approle/audit-agent', 'jwt/registry-ci']);
   });
 
-  test('detaching the default policy is one binding change, not seventeen rule changes', async () => {
+  it('detaching the default policy is one binding change, not seventeen rule changes', async () => {
     const d = await diff(BASE, variant(({ ci }) => (registryCiRole(ci).token_no_default_policy = true)));
     expect(d.changed).toEqual([
       {
@@ -241,7 +241,7 @@ describe('risk flags', () => {
     ]);
   });
 
-  test('an own rule merged with a default rule: removing it shows what the default rule leaves', async () => {
+  it('an own rule merged with a default rule: removing it shows what the default rule leaves', async () => {
     const base = variant(({ ci }) => {
       registryCiPolicy(ci).policy += '\npath "cubbyhole/*" {\n  capabilities = ["deny"]\n}\n';
     });
@@ -261,7 +261,7 @@ describe('risk flags', () => {
     expect(flagsOf(d)).toEqual(['deny jwt/registry-ci: loses `deny` on `cubbyhole/*`']);
   });
 
-  test('a new identity with sudo is flagged', async () => {
+  it('a new identity with sudo is flagged', async () => {
     const head = variant(({ apps }) => {
       apps.resource.vault_approle_auth_backend_role.admin = {
         role_name: 'admin',
@@ -274,7 +274,7 @@ describe('risk flags', () => {
 });
 
 describe('access diff Markdown', () => {
-  test('summary, risk flags, then tables of gained and lost capabilities and of bindings', async () => {
+  it('summary, risk flags, then tables of gained and lost capabilities and of bindings', async () => {
     const head = variant(({ ci }) => {
       registryCiRole(ci).token_ttl = 7200;
       registryCiPolicy(ci).policy = registryCiPolicy(ci).policy.replace(

@@ -40,7 +40,7 @@ const SPEC_2_3_PATHS = [
 ];
 
 describe('access report of the platform stacks', () => {
-  test('registry-ci shows exactly the six paths of spec §2.3, read only', async () => {
+  it('registry-ci shows exactly the six paths of spec §2.3, read only', async () => {
     const platform = synthesizePlatform();
     const report = accessReport(await modelOf(platform.outdir), { identities: ['jwt/registry-ci'] });
     const [registryCi] = report.identities;
@@ -49,7 +49,7 @@ describe('access report of the platform stacks', () => {
     expect(registryCi.problems).toEqual([]);
   });
 
-  test('every application reads only below its own prefix', async () => {
+  it('every application reads only below its own prefix', async () => {
     const report = accessReport(await modelOf(synthesizePlatform().outdir));
     for (const identity of report.identities.filter((i) => i.method === 'approle')) {
       for (const rule of identity.rules) expect(rule.capabilities).toEqual(['read']);
@@ -59,7 +59,7 @@ describe('access report of the platform stacks', () => {
 });
 
 describe('access report of a hand-written output', () => {
-  test('joins roles to policies (references resolved) with bindings and TTLs', async () => {
+  it('joins roles to policies (references resolved) with bindings and TTLs', async () => {
     const report = accessReport(await modelOf(path.join(FIXTURES, 'base')));
     expect(report.stacks).toEqual(['app-roles', 'ci-access']);
     expect(report.identities.map((i) => i.name)).toEqual([
@@ -85,7 +85,7 @@ describe('access report of a hand-written output', () => {
     expect(ci.omittedDefaultRules).toBe(17);
   });
 
-  test('foreign policies (hand-written HCL with the legacy syntax, JSON) are read', async () => {
+  it('foreign policies (hand-written HCL with the legacy syntax, JSON) are read', async () => {
     const report = accessReport(await modelOf(path.join(FIXTURES, 'base')), { identities: ['approle/audit-agent'] });
     const [audit] = report.identities;
     expect(audit.defaultPolicy).toBe(false);
@@ -97,7 +97,7 @@ describe('access report of a hand-written output', () => {
     expect(audit.bindings).toMatchObject({ secret_id_ttl: 3600, token_ttl: 1800 });
   });
 
-  test('--include-default lists the built-in default policy on every identity that has it', async () => {
+  it('--include-default lists the built-in default policy on every identity that has it', async () => {
     const model = await modelOf(path.join(FIXTURES, 'base'));
     const report = accessReport(model, { includeDefault: true, identities: ['jwt/registry-ci'] });
     const rules = report.identities[0].rules;
@@ -105,7 +105,7 @@ describe('access report of a hand-written output', () => {
     expect(rules.find((r) => r.path === 'identity/entity/id/{{identity.entity.id}}')?.capabilities).toEqual(['read']);
   });
 
-  test('Markdown: one section per identity, bindings then paths', async () => {
+  it('Markdown: one section per identity, bindings then paths', async () => {
     const markdown = renderAccessReportMarkdown(accessReport(await modelOf(path.join(FIXTURES, 'base'))));
     expect(markdown).toContain('## `jwt/registry-ci`');
     expect(markdown).toContain('| token_ttl | 1h |');
@@ -115,7 +115,7 @@ describe('access report of a hand-written output', () => {
     expect(markdown).toContain('Plus the 17 rules of the built-in `default` policy.');
   });
 
-  test('is deterministic: the same output twice gives the same bytes', async () => {
+  it('is deterministic: the same output twice gives the same bytes', async () => {
     const render = async () => renderAccessReportMarkdown(accessReport(await modelOf(path.join(FIXTURES, 'base'))));
     expect(await render()).toBe(await render());
   });
@@ -127,32 +127,32 @@ describe('what the analysis cannot take as given is said', () => {
     vault_approle_auth_backend_role: { r: { backend: '${vault_auth_backend.ar.path}', role_name: 'app', token_policies: policies } },
   });
 
-  test('a policy not declared in the stacks grants nothing and is named', async () => {
+  it('a policy not declared in the stacks grants nothing and is named', async () => {
     const report = accessReport(await modelOf(outputWith(approleRole(['elsewhere']))));
     expect(report.identities[0].problems).toEqual([expect.stringContaining('policy "elsewhere" is not declared')]);
   });
 
-  test('a role listing root can never log in', async () => {
+  it('a role listing root can never log in', async () => {
     const model = await modelOf(outputWith(approleRole(['root'])));
     expect(model.get('approle/app')!.loginRefused).toBe(true);
     expect(accessReport(model).identities[0].rules).toEqual([]);
   });
 
-  test('a policy no identity uses is listed', async () => {
+  it('a policy no identity uses is listed', async () => {
     const report = accessReport(
       await modelOf(outputWith({ ...approleRole([]), vault_policy: { p: { name: 'orphan', policy: 'path "x" {\n  capabilities = ["read"]\n}\n' } } })),
     );
     expect(report.unattachedPolicies).toEqual(['orphan']);
   });
 
-  test('a `default` policy declared in the stacks replaces the built-in text', async () => {
+  it('a `default` policy declared in the stacks replaces the built-in text', async () => {
     const model = await modelOf(
       outputWith({ ...approleRole([]), vault_policy: { d: { name: 'default', policy: 'path "only/this" {\n  capabilities = ["read"]\n}\n' } } }),
     );
     expect(accessReport(model).identities[0].rules.map((r) => r.path)).toEqual(['only/this']);
   });
 
-  test('an unresolvable reference fails, naming the stack, resource and expression', () => {
+  it('an unresolvable reference fails, naming the stack, resource and expression', () => {
     const dir = outputWith({
       vault_approle_auth_backend_role: { r: { role_name: 'app', token_policies: ['${vault_policy.gone.name}'] } },
     });
@@ -161,7 +161,7 @@ describe('what the analysis cannot take as given is said', () => {
     );
   });
 
-  test('a computed attribute cannot be resolved offline', () => {
+  it('a computed attribute cannot be resolved offline', () => {
     const dir = outputWith({
       vault_auth_backend: { ar: { type: 'approle' } },
       vault_approle_auth_backend_role: { r: { backend: '${vault_auth_backend.ar.accessor}', role_name: 'app' } },
@@ -169,7 +169,7 @@ describe('what the analysis cannot take as given is said', () => {
     expect(() => readStoreConfiguration(dir)).toThrow(/has no configured "accessor" \(a value computed at apply time\)/);
   });
 
-  test('a policy the store would refuse fails the analysis, naming the policy', async () => {
+  it('a policy the store would refuse fails the analysis, naming the policy', async () => {
     const dir = outputWith({
       ...approleRole(['bad']),
       vault_policy: { p: { name: 'bad', policy: 'path "x" {\n  capabilities = ["raed"]\n}\n' } },
@@ -177,7 +177,7 @@ describe('what the analysis cannot take as given is said', () => {
     await expect(modelOf(dir)).rejects.toThrow('policy "bad": path "x": invalid capability "raed"');
   });
 
-  test('a directory without manifest.json is not an output', () => {
+  it('a directory without manifest.json is not an output', () => {
     expect(() => readStoreConfiguration(os.tmpdir())).toThrow(/is not a synthesized output: it has no manifest.json/);
   });
 });

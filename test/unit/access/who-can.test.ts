@@ -12,7 +12,7 @@ describe('who-can', () => {
     model = await AccessModel.load(readStoreConfiguration(BASE));
   });
 
-  test('names the identities that can, with the governing rule and its policies', () => {
+  it('names the identities that can, with the governing rule and its policies', () => {
     const answer = whoCan(model, 'read', 'secret/data/registry/svc-orchestrator');
     expect(answer.allowed).toEqual([
       { identity: 'jwt/registry-ci', rule: 'secret/data/registry/svc-orchestrator', policies: ['registry-ci'] },
@@ -22,17 +22,17 @@ describe('who-can', () => {
     ]);
   });
 
-  test('nobody may write what the platform only lets be read', () => {
+  it('nobody may write what the platform only lets be read', () => {
     expect(whoCan(model, 'update', 'secret/data/registry/svc-orchestrator').allowed).toEqual([]);
   });
 
-  test('list requests use the list lookup (trailing slash)', () => {
+  it('list requests use the list lookup (trailing slash)', () => {
     expect(whoCan(model, 'list', 'secret/metadata/acme/dev/').allowed).toEqual([
       { identity: 'approle/audit-agent', rule: 'secret/metadata/acme/*', policies: ['ops-audit'] },
     ]);
   });
 
-  test('the default policy counts: every identity that has it may renew itself', () => {
+  it('the default policy counts: every identity that has it may renew itself', () => {
     expect(whoCan(model, 'update', 'auth/token/renew-self').allowed.map((e) => e.identity)).toEqual([
       'approle/authentik-role',
       'approle/gitlab-role',

@@ -20,7 +20,7 @@ function governing(acl: Acl, path: string, mode: LookupMode = 'other'): string |
 // Cases marked "docs" are the examples of OpenBao's policy documentation
 // (website/content/docs/concepts/policies.mdx), "code" those of the comments in vault/acl.go.
 describe('exact rules', () => {
-  test('docs: "secret/foo" permits reading only secret/foo, not secret/food or secret/foo/bar', async () => {
+  it('docs: "secret/foo" permits reading only secret/foo, not secret/food or secret/foo/bar', async () => {
     const acl = await aclOf({ p: rule('secret/foo', 'read') });
     expect(acl.check('read', 'secret/foo').allowed).toBe(true);
     expect(acl.check('read', 'secret/food').allowed).toBe(false);
@@ -28,7 +28,7 @@ describe('exact rules', () => {
     expect(acl.check('update', 'secret/foo').allowed).toBe(false);
   });
 
-  test('docs: an exact deny takes precedence over a broader grant ("secret/super-secret")', async () => {
+  it('docs: an exact deny takes precedence over a broader grant ("secret/super-secret")', async () => {
     const acl = await aclOf({
       p: rule('secret/*', 'create', 'read', 'update', 'patch', 'delete', 'list') + rule('secret/super-secret', 'deny'),
     });
@@ -36,13 +36,13 @@ describe('exact rules', () => {
     expect(acl.capabilities('secret/other')).toEqual(['create', 'delete', 'list', 'patch', 'read', 'update']);
   });
 
-  test('an exact rule wins outright, even over a longer matching segment rule', async () => {
+  it('an exact rule wins outright, even over a longer matching segment rule', async () => {
     const acl = await aclOf({ p: rule('a/b/c', 'read') + rule('a/b/+', 'update') });
     expect(governing(acl, 'a/b/c')).toBe('a/b/c');
     expect(governing(acl, 'a/b/d')).toBe('a/b/+');
   });
 
-  test('one leading slash of a rule path is stripped; request paths lose all of theirs', async () => {
+  it('one leading slash of a rule path is stripped; request paths lose all of theirs', async () => {
     const acl = await aclOf({ p: rule('/secret/x', 'read') + rule('//y', 'read') });
     expect(acl.check('read', 'secret/x').allowed).toBe(true);
     expect(acl.check('read', '///secret/x').allowed).toBe(true);
@@ -53,33 +53,33 @@ describe('exact rules', () => {
 });
 
 describe('* prefix rules', () => {
-  test('docs: "secret/bar/*" matches secret/bar/zip and secret/bar/zip/zap, not secret/bars/zip', async () => {
+  it('docs: "secret/bar/*" matches secret/bar/zip and secret/bar/zip/zap, not secret/bars/zip', async () => {
     const acl = await aclOf({ p: rule('secret/bar/*', 'read') });
     expect(acl.check('read', 'secret/bar/zip').allowed).toBe(true);
     expect(acl.check('read', 'secret/bar/zip/zap').allowed).toBe(true);
     expect(acl.check('read', 'secret/bars/zip').allowed).toBe(false);
   });
 
-  test('docs: "secret/zip-*" matches secret/zip-zap and secret/zip-zap/zong, not secret/zip/zap', async () => {
+  it('docs: "secret/zip-*" matches secret/zip-zap and secret/zip-zap/zong, not secret/zip/zap', async () => {
     const acl = await aclOf({ p: rule('secret/zip-*', 'read') });
     expect(acl.check('read', 'secret/zip-zap').allowed).toBe(true);
     expect(acl.check('read', 'secret/zip-zap/zong').allowed).toBe(true);
     expect(acl.check('read', 'secret/zip/zap').allowed).toBe(false);
   });
 
-  test('docs: "secret/foo*" also matches secret/foobar (a string prefix, not a segment prefix)', async () => {
+  it('docs: "secret/foo*" also matches secret/foobar (a string prefix, not a segment prefix)', async () => {
     const acl = await aclOf({ p: rule('secret/foo*', 'read') });
     expect(acl.check('read', 'secret/foobar').allowed).toBe(true);
   });
 
-  test('the longest matching prefix governs; a broad deny does not override a more specific grant', async () => {
+  it('the longest matching prefix governs; a broad deny does not override a more specific grant', async () => {
     const acl = await aclOf({ p: rule('secret/*', 'deny') + rule('secret/data/app/*', 'read') });
     expect(governing(acl, 'secret/data/app/x')).toBe('secret/data/app/*');
     expect(acl.check('read', 'secret/data/app/x').allowed).toBe(true);
     expect(acl.check('read', 'secret/data/other').allowed).toBe(false);
   });
 
-  test('a plus inside a segment is literal: "a+b*" is a prefix rule', async () => {
+  it('a plus inside a segment is literal: "a+b*" is a prefix rule', async () => {
     const acl = await aclOf({ p: rule('a+b*', 'read') });
     expect(acl.check('read', 'a+bc').allowed).toBe(true);
     expect(acl.check('read', 'axb').allowed).toBe(false);
@@ -87,7 +87,7 @@ describe('* prefix rules', () => {
 });
 
 describe('+ segment wildcards', () => {
-  test('docs: "secret/+/teamb" matches any one segment in the middle', async () => {
+  it('docs: "secret/+/teamb" matches any one segment in the middle', async () => {
     const acl = await aclOf({ p: rule('secret/+/teamb', 'read') });
     expect(acl.check('read', 'secret/foo/teamb').allowed).toBe(true);
     expect(acl.check('read', 'secret/bar/teamb').allowed).toBe(true);
@@ -95,44 +95,44 @@ describe('+ segment wildcards', () => {
     expect(acl.check('read', 'secret/teamb').allowed).toBe(false);
   });
 
-  test('docs: "secret/+/+/teamb" matches secret/foo/bar/teamb and secret/bar/foo/teamb', async () => {
+  it('docs: "secret/+/+/teamb" matches secret/foo/bar/teamb and secret/bar/foo/teamb', async () => {
     const acl = await aclOf({ p: rule('secret/+/+/teamb', 'read') });
     expect(acl.check('read', 'secret/foo/bar/teamb').allowed).toBe(true);
     expect(acl.check('read', 'secret/bar/foo/teamb').allowed).toBe(true);
     expect(acl.check('read', 'secret/foo/teamb').allowed).toBe(false);
   });
 
-  test('a segment rule ending in * matches its last segment as a prefix, at any depth', async () => {
+  it('a segment rule ending in * matches its last segment as a prefix, at any depth', async () => {
     const acl = await aclOf({ p: rule('secret/+/team*', 'read') });
     expect(acl.check('read', 'secret/x/teamb').allowed).toBe(true);
     expect(acl.check('read', 'secret/x/teamb/deeper').allowed).toBe(true);
     expect(acl.check('read', 'secret/x/other').allowed).toBe(false);
   });
 
-  test('+ matches an empty segment', async () => {
+  it('+ matches an empty segment', async () => {
     const acl = await aclOf({ p: rule('a/+/b', 'read') + rule('a/+', 'list') });
     expect(acl.check('read', 'a//b').allowed).toBe(true);
     expect(governing(acl, 'a/')).toBe('a/+');
   });
 
-  test('"a/+b" is a segment rule whose segment "+b" only matches itself', async () => {
+  it('"a/+b" is a segment rule whose segment "+b" only matches itself', async () => {
     const acl = await aclOf({ p: rule('a/+b', 'read') });
     expect(acl.check('read', 'a/+b').allowed).toBe(true);
     expect(acl.check('read', 'a/xb').allowed).toBe(false);
   });
 
-  test('"+*" is refused, as the store refuses it', async () => {
+  it('"+*" is refused, as the store refuses it', async () => {
     await expect(aclOf({ p: rule('secret/+*', 'read') })).rejects.toThrow(/'\+\*' is forbidden/);
   });
 });
 
 describe('priority between matching non-exact rules', () => {
-  test('docs: "secret/*" beats "secret/+/+/foo/*" (same first wildcard, both prefixes, fewer +)', async () => {
+  it('docs: "secret/*" beats "secret/+/+/foo/*" (same first wildcard, both prefixes, fewer +)', async () => {
     const acl = await aclOf({ p: rule('secret/*', 'read') + rule('secret/+/+/foo/*', 'update') });
     expect(governing(acl, 'secret/a/b/foo/c')).toBe('secret/*');
   });
 
-  test('code: the later first wildcard wins ("foo/a*" over "foo/+"; "foo/bar/+/baz" over "foo/+/bar/baz")', async () => {
+  it('code: the later first wildcard wins ("foo/a*" over "foo/+"; "foo/bar/+/baz" over "foo/+/bar/baz")', async () => {
     const acl = await aclOf({
       p: rule('foo/a*', 'read') + rule('foo/+', 'update') + rule('foo/bar/+/baz', 'read') + rule('foo/+/bar/baz', 'update'),
     });
@@ -140,7 +140,7 @@ describe('priority between matching non-exact rules', () => {
     expect(governing(acl, 'foo/bar/bar/baz')).toBe('foo/bar/+/baz');
   });
 
-  test('code: a non-prefix rule beats a prefix rule ("foo/+/bar" over "foo/+/ba*"; "foo/+" over "foo/*")', async () => {
+  it('code: a non-prefix rule beats a prefix rule ("foo/+/bar" over "foo/+/ba*"; "foo/+" over "foo/*")', async () => {
     const acl = await aclOf({
       p: rule('foo/+/bar', 'read') + rule('foo/+/ba*', 'update') + rule('foo/+', 'read') + rule('foo/*', 'update'),
     });
@@ -148,71 +148,71 @@ describe('priority between matching non-exact rules', () => {
     expect(governing(acl, 'foo/x')).toBe('foo/+');
   });
 
-  test('fewer + segments win ("a/+/b/c" over "a/+/+/c")', async () => {
+  it('fewer + segments win ("a/+/b/c" over "a/+/+/c")', async () => {
     const acl = await aclOf({ p: rule('a/+/b/c', 'read') + rule('a/+/+/c', 'update') });
     expect(governing(acl, 'a/x/b/c')).toBe('a/+/b/c');
   });
 
-  test('code: the longer rule wins ("foo/+/bar/ba*" over "foo/+/bar/b*")', async () => {
+  it('code: the longer rule wins ("foo/+/bar/ba*" over "foo/+/bar/b*")', async () => {
     const acl = await aclOf({ p: rule('foo/+/bar/ba*', 'read') + rule('foo/+/bar/b*', 'update') });
     expect(governing(acl, 'foo/x/bar/baz')).toBe('foo/+/bar/ba*');
   });
 
-  test('the lexicographically greater rule wins last ("+/a/+" over "+/+/b")', async () => {
+  it('the lexicographically greater rule wins last ("+/a/+" over "+/+/b")', async () => {
     const acl = await aclOf({ p: rule('+/a/+', 'read') + rule('+/+/b', 'update') });
     expect(governing(acl, 'x/a/b')).toBe('+/a/+');
   });
 
-  test('no match is a deny; the governing rule must carry the capability', async () => {
+  it('no match is a deny; the governing rule must carry the capability', async () => {
     const acl = await aclOf({ p: rule('secret/*', 'read') + rule('secret/x', 'list') });
     expect(acl.capabilities('other/path')).toEqual(['deny']);
     expect(acl.check('read', 'secret/x').allowed).toBe(false);
   });
 
-  test('an empty capability list still governs, shadowing a broader grant', async () => {
+  it('an empty capability list still governs, shadowing a broader grant', async () => {
     const acl = await aclOf({ p: rule('secret/*', 'read') + 'path "secret/x" {\n  capabilities = []\n}\n' });
     expect(acl.capabilities('secret/x')).toEqual(['deny']);
   });
 });
 
 describe('deny and merging of identical path strings', () => {
-  test('docs: the same pattern in several policies takes the union of capabilities', async () => {
+  it('docs: the same pattern in several policies takes the union of capabilities', async () => {
     const acl = await aclOf({ a: rule('secret/x', 'read'), b: rule('secret/x', 'update') });
     expect(acl.capabilities('secret/x')).toEqual(['read', 'update']);
     expect(acl.governingRule('secret/x')?.policies).toEqual(['a', 'b']);
   });
 
-  test('deny in any policy for the same path string wins over the others', async () => {
+  it('deny in any policy for the same path string wins over the others', async () => {
     const acl = await aclOf({ a: rule('secret/x/*', 'read', 'sudo'), b: rule('secret/x/*', 'deny') });
     expect(acl.capabilities('secret/x/y')).toEqual(['deny']);
     expect(acl.check('sudo', 'secret/x/y').allowed).toBe(false);
   });
 
-  test('deny discards every other capability of its block', async () => {
+  it('deny discards every other capability of its block', async () => {
     const acl = await aclOf({ a: rule('secret/x', 'read', 'deny') });
     expect(acl.capabilities('secret/x')).toEqual(['deny']);
   });
 
-  test('"/x" and "x" are the same path string; "x" and "x*" are not', async () => {
+  it('"/x" and "x" are the same path string; "x" and "x*" are not', async () => {
     const acl = await aclOf({ a: rule('/x', 'read'), b: rule('x', 'update'), c: rule('x*', 'list') });
     expect(acl.capabilities('x')).toEqual(['read', 'update']);
     expect(acl.capabilities('xy')).toEqual(['list']);
   });
 
-  test('two blocks for the same path in one policy merge too', async () => {
+  it('two blocks for the same path in one policy merge too', async () => {
     const acl = await aclOf({ a: rule('secret/x', 'read') + rule('secret/x', 'list') });
     expect(acl.capabilities('secret/x')).toEqual(['list', 'read']);
   });
 });
 
 describe('list requests and sys/capabilities', () => {
-  test('a list request finds the exact rule without the trailing slash', async () => {
+  it('a list request finds the exact rule without the trailing slash', async () => {
     const acl = await aclOf({ a: rule('secret/metadata/app', 'list') });
     expect(acl.check('list', 'secret/metadata/app/').allowed).toBe(true);
     expect(governing(acl, 'secret/metadata/app/', 'other')).toBeUndefined();
   });
 
-  test('a list request tries non-exact rules without the trailing slash first', async () => {
+  it('a list request tries non-exact rules without the trailing slash first', async () => {
     const acl = await aclOf({ a: rule('a/*', 'read') + rule('a/b/*', 'list') });
     expect(governing(acl, 'a/b/', 'list')).toBe('a/*');
     expect(governing(acl, 'a/b/', 'other')).toBe('a/b/*');
@@ -220,7 +220,7 @@ describe('list requests and sys/capabilities', () => {
     expect(acl.capabilities('a/b/')).toEqual(['read']);
   });
 
-  test('sys/capabilities sorts names alphabetically and answers root for a root token', async () => {
+  it('sys/capabilities sorts names alphabetically and answers root for a root token', async () => {
     const acl = await aclOf({ a: rule('x', 'update', 'create', 'sudo', 'read') });
     expect(acl.capabilities('x')).toEqual(['create', 'read', 'sudo', 'update']);
     expect(Acl.root().capabilities('anything')).toEqual(['root']);
@@ -228,7 +228,7 @@ describe('list requests and sys/capabilities', () => {
 });
 
 describe('templated paths', () => {
-  test('are dropped for a token without an entity, kept literally for a report', async () => {
+  it('are dropped for a token without an entity, kept literally for a report', async () => {
     const parser = new PolicyParser();
     const policy = await parser.parse('t', rule('secret/data/{{identity.entity.id}}/*', 'read'));
     expect(Acl.fromPolicies([policy], { templating: 'drop' }).rules).toEqual([]);

@@ -15,13 +15,13 @@ function summary(policy: AclPolicy): Array<[string, string, string[]]> {
 }
 
 describe('the HCL parser package and the two fast readers agree', () => {
-  test('the built-in default policy table is what the HCL parser makes of its text', async () => {
+  it('the built-in default policy table is what the HCL parser makes of its text', async () => {
     const byPath = (items: PolicyItem[]) => [...items].sort((a, b) => (a.keys.join('/') < b.keys.join('/') ? -1 : 1));
     expect(byPath(await parseHclPolicyText('default', DEFAULT_POLICY_TEXT))).toEqual(byPath(hcl2Items(DEFAULT_POLICY_DECODED)));
     expect((await new PolicyParser().parse('default', DEFAULT_POLICY_TEXT)).syntax).toBe('builtin');
   });
 
-  test("the library's own output is read without the HCL parser, with the same rules", async () => {
+  it("the library's own output is read without the HCL parser, with the same rules", async () => {
     const doc = new PolicyDocument('registry-ci');
     doc.addRule('secret/data/registry/svc-orchestrator', ['read'], 'Platform/ci/RegistryCi');
     doc.addRule('secret/data/registry/svc-orchestrator', ['read'], 'Platform/ci/Build');
@@ -39,7 +39,7 @@ describe('the HCL parser package and the two fast readers agree', () => {
     ]);
   });
 
-  test('a hand-edited library policy is no longer the library output and goes to the HCL parser', async () => {
+  it('a hand-edited library policy is no longer the library output and goes to the HCL parser', async () => {
     const doc = new PolicyDocument('app');
     doc.addRule('secret/data/app/*', ['read'], 'App');
     const edited = renderPolicyHcl(doc).replace('["read"]', '["update", "read"]');
@@ -51,7 +51,7 @@ describe('the HCL parser package and the two fast readers agree', () => {
 });
 
 describe('foreign policies', () => {
-  test('HCL with comments, the legacy "policy" word and several blocks', async () => {
+  it('HCL with comments, the legacy "policy" word and several blocks', async () => {
     const text = `
       // a comment
       /* another */
@@ -78,7 +78,7 @@ describe('foreign policies', () => {
     ]);
   });
 
-  test('JSON, read as the store reads it (HCL 1 turns nested objects into labels)', async () => {
+  it('JSON, read as the store reads it (HCL 1 turns nested objects into labels)', async () => {
     const parser = new PolicyParser();
     const read = async (value: unknown) => summary(await parser.parse(`j${JSON.stringify(value).length}`, JSON.stringify(value)));
     const object = await parser.parse('j1', JSON.stringify({ path: { 'secret/*': { capabilities: ['read'] } } }));
@@ -104,7 +104,7 @@ describe('foreign policies', () => {
     );
   });
 
-  test('parameter constraints are kept as names; they never add a capability', async () => {
+  it('parameter constraints are kept as names; they never add a capability', async () => {
     const policy = await new PolicyParser().parse(
       'p',
       'path "secret/restricted" {\n  capabilities = ["create"]\n  allowed_parameters = {\n    "foo" = []\n  }\n}\n',
@@ -112,7 +112,7 @@ describe('foreign policies', () => {
     expect(policy.rules[0].constraints).toEqual(['allowed_parameters']);
   });
 
-  test('an expired rule is dropped, as the store drops it', async () => {
+  it('an expired rule is dropped, as the store drops it', async () => {
     const text = 'path "old" {\n  capabilities = ["read"]\n  expiration = "2001-01-01T00:00:00Z"\n}\n';
     expect((await new PolicyParser(new Date('2024-01-01T00:00:00Z')).parse('p', text)).rules).toEqual([]);
     expect((await new PolicyParser(new Date('2000-01-01T00:00:00Z')).parse('p', text)).rules).toHaveLength(1);
@@ -121,7 +121,7 @@ describe('foreign policies', () => {
 
 describe('what the store refuses is refused, naming the policy', () => {
   const parser = new PolicyParser();
-  test.each([
+  it.each([
     ['unknown top-level key', 'foo = "bar"\n', /policy "bad": invalid key "foo"/],
     ['unknown block key', 'path "x" {\n  capability = ["read"]\n}\n', /path "x": invalid key "capability"/],
     ['unknown capability', 'path "x" {\n  capabilities = ["reed"]\n}\n', /invalid capability "reed"/],
@@ -136,7 +136,7 @@ describe('what the store refuses is refused, naming the policy', () => {
     await expect(parser.parse('bad', text)).rejects.toThrow(message);
   });
 
-  test('an unknown word after deny is never looked at (the store reads words until deny)', async () => {
+  it('an unknown word after deny is never looked at (the store reads words until deny)', async () => {
     const policy = await parser.parse('p', 'path "x" {\n  capabilities = ["deny", "bogus"]\n}\n');
     expect(summary(policy)).toEqual([['exact', 'x', ['deny']]]);
   });

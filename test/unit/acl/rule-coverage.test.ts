@@ -4,7 +4,7 @@ import { RulePath } from '../../../lib/acl/rule-path';
 const rule = (p: string) => RulePath.parse(p);
 
 describe('rule coverage (used to tell a wildcard took over narrower rules)', () => {
-  test.each([
+  it.each([
     ['secret/data/*', 'secret/data/app/*', true],
     ['secret/data/*', 'secret/data/app/x', true],
     ['secret/data/*', 'secret/data/+/x', true],
@@ -21,7 +21,7 @@ describe('rule coverage (used to tell a wildcard took over narrower rules)', () 
     expect(covers(rule(wide), rule(narrow))).toBe(expected);
   });
 
-  test('a witness path is matched by its own rule', () => {
+  it('a witness path is matched by its own rule', () => {
     expect(witnessPath(rule('secret/data/app/*'))).toBe('secret/data/app/w');
     expect(witnessPath(rule('secret/+/x*'))).toBe('secret/w/xw');
     expect(witnessPath(rule('secret/x'))).toBe('secret/x');

@@ -39,14 +39,14 @@ function run(args: string[], cwd = FIXTURES) {
 }
 
 describe('secretstore-iac as a process', () => {
-  test('help, usage error and runtime error exit codes', () => {
+  it('help, usage error and runtime error exit codes', () => {
     expect(run(['--help']).code).toBe(0);
     expect(run([]).code).toBe(2);
     expect(run(['nope']).code).toBe(2);
     expect(run(['access', path.join(REPO, 'test', 'fixtures', 'access-broken')]).code).toBe(3);
   });
 
-  test('access and access-diff with piped output: plain Markdown, 0 and 1', () => {
+  it('access and access-diff with piped output: plain Markdown, 0 and 1', () => {
     const access = run(['access', 'base']);
     expect(access.code).toBe(0);
     expect(access.stdout).toContain('## `jwt/registry-ci`');
@@ -85,7 +85,7 @@ describe('operator commands through npx (the README form)', () => {
     return e;
   };
 
-  test('npx -- secretstore-iac provision APP --env-file PATH reaches the command with its option', () => {
+  it('npx -- secretstore-iac provision APP --env-file PATH reaches the command with its option', () => {
     const r = spawnSync('npx', ['--', 'secretstore-iac', 'provision', 'orchestrator', '--env-file', missing], {
       cwd: project,
       encoding: 'utf8',
@@ -97,7 +97,7 @@ describe('operator commands through npx (the README form)', () => {
     expect(r.status).toBe(3);
   }, 60_000);
 
-  test('the bin run through its shebang (as npx runs it) accepts --env-file PATH for a file that does not exist yet', () => {
+  it('the bin run through its shebang (as npx runs it) accepts --env-file PATH for a file that does not exist yet', () => {
     const binPath = path.join(project, 'bin', 'secretstore-iac.js');
     fs.chmodSync(binPath, 0o755);
     const r = spawnSync(binPath, ['provision', 'orchestrator', '--env-file', missing], { cwd: project, encoding: 'utf8', env: env() });
@@ -144,7 +144,7 @@ describe('access-diff on git refs', () => {
 
   afterAll(() => fs.rmSync(repo, { recursive: true, force: true }));
 
-  test('synthesizes each ref in a temporary worktree, diffs, and removes the worktrees', () => {
+  it('synthesizes each ref in a temporary worktree, diffs, and removes the worktrees', () => {
     const changed = run(['access-diff', 'base', 'main'], repo);
     expect(changed.stderr).toMatch(/synthesizing [0-9a-f]{12} in a temporary worktree/);
     expect(changed.code).toBe(1);
@@ -154,7 +154,7 @@ describe('access-diff on git refs', () => {
     expect(git('worktree', 'list').split('\n')).toHaveLength(1);
   }, 120_000);
 
-  test('a ref and a directory can be mixed; an unknown ref is a usage error', () => {
+  it('a ref and a directory can be mixed; an unknown ref is a usage error', () => {
     expect(run(['access-diff', 'base', path.join(FIXTURES, 'head-ttl-raised')], repo).code).toBe(1);
     const unknown = run(['access-diff', 'no-such-ref', 'main'], repo);
     expect(unknown.code).toBe(2);

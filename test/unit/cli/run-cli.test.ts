@@ -23,7 +23,7 @@ async function cli(argv: string[], options: { isTerminal?: boolean; env?: NodeJS
 }
 
 describe('dispatch, help and exit codes', () => {
-  test('--help lists the commands and the exit codes', async () => {
+  it('--help lists the commands and the exit codes', async () => {
     const { code, stdout } = await cli(['--help']);
     expect(code).toBe(ExitCode.ok);
     expect(stdout).toMatch(/^Usage: secretstore-iac COMMAND/);
@@ -31,7 +31,7 @@ describe('dispatch, help and exit codes', () => {
     expect(stdout).toMatch(/2 usage error,\s+3 runtime error/);
   });
 
-  test('each command has its own --help', async () => {
+  it('each command has its own --help', async () => {
     for (const name of ['access', 'access-diff', 'who-can']) {
       const { code, stdout } = await cli([name, '--help']);
       expect(code).toBe(0);
@@ -40,14 +40,14 @@ describe('dispatch, help and exit codes', () => {
     }
   });
 
-  test('the SOURCE help names the synthesis command cdktf.json declares', async () => {
+  it('the SOURCE help names the synthesis command cdktf.json declares', async () => {
     const app: string = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdktf.json'), 'utf8')).app;
     for (const name of ['access', 'access-diff', 'who-can']) {
       expect((await cli([name, '--help'])).stdout).toContain(`Here that command is \`${app}\`.`);
     }
   });
 
-  test('no command, an unknown command or option, a missing argument: usage error (2)', async () => {
+  it('no command, an unknown command or option, a missing argument: usage error (2)', async () => {
     expect((await cli([])).code).toBe(ExitCode.usage);
     const unknown = await cli(['acces']);
     expect(unknown.code).toBe(ExitCode.usage);
@@ -60,13 +60,13 @@ describe('dispatch, help and exit codes', () => {
     expect((await cli(['who-can', 'deny', 'x', 'base'])).code).toBe(ExitCode.usage);
   });
 
-  test('a SOURCE that is neither an output directory nor a git ref is a usage error', async () => {
+  it('a SOURCE that is neither an output directory nor a git ref is a usage error', async () => {
     const { code, stderr } = await cli(['access', 'no-such-thing']);
     expect(code).toBe(ExitCode.usage);
     expect(stderr).toContain('no-such-thing is neither a synthesized output directory nor a git ref');
   });
 
-  test('a broken configuration is a runtime error (3) with the reason', async () => {
+  it('a broken configuration is a runtime error (3) with the reason', async () => {
     const { code, stderr } = await cli(['access', path.join(FIXTURES, 'base', 'stacks')]);
     expect(code).toBe(ExitCode.usage); // a directory, but not an output
     expect(stderr).toContain('not a synthesized output');
@@ -77,7 +77,7 @@ describe('dispatch, help and exit codes', () => {
 });
 
 describe('access', () => {
-  test('Markdown by default, JSON on request', async () => {
+  it('Markdown by default, JSON on request', async () => {
     const md = await cli(['access', 'base', '--identity', 'jwt/registry-ci']);
     expect(md.code).toBe(0);
     expect(md.stdout).toContain('## `jwt/registry-ci`');
@@ -86,7 +86,7 @@ describe('access', () => {
     expect(report.identities.map((i: { name: string }) => i.name)).toContain('approle/orchestrator-dev');
   });
 
-  test('plain output when not a terminal; styled on a terminal unless NO_COLOR', async () => {
+  it('plain output when not a terminal; styled on a terminal unless NO_COLOR', async () => {
     const plain = await cli(['access', 'base']);
     expect(plain.stdout).not.toContain('\u001b[');
     const styled = await cli(['access', 'base'], { isTerminal: true });
@@ -97,14 +97,14 @@ describe('access', () => {
 });
 
 describe('access-diff', () => {
-  test('exit 0 for no access change, 1 for a change', async () => {
+  it('exit 0 for no access change, 1 for a change', async () => {
     expect((await cli(['access-diff', 'base', 'head-nothing-changed'])).code).toBe(ExitCode.ok);
     const changed = await cli(['access-diff', 'base', 'head-ttl-raised']);
     expect(changed.code).toBe(ExitCode.accessChanged);
     expect(changed.stdout).toContain('- **TTL raised**, `jwt/registry-ci`: `token_ttl` 1h → 2h');
   });
 
-  test('JSON carries the same diff', async () => {
+  it('JSON carries the same diff', async () => {
     const { code, stdout } = await cli(['access-diff', 'base', 'head-app-added', '--format', 'json']);
     expect(code).toBe(ExitCode.accessChanged);
     expect(JSON.parse(stdout).added[0].name).toBe('approle/billing-dev');
@@ -112,7 +112,7 @@ describe('access-diff', () => {
 });
 
 describe('who-can', () => {
-  test('lists identities and rules; says nobody when nobody can', async () => {
+  it('lists identities and rules; says nobody when nobody can', async () => {
     const yes = await cli(['who-can', 'read', 'secret/data/registry/svc-executor', 'base']);
     expect(yes.code).toBe(0);
     expect(yes.stdout).toBe(
