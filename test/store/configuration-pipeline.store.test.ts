@@ -95,8 +95,10 @@ export const platformConfig: PlatformConfig = {
       SECRETSTORE_ID_TOKEN: signJwt(key.privateKey, gitlabJobClaims({ project_id: PROJECT_ID, project_path: 'acme/secretstore-config', ...claims }, { ciUrl: TEST_SETTINGS.ciUrl, lifetimeSeconds: 3600 })),
       SECRETSTORE_IAC_INSTALL: `ln -sfn ${REPO_ROOT}/node_modules node_modules`,
       SECRETSTORE_IAC_TOFU: tools.tofu,
+      // No TF_PLUGIN_CACHE_DIR: the plan jobs run at the same time, and two engines installing into one
+      // plugin cache race ("after installing ... it is still not detected in .../plugin-cache"). Each job
+      // installs from the local mirror into its own .terraform, as a GitLab job does on its own runner.
       TF_CLI_CONFIG_FILE: tools.cliConfig,
-      TF_PLUGIN_CACHE_DIR: tools.pluginCacheDir,
     };
     return Object.entries(vars).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
   };
