@@ -12,7 +12,7 @@
  * For comparison only: the same 1,000 policies written by hand (not the library's layout), which
  * go through the HCL parser package.
  *
- * Run: `npx tsc -p tsconfig.json && node dist/bench/access-bench.js`.
+ * Run: `npm run bench:access` (build, then `node dist/bench/access-bench.js`).
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
