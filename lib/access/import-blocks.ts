@@ -1,6 +1,6 @@
 import { DeclaredObject } from './declared-object';
 
-/** Name of the file `adopt` writes into a stack directory; kept across re-synthesis (SecretStoreApp.ENGINE_FILES). */
+/** Name of the file `adopt` writes into a stack directory; kept across re-synthesis, like every file the synthesis does not write itself. */
 export const IMPORT_FILE = 'adopt-imports.tf.json';
 
 /** One `import` block: the resource address and the provider's import id. */

@@ -90,9 +90,10 @@ export class SecretStoreApp extends App {
 
   /**
    * Moves what the engine and its users keep in a stack's working directory (`.terraform/`, the
-   * provider lock file, plans saved with `-out`: anything the synthesis itself did not write) from
-   * the previous output into the new one, so that a re-synthesis needs no new `init` and a saved
-   * plan can still be applied.
+   * provider lock file, plans saved with `-out`, the import blocks of `secretstore-iac adopt`: anything
+   * the synthesis itself did not write) from the previous output into the new one, so that a
+   * re-synthesis needs no new `init`, a saved plan can still be applied, and imports written between
+   * adopt and apply are not silently turned back into creates.
    */
   private carryOverEngineFiles(previousDir: string, newDir: string): void {
     const stacks = path.join(previousDir, 'stacks');
@@ -106,14 +107,6 @@ export class SecretStoreApp extends App {
       }
     }
   }
-
-  /**
-   * Files and directories the engine writes into a stack directory, kept across syntheses; with
-   * them the import blocks `secretstore-iac adopt` writes, so that a re-synthesis between adopt
-   * and apply does not silently turn the imports back into creates. Any other file the synthesis
-   * does not write (a plan saved with `-out`) is kept as well.
-   */
-  static readonly ENGINE_FILES = ['.terraform', '.terraform.lock.hcl', 'adopt-imports.tf.json'];
 
   /** Every problem of every construct and platform rule, sorted by construct path. */
   problems(): SynthesisProblem[] {

@@ -62,15 +62,17 @@ describe('The platform is split into the ci-access and app-roles stacks', () => 
     expect(fs.readFileSync(path.join(path.dirname(outdir), 'terraform.ci-access.tfstate'), 'utf8')).toBe('{}');
   });
 
-  it('a re-synthesis keeps a plan saved with -out in a stack directory, and rewrites what it generates', () => {
+  it('a re-synthesis keeps a plan saved with -out and the import blocks of adopt in a stack directory, and rewrites what it generates', () => {
     const outdir = tempOutdir();
     synthesizePlatform(platformConfig, undefined, outdir);
     const stackDir = path.join(outdir, 'stacks', 'ci-access');
     const generated = fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8');
     fs.writeFileSync(path.join(stackDir, 'ci.tfplan'), 'saved plan');
+    fs.writeFileSync(path.join(stackDir, 'adopt-imports.tf.json'), '{"import": []}');
     fs.writeFileSync(path.join(stackDir, 'cdk.tf.json'), '{"edited": true}');
     synthesizePlatform(platformConfig, undefined, outdir);
     expect(fs.readFileSync(path.join(stackDir, 'ci.tfplan'), 'utf8')).toBe('saved plan');
+    expect(fs.readFileSync(path.join(stackDir, 'adopt-imports.tf.json'), 'utf8')).toBe('{"import": []}');
     expect(fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8')).toBe(generated);
   });
 });
