@@ -17,6 +17,15 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g;
 const unicodeEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /**
+ * The body every double-quoted format here shares (YAML, Go templates, TypeScript; HCL adds to it):
+ * `"` and `\` escaped, unsafe characters as `\uXXXX`; the formats differ in what else they need.
+ */
+const escapedBody = (value: string): string => String(value).replace(/[\\"]/g, (c) => `\\${c}`).replace(UNSAFE, unicodeEscape);
+
+/** {@link escapedBody} between double quotes. */
+const doubleQuoted = (value: string): string => `"${escapedBody(value)}"`;
+
+/**
  * Text for a comment of any format (`# ...` in HCL, YAML and shell): one line, every unsafe
  * character written as its visible `\uXXXX` escape, so the comment cannot end early.
  */
@@ -31,11 +40,7 @@ export function commentText(text: string): string {
  * string, so a quote there would not end it; HCL 2 would interpolate).
  */
 export function hclString(value: string): string {
-  const body = String(value)
-    .replace(/[\\"]/g, (c) => `\\${c}`)
-    .replace(UNSAFE, unicodeEscape)
-    .replace(/([$%])\{/g, (_m, sigil: string) => `${sigil}\\u007b`);
-  return `"${body}"`;
+  return `"${escapedBody(value).replace(/([$%])\{/g, (_m, sigil: string) => `${sigil}\\u007b`)}"`;
 }
 
 /**
@@ -43,7 +48,7 @@ export function hclString(value: string): string {
  * unsafe characters as `\uXXXX`.
  */
 export function yamlScalar(value: string): string {
-  return `"${String(value).replace(/[\\"]/g, (c) => `\\${c}`).replace(UNSAFE, unicodeEscape)}"`;
+  return doubleQuoted(value);
 }
 
 /**
@@ -98,7 +103,7 @@ export function jsonValue(value: unknown): string {
  * characters as `\uXXXX`; the action delimiters `{{` and `}}` are inert inside it.
  */
 export function templateString(value: string): string {
-  return `"${String(value).replace(/[\\"]/g, (c) => `\\${c}`).replace(UNSAFE, unicodeEscape)}"`;
+  return doubleQuoted(value);
 }
 
 /**
@@ -107,5 +112,5 @@ export function templateString(value: string): string {
  * literal stays on one line and ends where it should. Plain text comes out as `JSON.stringify` writes it.
  */
 export function typescriptString(value: string): string {
-  return `"${String(value).replace(/[\\"]/g, (c) => `\\${c}`).replace(UNSAFE, unicodeEscape)}"`;
+  return doubleQuoted(value);
 }
