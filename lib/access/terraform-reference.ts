@@ -1,7 +1,5 @@
 import { ResourceBlock, SynthStack } from './synth-output';
 
-/** `${type.id.attribute}`, the only expression form the access analysis resolves. */
-const REFERENCE = /\$\{([^}]*)\}/g;
 const SIMPLE = /^([a-z0-9_]+)\.([A-Za-z0-9_-]+)\.([a-z0-9_]+)$/;
 
 /**
@@ -14,6 +12,47 @@ const DERIVED: Readonly<Record<string, (block: ResourceBlock, attribute: string)
   vault_jwt_auth_backend: (b, a) => (a === 'id' || a === 'path' ? (b.path ?? 'jwt') : undefined),
   vault_auth_backend: (b, a) => (a === 'id' || a === 'path' ? (b.path ?? b.type) : undefined),
 };
+
+/** One piece of a Terraform JSON string: literal text, or the expression of an interpolation `${...}`. */
+export interface TemplatePart {
+  /** The text, escapes `$${` and `%%{` already read as `${` and `%{`. */
+  readonly literal: string;
+  /** The expression between `${` and `}`, for an interpolation. */
+  readonly expression?: string;
+}
+
+/**
+ * Splits a Terraform JSON string the way the engine reads it: `$${` and `%%{` are the literal
+ * `${` and `%{`, `${...}` is an interpolation, and `%{...}` a directive (which the library never
+ * writes, and which is refused). The library writes every literal escaped (`terraformString`), so
+ * its own output reads back as exactly the declared text.
+ * @throws the error `fail` makes, for a directive or an unterminated interpolation
+ */
+export function templateParts(text: string, fail: (why: string) => Error): TemplatePart[] {
+  const parts: TemplatePart[] = [];
+  let literal = '';
+  for (let i = 0; i < text.length; ) {
+    const two = text.slice(i, i + 3);
+    if (two === '$${' || two === '%%{') {
+      literal += `${text[i]}{`;
+      i += 3;
+    } else if (two.startsWith('${')) {
+      const end = text.indexOf('}', i + 2);
+      if (end < 0) throw fail(`unterminated "\${" in ${JSON.stringify(text)}`);
+      if (literal !== '') parts.push({ literal });
+      literal = '';
+      parts.push({ literal: '', expression: text.slice(i + 2, end) });
+      i = end + 1;
+    } else if (two.startsWith('%{')) {
+      throw fail(`a template directive "%{" in ${JSON.stringify(text)}: the library never writes one; the text is not a literal`);
+    } else {
+      literal += text[i];
+      i += 1;
+    }
+  }
+  if (literal !== '' || parts.length === 0) parts.push({ literal });
+  return parts;
+}
 
 /**
  * Resolves Terraform references in attribute values of one stack
@@ -39,15 +78,20 @@ export class ReferenceResolver {
   }
 
   private resolveString(text: string, where: string, depth: number): unknown {
-    const whole = /^\$\{([^}]*)\}$/.exec(text);
-    if (whole) return this.resolve(this.lookup(whole[1], where), where, depth + 1);
-    return text.replace(REFERENCE, (_m, expression: string) => {
-      const value = this.resolve(this.lookup(expression, where), where, depth + 1);
-      if (typeof value !== 'string' && typeof value !== 'number') {
-        throw new Error(`${this.stack.name}: ${where}: "\${${expression}}" is not a string and cannot be spliced into text`);
-      }
-      return String(value);
-    });
+    const parts = templateParts(text, (why) => new Error(`${this.stack.name}: ${where}: ${why}`));
+    if (parts.length === 1 && parts[0].expression !== undefined) {
+      return this.resolve(this.lookup(parts[0].expression, where), where, depth + 1);
+    }
+    return parts
+      .map(({ literal, expression }) => {
+        if (expression === undefined) return literal;
+        const value = this.resolve(this.lookup(expression, where), where, depth + 1);
+        if (typeof value !== 'string' && typeof value !== 'number') {
+          throw new Error(`${this.stack.name}: ${where}: "\${${expression}}" is not a string and cannot be spliced into text`);
+        }
+        return String(value);
+      })
+      .join('');
   }
 
   private lookup(expression: string, where: string): unknown {

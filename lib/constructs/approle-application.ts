@@ -1,5 +1,6 @@
 import { TerraformOutput } from 'cdktf';
 import { Construct } from 'constructs';
+import { terraformString, terraformStrings } from '../render/text-encoders';
 import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
 import { AppRoleAuth } from './approle-auth';
 import { Duration } from '../model/duration';
@@ -150,11 +151,11 @@ export class AppRoleApplication extends Construct implements IGrantee {
     Grant.onPath(this, this.readablePath.policyPath, ['read'], this.node.path);
     this.role = new ApproleAuthBackendRole(this, 'role', {
       backend: props.auth.backend.path,
-      roleName: this.roleName,
+      roleName: terraformString(this.roleName),
       bindSecretId: true,
       secretIdTtl: this.secretIdTtl.toSeconds(),
       secretIdNumUses: this.secretIdNumUses,
-      secretIdBoundCidrs: [...this.secretIdBoundCidrs],
+      secretIdBoundCidrs: terraformStrings(this.secretIdBoundCidrs),
       tokenPolicies: [this.policyResource.name],
       tokenNoDefaultPolicy: false,
       tokenTtl: this.tokenTtl.toSeconds(),
@@ -163,11 +164,11 @@ export class AppRoleApplication extends Construct implements IGrantee {
       tokenPeriod: 0,
       tokenNumUses: 0,
       tokenType: 'service',
-      tokenBoundCidrs: [...this.tokenBoundCidrs],
+      tokenBoundCidrs: terraformStrings(this.tokenBoundCidrs),
     });
     this.roleIdOutput = new TerraformOutput(this, 'role-id', {
       value: this.role.roleId,
-      description: `Role ID of AppRole ${this.roleName} (non-sensitive; the Secret ID is issued by deployment automation)`,
+      description: terraformString(`Role ID of AppRole ${this.roleName} (non-sensitive; the Secret ID is issued by deployment automation)`),
     });
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }

@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import { terraformString } from '../render/text-encoders';
 import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
 import { mountSegmentProblems } from '../private/mount-segment';
 
@@ -23,7 +24,7 @@ export class AppRoleAuth extends Construct {
     this.path = props.path ?? 'approle';
     this.backend = new AuthBackend(this, 'backend', {
       type: 'approle',
-      path: this.path,
+      path: terraformString(this.path),
       description: 'Application sidecar agents (managed by secretstore-iac)',
     });
     this.node.addValidation({

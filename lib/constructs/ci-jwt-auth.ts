@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import { terraformString, terraformStrings } from '../render/text-encoders';
 import { JwtAuthBackend } from '@cdktf/provider-vault/lib/jwt-auth-backend';
 import { JwtKeySource } from '../model/jwt-key-source';
 import { ValidationProblem } from '../model/validation-problem';
@@ -47,13 +48,13 @@ export class CiJwtAuth extends Construct {
     this.keySource = props.keySource ?? JwtKeySource.oidcDiscovery(settings.ciUrl);
     const source = this.keySource;
     this.backend = new JwtAuthBackend(this, 'backend', {
-      path: this.path,
+      path: terraformString(this.path),
       type: 'jwt',
       description: 'CI job tokens (managed by secretstore-iac)',
-      boundIssuer: this.issuer,
-      oidcDiscoveryUrl: source.kind === 'oidc_discovery_url' ? source.url : undefined,
-      jwksUrl: source.kind === 'jwks_url' ? source.url : undefined,
-      jwtValidationPubkeys: source.kind === 'jwt_validation_pubkeys' ? [...source.publicKeysPem] : undefined,
+      boundIssuer: terraformString(this.issuer),
+      oidcDiscoveryUrl: source.kind === 'oidc_discovery_url' ? terraformString(source.url) : undefined,
+      jwksUrl: source.kind === 'jwks_url' ? terraformString(source.url) : undefined,
+      jwtValidationPubkeys: source.kind === 'jwt_validation_pubkeys' ? terraformStrings(source.publicKeysPem) : undefined,
     });
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }

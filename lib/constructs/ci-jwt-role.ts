@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import { terraformString, terraformStrings } from '../render/text-encoders';
 import { JwtAuthBackendRole } from '@cdktf/provider-vault/lib/jwt-auth-backend-role';
 import { CiJwtAuth } from './ci-jwt-auth';
 import { Duration } from '../model/duration';
@@ -114,13 +115,13 @@ export class CiJwtRole extends Construct implements IGrantee {
     this.policy = this.policyResource.document;
     this.role = new JwtAuthBackendRole(this, 'role', {
       backend: props.auth.backend.path,
-      roleName: this.roleName,
+      roleName: terraformString(this.roleName),
       roleType: 'jwt',
-      userClaim: this.userClaim,
+      userClaim: terraformString(this.userClaim),
       userClaimJsonPointer: false,
-      boundAudiences: [...this.audiences],
-      boundClaims: Object.fromEntries(Object.entries(this.boundClaims).map(([k, v]) => [k, v.join(',')])),
-      boundClaimsType: this.boundClaimsType,
+      boundAudiences: terraformStrings(this.audiences),
+      boundClaims: Object.fromEntries(Object.entries(this.boundClaims).map(([k, v]) => [terraformString(k), terraformString(v.join(','))])),
+      boundClaimsType: terraformString(this.boundClaimsType),
       boundSubject: '',
       claimMappings: {},
       groupsClaim: '',
@@ -136,8 +137,8 @@ export class CiJwtRole extends Construct implements IGrantee {
       tokenExplicitMaxTtl: ttl,
       tokenPeriod: 0,
       tokenNumUses: 0,
-      tokenType: props.tokenType ?? 'service',
-      tokenBoundCidrs: [...this.tokenBoundCidrs],
+      tokenType: terraformString(props.tokenType ?? 'service'),
+      tokenBoundCidrs: terraformStrings(this.tokenBoundCidrs),
     });
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }

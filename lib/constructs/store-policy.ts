@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { PolicyDocument } from '../model/policy-document';
 import { renderPolicyHcl } from '../render/policy-hcl';
+import { terraformString } from '../render/text-encoders';
 
 /** Properties of {@link StorePolicy}. */
 export interface StorePolicyProps {
@@ -31,11 +32,12 @@ export class StorePolicy extends Policy {
     // The document must exist before the resource, whose `policy` argument reads it lazily.
     const document = new PolicyDocument(props.name);
     super(scope, id, {
-      name: props.name,
+      name: terraformString(props.name),
       policy: Lazy.stringValue({
         produce: () => {
           props.complete?.();
-          return renderPolicyHcl(document);
+          // Policy comments hold free text (descriptions, construct paths): `${` there is literal too.
+          return terraformString(renderPolicyHcl(document));
         },
       }),
     });

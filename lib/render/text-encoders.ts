@@ -114,3 +114,22 @@ export function templateString(value: string): string {
 export function typescriptString(value: string): string {
   return doubleQuoted(value);
 }
+
+/**
+ * A literal string for Terraform JSON (`cdk.tf.json`). The engine reads every JSON string there as
+ * a template: `${...}` is evaluated (`acme/${"\u002c*"}` becomes `acme/,*`) and `%{...}` is a
+ * directive. Writing the introducers as the template escapes `$${` and `%%{` makes the engine
+ * apply exactly the text given. Every literal the library synthesizes goes through this; only the
+ * references the library builds itself (a role's mount, a policy's name) stay live.
+ */
+export function terraformString(value: string): string;
+/** An absent value stays absent (an optional attribute left out). */
+export function terraformString(value: string | undefined): string | undefined;
+export function terraformString(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : String(value).replace(/([$%])\{/g, '$1$1{');
+}
+
+/** {@link terraformString} of each item. */
+export function terraformStrings(values: readonly string[]): string[] {
+  return values.map((v) => terraformString(v));
+}
