@@ -1,3 +1,4 @@
+import { terraformString } from '../render/text-encoders';
 import { DeclaredObject } from './declared-object';
 
 /** Name of the file `adopt` writes into a stack directory; kept across re-synthesis, like every file the synthesis does not write itself. */
@@ -25,7 +26,8 @@ export function renderImportFile(blocks: readonly ImportBlock[]): string {
   return `${JSON.stringify(
     {
       '//': 'Written by `secretstore-iac adopt`: objects already on the store, imported (then updated in place) instead of created. Re-run adopt to refresh; safe to delete once applied.',
-      import: blocks.map((b) => ({ to: b.to, id: b.id })),
+      // The id comes from the store's names: a literal, never a template (lib/render/text-encoders.ts).
+      import: blocks.map((b) => ({ to: b.to, id: terraformString(b.id) })),
     },
     null,
     2,

@@ -10,12 +10,58 @@ import { PolicyParser } from '../acl/policy-parser';
 import { resolveStoreAddress } from '../store/store-address';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
+import { DestructionRefused, PlannedDestruction, planDestructions } from './replacement-guard';
 import { engineEnvironment, findEngine } from './engine-binary';
 import { stateAddresses } from './engine-state';
 import { ExitCode } from './exit-code';
 import { readLiveStoreFromEnvironment } from './live-source';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 import { UsageError } from './usage-error';
+
+/** A file's bytes, or undefined when there is none (or it is not a regular file). */
+function readIfFile(file: string): Buffer | undefined {
+  try {
+    return fs.lstatSync(file).isFile() ? fs.readFileSync(file) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the import file exists but is not the JSON object with an `import` list that adopt writes. */
+function importFileDamaged(file: string): boolean {
+  const content = readIfFile(file);
+  if (content === undefined) return false;
+  try {
+    return !Array.isArray(JSON.parse(content.toString('utf8'))?.import);
+  } catch {
+    return true;
+  }
+}
+
+/** Puts each stack's import file back as it was before this run. */
+function restore(outdir: string, before: ReadonlyMap<string, Buffer | undefined>): void {
+  for (const [stack, content] of before) {
+    const file = path.join(outdir, 'stacks', stack, IMPORT_FILE);
+    if (content === undefined) fs.rmSync(file, { force: true });
+    else writeFileAtomically(file, content);
+  }
+}
+
+/**
+ * Writes a file by writing a temporary file beside it and renaming it over the target, so that a
+ * killed `adopt` leaves the old file or the new one, never a half-written one (which would make
+ * every later `init`, plan and adopt fail). The temporary name does not end in `.tf.json`: the
+ * engine never reads it.
+ */
+export function writeFileAtomically(file: string, content: string | Buffer): void {
+  const temporary = `${file}.writing-${process.pid}`;
+  try {
+    fs.writeFileSync(temporary, content, { mode: 0o644 });
+    fs.renameSync(temporary, file);
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
+}
 
 /**
  * `secretstore-iac adopt [STACK...]`: writes import blocks for declared objects that are on the
@@ -25,7 +71,7 @@ export const adoptCommand: Command = {
   name: 'adopt',
   summary: 'import objects already on the store (hand-made, or left by an interrupted apply) instead of creating them',
   usage: [
-    'Usage: secretstore-iac adopt [STACK...] [--outdir DIR] [--engine BIN] [--dry-run]',
+    'Usage: secretstore-iac adopt [STACK...] [--outdir DIR] [--engine BIN] [--dry-run] [--no-plan-check]',
     '',
     'For each declared object (auth mount, JWT mount, JWT or AppRole role, policy) that already',
     `exists on the store but is not in the stack's state, writes an import block into DIR/stacks/STACK/${IMPORT_FILE},`,
@@ -44,14 +90,23 @@ export const adoptCommand: Command = {
     '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else $SECRETSTORE_IAC_TOFU,',
     '                  else tofu, else terraform on PATH)',
     '  --dry-run       print the imports and the report, write no file',
+    '  --no-plan-check do not plan the stacks after writing the imports (see below)',
+    '',
+    'After writing the imports, adopt plans each stack it wrote imports for (`ENGINE plan` into a',
+    'temporary file, then `show -json`; nothing is applied, the provider uses VAULT_TOKEN without a',
+    'child token). If an object would be destroyed or replaced (an attribute that forces a',
+    'replacement differs: a local mount, an OIDC role where a JWT role is declared), adopt names it,',
+    'the attribute and the declaration that keeps it, puts the import files back as they were, and',
+    'exits 4.',
     '',
     'Exit codes: 0 done (imports written or none needed), 2 usage error, 3 cannot read the store,',
-    'the state or the declarations, or an object on the store that cannot be imported.',
+    'the state or the declarations, or an object on the store that cannot be imported, 4 the plan',
+    'would destroy or replace an object (nothing written).',
   ].join('\n'),
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
       args,
-      { outdir: { type: 'string' }, engine: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+      { outdir: { type: 'string' }, engine: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'no-plan-check': { type: 'boolean' } },
       { min: 0, max: 100, names: 'STACK names' },
     );
     const outdir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'));
@@ -67,9 +122,15 @@ export const adoptCommand: Command = {
     const conflicts: string[] = [];
     // Files are written only once every stack was read without conflict: nothing half-written.
     const writes: Array<() => void> = [];
+    const written: string[] = [];
     for (const stack of stacks) {
       const stackDir = path.join(outdir, 'stacks', stack);
       const declared = readDeclaredObjects(outdir, stack);
+      // adopt's own file, left damaged by a killed run: the engine would refuse the whole directory.
+      if (importFileDamaged(path.join(stackDir, IMPORT_FILE))) {
+        fs.rmSync(path.join(stackDir, IMPORT_FILE), { force: true });
+        out.push(`Removed a damaged ${IMPORT_FILE} (not the JSON adopt writes; left by an interrupted run); it is written again below if needed.`, '');
+      }
       const state = new Set(stateAddresses(engine, stackDir, engineEnvironment(context.env, address)));
       const plan = await planAdoption(stack, declared, configuration, live, state, parser);
       conflicts.push(...plan.conflicts.map((c) => `${stack}: ${c}`));
@@ -82,10 +143,11 @@ export const adoptCommand: Command = {
       if (plan.creates.length > 0) out.push('', 'Create (not on the store):', ...plan.creates.map((o) => `  ${o.address}  (${o.storePath})`));
       if (values['dry-run'] !== true) {
         if (plan.imports.length > 0) {
-          writes.push(() => fs.writeFileSync(file, renderImportFile(plan.imports)));
+          writes.push(() => writeFileAtomically(file, renderImportFile(plan.imports)));
+          written.push(stack);
           out.push('', `Wrote ${path.relative(context.cwd, file) || file}.`);
         } else if (fs.existsSync(file)) {
-          writes.push(() => fs.rmSync(file));
+          writes.push(() => fs.rmSync(file, { force: true }));
           out.push('', `Removed ${path.relative(context.cwd, file)}: nothing left to import.`);
         }
       }
@@ -99,7 +161,27 @@ export const adoptCommand: Command = {
     if (conflicts.length > 0) {
       throw new Error(`nothing written: objects on the store that an import cannot adopt (resolve by hand, then re-run):\n  ${conflicts.join('\n  ')}`);
     }
+    // Kept to put back if the plan check refuses: the files as they were before this run.
+    const before = new Map(stacks.map((s) => [s, readIfFile(path.join(outdir, 'stacks', s, IMPORT_FILE))]));
     writes.forEach((write) => write());
+    if (values['dry-run'] !== true && values['no-plan-check'] !== true && written.length > 0) {
+      const destructions: PlannedDestruction[] = [];
+      try {
+        for (const stack of written) {
+          const env = { ...engineEnvironment(context.env, address), TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' };
+          destructions.push(...planDestructions(engine, path.join(outdir, 'stacks', stack), env));
+        }
+      } catch (error) {
+        restore(outdir, before);
+        throw new Error(`imports not written: planning them failed (use a token that may plan, see docs/adoption.md, or --no-plan-check): ${(error as Error).message}`);
+      }
+      if (destructions.length > 0) {
+        restore(outdir, before);
+        context.stdout(out.join('\n').trimEnd());
+        throw new DestructionRefused(destructions, 'nothing written (import files put back as they were)');
+      }
+      out.push(`Plan check: applying the imports destroys and replaces nothing (${written.join(', ')}).`);
+    }
     context.stdout(out.join('\n').trimEnd());
     return ExitCode.ok;
   },

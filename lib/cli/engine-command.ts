@@ -8,6 +8,7 @@ import { Command, CommandContext } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { engineEnvironment, findEngine } from './engine-binary';
 import { ExitCode } from './exit-code';
+import { DestructionRefused, planDestructions, savedPlanDestructions } from './replacement-guard';
 import { UsageError } from './usage-error';
 
 /**
@@ -20,7 +21,7 @@ export const engineCommand: Command = {
   name: 'tf',
   summary: 'run tofu/terraform in a synthesized stack with the store address from SECRETSTORE_ADDR or VAULT_ADDR',
   usage: [
-    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] -- ENGINE-ARGS...',
+    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] [--refuse-replace] -- ENGINE-ARGS...',
     '',
     'Runs the engine (ENGINE-ARGS, e.g. `init`, `plan -detailed-exitcode`, `apply`) in DIR/stacks/STACK',
     '(DIR defaults to cdktf.out) with VAULT_ADDR set from SECRETSTORE_ADDR, VAULT_ADDR or BAO_ADDR,',
@@ -30,11 +31,16 @@ export const engineCommand: Command = {
     '  --outdir DIR    synthesized output directory (default cdktf.out)',
     '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else $SECRETSTORE_IAC_TOFU,',
     '                  else tofu, else terraform on PATH)',
+    '  --refuse-replace  refuse a plan that destroys or replaces an object (exit 4): `apply PLANFILE`',
+    '                  reads the saved plan first; `plan -out=FILE` checks the plan it saved; `apply`',
+    '                  without a plan file plans first and applies only when nothing is destroyed.',
+    '                  The generated configuration pipeline passes it to every plan and apply.',
     '',
     'The engine shares the terminal: its output appears as it is written and its prompts (apply\'s',
     'approval) read from standard input.',
     '',
-    'Exit codes: the engine\'s own exit code; 2 usage error; 3 no address, no engine or no such stack.',
+    'Exit codes: the engine\'s own exit code; 2 usage error; 3 no address, no engine or no such stack;',
+    '4 (--refuse-replace) the plan would destroy or replace an object: nothing applied.',
   ].join('\n'),
   async run(args, context) {
     const split = args.indexOf('--');
@@ -42,7 +48,7 @@ export const engineCommand: Command = {
     const engineArgs = split >= 0 ? args.slice(split + 1) : [];
     const { values, positionals } = parseCommandArguments(
       own,
-      { outdir: { type: 'string' }, engine: { type: 'string' } },
+      { outdir: { type: 'string' }, engine: { type: 'string' }, 'refuse-replace': { type: 'boolean' } },
       { min: 1, max: 1, names: 'one STACK' },
     );
     if (engineArgs.length === 0) throw new UsageError('give the engine\'s arguments after "--", e.g. -- plan');
@@ -54,7 +60,24 @@ export const engineCommand: Command = {
     const engine = findEngine(values.engine as string | undefined, context.env);
     // A stopped or sealed store otherwise shows as minutes of silent provider retries.
     await checkStoreBeforeEngine(address, engineArgs);
-    return runEngine(engine, engineArgs, stackDir, engineEnvironment(context.env, address), context);
+    const env = engineEnvironment(context.env, address);
+    if (values['refuse-replace'] !== true) return runEngine(engine, engineArgs, stackDir, env, context);
+    const sub = engineArgs.find((a) => !a.startsWith('-'));
+    const planOut = engineArgs.map((a) => /^-out=(.+)$/.exec(a)?.[1]).find(Boolean);
+    if (sub === 'apply') {
+      const planFile = engineArgs.slice(engineArgs.indexOf('apply') + 1).find((a) => !a.startsWith('-'));
+      const found = planFile ? savedPlanDestructions(engine, stackDir, env, planFile) : planDestructions(engine, stackDir, env);
+      if (found.length > 0) throw new DestructionRefused(found, `${positionals[0]}: nothing applied`);
+      return runEngine(engine, engineArgs, stackDir, env, context);
+    }
+    if (sub === 'plan' && planOut) {
+      const code = await runEngine(engine, engineArgs, stackDir, env, context);
+      if (code !== 0 && code !== 2) return code;
+      const found = savedPlanDestructions(engine, stackDir, env, planOut);
+      if (found.length > 0) throw new DestructionRefused(found, `${positionals[0]}: the saved plan must not be applied`);
+      return code;
+    }
+    throw new UsageError('--refuse-replace checks `apply`, `apply PLANFILE` and `plan -out=FILE`');
   },
 };
 

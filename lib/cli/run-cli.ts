@@ -1,6 +1,7 @@
 import { Command, CommandContext } from './command';
 import { COMMANDS } from './commands';
 import { ExitCode } from './exit-code';
+import { DestructionRefused } from './replacement-guard';
 import { UsageError } from './usage-error';
 
 /** The general help: synopsis, commands, exit codes. */
@@ -15,7 +16,7 @@ export function generalHelp(commands: readonly Command[] = COMMANDS): string {
     '',
     'Exit codes: 0 ok (access-diff: no access change), 1 a result that needs attention',
     '            (access-diff: access changed; see each command\'s --help), 2 usage error,',
-    '            3 runtime error.',
+    '            3 runtime error, 4 refused: the plan would destroy or replace an object.',
   ].join('\n');
 }
 
@@ -52,6 +53,6 @@ export async function runCli(argv: readonly string[], context: CommandContext, c
       return ExitCode.usage;
     }
     context.stderr(`secretstore-iac ${name}: ${e instanceof Error ? e.message : String(e)}`);
-    return ExitCode.runtime;
+    return e instanceof DestructionRefused ? ExitCode.destructionRefused : ExitCode.runtime;
   }
 }

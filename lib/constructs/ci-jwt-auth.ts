@@ -24,6 +24,13 @@ export interface CiJwtAuthProps {
    * @default OIDC discovery at the platform's CI URL
    */
   readonly keySource?: JwtKeySource;
+  /**
+   * Whether the mount is local to this store cluster (`bao auth enable -local`: not replicated to
+   * performance secondaries). The store fixes it when mounting, so a difference replaces the mount
+   * and deletes every role under it: declare what the store has when adopting a hand-made mount.
+   * @default false
+   */
+  readonly local?: boolean;
 }
 
 /**
@@ -37,6 +44,8 @@ export class CiJwtAuth extends Construct {
   readonly issuer: string;
   /** Key source. */
   readonly keySource: JwtKeySource;
+  /** Whether the mount is declared local (undefined: not declared, the store's default `false`). */
+  readonly local?: boolean;
   /** The rendered auth backend. */
   readonly backend: JwtAuthBackend;
 
@@ -55,15 +64,22 @@ export class CiJwtAuth extends Construct {
       oidcDiscoveryUrl: source.kind === 'oidc_discovery_url' ? terraformString(source.url) : undefined,
       jwksUrl: source.kind === 'jwks_url' ? terraformString(source.url) : undefined,
       jwtValidationPubkeys: source.kind === 'jwt_validation_pubkeys' ? terraformStrings(source.publicKeysPem) : undefined,
+      local: props.local,
     });
+    this.local = props.local;
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
   private problems(): ValidationProblem[] {
     const problems = this.keySource.problems('keySource');
-    problems.push(...mountSegmentProblems('path', this.path));
+    problems.push(...mountSegmentProblems('path', this.path), ...localProblems(this.local));
     if (!this.issuer) problems.push(new ValidationProblem('issuer', this.issuer, 'must not be empty'));
     else problems.push(...httpUrlProblems('issuer', this.issuer));
     return problems;
   }
+}
+
+/** `local` is a boolean or not given (a value from JSON such as "no" would otherwise read as true). */
+function localProblems(local: unknown): ValidationProblem[] {
+  return local === undefined || typeof local === 'boolean' ? [] : [new ValidationProblem('local', local, 'must be true or false')];
 }

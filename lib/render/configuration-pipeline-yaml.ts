@@ -189,7 +189,8 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       '',
     ].join('\n'),
   );
-  const tf = (stack: string, args: string) => `npx secretstore-iac tf ${shellQuote(stack)} -- ${args}`;
+  const tf = (stack: string, args: string, guard = false) =>
+    `npx secretstore-iac tf ${shellQuote(stack)}${guard ? ' --refuse-replace' : ''} -- ${args}`;
   const planFile = (stack: string) => `"$CI_PROJECT_DIR/${PLAN_DIR}/${stack}.tfplan"`;
   for (const stack of stacks) {
     for (const [suffix, condition, loginJob] of [
@@ -209,7 +210,8 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
             `mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
             tf(stack, 'init -input=false'),
             // The saved plan stays outside cdktf.out: a synthesis replaces that directory.
-            tf(stack, `plan -input=false -lock-timeout=10m -out=${planFile(stack)}`),
+            // --refuse-replace: a plan that destroys or replaces an object fails here (exit 4), in review.
+            tf(stack, `plan -input=false -lock-timeout=10m -out=${planFile(stack)}`, true),
           ]),
           '  artifacts:',
           `    paths: [${PLAN_DIR}/${stack}.tfplan]`,
@@ -231,7 +233,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         script('    ', [
           'eval "$SECRETSTORE_IAC_INSTALL"',
           tf(stack, 'init -input=false'),
-          tf(stack, `apply -input=false -lock-timeout=10m ${planFile(stack)}`),
+          tf(stack, `apply -input=false -lock-timeout=10m ${planFile(stack)}`, true),
         ]),
         '',
         `secretstore-iac-drift-${stack}:`,

@@ -67,7 +67,7 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
       const job = pipeline[`secretstore-iac-plan-${s}`];
       expect(job.extends).toBe('.secretstore-iac-plan-login');
       expect(job.artifacts.paths).toEqual([`secretstore-iac-plans/${s}.tfplan`]);
-      expect(job.script.join('\n')).toContain(`npx secretstore-iac tf '${s}' -- plan -input=false -lock-timeout=10m -out="$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`);
+      expect(job.script.join('\n')).toContain(`npx secretstore-iac tf '${s}' --refuse-replace -- plan -input=false -lock-timeout=10m -out="$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`);
     }
     const diff = pipeline['secretstore-iac-access-diff'].script.join('\n');
     expect(diff).toContain('--risk-flag-count access-risk-flags.txt');

@@ -1,0 +1,148 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+/**
+ * One object a saved plan would destroy: deleted outright, or replaced (deleted and created again).
+ * Replacing an AppRole role gives it a new Role ID and invalidates every Secret ID issued for it;
+ * replacing an auth mount deletes every role under it. Nothing the library adopts or applies may do
+ * that without a person deciding it.
+ */
+export interface PlannedDestruction {
+  /** Resource address (`vault_auth_backend.approle_backend_7D2C0F1A`). */
+  readonly address: string;
+  /** The engine's actions (`["delete","create"]`, `["create","delete"]`, `["delete"]`). */
+  readonly actions: readonly string[];
+  /** Attributes whose change forces the replacement (`local`, `role_type`), when the engine names them. */
+  readonly attributes: readonly string[];
+  /** Construct path of the declaration (cdktf's `//` metadata), when the stack records it. */
+  readonly declaredAt?: string;
+  /** The engine's `action_reason`, when it gives one. */
+  readonly reason?: string;
+  /** Before → after of each forcing attribute, as text (`true → null`). */
+  readonly values: Readonly<Record<string, string>>;
+}
+
+/** Thrown when a plan would destroy or replace an object; the CLI exits with `ExitCode.destructionRefused` (4). */
+export class DestructionRefused extends Error {
+  constructor(
+    readonly destructions: readonly PlannedDestruction[],
+    what: string,
+  ) {
+    super(`${what}: the plan would destroy or replace ${destructions.length} object${destructions.length === 1 ? '' : 's'}, refused:\n${destructions.map((d) => `  ${describeDestruction(d)}`).join('\n')}`);
+    this.name = 'DestructionRefused';
+  }
+}
+
+/** The JSON shape of one step of `replace_paths` (`["local"]`, `["bound_claims", "x"]`). */
+type PathStep = string | number;
+
+const text = (v: unknown): string => (v === undefined ? 'unset' : JSON.stringify(v));
+
+/**
+ * The objects a plan (`show -json` of a saved plan) would delete or replace, sorted by address.
+ * Reads `resource_changes[].change.actions` and `replace_paths` as OpenTofu and Terraform write them.
+ */
+export function plannedDestructions(plan: unknown): PlannedDestruction[] {
+  const changes = (plan as { resource_changes?: unknown[] })?.resource_changes;
+  if (!Array.isArray(changes)) return [];
+  const out: PlannedDestruction[] = [];
+  for (const rc of changes as any[]) {
+    const actions: string[] = Array.isArray(rc?.change?.actions) ? rc.change.actions.map(String) : [];
+    if (!actions.includes('delete')) continue;
+    const paths: PathStep[][] = Array.isArray(rc.change.replace_paths) ? rc.change.replace_paths : [];
+    const attributes = [...new Set(paths.filter((p) => Array.isArray(p) && p.length > 0).map((p) => String(p[0])))].sort();
+    const values: Record<string, string> = {};
+    for (const a of attributes) values[a] = `${text(rc.change.before?.[a])} → ${text(rc.change.after?.[a])}`;
+    out.push({
+      address: String(rc.address),
+      actions,
+      attributes,
+      values,
+      reason: typeof rc.action_reason === 'string' ? rc.action_reason : undefined,
+    });
+  }
+  return out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+}
+
+/**
+ * What to declare so that the store's object is kept, per resource type and forcing attribute: the
+ * construct property that says what the store has.
+ */
+const ADVICE: Readonly<Record<string, string>> = {
+  'vault_auth_backend.local': 'the mount is local (not replicated) on the store: declare `local: true` on the AppRoleAuth construct, or remount it by hand',
+  'vault_jwt_auth_backend.local': 'the mount is local (not replicated) on the store: declare `local: true` on the CiJwtAuth construct, or remount it by hand',
+  'vault_auth_backend.type': 'another auth method is mounted at this path: move it, or declare another path',
+  'vault_auth_backend.path': 'the mount path differs: declare the store\'s path',
+  'vault_jwt_auth_backend.path': 'the mount path differs: declare the store\'s path',
+  'vault_jwt_auth_backend.type': 'an OIDC method (type oidc) is mounted at this path: the library declares a JWT method (type jwt); move one of them',
+  'vault_jwt_auth_backend_role.role_type': 'the store\'s role is an OIDC role (role_type oidc): the library declares JWT roles for CI; delete the role by hand if no person logs in with it, or rename the declared role',
+  'vault_policy.name': 'the policy name differs',
+};
+
+/** One line: the object, the actions, the forcing attributes with their values, and the fix. */
+export function describeDestruction(d: PlannedDestruction): string {
+  const type = d.address.split('.')[0];
+  const kind = d.actions.length === 1 ? 'destroyed' : 'replaced (destroyed, then created again)';
+  const forcing = d.attributes.length > 0 ? `; forced by ${d.attributes.map((a) => `${a} (${d.values[a]})`).join(', ')}` : d.reason ? `; ${d.reason}` : '';
+  const where = d.declaredAt ? ` declared at ${d.declaredAt}` : '';
+  const advice = d.attributes.map((a) => ADVICE[`${type}.${a}`]).filter(Boolean);
+  const fix = advice.length > 0 ? `. Fix: ${advice.join('; ')}` : d.actions.length === 1 ? '. Fix: declare the object again, or remove it from state on purpose' : '. Fix: declare what the store has';
+  return `${d.address}${where} would be ${kind}${forcing}${fix}`;
+}
+
+/** The construct path cdktf records for each resource of a stack (`//.metadata.path`). */
+function declarationPaths(stackDir: string): Map<string, string> {
+  const paths = new Map<string, string>();
+  try {
+    const stack = JSON.parse(fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8'));
+    for (const [type, blocks] of Object.entries(stack.resource ?? {})) {
+      for (const [id, block] of Object.entries(blocks as Record<string, any>)) {
+        const p = block?.['//']?.metadata?.path;
+        if (typeof p === 'string') paths.set(`${type}.${id}`, p);
+      }
+    }
+  } catch {
+    // Without the stack file the report names addresses only.
+  }
+  return paths;
+}
+
+/** Runs the engine in a stack directory; its output is returned, never printed. */
+function engineRun(engine: string, args: string[], stackDir: string, env: NodeJS.ProcessEnv): { status: number; stdout: string; said: string } {
+  const result = spawnSync(engine, args, { cwd: stackDir, env: { ...env, TF_IN_AUTOMATION: '1' }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (result.error) throw result.error;
+  const said = `${result.stderr ?? ''}${result.stdout ?? ''}`.replace(/\x1b\[[0-9;]*m/g, '').trim();
+  return { status: result.status ?? 1, stdout: result.stdout ?? '', said };
+}
+
+/**
+ * The destructions of a saved plan file (`ENGINE show -json PLAN`), each with its declaration.
+ * @throws Error with the engine's message when the plan cannot be read
+ */
+export function savedPlanDestructions(engine: string, stackDir: string, env: NodeJS.ProcessEnv, planFile: string): PlannedDestruction[] {
+  const shown = engineRun(engine, ['show', '-json', planFile], stackDir, env);
+  if (shown.status !== 0) throw new Error(`cannot read the plan ${planFile} with \`${path.basename(engine)} show -json\` (exit ${shown.status}): ${firstLines(shown.said)}`);
+  const declared = declarationPaths(stackDir);
+  return plannedDestructions(JSON.parse(shown.stdout)).map((d) => ({ ...d, declaredAt: declared.get(d.address) }));
+}
+
+/**
+ * Plans a stack into a temporary file and returns what the plan would destroy (nothing is applied;
+ * the plan file is removed).
+ * @throws Error with the engine's message when the plan fails
+ */
+export function planDestructions(engine: string, stackDir: string, env: NodeJS.ProcessEnv): PlannedDestruction[] {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-guard-'));
+  const planFile = path.join(dir, 'guard.tfplan');
+  try {
+    const planned = engineRun(engine, ['plan', '-input=false', '-lock=false', `-out=${planFile}`], stackDir, env);
+    if (planned.status !== 0) throw new Error(`\`${path.basename(engine)} plan\` failed in ${stackDir} (exit ${planned.status}): ${firstLines(planned.said)}`);
+    return savedPlanDestructions(engine, stackDir, env, planFile);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const firstLines = (said: string): string => said.split('\n').filter(Boolean).slice(0, 8).join(' ');

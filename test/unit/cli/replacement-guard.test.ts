@@ -1,0 +1,47 @@
+import { describeDestruction, DestructionRefused, plannedDestructions } from '../../../lib/cli/replacement-guard';
+
+// Issue 15: adoption and pipeline applies never destroy. The plan JSON as OpenTofu 1.12 writes it
+// (`show -json`): resource_changes with actions and replace_paths.
+const plan = {
+  resource_changes: [
+    { address: 'vault_policy.p', change: { actions: ['update'], before: {}, after: {} } },
+    { address: 'vault_auth_backend.approle_backend_1', action_reason: 'replace_because_cannot_update', change: { actions: ['delete', 'create'], before: { local: true, path: 'approle' }, after: { local: null, path: 'approle' }, replace_paths: [['local']] } },
+    { address: 'vault_jwt_auth_backend_role.registry-ci_role_2', change: { actions: ['create', 'delete'], before: { role_type: 'oidc' }, after: { role_type: 'jwt' }, replace_paths: [['role_type']] } },
+    { address: 'vault_policy.gone', change: { actions: ['delete'], before: { name: 'gone' }, after: null } },
+    { address: 'vault_policy.new', change: { actions: ['create'], before: null, after: { name: 'new' } } },
+    { address: 'vault_policy.same', change: { actions: ['no-op'] } },
+  ],
+};
+
+describe('A plan that destroys or replaces an object is refused (issue 15)', () => {
+  it('finds deletes and both orders of replacement, with the forcing attributes and their values; not updates, creates or no-ops', () => {
+    const found = plannedDestructions(plan);
+    expect(found.map((d) => [d.address, d.actions.join(','), d.attributes, d.values])).toEqual([
+      ['vault_auth_backend.approle_backend_1', 'delete,create', ['local'], { local: 'true → null' }],
+      ['vault_jwt_auth_backend_role.registry-ci_role_2', 'create,delete', ['role_type'], { role_type: '"oidc" → "jwt"' }],
+      ['vault_policy.gone', 'delete', [], {}],
+    ]);
+  });
+
+  it('names the object, its declaration, the attribute and the declaration that keeps the store\'s object', () => {
+    const [local, oidc, gone] = plannedDestructions(plan).map((d) => ({ ...d, declaredAt: `app-roles/${d.address.split('.')[1]}` }));
+    expect(describeDestruction(local)).toBe(
+      'vault_auth_backend.approle_backend_1 declared at app-roles/approle_backend_1 would be replaced (destroyed, then created again); forced by local (true → null). ' +
+        'Fix: the mount is local (not replicated) on the store: declare `local: true` on the AppRoleAuth construct, or remount it by hand',
+    );
+    expect(describeDestruction(oidc)).toContain('forced by role_type ("oidc" → "jwt"). Fix: the store\'s role is an OIDC role (role_type oidc)');
+    expect(describeDestruction(gone)).toBe('vault_policy.gone declared at app-roles/gone would be destroyed. Fix: declare the object again, or remove it from state on purpose');
+  });
+
+  it('the refusal lists every object in one message', () => {
+    const error = new DestructionRefused(plannedDestructions(plan), 'nothing written');
+    expect(error.message.split('\n')).toHaveLength(4);
+    expect(error.message.split('\n')[0]).toBe('nothing written: the plan would destroy or replace 3 objects, refused:');
+  });
+
+  it('a plan without resource changes, or not a plan, destroys nothing', () => {
+    expect(plannedDestructions({})).toEqual([]);
+    expect(plannedDestructions(null)).toEqual([]);
+    expect(plannedDestructions({ resource_changes: [{ address: 'x', change: { actions: ['update'] } }] })).toEqual([]);
+  });
+});
