@@ -24,7 +24,7 @@ export class AppRolesStack extends SecretStoreStack {
    */
   constructor(scope: Construct, id: string, config: PlatformConfig, settings: PlatformSettings, stateBackend?: StateBackendFactory) {
     super(scope, id, { settings, stateBackend });
-    const auth = (this.appRoleAuth = new AppRoleAuth(this, 'approle'));
+    const auth = (this.appRoleAuth = new AppRoleAuth(this, 'approle', { local: config.authMounts?.approle?.local }));
     this.applications = [
       new AppRoleApplication(this, 'orchestrator-dev', {
         auth,

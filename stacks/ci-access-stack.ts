@@ -36,7 +36,7 @@ export class CiAccessStack extends SecretStoreStack {
    */
   constructor(scope: Construct, id: string, config: PlatformConfig, settings: PlatformSettings, stateBackend?: StateBackendFactory) {
     super(scope, id, { settings, stateBackend });
-    this.jwtAuth = new CiJwtAuth(this, 'jwt', { keySource: config.ciKeySource });
+    this.jwtAuth = new CiJwtAuth(this, 'jwt', { keySource: config.ciKeySource, local: config.authMounts?.jwt?.local });
     this.registryCi = new CiJwtRole(this, 'registry-ci', {
       auth: this.jwtAuth,
       jobTimeout: config.ciJobTimeout,

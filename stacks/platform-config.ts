@@ -31,6 +31,18 @@ export interface PlatformConfig {
    */
   readonly ciKeySource?: JwtKeySource;
   /**
+   * Attributes of the auth mounts that the store fixes when mounting: a difference makes the engine
+   * replace the mount, deleting every role under it (Role IDs and Secret IDs included). Declare what
+   * a hand-made store has before adopting it (`secretstore-iac adopt` refuses otherwise and says so).
+   * @default neither mount is local
+   */
+  readonly authMounts?: {
+    /** The CI JWT method's mount (`jwt/`). */
+    readonly jwt?: { readonly local?: boolean };
+    /** The AppRole method's mount (`approle/`). */
+    readonly approle?: { readonly local?: boolean };
+  };
+  /**
    * CI job timeout: the lifetime of the store token a job gets.
    * @default Duration.minutes(60)
    */

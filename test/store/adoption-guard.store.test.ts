@@ -1,0 +1,110 @@
+/**
+ * Issue 15 on a real store: adoption never destroys. A store made by hand with attributes that force
+ * a replacement (an AppRole mount made with `-local`, `registry-ci` made as an OIDC role): `adopt`
+ * plans the imports through the engine, refuses (exit 4), names the object, the attribute and the
+ * declaration that keeps it, and leaves no import file, so no apply can replace the mount. With the
+ * store's attribute declared (`local: true`), adopt passes its plan check, the apply keeps the Role
+ * IDs and the Secret ID issued before. `tf --refuse-replace` refuses the same plan in a pipeline.
+ * An import file left empty by a killed adopt does not block the next adopt.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { IMPORT_FILE } from '../../lib/access/import-blocks';
+import { runCli } from '../../lib/cli/run-cli';
+import { generateSigningKey, JwtSigningKey } from '../support/store/jwt-signer';
+import { appRoleLogin, PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
+import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { toolchain } from '../support/store/toolchain-env';
+import { readDeclaredObjects } from '../../lib/access/declared-object';
+
+async function ok(store: RunningStore, method: string, apiPath: string, body?: unknown): Promise<any> {
+  const res = await storeRequest(store, method, apiPath, body);
+  if (res.status >= 300) throw new Error(`${method} ${apiPath}: HTTP ${res.status} ${JSON.stringify(res.body?.errors)}`);
+  return res.body;
+}
+
+describe('adoption never destroys (issue 15)', () => {
+  let store: RunningStore;
+  let fixture: PlatformFixture;
+  const key: JwtSigningKey = generateSigningKey();
+  const config = testPlatformConfig(key.publicKeyPem);
+  let roleId: string;
+  let secretId: string;
+  const importFile = (stack: string) => path.join(fixture.stackDir(stack), IMPORT_FILE);
+
+  async function cli(args: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const tools = toolchain();
+    const code = await runCli(args, {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SECRETSTORE_ADDR: store.addr, VAULT_TOKEN: store.rootToken, TF_CLI_CONFIG_FILE: tools.cliConfig, SECRETSTORE_IAC_ENGINE: tools.tofu },
+      cwd: fixture.dir,
+      isTerminal: false,
+      stdout: (l) => out.push(l),
+      stderr: (l) => err.push(l),
+    });
+    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+  }
+
+  beforeAll(async () => {
+    store = await startStore();
+    fixture = PlatformFixture.create(store, 'adopt-guard');
+    fixture.synthPlatform(config);
+    // By hand: the AppRole mount made with -local, one application role with a Secret ID in use.
+    await ok(store, 'POST', 'sys/auth/approle', { type: 'approle', local: true });
+    const declared = readDeclaredObjects(path.join(fixture.dir, 'cdktf.out'), 'app-roles').find((o) => o.kind === 'approle-role' && o.name === 'orchestrator-dev')!;
+    await ok(store, 'POST', 'auth/approle/role/orchestrator-dev', { token_policies: declared.fields.token_policies });
+    roleId = (await ok(store, 'GET', 'auth/approle/role/orchestrator-dev/role-id')).data.role_id;
+    secretId = (await ok(store, 'POST', 'auth/approle/role/orchestrator-dev/secret-id', {})).data.secret_id;
+    for (const stack of fixture.stacks) await fixture.init(stack);
+  });
+
+  afterAll(async () => {
+    await store?.stop();
+    fixture?.cleanup();
+  });
+
+  it('the store\'s mount is local (the fact the plan turns into a replacement)', async () => {
+    const auth = await ok(store, 'GET', 'sys/auth');
+    expect((auth.data ?? auth)['approle/'].local).toBe(true);
+  });
+
+  it('adopt refuses (exit 4): names the mount, "local (true → null)", the declaration and the fix; no import file is left', async () => {
+    const r = await cli(['adopt', 'app-roles', '--outdir', 'cdktf.out']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/secretstore-iac adopt: nothing written \(import files put back as they were\): the plan would destroy or replace 1 object, refused:/);
+    expect(r.stderr).toMatch(/vault_auth_backend\.\S+ declared at app-roles\/approle\/backend would be replaced \(destroyed, then created again\); forced by local \(true → (null|false)\)\. Fix: the mount is local \(not replicated\) on the store: declare `local: true` on the AppRoleAuth construct/);
+    expect(fs.existsSync(importFile('app-roles'))).toBe(false);
+  });
+
+  it('tf --refuse-replace refuses the apply too (exit 4), and nothing is applied', async () => {
+    const r = await cli(['tf', 'app-roles', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('app-roles: nothing applied: the plan would destroy or replace');
+    const auth = await ok(store, 'GET', 'sys/auth');
+    expect((auth.data ?? auth)['approle/'].local).toBe(true);
+    expect((await appRoleLogin(store, roleId, secretId)).status).toBe(200);
+  });
+
+  it('an empty import file left by a killed adopt does not block the next adopt', async () => {
+    fs.writeFileSync(importFile('app-roles'), '');
+    const r = await cli(['adopt', 'app-roles', '--outdir', 'cdktf.out', '--dry-run']);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toContain(`Removed a damaged ${IMPORT_FILE}`);
+  });
+
+  it('with local: true declared, adopt passes its plan check; the apply keeps the mount, the Role ID and the Secret ID issued before', async () => {
+    fixture.synthPlatform({ ...config, authMounts: { approle: { local: true } } });
+    const r = await cli(['adopt', 'app-roles', '--outdir', 'cdktf.out']);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toContain('Plan check: applying the imports destroys and replaces nothing (app-roles).');
+    expect(fs.existsSync(importFile('app-roles'))).toBe(true);
+    const applied = await cli(['tf', 'app-roles', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false']);
+    expect(applied.code).toBe(0);
+    const auth = await ok(store, 'GET', 'sys/auth');
+    expect((auth.data ?? auth)['approle/'].local).toBe(true);
+    expect((await ok(store, 'GET', 'auth/approle/role/orchestrator-dev/role-id')).data.role_id).toBe(roleId);
+    expect((await appRoleLogin(store, roleId, secretId)).status).toBe(200);
+    expect((await fixture.plan('app-roles')).code).toBe(0);
+  });
+});
