@@ -151,6 +151,26 @@ path "sys/policies/acl" {
 path "sys/policies/acl/*" {
   capabilities = ["read"]
 }
+# adopt's plan check: what the vault provider reads when it plans (its own token, each auth
+# mount's settings, each AppRole role's Role ID, which is not a secret: a login also needs a Secret ID).
+path "auth/token/lookup-self" {
+  capabilities = ["read"]
+}
+path "sys/auth/+" {
+  capabilities = ["read"]
+}
+path "sys/auth/+/tune" {
+  capabilities = ["read"]
+}
+path "sys/mounts/auth/+" {
+  capabilities = ["read"]
+}
+path "sys/mounts/auth/+/tune" {
+  capabilities = ["read"]
+}
+path "auth/+/role/+/role-id" {
+  capabilities = ["read"]
+}
 `;
 
 /** Runs `work` over `items` with at most `limit` at a time, results in input order. */

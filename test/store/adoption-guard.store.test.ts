@@ -77,13 +77,16 @@ describe('adoption never destroys (issue 15)', () => {
     expect(fs.existsSync(importFile('app-roles'))).toBe(false);
   });
 
-  it('tf --refuse-replace refuses the apply too (exit 4), and nothing is applied', async () => {
+  it('with the imports written anyway (--no-plan-check), tf --refuse-replace refuses the apply (exit 4), and nothing is applied', async () => {
+    const adopted = await cli(['adopt', 'app-roles', '--outdir', 'cdktf.out', '--no-plan-check']);
+    expect([adopted.code, fs.existsSync(importFile('app-roles'))]).toEqual([0, true]);
     const r = await cli(['tf', 'app-roles', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false']);
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('app-roles: nothing applied: the plan would destroy or replace');
     const auth = await ok(store, 'GET', 'sys/auth');
     expect((auth.data ?? auth)['approle/'].local).toBe(true);
     expect((await appRoleLogin(store, roleId, secretId)).status).toBe(200);
+    expect((await storeRequest(store, 'GET', 'sys/policies/acl/orchestrator-dev')).status).toBe(404);
   });
 
   it('an empty import file left by a killed adopt does not block the next adopt', async () => {
