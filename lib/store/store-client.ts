@@ -203,7 +203,8 @@ export class StoreClient {
         : !isJson && text.trim() !== ''
           ? `HTTP ${res.status}, not the store's JSON: "${storeText(text.trim(), 200)}"`
           : `HTTP ${res.status}`;
-    const where = `${m} /v1/${p}`;
+    // The path may hold names the store listed (role names): escaped like the store's own text.
+    const where = `${m} /v1/${storeText(p, 200)}`;
     if (res.status === 403 && send) {
       const capability = capabilityOf(m);
       const tokenValid = await this.tokenIsValid(send);
