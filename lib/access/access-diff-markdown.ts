@@ -2,6 +2,7 @@ import { AccessDiff, hasAccessChange } from './access-diff';
 import { BindingChange, IdentityChange } from './identity-change';
 import { identitySection } from './access-report-markdown';
 import { formatBinding } from './binding-format';
+import { terminalLine } from '../private/terminal-text';
 import { mdCell, mdCode, mdTable } from './markdown-text';
 import { RISK_LABEL } from './risk-flag';
 
@@ -28,7 +29,7 @@ export function renderAccessDiffMarkdown(diff: AccessDiff, sides: DiffSides): st
   );
   if (diff.flags.length > 0) {
     out.push('', '### Risk flags', '');
-    for (const flag of diff.flags) out.push(`- **${RISK_LABEL[flag.kind]}**, ${mdCode(flag.identity)}: ${flag.message}`);
+    for (const flag of diff.flags) out.push(`- **${RISK_LABEL[flag.kind]}**, ${mdCode(flag.identity)}: ${terminalLine(flag.message)}`);
   }
   for (const identity of diff.added) out.push('', ...identitySection(identity, '### Added:'));
   for (const identity of diff.removed) {
@@ -50,9 +51,9 @@ function changeSection(change: IdentityChange): string[] {
         ['path', 'gained', 'lost', 'now'],
         change.rules.map((r) => [
           mdCode(r.path) + (r.added ? ' (new)' : r.removed ? ' (gone)' : ''),
-          r.gained.join(', '),
-          r.lost.join(', '),
-          r.removed ? '' : r.after.join(', ') || '(nothing: shadows broader rules)',
+          mdCell(r.gained.join(', ')),
+          mdCell(r.lost.join(', ')),
+          r.removed ? '' : mdCell(r.after.join(', ')) || '(nothing: shadows broader rules)',
         ]),
       ),
     );
@@ -64,12 +65,12 @@ function changeSection(change: IdentityChange): string[] {
 function bindingTable(changes: readonly BindingChange[]): string {
   return mdTable(
     ['binding', 'before', 'after'],
-    changes.map((c) => [c.field, mdCell(formatBinding(c.field, c.before)), mdCell(formatBinding(c.field, c.after))]),
+    changes.map((c) => [mdCell(c.field), mdCell(formatBinding(c.field, c.before)), mdCell(formatBinding(c.field, c.after))]),
   );
 }
 
 function appendProblems(out: string[], diff: AccessDiff): void {
   if (diff.problems.length === 0) return;
   out.push('', '### Problems in head', '');
-  for (const p of diff.problems) out.push(`- ${mdCode(p.identity)}: ${p.problem}`);
+  for (const p of diff.problems) out.push(`- ${mdCode(p.identity)}: ${terminalLine(p.problem)}`);
 }

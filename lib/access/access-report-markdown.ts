@@ -1,5 +1,6 @@
 import { AccessReport, ReportIdentity, ReportRule } from './access-report';
 import { formatBinding } from './binding-format';
+import { terminalLine } from '../private/terminal-text';
 import { mdCell, mdCode, mdTable } from './markdown-text';
 
 /** Name of each auth method as people say it. */
@@ -10,7 +11,7 @@ export function renderAccessReportMarkdown(report: AccessReport): string {
   const out: string[] = ['# Access report', ''];
   out.push(
     `${report.identities.length} ${plural(report.identities.length, 'identity', 'identities')} ` +
-      `in ${report.stacks.length} ${plural(report.stacks.length, 'stack', 'stacks')} (${report.stacks.join(', ')}).`,
+      `in ${report.stacks.length} ${plural(report.stacks.length, 'stack', 'stacks')} (${terminalLine(report.stacks.join(', '))}).`,
   );
   if (report.identities.some((i) => i.omittedDefaultRules > 0)) {
     out.push('Rules of the built-in `default` policy are left out (`--include-default` lists them).');
@@ -29,7 +30,7 @@ export function identitySection(identity: ReportIdentity, heading = '##'): strin
   out.push(`${METHOD_LABEL[identity.method]} ${mdCode(identity.role)} on mount ${mdCode(identity.mount)} (stack ${mdCode(identity.stack)}${where}).`);
   const policies = identity.policies.map((p) => mdCode(p)).join(', ');
   out.push(`Token policies: ${policies || '(none)'}.`);
-  for (const problem of identity.problems) out.push(`**Problem:** ${problem}.`);
+  for (const problem of identity.problems) out.push(`**Problem:** ${terminalLine(problem)}.`);
   out.push('', bindingsTable(identity.bindings), '');
   out.push(rulesTable(identity.rules));
   if (identity.omittedDefaultRules > 0) {
@@ -41,7 +42,7 @@ export function identitySection(identity: ReportIdentity, heading = '##'): strin
 /** The bindings of an identity as a two-column table. */
 export function bindingsTable(bindings: Readonly<Record<string, unknown>>): string {
   const rows = Object.entries(bindings).map(([field, value]) => [
-    field,
+    mdCell(field),
     mdCell(formatBinding(field, value as Parameters<typeof formatBinding>[1])),
   ]);
   return mdTable(['binding', 'value'], rows);
@@ -54,8 +55,8 @@ export function rulesTable(rules: readonly ReportRule[]): string {
     ['path', 'capabilities', 'policies'],
     rules.map((r) => [
       mdCode(r.path),
-      r.capabilities.join(', ') + (r.constraints.length > 0 ? ` (constrained: ${r.constraints.join(', ')})` : ''),
-      r.policies.join(', '),
+      mdCell(r.capabilities.join(', ') + (r.constraints.length > 0 ? ` (constrained: ${r.constraints.join(', ')})` : '')),
+      mdCell(r.policies.join(', ')),
     ]),
   );
 }

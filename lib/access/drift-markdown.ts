@@ -1,4 +1,5 @@
 import { renderAccessDiffMarkdown } from './access-diff-markdown';
+import { terminalLine } from '../private/terminal-text';
 import { mdCode } from './markdown-text';
 import { DriftKind, DriftReport } from './store-drift';
 
@@ -29,8 +30,9 @@ export function renderDriftMarkdown(report: DriftReport, store: string): string 
     for (const f of findings) {
       const who = f.identities.length > 0 ? ` (identities: ${f.identities.map(mdCode).join(', ')})` : '';
       const where = f.address ? ` [${f.stack}: ${mdCode(f.address)}]` : '';
-      out.push(`- ${mdCode(f.storePath)}: ${f.summary}${who}${where}`);
-      for (const d of f.details) out.push(`  - ${d}`);
+      // Summaries and details quote live values: one escaped line each.
+      out.push(`- ${mdCode(f.storePath)}: ${terminalLine(f.summary)}${who}${where}`);
+      for (const d of f.details) out.push(`  - ${terminalLine(d)}`);
     }
   }
   if (report.access.flags.length > 0 || report.access.changed.length > 0) {

@@ -6,6 +6,7 @@ import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { LIVE_SOURCE, loadConfiguration } from './live-source';
 import { DEFAULT_SOURCE, SOURCE_HELP } from './source-argument';
+import { terminalJson, terminalText } from '../private/terminal-text';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 
 /** `secretstore-iac access [SOURCE]`: per identity, its bindings and every path it can reach. */
@@ -41,8 +42,9 @@ export const accessCommand: Command = {
       includeDefault: values['include-default'] === true,
       identities: (values.identity as string[] | undefined) ?? [],
     });
-    if (format === 'json') context.stdout(JSON.stringify(report, null, 2));
-    else context.stdout(highlightMarkdown(renderAccessReportMarkdown(report).trimEnd(), stylingEnabled(context.isTerminal, context.env)));
+    // Live reports carry the store's text: escaped before the library adds its own styling.
+    if (format === 'json') context.stdout(terminalJson(report));
+    else context.stdout(highlightMarkdown(terminalText(renderAccessReportMarkdown(report).trimEnd()), stylingEnabled(context.isTerminal, context.env)));
     return ExitCode.ok;
   },
 };

@@ -9,6 +9,7 @@ import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { LIVE_SOURCE, loadConfiguration } from './live-source';
 import { SOURCE_HELP } from './source-argument';
+import { terminalJson, terminalText } from '../private/terminal-text';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 
 /** `secretstore-iac access-diff BASE HEAD`: effective access compared, for a merge-request comment. */
@@ -44,10 +45,10 @@ export const accessDiffCommand: Command = {
     const parser = new PolicyParser();
     const [base, head] = await Promise.all(sides.map((s) => AccessModel.load(s.configuration, parser)));
     const diff = diffAccess(base, head);
-    if (format === 'json') context.stdout(JSON.stringify(diff, null, 2));
+    if (format === 'json') context.stdout(terminalJson(diff));
     else {
       const markdown = renderAccessDiffMarkdown(diff, { base: sides[0].label, head: sides[1].label });
-      context.stdout(highlightMarkdown(markdown.trimEnd(), stylingEnabled(context.isTerminal, context.env)));
+      context.stdout(highlightMarkdown(terminalText(markdown.trimEnd()), stylingEnabled(context.isTerminal, context.env)));
     }
     const countFile = values['risk-flag-count'];
     if (typeof countFile === 'string') fs.writeFileSync(path.resolve(context.cwd, countFile), `${diff.flags.length}\n`);

@@ -16,6 +16,7 @@ import { stateAddresses } from './engine-state';
 import { ExitCode } from './exit-code';
 import { readLiveStoreFromEnvironment } from './live-source';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
+import { terminalLine, terminalText } from '../private/terminal-text';
 import { UsageError } from './usage-error';
 
 /** A file's bytes, or undefined when there is none (or it is not a regular file). */
@@ -133,14 +134,14 @@ export const adoptCommand: Command = {
       }
       const state = new Set(stateAddresses(engine, stackDir, engineEnvironment(context.env, address)));
       const plan = await planAdoption(stack, declared, configuration, live, state, parser);
-      conflicts.push(...plan.conflicts.map((c) => `${stack}: ${c}`));
+      conflicts.push(...plan.conflicts.map((c) => `${stack}: ${terminalLine(c)}`));
       const file = path.join(stackDir, IMPORT_FILE);
       out.push(`# Stack ${stack}`, '');
       out.push(`${plan.inState} resources in state; ${plan.imports.length} to import; ${plan.creates.length} to create.`);
       if (plan.imports.length > 0) {
-        out.push('', 'Import (already on the store, not in state):', ...plan.imports.map((b) => `  ${b.to}  <-  ${b.id}`));
+        out.push('', 'Import (already on the store, not in state):', ...plan.imports.map((b) => `  ${terminalLine(b.to)}  <-  ${terminalLine(b.id)}`));
       }
-      if (plan.creates.length > 0) out.push('', 'Create (not on the store):', ...plan.creates.map((o) => `  ${o.address}  (${o.storePath})`));
+      if (plan.creates.length > 0) out.push('', 'Create (not on the store):', ...plan.creates.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
       if (values['dry-run'] !== true) {
         if (plan.imports.length > 0) {
           writes.push(() => writeFileAtomically(file, renderImportFile(plan.imports)));
@@ -154,7 +155,8 @@ export const adoptCommand: Command = {
       // What applying changes in access for this stack's identities: the store as it is → declarations.
       if (plan.access.added.length + plan.access.removed.length + plan.access.changed.length + plan.access.unchanged > 0) {
         const markdown = renderAccessDiffMarkdown(plan.access, { base: `store ${live.address} as it is`, head: `declarations (${stack})` });
-        out.push('', highlightMarkdown(markdown.trimEnd(), stylingEnabled(context.isTerminal, context.env)));
+        // The report quotes the store's text: escaped before the library adds its own styling.
+        out.push('', highlightMarkdown(terminalText(markdown.trimEnd()), stylingEnabled(context.isTerminal, context.env)));
       }
       out.push('');
     }

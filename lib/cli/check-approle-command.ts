@@ -3,6 +3,7 @@ import { AppRoleCredentials, AppRoleCredentialsFile, credentialsFromEnvironment 
 import { AppRoleOperator } from '../store/approle-operator';
 import { Duration } from '../model/duration';
 import { StoreClient } from '../store/store-client';
+import { terminalLine } from '../private/terminal-text';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
@@ -51,12 +52,12 @@ export const checkAppRoleCommand: Command = {
         }
       }
       io.hide(pair.secretId);
-      const operator = new AppRoleOperator(StoreClient.fromEnvironment(context.env, false), String(values.mount));
+      const operator = new AppRoleOperator(StoreClient.fromEnvironment(context.env, false, (line) => io.stderr(line)), String(values.mount));
       const result = await operator.login(pair.roleId, pair.secretId);
       if (result.valid) {
         io.stdout(
           `valid: the store accepted the Role ID / Secret ID pair from ${source}` +
-            ` (role ${result.roleName ?? 'unknown'}, policies ${result.policies.join(', ')}, token TTL ${Duration.seconds(result.ttlSeconds)}` +
+            ` (role ${terminalLine(result.roleName ?? 'unknown')}, policies ${terminalLine(result.policies.join(', '))}, token TTL ${Duration.seconds(result.ttlSeconds)}` +
             `${result.renewable ? ', renewable' : ''}); the check's token was revoked`,
         );
         return ExitCode.ok;

@@ -9,6 +9,7 @@ import { ExitCode } from './exit-code';
 import { readLiveStoreFromEnvironment } from './live-source';
 import { DEFAULT_SOURCE, SOURCE_HELP, openSourceArgument } from './source-argument';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
+import { terminalJson, terminalText } from '../private/terminal-text';
 import { UsageError } from './usage-error';
 
 /** `secretstore-iac drift [SOURCE] [--stack S]`: the live store compared with the declarations. */
@@ -60,8 +61,9 @@ export const driftCommand: Command = {
     }
     const live = await readLiveStoreFromEnvironment(context);
     const report = await detectDrift(declared, configuration, live, { stack });
-    if (format === 'json') context.stdout(JSON.stringify(report, null, 2));
-    else context.stdout(highlightMarkdown(renderDriftMarkdown(report, live.address).trimEnd(), stylingEnabled(context.isTerminal, context.env)));
+    // The report quotes the store's text: escaped before the library adds its own styling.
+    if (format === 'json') context.stdout(terminalJson(report));
+    else context.stdout(highlightMarkdown(terminalText(renderDriftMarkdown(report, live.address).trimEnd()), stylingEnabled(context.isTerminal, context.env)));
     return report.findings.length > 0 ? ExitCode.drift : ExitCode.ok;
   },
 };

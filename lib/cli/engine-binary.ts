@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { vaultTlsVariables } from '../store/store-tls';
 
 /**
  * Engines looked for on PATH, in this order, unless `--engine`, SECRETSTORE_IAC_ENGINE or
@@ -34,8 +35,10 @@ export function findEngine(wanted: string | undefined, env: NodeJS.ProcessEnv): 
 
 /**
  * The environment the engine runs with in a stack directory: the caller's, with `VAULT_ADDR` set to
- * the resolved store address (the vault provider reads only `VAULT_ADDR`).
+ * the resolved store address (the vault provider reads only `VAULT_ADDR`), and the `BAO_*` TLS
+ * variables (`BAO_CACERT`, ...) copied to their `VAULT_*` names when those are unset (the provider
+ * reads only those).
  */
 export function engineEnvironment(env: NodeJS.ProcessEnv, address: string): NodeJS.ProcessEnv {
-  return { ...env, VAULT_ADDR: address };
+  return { ...env, ...vaultTlsVariables(env), VAULT_ADDR: address };
 }

@@ -3,7 +3,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { resolveStoreAddress } from '../store/store-address';
-import { checkStoreBeforeEngine } from '../store/store-health';
+import { checkStoreBeforeEngine, engineNeedsStore } from '../store/store-health';
+import { StoreTransport } from '../store/store-transport';
 import { Command, CommandContext } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { engineEnvironment, findEngine } from './engine-binary';
@@ -59,7 +60,9 @@ export const engineCommand: Command = {
     }
     const engine = findEngine(values.engine as string | undefined, context.env);
     // A stopped or sealed store otherwise shows as minutes of silent provider retries.
-    await checkStoreBeforeEngine(address, engineArgs);
+    // The transport carries the TLS variables (VAULT_CACERT, ...) the provider reads too; built only
+    // when the engine will talk to the store, so that `init` works offline whatever they hold.
+    if (engineNeedsStore(engineArgs)) await checkStoreBeforeEngine(address, engineArgs, StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l)));
     const env = engineEnvironment(context.env, address);
     if (values['refuse-replace'] !== true) return runEngine(engine, engineArgs, stackDir, env, context);
     const sub = engineArgs.find((a) => !a.startsWith('-'));

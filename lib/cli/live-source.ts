@@ -21,7 +21,7 @@ export interface LoadedConfiguration {
  * @throws LiveStoreReadError, StoreError or StoreAddressError (exit 3)
  */
 export function readLiveStoreFromEnvironment(context: CommandContext): Promise<LiveStore> {
-  return readLiveStore(StoreClient.fromEnvironment(context.env));
+  return readLiveStore(StoreClient.fromEnvironment(context.env, true, (line) => context.stderr(line)));
 }
 
 /**

@@ -61,6 +61,6 @@ export function credentialsFileTarget(
   return {
     file: new AppRoleCredentialsFile(path.resolve(context.cwd, envFile)),
     owner,
-    operator: new AppRoleOperator(StoreClient.fromEnvironment(context.env), mount),
+    operator: new AppRoleOperator(StoreClient.fromEnvironment(context.env, true, (line) => context.stderr(line)), mount),
   };
 }

@@ -3,6 +3,7 @@ import { parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { CREDENTIALS_FILE_HELP, CREDENTIALS_FILE_OPTIONS, credentialsFileTarget, STORE_ENVIRONMENT_HELP } from './operator-options';
 import { runOperatorCommand } from './redacting-context';
+import { terminalLine } from '../private/terminal-text';
 import { issueSecretIdForFile, writeCredentials } from './secret-id-issuance';
 
 /** `secretstore-iac provision APP --env-file PATH` (spec §4.1 flow 3). */
@@ -31,7 +32,7 @@ export const provisionCommand: Command = {
       return file.lock(async () => {
         const { previous, roleId, issued } = await issueSecretIdForFile({ file, owner, operator }, role, io, 'secretstore-iac provision');
         await writeCredentials(file, { roleId, secretId: issued.secretId }, owner, io, { operator, role, secretId: issued });
-        io.stdout(`provisioned ${role}: Role ID ${roleId}, new Secret ID accessor ${issued.accessor}`);
+        io.stdout(`provisioned ${role}: Role ID ${terminalLine(roleId)}, new Secret ID accessor ${terminalLine(issued.accessor)}`);
         if (previous) {
           io.stderr(
             `note: ${file.path} held a Secret ID, which stays valid in the store; ` +

@@ -1,4 +1,5 @@
 import { CredentialsFileError } from '../store/approle-credentials-file';
+import { terminalText } from '../private/terminal-text';
 import { CommandContext } from './command';
 import { UsageError } from './usage-error';
 
@@ -30,8 +31,9 @@ export async function runOperatorCommand(
     env: context.env,
     cwd: context.cwd,
     isTerminal: context.isTerminal,
-    stdout: (line) => context.stdout(redact(line)),
-    stderr: (line) => context.stderr(redact(line)),
+    // Lines quote store answers (accessors, role names, reasons): escaped for the terminal.
+    stdout: (line) => context.stdout(terminalText(redact(line))),
+    stderr: (line) => context.stderr(terminalText(redact(line))),
     hide: (value) => {
       if (value && value.length >= 4) hidden.add(value);
     },

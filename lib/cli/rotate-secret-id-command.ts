@@ -4,6 +4,7 @@ import { parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { CREDENTIALS_FILE_HELP, CREDENTIALS_FILE_OPTIONS, credentialsFileTarget, STORE_ENVIRONMENT_HELP } from './operator-options';
 import { runOperatorCommand } from './redacting-context';
+import { terminalLine } from '../private/terminal-text';
 import { issueSecretIdForFile, writeCredentials } from './secret-id-issuance';
 
 /** `secretstore-iac rotate-secret-id APP --env-file PATH` (spec §5.3). */
@@ -48,14 +49,16 @@ export const rotateSecretIdCommand: Command = {
               'A role with secret_id_bound_cidrs rejects logins from addresses outside them: rotate from an allowed host',
           );
         }
-        io.stdout(`new Secret ID (accessor ${issued.accessor}) verified by a login as ${check.roleName ?? role}`);
+        io.stdout(`new Secret ID (accessor ${terminalLine(issued.accessor)}) verified by a login as ${terminalLine(check.roleName ?? role)}`);
         await writeCredentials(file, { roleId, secretId: issued.secretId }, owner, io, { operator, role, secretId: issued });
 
         let failure: string | undefined;
         if (!previous) {
           io.stdout(`${file.path} held no Secret ID before: nothing to destroy`);
         } else {
-          const accessor = await operator.accessorOf(role, previous);
+          const found = await operator.accessorOf(role, previous);
+          // Printed as escaped text; the store gets the accessor as it gave it.
+          const accessor = found === undefined ? undefined : terminalLine(found);
           if (accessor === undefined) {
             io.stdout(`the previous Secret ID in ${file.path} is unknown to the store (expired, destroyed, or of another role): nothing to destroy`);
           } else if (values['keep-previous']) {
@@ -65,7 +68,7 @@ export const rotateSecretIdCommand: Command = {
             );
           } else {
             try {
-              await operator.destroySecretId(role, accessor);
+              await operator.destroySecretId(role, found!);
               io.stdout(`destroyed the previous Secret ID (accessor ${accessor})`);
             } catch (e) {
               if (!(e instanceof StoreError)) throw e;

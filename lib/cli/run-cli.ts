@@ -1,3 +1,4 @@
+import { terminalText } from '../private/terminal-text';
 import { Command, CommandContext } from './command';
 import { COMMANDS } from './commands';
 import { ExitCode } from './exit-code';
@@ -49,10 +50,11 @@ export async function runCli(argv: readonly string[], context: CommandContext, c
     return await command.run(args, context);
   } catch (e) {
     if (e instanceof UsageError) {
-      context.stderr(`secretstore-iac ${name}: ${e.message} (see secretstore-iac ${name} --help)`);
+      context.stderr(terminalText(`secretstore-iac ${name}: ${e.message} (see secretstore-iac ${name} --help)`));
       return ExitCode.usage;
     }
-    context.stderr(`secretstore-iac ${name}: ${e instanceof Error ? e.message : String(e)}`);
+    // Messages quote the store's text: escaped here too, whatever a message forgot.
+    context.stderr(terminalText(`secretstore-iac ${name}: ${e instanceof Error ? e.message : String(e)}`));
     return e instanceof DestructionRefused ? ExitCode.destructionRefused : ExitCode.runtime;
   }
 }

@@ -1,6 +1,7 @@
 import { AppRoleCredentials, AppRoleCredentialsFile, FileOwner } from '../store/approle-credentials-file';
 import { AppRoleOperator, IssuedSecretId } from '../store/approle-operator';
 import { CredentialsFileTarget } from './operator-options';
+import { terminalLine } from '../private/terminal-text';
 import { RedactingContext } from './redacting-context';
 
 /**
@@ -38,10 +39,11 @@ export async function writeCredentials(
   try {
     given = file.write(credentials, owner);
   } catch (e) {
-    const accessor = issued.secretId.accessor;
+    // Printed escaped; the store gets the accessor as it gave it.
+    const accessor = terminalLine(issued.secretId.accessor);
     const reason = e instanceof Error ? e.message : String(e);
     try {
-      await issued.operator.destroySecretId(issued.role, accessor);
+      await issued.operator.destroySecretId(issued.role, issued.secretId.accessor);
     } catch (d) {
       throw new Error(
         `${reason}; destroying the Secret ID just issued (accessor ${accessor}) failed too (${(d as Error).message}): destroy it with ` +

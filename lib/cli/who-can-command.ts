@@ -6,6 +6,7 @@ import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { LIVE_SOURCE, loadConfiguration } from './live-source';
 import { DEFAULT_SOURCE, SOURCE_HELP } from './source-argument';
+import { terminalJson, terminalLine } from '../private/terminal-text';
 import { UsageError } from './usage-error';
 
 /** `secretstore-iac who-can CAPABILITY PATH [SOURCE]`: the identities that can, and through which rule. */
@@ -41,15 +42,16 @@ export const whoCanCommand: Command = {
     const { configuration } = await loadConfiguration(sourceArgument ?? DEFAULT_SOURCE, context);
     const answer = whoCan(await AccessModel.load(configuration), capability, path);
     if (format === 'json') {
-      context.stdout(JSON.stringify(answer, null, 2));
+      context.stdout(terminalJson(answer));
       return ExitCode.ok;
     }
-    const lines = [`${capability} on ${path}:`];
+    const lines = [`${capability} on ${terminalLine(path)}:`];
     if (answer.allowed.length === 0) lines.push('  nobody');
-    for (const e of answer.allowed) lines.push(`  ${e.identity}  via "${e.rule}" (policies: ${e.policies.join(', ')})`);
+    // Identities, rules and policies may come from the live store: one escaped line each.
+    for (const e of answer.allowed) lines.push(`  ${terminalLine(e.identity)}  via "${terminalLine(e.rule)}" (policies: ${terminalLine(e.policies.join(', '))})`);
     if (answer.denied.length > 0) {
       lines.push('denied by an explicit deny rule:');
-      for (const e of answer.denied) lines.push(`  ${e.identity}  by "${e.rule}" (policies: ${e.policies.join(', ')})`);
+      for (const e of answer.denied) lines.push(`  ${terminalLine(e.identity)}  by "${terminalLine(e.rule)}" (policies: ${terminalLine(e.policies.join(', '))})`);
     }
     context.stdout(lines.join('\n'));
     return ExitCode.ok;

@@ -1,4 +1,6 @@
+import { storeText } from '../private/terminal-text';
 import { resolveStoreAddress } from './store-address';
+import { StoreTransport, StoreTransportError } from './store-transport';
 
 /** Environment variables that may carry a privileged store token, in the order they are consulted. */
 export const STORE_TOKEN_VARIABLES = ['SECRETSTORE_TOKEN', 'VAULT_TOKEN', 'BAO_TOKEN'] as const;
@@ -11,12 +13,18 @@ export type StoreErrorKind =
   | 'not-found'
   | 'bad-request'
   | 'unavailable'
-  | 'server-error';
+  | 'sealed'
+  | 'not-initialized'
+  | 'server-error'
+  | 'tls'
+  | 'redirect'
+  | 'too-large'
+  | 'address';
 
 /**
  * A failed store call, with a message that says what to do. Never carries a request body, a token or
  * a Secret ID: the message holds the method, the API path, the HTTP status and the store's own error
- * text.
+ * text, cut to 500 characters and terminal-escaped (lib/private/terminal-text.ts).
  */
 export class StoreError extends Error {
   constructor(
@@ -24,7 +32,7 @@ export class StoreError extends Error {
     message: string,
     /** HTTP status, when the store answered. */
     readonly status?: number,
-    /** The store's `errors` list. */
+    /** The store's `errors` list, each cut and terminal-escaped. */
     readonly storeErrors: readonly string[] = [],
   ) {
     super(message);
@@ -45,10 +53,15 @@ export interface StoreClientOptions {
   /** Token for authenticated calls. */
   readonly token?: string;
   /**
-   * Per-request timeout.
-   * @default 15000
+   * Per-request deadline, when no {@link transport} is given.
+   * @default 5000
    */
   readonly timeoutMs?: number;
+  /**
+   * How requests are sent (redirects, size limit, deadline, TLS).
+   * @default a {@link StoreTransport} with its defaults and {@link timeoutMs}
+   */
+  readonly transport?: StoreTransport;
 }
 
 /** The capability an HTTP method needs (reference §1). */
@@ -96,20 +109,55 @@ export function resolveStoreToken(env: NodeJS.ProcessEnv = process.env): string 
  * commands. Turns transport failures and error statuses into {@link StoreError}s that name the fix.
  */
 export class StoreClient {
-  /** Address from `SECRETSTORE_ADDR` / `VAULT_ADDR` / `BAO_ADDR`; token, if `withToken`, from the environment. */
-  static fromEnvironment(env: NodeJS.ProcessEnv = process.env, withToken = true): StoreClient {
-    return new StoreClient({ address: resolveStoreAddress(env), token: withToken ? resolveStoreToken(env) : undefined });
+  /**
+   * Address from `SECRETSTORE_ADDR` / `VAULT_ADDR` / `BAO_ADDR`; token, if `withToken`, from the
+   * environment; transport settings and TLS from the environment ({@link StoreTransport.fromEnvironment}),
+   * its warnings to `warn`.
+   */
+  static fromEnvironment(env: NodeJS.ProcessEnv = process.env, withToken = true, warn?: (line: string) => void): StoreClient {
+    const address = resolveStoreAddress(env);
+    const token = withToken ? resolveStoreToken(env) : undefined;
+    return new StoreClient({ address, token, transport: StoreTransport.fromEnvironment(env, warn) });
   }
 
   /** Base address without trailing slash. */
   readonly address: string;
   private readonly token?: string;
-  private readonly timeoutMs: number;
+  /** How requests are sent. */
+  readonly transport: StoreTransport;
 
   constructor(options: StoreClientOptions) {
     this.address = options.address.replace(/\/+$/, '');
     this.token = options.token;
-    this.timeoutMs = options.timeoutMs ?? 15_000;
+    this.transport = options.transport ?? new StoreTransport({ timeoutMs: options.timeoutMs });
+  }
+
+  /** A transport failure as a {@link StoreError} naming the address and the fix. */
+  private transportFailure(e: unknown): StoreError {
+    if (!(e instanceof StoreTransportError)) return new StoreError('unreachable', `cannot reach the secrets store at ${this.address} (${storeText(String((e as Error)?.message ?? e), 200)})`);
+    if (e.kind === 'unreachable' || e.kind === 'timeout') {
+      return new StoreError(
+        'unreachable',
+        `cannot reach the secrets store at ${this.address} (${e.reason}): check SECRETSTORE_ADDR / VAULT_ADDR and that the store is running and reachable from here`,
+      );
+    }
+    return new StoreError(e.kind === 'settings' ? 'address' : e.kind, `secrets store at ${this.address}: ${e.message}`);
+  }
+
+  /**
+   * Why the store answers 503, from `sys/health` (no token): not initialized (501), sealed (503), or
+   * undefined when it cannot tell.
+   */
+  private async unavailableReason(): Promise<'not-initialized' | 'sealed' | undefined> {
+    try {
+      const res = await this.transport.request({ method: 'GET', url: `${this.address}/v1/sys/health?standbyok=true&perfstandbyok=true` });
+      const body = JSON.parse(res.text);
+      if (res.status === 501 || body?.initialized === false) return 'not-initialized';
+      if (res.status === 503 || body?.sealed === true) return 'sealed';
+    } catch {
+      // Answered the request with 503, then nothing usable: the generic message stays.
+    }
+    return undefined;
   }
 
   /**
@@ -123,35 +171,40 @@ export class StoreClient {
     const headers: Record<string, string> = {};
     if (send) headers['X-Vault-Token'] = send;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    let res: Response;
+    let res;
     try {
-      res = await fetch(`${this.address}/v1/${p}`, {
+      res = await this.transport.request({
         method: m,
+        url: `${this.address}/v1/${p}`,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (e) {
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      const why = (e as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs / 1000}s` : cause?.code ?? cause?.message ?? (e as Error).message;
-      throw new StoreError(
-        'unreachable',
-        `cannot reach the secrets store at ${this.address} (${why}): check SECRETSTORE_ADDR / VAULT_ADDR and that the store is running and reachable from here`,
-      );
+      throw this.transportFailure(e);
     }
-    const text = await res.text();
+    const text = res.text;
     let parsed: any = undefined;
+    let isJson = false;
     if (text !== '') {
       try {
         parsed = JSON.parse(text);
+        isJson = true;
       } catch {
         parsed = text;
       }
     }
     if (res.status < 400) return { status: res.status, body: parsed };
-    const storeErrors: string[] = Array.isArray(parsed?.errors) ? parsed.errors.flatMap((e: unknown) => unwrapStoreError(String(e))) : [];
-    const said = storeErrors.length > 0 ? storeErrors.join('; ') : `HTTP ${res.status}`;
-    const where = `${m} /v1/${p}`;
+    // The store's text is quoted cut and escaped: a hostile store cannot flood or drive the terminal.
+    const storeErrors: string[] =
+      isJson && Array.isArray(parsed?.errors) ? parsed.errors.slice(0, 20).flatMap((e: unknown) => unwrapStoreError(String(e)).map((t) => storeText(t))) : [];
+    const said =
+      storeErrors.length > 0
+        ? storeText(storeErrors.join('; '))
+        : !isJson && text.trim() !== ''
+          ? `HTTP ${res.status}, not the store's JSON: "${storeText(text.trim(), 200)}"`
+          : `HTTP ${res.status}`;
+    // The path may hold names the store listed (role names): escaped like the store's own text.
+    const where = `${m} /v1/${storeText(p, 200)}`;
     if (res.status === 403 && send) {
       const capability = capabilityOf(m);
       const tokenValid = await this.tokenIsValid(send);
@@ -166,6 +219,26 @@ export class StoreClient {
         storeErrors,
       );
     }
+    if (res.status === 503) {
+      // Say which: an uninitialised store answers 503 like a sealed one, but needs `operator init`.
+      const reason = await this.unavailableReason();
+      if (reason === 'not-initialized') {
+        throw new StoreError(
+          'not-initialized',
+          `the secrets store at ${this.address} is not initialized (${where}: HTTP 503; GET /v1/sys/health: not initialized): initialize and unseal it first (bao operator init)`,
+          res.status,
+          storeErrors,
+        );
+      }
+      if (reason === 'sealed') {
+        throw new StoreError(
+          'sealed',
+          `the secrets store at ${this.address} is sealed (${where}: HTTP 503 (${said})): unseal it (bao operator unseal) and run the command again`,
+          res.status,
+          storeErrors,
+        );
+      }
+    }
     const kind: StoreErrorKind =
       res.status === 404 ? 'not-found' : res.status === 503 ? 'unavailable' : res.status < 500 ? 'bad-request' : 'server-error';
     const hint = res.status === 503 ? ': the store is sealed, in standby without a leader, or starting' : '';
@@ -175,11 +248,7 @@ export class StoreClient {
   /** Whether the store accepts the token at all (`auth/token/lookup-self`, allowed by the default policy). */
   private async tokenIsValid(token: string): Promise<boolean> {
     try {
-      const res = await fetch(`${this.address}/v1/auth/token/lookup-self`, {
-        headers: { 'X-Vault-Token': token },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      await res.arrayBuffer();
+      const res = await this.transport.request({ method: 'GET', url: `${this.address}/v1/auth/token/lookup-self`, headers: { 'X-Vault-Token': token } });
       return res.status === 200;
     } catch {
       return true;

@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
+import * as https from 'node:https';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -28,6 +29,12 @@ export interface StartStoreOptions {
   binary?: string;
   /** How long to wait for /v1/sys/health to answer 200. Default 60 s. */
   readyTimeoutMs?: number;
+  /**
+   * Serve the API over TLS with this certificate (a `listener "tcp"` block in a config file next to
+   * the dev server's own plain listener, which stays on another loopback port for nothing else):
+   * `addr` is then `https://127.0.0.1:<port>`, and readiness is checked through the CA.
+   */
+  tls?: { certFile: string; keyFile: string; caFile: string };
 }
 
 const STOP_GRACE_MS = 10_000;
@@ -78,7 +85,7 @@ export async function startStore(options: StartStoreOptions = {}): Promise<Runni
   // The port is free when probed but could be taken before the server binds it: retry.
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startOnce(binary, await freePort(), readyTimeoutMs);
+      return await startOnce(binary, await freePort(), readyTimeoutMs, options.tls);
     } catch (err) {
       lastError = err as Error;
       if (!/address already in use|bind/i.test(lastError.message)) break;
@@ -87,11 +94,34 @@ export async function startStore(options: StartStoreOptions = {}): Promise<Runni
   throw lastError;
 }
 
-async function startOnce(binary: string, port: number, readyTimeoutMs: number): Promise<RunningStore> {
+/** The status of GET /v1/sys/health over TLS, trusting only `caFile`. */
+function tlsHealthStatus(url: string, caFile: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(`${url}/v1/sys/health`, { ca: fs.readFileSync(caFile), agent: false, timeout: 2000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+async function startOnce(binary: string, port: number, readyTimeoutMs: number, tls?: StartStoreOptions['tls']): Promise<RunningStore> {
   const rootToken = crypto.randomBytes(24).toString('hex');
-  const addr = `http://127.0.0.1:${port}`;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-store-'));
   fs.chmodSync(tmp, 0o700);
+  const extraArgs: string[] = [];
+  let addr = `http://127.0.0.1:${port}`;
+  if (tls) {
+    const tlsPort = await freePort();
+    const config = path.join(tmp, 'tls-listener.hcl');
+    fs.writeFileSync(
+      config,
+      `listener "tcp" {\n  address = "127.0.0.1:${tlsPort}"\n  tls_cert_file = ${JSON.stringify(tls.certFile)}\n  tls_key_file = ${JSON.stringify(tls.keyFile)}\n}\n`,
+    );
+    extraArgs.push(`-config=${config}`);
+    addr = `https://127.0.0.1:${tlsPort}`;
+  }
   const logFile = path.join(tmp, 'server.log');
   const logFd = fs.openSync(logFile, 'w', 0o600);
 
@@ -100,7 +130,7 @@ async function startOnce(binary: string, port: number, readyTimeoutMs: number): 
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: tmp, TMPDIR: tmp };
   const child = spawn(
     binary,
-    ['server', '-dev', `-dev-root-token-id=${rootToken}`, `-dev-listen-address=127.0.0.1:${port}`],
+    ['server', '-dev', `-dev-root-token-id=${rootToken}`, `-dev-listen-address=127.0.0.1:${port}`, ...extraArgs],
     { cwd: tmp, env, stdio: ['ignore', logFd, logFd], detached: false },
   );
   fs.closeSync(logFd);
@@ -171,9 +201,13 @@ async function startOnce(binary: string, port: number, readyTimeoutMs: number): 
       throw new Error(`store server exited during start-up (${exitInfo}); log tail:\n${tail}`);
     }
     try {
-      const res = await fetch(`${addr}/v1/sys/health`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.status === 200) break;
+      if (tls) {
+        if ((await tlsHealthStatus(addr, tls.caFile)) === 200) break;
+      } else {
+        const res = await fetch(`${addr}/v1/sys/health`, { signal: AbortSignal.timeout(2000) });
+        await res.arrayBuffer();
+        if (res.status === 200) break;
+      }
     } catch {
       /* not listening yet */
     }

@@ -31,10 +31,10 @@ describe('secretstore-iac tf', () => {
   });
 
   // A local server answering sys/health as an unsealed store (200) or a sealed one (503).
-  async function healthServer(status: number): Promise<{ address: string; close: () => Promise<void> }> {
+  async function healthServer(status: number, body = JSON.stringify({ initialized: true, sealed: status === 503 })): Promise<{ address: string; close: () => Promise<void> }> {
     const server = http.createServer((_req, res) => {
-      res.writeHead(status, { 'Content-Type': 'application/json' });
-      res.end('{}');
+      res.writeHead(status, { 'Content-Type': status === 200 && !body.startsWith('{') ? 'text/html' : 'application/json' });
+      res.end(body);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -52,6 +52,38 @@ describe('secretstore-iac tf', () => {
         `engine ran in ${fs.realpathSync(path.join(outdir, 'stacks', 'ci-access'))} with VAULT_ADDR=${store.address} args=plan -detailed-exitcode`,
       );
       expect(r.code).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stops before the engine runs when the address answers 200 with a page that is not the store\'s health JSON', async () => {
+    const page = await healthServer(200, '<html><title>Login</title></html>');
+    try {
+      const r = await tf(['ci-access', '--outdir', outdir, '--engine', engine, '--', 'plan'], { PATH: process.env.PATH, SECRETSTORE_ADDR: page.address });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toBe(
+        `secretstore-iac tf: ${page.address} does not answer GET /v1/sys/health like a secrets store (HTTP 200, "<html><title>Login</title></html>"; ` +
+          'the store answers JSON with boolean "initialized" and "sealed"): check SECRETSTORE_ADDR / VAULT_ADDR',
+      );
+      expect(r.stdout).not.toContain('engine ran');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('warns on every run with VAULT_SKIP_VERIFY, and gives the provider BAO_CACERT as VAULT_CACERT', async () => {
+    const store = await healthServer(200);
+    const printing = path.join(outdir, 'printing-engine');
+    fs.writeFileSync(printing, '#!/bin/sh\necho "VAULT_CACERT=$VAULT_CACERT"\n', { mode: 0o755 });
+    const ca = path.join(outdir, 'ca.pem');
+    fs.writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    try {
+      const env = { PATH: process.env.PATH, SECRETSTORE_ADDR: store.address, VAULT_SKIP_VERIFY: 'true', BAO_CACERT: ca };
+      const r = await tf(['ci-access', '--outdir', outdir, '--engine', printing, '--', 'plan'], env);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/^warning: VAULT_SKIP_VERIFY is set: the store's TLS certificate is not verified/);
+      expect(r.stdout).toBe(`VAULT_CACERT=${ca}`);
     } finally {
       await store.close();
     }

@@ -32,4 +32,36 @@ describe('§2.5 and §7: the store address comes from SECRETSTORE_ADDR or VAULT_
   it('refuses an address that is not an http(s) URL', () => {
     expect(() => resolveStoreAddress({ VAULT_ADDR: 'secrets.example' })).toThrow(/VAULT_ADDR="secrets.example" is not an http\(s\) URL/);
   });
+
+  it('refuses plain http to a host other than this machine, naming the variable and the option', () => {
+    expect(() => resolveStoreAddress({ VAULT_ADDR: 'http://secrets.example:8200' })).toThrow(
+      'VAULT_ADDR="http://secrets.example:8200" is plain http to a host other than this machine: the token, Role IDs and Secret IDs would cross ' +
+        'the network readable and changeable by anyone on the path. Use https://, or, for a network you trust, list the host in ' +
+        'SECRETSTORE_IAC_INSECURE_HTTP_HOSTS (comma-separated host[:port])',
+    );
+    expect(resolveStoreAddress({ VAULT_ADDR: 'http://secrets.example:8200', SECRETSTORE_IAC_INSECURE_HTTP_HOSTS: 'other.example, SECRETS.example' })).toBe(
+      'http://secrets.example:8200',
+    );
+    expect(resolveStoreAddress({ VAULT_ADDR: 'http://secrets.example:8200', SECRETSTORE_IAC_INSECURE_HTTP_HOSTS: 'secrets.example:8200' })).toBe(
+      'http://secrets.example:8200',
+    );
+    expect(() => resolveStoreAddress({ VAULT_ADDR: 'http://secrets.example:8200', SECRETSTORE_IAC_INSECURE_HTTP_HOSTS: 'secrets.example:9999' })).toThrow(/plain http/);
+  });
+
+  it.each(['http://localhost:8200', 'http://127.0.0.1:8200', 'http://[::1]:8200', 'http://store.localhost'])('allows plain http to this machine: %s', (address) => {
+    expect(resolveStoreAddress({ SECRETSTORE_ADDR: address })).toBe(address);
+  });
+
+  it('refuses credentials inside the address without repeating them', () => {
+    let message = '';
+    try {
+      resolveStoreAddress({ SECRETSTORE_ADDR: 'https://admin:hunter2@secrets.example:8200' });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toBe(
+      'SECRETSTORE_ADDR="https://***@secrets.example:8200" carries credentials (user:password@) in the URL: they would be sent to the store and ' +
+        'shown in messages. Remove them; the store token comes from VAULT_TOKEN',
+    );
+  });
 });

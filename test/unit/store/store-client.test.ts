@@ -88,7 +88,63 @@ describe('StoreClient errors', () => {
         message: 'GET /v1/sealed: HTTP 503 (Vault is sealed): the store is sealed, in standby without a leader, or starting',
       });
       await expect(client.request('POST', 'x', {}, null)).rejects.toMatchObject({ kind: 'server-error', status: 500 });
-      expect(s.seen).toEqual(['GET /v1/missing tok', 'GET /v1/sealed tok', 'POST /v1/x -']);
+      // A 503 is followed by sys/health, without the token, to tell sealed from uninitialised.
+      expect(s.seen).toEqual(['GET /v1/missing tok', 'GET /v1/sealed tok', 'GET /v1/sys/health?standbyok=true&perfstandbyok=true -', 'POST /v1/x -']);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('StoreClient: what the store says is named exactly and quoted safely', () => {
+  // A stand-in that answers every call with `status` and `raw`, and sys/health with `health`.
+  async function store(status: number, raw: string, health?: { status: number; body: unknown }) {
+    const server = http.createServer((req, res) => {
+      if (health && req.url!.startsWith('/v1/sys/health')) {
+        res.writeHead(health.status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(health.body));
+        return;
+      }
+      res.writeHead(status, { 'Content-Type': 'text/html' });
+      res.end(raw);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { client: new StoreClient({ address, token: 't' }), address, close: () => new Promise<void>((r) => server.close(() => r())) };
+  }
+
+  it.each([
+    [501, { initialized: false, sealed: true }, 'not-initialized', 'is not initialized (GET /v1/sys/auth: HTTP 503; GET /v1/sys/health: not initialized): initialize and unseal it first (bao operator init)'],
+    [503, { initialized: true, sealed: true }, 'sealed', 'is sealed (GET /v1/sys/auth: HTTP 503 (Vault is sealed)): unseal it (bao operator unseal) and run the command again'],
+  ])('a 503 with sys/health %i is %s', async (code, body, kind, message) => {
+    const s = await store(503, '{"errors":["Vault is sealed"]}', { status: code, body });
+    try {
+      await expect(s.client.request('GET', 'sys/auth')).rejects.toMatchObject({ kind, message: `the secrets store at ${s.address} ${message}` });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a 10 MB error page is quoted cut to 200 characters and escaped', async () => {
+    const page = `<html>\u001b[2J\u001b]0;pwned\u0007${'x'.repeat(10 * 1024 * 1024)}</html>`;
+    const s = await store(500, page);
+    try {
+      const e = await s.client.request('GET', 'sys/auth').catch((err) => err);
+      expect(e).toBeInstanceOf(StoreError);
+      expect(e.message).toMatch(/^GET \/v1\/sys\/auth: HTTP 500 \(HTTP 500, not the store's JSON: "<html>\\u001b\[2J\\u001b\]0;pwned\\u0007x+… \(10485\d+ more characters\)"\)$/);
+      expect(e.message.length).toBeLessThan(400);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("the store's error texts are cut to 500 characters and escaped, one line each", async () => {
+    const s = await store(400, JSON.stringify({ errors: [`bad\u001b[31m\n## Drift: in sync\u202e${'y'.repeat(5000)}`] }));
+    try {
+      const e = await s.client.request('GET', 'sys/auth').catch((err) => err);
+      expect(e.storeErrors).toHaveLength(1);
+      expect(e.storeErrors[0]).toMatch(/^bad\\u001b\[31m\\u000a## Drift: in sync\\u202ey+… \(\d+ more characters\)$/);
+      expect(e.message).not.toMatch(/[\u0000-\u001f\u202e]/);
     } finally {
       await s.close();
     }

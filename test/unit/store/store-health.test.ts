@@ -24,10 +24,11 @@ async function serve(handler: http.RequestListener): Promise<{ address: string; 
   };
 }
 
-function status(code: number): http.RequestListener {
+/** The store's sys/health JSON (as OpenBao answers it) with the status `code`. */
+function status(code: number, body: unknown = { initialized: code !== 501, sealed: code === 503 || code === 501, standby: code === 429, version: '2.1.0' }): http.RequestListener {
   return (_req, res) => {
     res.writeHead(code, { 'Content-Type': 'application/json' });
-    res.end('{"initialized":true}');
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
   };
 }
 
@@ -52,7 +53,7 @@ describe('checkStoreHealth', () => {
     }
   });
 
-  it.each([429, 473])('passes a standby answering %i', async (code) => {
+  it.each([429, 473])('passes a standby (429) and a performance standby (473): they serve requests; %i', async (code) => {
     const s = await serve(status(code));
     try {
       await expect(checkStoreHealth(s.address)).resolves.toBeUndefined();
@@ -63,9 +64,11 @@ describe('checkStoreHealth', () => {
 
   it.each([
     [503, 'sealed', /is sealed \(GET \/v1\/sys\/health: HTTP 503\): unseal it/],
-    [501, 'not-initialized', /is not initialized \(GET \/v1\/sys\/health: HTTP 501\)/],
-    [472, 'dr-secondary', /disaster-recovery secondary/],
-    [404, 'unexpected', /does not answer GET \/v1\/sys\/health like a secrets store \(HTTP 404\)/],
+    [501, 'not-initialized', /is not initialized \(GET \/v1\/sys\/health: HTTP 501\): initialize and unseal it first/],
+    [472, 'dr-secondary', /is a disaster-recovery secondary \(GET \/v1\/sys\/health: HTTP 472\): point SECRETSTORE_ADDR/],
+    [474, 'standby-without-active', /is a standby that cannot reach the active node \(GET \/v1\/sys\/health: HTTP 474\)/],
+    [530, 'removed', /is a node removed from its cluster \(GET \/v1\/sys\/health: HTTP 530\)/],
+    [404, 'unexpected', /does not answer GET \/v1\/sys\/health like a secrets store \(HTTP 404, /],
   ])('refuses HTTP %i as %s, naming the address', async (code, problem, message) => {
     const s = await serve(status(code));
     try {
@@ -76,6 +79,53 @@ describe('checkStoreHealth', () => {
       expect(e.message).toContain(s.address);
     } finally {
       await s.close();
+    }
+  });
+
+  it.each([
+    ['an HTML page', '<html><body>Welcome to nginx!</body></html>', '"<html><body>Welcome to nginx!</body></html>"'],
+    ['other JSON', '{"status":"ok","initialized":"yes"}', '"{"status":"ok","initialized":"yes"}"'],
+    ['an empty answer', '', 'an empty answer'],
+  ])('refuses an HTTP 200 with %s: it does not answer like a secrets store', async (_what, body, quoted) => {
+    const s = await serve(status(200, body));
+    try {
+      const e = await failure(checkStoreHealth(s.address));
+      expect(e.problem).toBe('unexpected');
+      expect(e.message).toBe(
+        `${s.address} does not answer GET /v1/sys/health like a secrets store (HTTP 200, ${quoted}; the store answers JSON with boolean ` +
+          '"initialized" and "sealed"): check SECRETSTORE_ADDR / VAULT_ADDR',
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('quotes a hostile answer cut and escaped', async () => {
+    const s = await serve(status(200, `\u001b]0;pwned\u0007\u001b[2J${'z'.repeat(100000)}`));
+    try {
+      const e = await failure(checkStoreHealth(s.address));
+      expect(e.message).toContain('"\\u001b]0;pwned\\u0007\\u001b[2Jzz');
+      expect(e.message).not.toMatch(/[\u0000-\u001f]/);
+      expect(e.message.length).toBeLessThan(400);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('does not follow a redirect to another origin', async () => {
+    const other = await serve(status(200));
+    const s = await serve((_req, res) => {
+      res.writeHead(307, { Location: `${other.address}/v1/sys/health` });
+      res.end();
+    });
+    try {
+      const e = await failure(checkStoreHealth(s.address));
+      expect(e.problem).toBe('redirect');
+      expect(e.message).toContain(`to another origin, "${other.address}/v1/sys/health"; not followed`);
+      expect(other.urls).toEqual([]);
+    } finally {
+      await s.close();
+      await other.close();
     }
   });
 
@@ -97,7 +147,7 @@ describe('checkStoreHealth', () => {
       const started = Date.now();
       const e = await failure(checkStoreHealth(s.address, 300));
       expect(e.problem).toBe('timeout');
-      expect(e.message).toMatch(/did not answer GET \/v1\/sys\/health within 0.3s/);
+      expect(e.message).toMatch(/did not answer GET \/v1\/sys\/health within 0.3s: .*\(SECRETSTORE_IAC_STORE_TIMEOUT sets the deadline\)$/);
       expect(Date.now() - started).toBeLessThan(3000);
     } finally {
       await s.close();
