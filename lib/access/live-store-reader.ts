@@ -248,7 +248,7 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
   const configs = new Map(store.jwtConfigs.map((c) => [c.mount, c.fields]));
   const identities: Identity[] = store.roles.map((r) => {
     const field = (name: string) => r.fields[name];
-    const bindings = roleBindings(r.method, field);
+    const bindings = roleBindings(r.method, field, 'store');
     // The method's issuer and key source, on each of its roles as for a declared role.
     const config = r.method === 'jwt' ? configs.get(r.mount) : undefined;
     for (const name of config ? JWT_METHOD_FIELDS : []) {

@@ -138,7 +138,7 @@ function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identit
   for (const [id, raw] of Object.entries(stack.resources.vault_jwt_auth_backend_role ?? {})) {
     const field = fieldReader(resolver, raw, `vault_jwt_auth_backend_role.${id}`);
     const mount = mountPath(field('backend') ?? 'jwt');
-    const bindings = readBindings(field, JWT_FIELDS, JWT_DEFAULTS);
+    const bindings = roleBindings('jwt', field);
     const backend = jwtMounts.get(mount);
     if (backend) {
       // The method's issuer and key source decide whose tokens log in as every role of the mount.
@@ -153,7 +153,7 @@ function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identit
   for (const [id, raw] of Object.entries(stack.resources.vault_approle_auth_backend_role ?? {})) {
     const field = fieldReader(resolver, raw, `vault_approle_auth_backend_role.${id}`);
     const mount = mountPath(field('backend') ?? 'approle');
-    const bindings = readBindings(field, APPROLE_FIELDS, APPROLE_DEFAULTS);
+    const bindings = roleBindings('approle', field);
     out.push(identity(stack, raw, field, 'approle', mount, bindings, `vault_approle_auth_backend_role.${id}`));
   }
   return out;
@@ -196,23 +196,24 @@ function readBindings(
   field: FieldReader,
   fields: readonly string[],
   defaults: Readonly<Record<string, BindingValue>>,
+  splitClaims: boolean,
 ): Record<string, BindingValue> {
   const out: Record<string, BindingValue> = { ...defaults };
   for (const name of fields) {
-    const value = normalise(name, field(name));
+    const value = normalise(name, field(name), splitClaims);
     if (value !== undefined) out[name] = value;
   }
   return out;
 }
 
-function normalise(field: string, value: unknown): BindingValue | undefined {
+function normalise(field: string, value: unknown, splitClaims: boolean): BindingValue | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (field === 'bound_claims') {
     if (typeof value !== 'object' || Array.isArray(value)) return undefined;
-    // The provider takes comma-separated alternatives in one string and sends them as a list.
-    const claims = Object.entries(value as Record<string, unknown>).map(
-      ([k, v]): [string, string[]] => [k, [...new Set(String(v).split(','))].sort()],
-    );
+    // The provider takes comma-separated alternatives in one string and sends them as a list; the
+    // store matches a string it holds as one value, commas included.
+    const values = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : splitClaims ? String(v).split(',') : [String(v)]);
+    const claims = Object.entries(value as Record<string, unknown>).map(([k, v]): [string, string[]] => [k, [...new Set(values(v))].sort()]);
     return claims.length === 0 ? undefined : sortKeys(Object.fromEntries(claims));
   }
   if (Array.isArray(value)) {
@@ -241,9 +242,11 @@ function sortKeys<T>(record: Record<string, T>): Record<string, T> {
 /**
  * The normalised bindings of a role from its fields, as the provider names them (a synthesized
  * resource or a role read from the store): unset fields take the provider's defaults, lists are
- * sorted, bound claims become claim → sorted values whether given as a comma-separated string or
- * a list. Shared with the live-store reader so both sides compare equal when they mean the same.
+ * sorted, bound claims become claim → sorted values: a string is split on commas as the provider
+ * does (`source` `provider`), or is one value as the store matches it (`store`). Shared with the live-store reader so both sides compare equal when they mean the same.
  */
-export function roleBindings(method: AuthMethod, field: (name: string) => unknown): Record<string, BindingValue> {
-  return method === 'jwt' ? readBindings(field, JWT_FIELDS, JWT_DEFAULTS) : readBindings(field, APPROLE_FIELDS, APPROLE_DEFAULTS);
+export function roleBindings(method: AuthMethod, field: (name: string) => unknown, source: 'provider' | 'store' = 'provider'): Record<string, BindingValue> {
+  // The provider splits bound-claim strings on commas unless disable_bound_claims_parsing is set.
+  const split = source === 'provider' && field('disable_bound_claims_parsing') !== true;
+  return method === 'jwt' ? readBindings(field, JWT_FIELDS, JWT_DEFAULTS, split) : readBindings(field, APPROLE_FIELDS, APPROLE_DEFAULTS, split);
 }

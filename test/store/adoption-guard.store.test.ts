@@ -11,8 +11,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { IMPORT_FILE } from '../../lib/access/import-blocks';
 import { runCli } from '../../lib/cli/run-cli';
-import { generateSigningKey, JwtSigningKey } from '../support/store/jwt-signer';
-import { appRoleLogin, PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
+import { liveStoreConfiguration } from '../../lib/access/live-store-reader';
+import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
+import { appRoleLogin, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { toolchain } from '../support/store/toolchain-env';
 import { readDeclaredObjects } from '../../lib/access/declared-object';
@@ -62,6 +63,25 @@ describe('adoption never destroys (issue 15)', () => {
   afterAll(async () => {
     await store?.stop();
     fixture?.cleanup();
+  });
+
+  it('a bound claim the store holds as one string "acme,acme/*" matches only that text, and the reader reads one value', async () => {
+    await ok(store, 'POST', 'sys/auth/jwt-comma', { type: 'jwt' });
+    await ok(store, 'POST', 'auth/jwt-comma/config', { bound_issuer: TEST_SETTINGS.ciUrl, jwt_validation_pubkeys: [key.publicKeyPem] });
+    await ok(store, 'POST', 'auth/jwt-comma/role/comma-probe', {
+      role_type: 'jwt', user_claim: 'project_path', bound_audiences: [TEST_SETTINGS.ciUrl], bound_claims_type: 'glob',
+      bound_claims: { namespace_path: 'acme,acme/*' }, token_policies: ['default'],
+    });
+    const stored = await ok(store, 'GET', 'auth/jwt-comma/role/comma-probe');
+    const jwt = signJwt(key.privateKey, gitlabJobClaims({ namespace_path: 'acme', project_path: 'acme/x' }, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: key.kid });
+    const login = await jwtLogin(store, 'comma-probe', jwt, 'jwt-comma');
+    const [identity] = liveStoreConfiguration({ address: store.addr, mounts: [], jwtConfigs: [], roles: [{ mount: 'jwt-comma', method: 'jwt', role: 'comma-probe', fields: stored.data }], policies: new Map() }).identities;
+    expect({ stored: stored.data.bound_claims, login: login.status, read: identity.bindings.bound_claims }).toEqual({
+      stored: { namespace_path: 'acme,acme/*' },
+      login: 400,
+      read: { namespace_path: ['acme,acme/*'] },
+    });
+    await ok(store, 'DELETE', 'sys/auth/jwt-comma');
   });
 
   it('the store\'s mount is local (the fact the plan turns into a replacement)', async () => {

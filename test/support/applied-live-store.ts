@@ -40,7 +40,10 @@ function appliedStore(declared: readonly DeclaredObject[]): AppliedStore {
         });
       }
     } else if (o.kind === 'jwt-role' || o.kind === 'approle-role') {
-      roles.push({ mount: o.mount!, method: o.kind === 'jwt-role' ? 'jwt' : 'approle', role: o.name, fields: { ...o.fields } });
+      // The provider sends a comma-separated bound-claim string as a list; the store then holds the list.
+      const claims = o.fields.bound_claims as Record<string, unknown> | undefined;
+      const bound = claims && Object.fromEntries(Object.entries(claims).map(([k, v]) => [k, typeof v === 'string' ? v.split(',') : v]));
+      roles.push({ mount: o.mount!, method: o.kind === 'jwt-role' ? 'jwt' : 'approle', role: o.name, fields: { ...o.fields, ...(bound ? { bound_claims: bound } : {}) } });
     } else {
       policies.set(o.name, String(o.fields.policy));
     }

@@ -18,7 +18,7 @@ describe('planAdoption', () => {
   it('a hand-made store: every object imported, the hand-made differences reported store → declarations', async () => {
     const live = appliedLiveStore([...ci, ...apps], (s) => {
       const role = s.roles.find((r) => r.role === 'registry-ci')!;
-      role.fields = { ...role.fields, bound_claims: { namespace_path: 'acme,acme/*,legacy/*' } };
+      role.fields = { ...role.fields, bound_claims: { namespace_path: ['acme', 'acme/*', 'legacy/*'] } };
       s.policies.set('registry-ci', `${s.policies.get('registry-ci')}\npath "secret/data/handmade" {\n  capabilities = ["read"]\n}\n`);
       s.roles.push({ mount: 'approle', method: 'approle', role: 'legacy-admin', fields: { token_policies: ['root-ish'] } });
     });

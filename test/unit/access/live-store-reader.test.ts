@@ -120,6 +120,26 @@ describe('parsing the store\'s answers', () => {
   });
 });
 
+describe('values read exactly as the store holds them (issue 15)', () => {
+  const live = (boundClaims: unknown) => ({
+    address: 'http://127.0.0.1:1',
+    mounts: [],
+    jwtConfigs: [],
+    roles: [{ mount: 'jwt', method: 'jwt' as const, role: 'r', fields: { role_type: 'jwt', bound_claims: boundClaims, token_policies: [] } }],
+    policies: new Map<string, string>(),
+  });
+
+  it('a bound claim the store holds as one string with a comma is one value (the store matches it whole)', () => {
+    const [role] = liveStoreConfiguration(live({ namespace_path: 'acme,acme/*' })).identities;
+    expect(role.bindings.bound_claims).toEqual({ namespace_path: ['acme,acme/*'] });
+  });
+
+  it('a list the store holds is the list of alternatives', () => {
+    const [role] = liveStoreConfiguration(live({ namespace_path: ['acme/*', 'acme'] })).identities;
+    expect(role.bindings.bound_claims).toEqual({ namespace_path: ['acme', 'acme/*'] });
+  });
+});
+
 describe('readLiveStore over HTTP', () => {
   // Serves the captured answers by method and path; anything else answers as the store does.
   async function serve(deny: string[] = []): Promise<{ client: StoreClient; close: () => Promise<void>; seen: string[] }> {
