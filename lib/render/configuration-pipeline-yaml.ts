@@ -6,6 +6,12 @@ import { commentText, isLiteralBlockSafe, yamlScalar } from './text-encoders';
 export interface ConfigurationPipelineYamlOptions {
   /** Synthesized stack names, one plan/apply/drift job each. */
   readonly stacks: readonly string[];
+  /**
+   * The stack applied before every other one (the one holding the pipeline roles, whose policies the
+   * other applies need): the other stacks' apply jobs need its apply job.
+   * @default none: the stacks apply independently
+   */
+  readonly firstStack?: string;
   /** Mount path of the JWT auth method (`jwt`). */
   readonly authPath: string;
   /** The `aud` of the job's ID token (the CI URL). */
@@ -228,7 +234,9 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         image + rules(DEFAULT_BRANCH),
         // One apply per stack at a time across pipelines; the state lock covers everyone else.
         `  resource_group: ${q(`secretstore-iac-${stack}`)}`,
-        `  needs: [secretstore-iac-synth, secretstore-iac-plan-${stack}-default-branch]`,
+        `  needs: [secretstore-iac-synth, secretstore-iac-plan-${stack}-default-branch${
+          options.firstStack !== undefined && options.firstStack !== stack && options.stacks.includes(options.firstStack) ? `, secretstore-iac-apply-${options.firstStack}` : ''
+        }]`,
         '  script:',
         script('    ', [
           'eval "$SECRETSTORE_IAC_INSTALL"',

@@ -275,4 +275,30 @@ export const platformConfig: PlatformConfig = {
     expect(drifted.output).toMatch(/vault_policy\.registry-ci_policy_[0-9A-F]+ will be (created|updated in-place)/);
     expect(drifted.code).not.toBe(0);
   }, 900_000);
+
+  it('a change that adds an application passes its first default-branch pipeline: ci-access (the pipeline roles) applies before app-roles', async () => {
+    // Before the ordering, both applies started together and app-roles got 403 creating the new
+    // policy: the apply role gains the rights to it only when ci-access is applied.
+    const stackFile = path.join(repo, 'stacks', 'app-roles-stack.ts');
+    fs.writeFileSync(
+      stackFile,
+      fs.readFileSync(stackFile, 'utf8').replace(
+        '    ];\n    // Agent configuration',
+        "      new AppRoleApplication(this, 'billing-dev', { auth, name: 'billing', environment: 'dev' }),\n    ];\n    // Agent configuration",
+      ),
+    );
+    expect(fs.readFileSync(stackFile, 'utf8')).toContain("'billing-dev'");
+    git(repo, 'commit', '-q', '-am', 'add the billing application');
+    git(repo, 'push', '-q', 'origin', 'main');
+    const claims = { ref: 'main', ref_protected: 'true' };
+    const pipeline = await glci([], claims);
+    expect(pipeline.output).not.toMatch(/permission denied/);
+    expect(pipeline.output).toMatch(/secretstore-iac-apply-app-roles\s+finished in/);
+    expect(pipeline.code).toBe(0);
+    const order = ['secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles'].map((job) => pipeline.output.search(new RegExp(`${job}\\s+finished in`)));
+    expect(order[0]).toBeGreaterThanOrEqual(0);
+    expect(order[0]).toBeLessThan(order[1]);
+    const role = await fetch(`${store.addr}/v1/auth/approle/role/billing-dev`, { headers: { 'X-Vault-Token': store.rootToken } });
+    expect(role.status).toBe(200);
+  }, 900_000);
 });
