@@ -194,7 +194,7 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
  * @throws LiveStoreReadError naming the address, the call that failed and the fix
  */
 export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
-  const call = async (method: 'GET' | 'LIST', apiPath: string): Promise<any> => {
+  const call = async (method: 'GET' | 'LIST', apiPath: string, absent?: unknown): Promise<any> => {
     try {
       // LIST as `GET ?list=true`, which the store treats the same (list capability): the LIST verb
       // is refused by some proxies and HTTP stacks.
@@ -202,6 +202,9 @@ export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
     } catch (e) {
       // An empty LIST answers 404 with no errors.
       if (method === 'LIST' && e instanceof StoreError && e.kind === 'not-found' && e.storeErrors.length === 0) return { data: { keys: [] } };
+      // A JWT method mounted but never configured (an apply stopped between the mount and its
+      // config) answers 404: read as "nothing configured", so drift and adopt can repair it.
+      if (absent !== undefined && e instanceof StoreError && e.kind === 'not-found') return absent;
       if (e instanceof StoreError && e.kind === 'permission-denied') {
         const capability = method === 'LIST' ? 'list' : 'read';
         throw new LiveStoreReadError(
@@ -219,7 +222,7 @@ export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
   const jwtConfigs = await mapLimited(
     roleMounts.filter((m) => m.type === 'jwt'),
     4,
-    async (m) => parseJwtConfig(m.path, await call('GET', `auth/${m.path}/config`)),
+    async (m) => parseJwtConfig(m.path, await call('GET', `auth/${m.path}/config`, { data: {} })),
   );
   const roles: LiveRole[] = [];
   for (const m of roleMounts) {

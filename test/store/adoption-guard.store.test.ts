@@ -130,4 +130,20 @@ describe('adoption never destroys (issue 15)', () => {
     expect((await appRoleLogin(store, roleId, secretId)).status).toBe(200);
     expect((await fixture.plan('app-roles')).code).toBe(0);
   });
+
+  it('a half-made JWT method (mounted, never configured, as a first apply that failed on OIDC discovery leaves it): drift reports it, adopt imports it, the apply completes it', async () => {
+    await ok(store, 'POST', 'sys/auth/jwt', { type: 'jwt' });
+    expect((await storeRequest(store, 'GET', 'auth/jwt/config')).status).toBe(404);
+    const drift = await cli(['drift', 'cdktf.out', '--stack', 'ci-access']);
+    expect([drift.code, drift.stderr]).toEqual([1, '']);
+    expect(drift.stdout).toContain('auth/jwt/config');
+    const adopted = await cli(['adopt', 'ci-access', '--outdir', 'cdktf.out']);
+    expect([adopted.code, adopted.stderr]).toEqual([0, '']);
+    expect(adopted.stdout).toMatch(/vault_jwt_auth_backend\.\S+\s+<-\s+jwt/);
+    expect(adopted.stdout).toContain('Plan check: applying the imports destroys and replaces nothing (ci-access).');
+    const applied = await cli(['tf', 'ci-access', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false']);
+    expect(applied.code).toBe(0);
+    const jwt = signJwt(key.privateKey, gitlabJobClaims({}, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: key.kid });
+    expect((await jwtLogin(store, 'registry-ci', jwt)).status).toBe(200);
+  });
 });
