@@ -131,7 +131,10 @@ export function parsePolicy(name: string, body: unknown): string {
   return text;
 }
 
-/** Paths the reader calls, for the least-privilege policy and error messages (docs/adoption.md). */
+/**
+ * Paths the reader calls, for the least-privilege policy and error messages (docs/adoption.md);
+ * `sys/mounts` is read by the KV mount check that `drift` and `adopt` run first.
+ */
 export const READER_POLICY = `# secretstore-iac live-store reader: read and list only.
 path "sys/auth" {
   capabilities = ["read"]
@@ -149,6 +152,9 @@ path "sys/policies/acl" {
   capabilities = ["list"]
 }
 path "sys/policies/acl/*" {
+  capabilities = ["read"]
+}
+path "sys/mounts" {
   capabilities = ["read"]
 }
 `;

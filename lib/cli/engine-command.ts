@@ -2,13 +2,19 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { readStackKvMounts } from '../access/declared-kv-mount';
 import { resolveStoreAddress } from '../store/store-address';
 import { checkStoreBeforeEngine } from '../store/store-health';
+import { StoreClient } from '../store/store-client';
 import { Command, CommandContext } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { engineEnvironment, findEngine } from './engine-binary';
 import { ExitCode } from './exit-code';
+import { engineToken, guardKvMounts } from './kv-mount-guard';
 import { UsageError } from './usage-error';
+
+/** Engine subcommands that write policies from the declared paths: the KV mount check runs before them. */
+const KV_CHECKED_SUBCOMMANDS = new Set(['plan', 'apply', 'import']);
 
 /**
  * `secretstore-iac tf STACK [--outdir DIR] [--engine BIN] -- ENGINE-ARGS...`: runs OpenTofu or
@@ -34,7 +40,13 @@ export const engineCommand: Command = {
     'The engine shares the terminal: its output appears as it is written and its prompts (apply\'s',
     'approval) read from standard input.',
     '',
-    'Exit codes: the engine\'s own exit code; 2 usage error; 3 no address, no engine or no such stack.',
+    'Before plan, apply and import it also compares each KV mount the stack relies on (recorded by the',
+    'synthesis) with the store (GET sys/mounts, with VAULT_TOKEN or ~/.vault-token as the provider reads',
+    'it): another KV version or engine type, a path inside another mount, or no mount at all stops',
+    'it before the engine runs. The token needs read on sys/mounts.',
+    '',
+    'Exit codes: the engine\'s own exit code; 2 usage error; 3 no address, no engine or no such stack,',
+    'or the mount table cannot be read; 4 a declared KV mount does not match the store.',
   ].join('\n'),
   async run(args, context) {
     const split = args.indexOf('--');
@@ -54,9 +66,36 @@ export const engineCommand: Command = {
     const engine = findEngine(values.engine as string | undefined, context.env);
     // A stopped or sealed store otherwise shows as minutes of silent provider retries.
     await checkStoreBeforeEngine(address, engineArgs);
+    const stopped = await checkKvMountsBeforeEngine(positionals[0], stackDir, address, engineArgs, context);
+    if (stopped !== undefined) return stopped;
     return runEngine(engine, engineArgs, stackDir, engineEnvironment(context.env, address), context);
   },
 };
+
+/**
+ * The KV mount check of `tf` (before plan, apply and import; other subcommands write no policy):
+ * the stack's recorded KV mounts compared with the store's, with the token the provider will use.
+ * @returns the exit code to stop with, or undefined to run the engine
+ */
+async function checkKvMountsBeforeEngine(
+  stack: string,
+  stackDir: string,
+  address: string,
+  engineArgs: readonly string[],
+  context: CommandContext,
+): Promise<number | undefined> {
+  const sub = engineArgs.find((a) => !a.startsWith('-'));
+  if (sub === undefined || !KV_CHECKED_SUBCOMMANDS.has(sub)) return undefined;
+  const declared = readStackKvMounts(stack, path.join(stackDir, 'cdk.tf.json'));
+  if (declared.length === 0) return undefined;
+  const token = engineToken(context.env);
+  if (token === undefined) {
+    throw new Error(
+      `no store token: the vault provider reads VAULT_TOKEN (or ~/.vault-token), and the KV mount check of ${stack} reads sys/mounts with the same token: set VAULT_TOKEN`,
+    );
+  }
+  return guardKvMounts('tf', new StoreClient({ address, token }), declared, context);
+}
 
 /**
  * Runs the engine to its end. With {@link CommandContext.inheritStdio} it shares the terminal (a

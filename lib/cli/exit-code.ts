@@ -7,6 +7,7 @@
  * | 1 | a result that needs attention, not a failure: `access-diff` access changed, `check-approle` pair invalid, `drift` drift found |
  * | 2 | usage error: unknown command or option, missing argument, unknown source |
  * | 3 | runtime error: unreadable output, unresolvable reference, policy the store would refuse, failed synthesis |
+ * | 4 | `tf`, `drift`, `adopt`: a declared KV mount does not match the live store (version, type, path, absent); nothing planned, applied or written |
  */
 export const ExitCode = {
   ok: 0,
@@ -15,6 +16,7 @@ export const ExitCode = {
   drift: 1,
   usage: 2,
   runtime: 3,
+  kvMountMismatch: 4,
 } as const;
 
 /** One of the {@link ExitCode} values. */
