@@ -50,16 +50,15 @@ export class KvPath {
    * Every ACL path at which the store can serve this path's secrets, whatever KV version the mount
    * really has (the store applies its own version, not the declared one): `<mount>/<logical>`
    * (version 1) and `<mount>/<prefix>/<logical>` for each KV v2 API prefix that addresses a secret
-   * (`data`, `metadata`, `delete`, `undelete`, `destroy`, `subkeys`); with `/*` for a subtree.
+   * (`data`, `metadata`, `delete`, `undelete`, `destroy`, `subkeys`); for a subtree, each with `/*`
+   * and also the subtree's own path (conservative: a secret named like an application's prefix is
+   * an overlap, as it always was).
    */
   get apiPaths(): readonly string[] {
     // Kept: the overlap rules compare every pair of declared paths.
     if (this.apiPathsCache === undefined) {
-      const tail = this.subtree ? '/*' : '';
-      this.apiPathsCache = [
-        `${this.mount.path}/${this.logical}${tail}`,
-        ...KV2_SECRET_API_PREFIXES.map((prefix) => `${this.mount.path}/${prefix}/${this.logical}${tail}`),
-      ];
+      const bases = [`${this.mount.path}/${this.logical}`, ...KV2_SECRET_API_PREFIXES.map((prefix) => `${this.mount.path}/${prefix}/${this.logical}`)];
+      this.apiPathsCache = this.subtree ? bases.flatMap((b) => [`${b}/*`, b]) : bases;
     }
     return this.apiPathsCache;
   }
@@ -88,7 +87,23 @@ export class KvPath {
    * Segment-aware, so `app` does not overlap `app-x`.
    */
   overlaps(other: KvPath): boolean {
+    const a = `${this.mount.path}/`;
+    const b = `${other.mount.path}/`;
+    // Every API path starts with its mount path: unrelated mounts never meet.
+    if (!a.startsWith(b) && !b.startsWith(a)) return false;
+    // Fast path (the rules compare every pair): on one mount, with no logical path starting with
+    // a KV v2 API prefix, the API paths meet exactly when the logical paths do.
+    if (a === b && !this.startsWithApiPrefix && !other.startsWithApiPrefix) {
+      if (this.logical === other.logical) return true;
+      if (this.subtree && other.logical.startsWith(`${this.logical}/`)) return true;
+      return other.subtree && this.logical.startsWith(`${other.logical}/`);
+    }
     return this.sharedApiPath(other) !== undefined;
+  }
+
+  /** True when the first segment of the logical path is a KV v2 API prefix (refused by {@link problems}). */
+  private get startsWithApiPrefix(): boolean {
+    return KV2_API_PREFIXES.includes(String(this.logical).split('/')[0]);
   }
 
   /**

@@ -99,7 +99,7 @@ describe('KV paths compared as store API paths, on either KV version (issue 19 Â
     const expected = ['secret/a/b', 'secret/data/a/b', 'secret/metadata/a/b', 'secret/delete/a/b', 'secret/undelete/a/b', 'secret/destroy/a/b', 'secret/subkeys/a/b'];
     expect(KvPath.secret(v2, 'a/b').apiPaths).toEqual(expected);
     expect(KvPath.secret(secretV1, 'a/b').apiPaths).toEqual(expected);
-    expect(KvPath.subtree(v2, 'a').apiPaths).toContain('secret/data/a/*');
+    expect(KvPath.subtree(v2, 'a').apiPaths).toEqual(expect.arrayContaining(['secret/data/a/*', 'secret/data/a', 'secret/a/*']));
   });
 
   it('one mount declared v1 and v2: the same logical path is one secret on the store', () => {
@@ -308,5 +308,25 @@ describe('Platform settings', () => {
       'organisation = "": must not be empty',
       'ciUrl = "": must not be empty: it is the JWT issuer and audience',
     ]);
+  });
+});
+
+describe('KvPath.overlaps: the fast path agrees with the full comparison of store API paths', () => {
+  it('on 3,000 random pairs of mounts, logical paths and subtree flags', () => {
+    // A small deterministic generator: mounts that nest, segments that are v2 API prefixes.
+    let seed = 19;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    const mounts = [new KvMount('secret', 2), new KvMount('secret', 1), new KvMount('secret/data', 1), new KvMount('kv', 2)];
+    const segments = ['a', 'b', 'data', 'metadata', 'a-x', 'config'];
+    const random = () => {
+      const logical = Array.from({ length: 1 + next(3) }, () => segments[next(segments.length)]).join('/');
+      const mount = mounts[next(mounts.length)];
+      return next(2) === 0 ? KvPath.secret(mount, logical) : KvPath.subtree(mount, logical);
+    };
+    for (let i = 0; i < 3000; i++) {
+      const x = random();
+      const y = random();
+      expect([String(x), String(y), x.overlaps(y)]).toEqual([String(x), String(y), x.sharedApiPath(y) !== undefined]);
+    }
   });
 });
