@@ -4,7 +4,7 @@ import { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { KvMount } from '../../../lib';
-import { readDeclaredKvMounts } from '../../../lib/access/declared-kv-mount';
+import { kvMountsOfStack, readDeclaredKvMounts } from '../../../lib/access/declared-kv-mount';
 import { runCli } from '../../../lib/cli/run-cli';
 import { platformConfig } from '../../../stacks/platform.config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
@@ -50,6 +50,14 @@ describe('the synthesis records the KV mounts each stack relies on', () => {
   it('both platform stacks record secret/ as KV v2 in //.metadata (Terraform ignores it)', () => {
     expect(readDeclaredKvMounts(platform.outdir)).toEqual([{ path: 'secret', version: 2, stacks: ['app-roles', 'ci-access'] }]);
     expect(platform.stacks['ci-access']['//'].metadata['secretstore-iac-kv-mounts']).toEqual({ secret: { version: 2 } });
+  });
+
+  it('a stack without the record (synthesized before it existed) declares no mount; a damaged record is an error naming the stack', () => {
+    expect(kvMountsOfStack('old', { stackName: 'old' })).toEqual([]);
+    expect(() => kvMountsOfStack('ci-access', { 'secretstore-iac-kv-mounts': { secret: { version: 3 } } })).toThrow(
+      'stack ci-access: //.metadata["secretstore-iac-kv-mounts"] is not what the synthesis writes: synthesize again',
+    );
+    expect(() => kvMountsOfStack('ci-access', { 'secretstore-iac-kv-mounts': { '../x': { version: 2 } } })).toThrow(/not what the synthesis writes/);
   });
 
   it('a KV v1 declaration is recorded as v1', () => {
