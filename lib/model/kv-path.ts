@@ -87,6 +87,8 @@ export class KvPath {
    * Segment-aware, so `app` does not overlap `app-x`.
    */
   overlaps(other: KvPath): boolean {
+    // A path that is not text is reported by problems(); the rules must not crash on it.
+    if (typeof this.logical !== 'string' || typeof other.logical !== 'string') return false;
     const a = `${this.mount.path}/`;
     const b = `${other.mount.path}/`;
     // Every API path starts with its mount path: unrelated mounts never meet.
@@ -112,7 +114,9 @@ export class KvPath {
    * not this), through a mount whose real version or path differs from a declaration.
    */
   policyPathsOverlap(other: KvPath): boolean {
-    return aclPathsOverlap(this.policyPath, other.policyPath);
+    // A subtree covers its own path too, as in overlaps().
+    const granted = (p: KvPath) => (p.subtree ? [p.policyPath, p.mount.dataPath(p.logical)] : [p.policyPath]);
+    return granted(this).some((a) => granted(other).some((b) => aclPathsOverlap(a, b)));
   }
 
   /** Problems with the logical path: empty segments, `.`/`..`, wildcards, hand-written `data/`. */

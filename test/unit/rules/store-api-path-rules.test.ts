@@ -79,3 +79,11 @@ describe('SSI-R4 on store API paths', () => {
     ]);
   });
 });
+
+describe('a CI secret named exactly like an application prefix (one mount, one version)', () => {
+  it('is still an SSI-R6 overlap, as it always was, without the store-only note', () => {
+    expect(findingsOf(SSI_R6, (p) => ciSecretAt(p, 'acme/dev/orchestrator'))).toEqual([
+      '[ci-access/x] SSI-R6 path = "acme/dev/orchestrator": lies inside the paths of application orchestrator-dev (app-roles/orchestrator-dev): CI would read application secrets',
+    ]);
+  });
+});
