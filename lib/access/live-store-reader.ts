@@ -131,7 +131,10 @@ export function parsePolicy(name: string, body: unknown): string {
   return text;
 }
 
-/** Paths the reader calls, for the least-privilege policy and error messages (docs/adoption.md). */
+/**
+ * Paths the reader calls, for the least-privilege policy and error messages (docs/adoption.md);
+ * `sys/mounts` is read by the KV mount check that `drift` and `adopt` run first.
+ */
 export const READER_POLICY = `# secretstore-iac live-store reader: read and list only.
 path "sys/auth" {
   capabilities = ["read"]
@@ -169,6 +172,9 @@ path "sys/mounts/auth/+/tune" {
   capabilities = ["read"]
 }
 path "auth/+/role/+/role-id" {
+  capabilities = ["read"]
+}
+path "sys/mounts" {
   capabilities = ["read"]
 }
 `;

@@ -13,6 +13,8 @@ export interface SynthStack {
   readonly file: string;
   /** `resource.<type>.<id>` of the stack. */
   readonly resources: Readonly<Record<string, Readonly<Record<string, ResourceBlock>>>>;
+  /** cdktf's `//.metadata` of the stack (Terraform ignores it), `{}` when absent. */
+  readonly metadata: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -37,8 +39,14 @@ export function readSynthOutput(dir: string): SynthStack[] {
         throw new Error(`${manifestFile}: stack "${name}" has no synthesizedStackPath`);
       }
       const file = path.join(dir, entry.synthesizedStackPath);
-      const document = readJson(file) as { resource?: Record<string, Record<string, ResourceBlock>> };
-      return { name, file, resources: document.resource ?? {} };
+      const document = readJson(file) as { resource?: Record<string, Record<string, ResourceBlock>>; '//'?: { metadata?: unknown } };
+      const metadata = document['//']?.metadata;
+      return {
+        name,
+        file,
+        resources: document.resource ?? {},
+        metadata: metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : {},
+      };
     })
     .sort((a, b) => compareStrings(a.name, b.name));
 }

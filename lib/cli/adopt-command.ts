@@ -2,18 +2,21 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { renderAccessDiffMarkdown } from '../access/access-diff-markdown';
 import { planAdoption } from '../access/adoption-plan';
+import { readDeclaredKvMounts } from '../access/declared-kv-mount';
 import { readDeclaredObjects } from '../access/declared-object';
 import { IMPORT_FILE, renderImportFile } from '../access/import-blocks';
 import { readStoreConfiguration } from '../access/store-configuration';
 import { readSynthOutput } from '../access/synth-output';
 import { PolicyParser } from '../acl/policy-parser';
 import { resolveStoreAddress } from '../store/store-address';
+import { StoreClient } from '../store/store-client';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { DestructionRefused, PlannedDestruction, planDestructions } from './replacement-guard';
 import { engineEnvironment, findEngine } from './engine-binary';
 import { stateAddresses } from './engine-state';
 import { ExitCode } from './exit-code';
+import { guardKvMounts } from './kv-mount-guard';
 import { readLiveStoreFromEnvironment } from './live-source';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 import { terminalLine, terminalText } from '../private/terminal-text';
@@ -87,6 +90,10 @@ export const adoptCommand: Command = {
     'only: docs/adoption.md). Nothing is written to the store; review the report, then',
     '`secretstore-iac tf STACK -- plan` and `apply`.',
     '',
+    'First it compares each KV mount the stacks rely on (recorded by the synthesis) with the store',
+    '(GET sys/mounts): another KV version or engine type, a path inside another mount, or no mount at',
+    'all stops it with exit 5 and the contradictions, before any file is written.',
+    '',
     '  --outdir DIR    synthesized output directory (default cdktf.out)',
     '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else $SECRETSTORE_IAC_TOFU,',
     '                  else tofu, else terraform on PATH)',
@@ -102,7 +109,7 @@ export const adoptCommand: Command = {
     '',
     'Exit codes: 0 done (imports written or none needed), 2 usage error, 3 cannot read the store,',
     'the state or the declarations, or an object on the store that cannot be imported, 4 the plan',
-    'would destroy or replace an object (nothing written).',
+    'would destroy or replace an object (nothing written), 5 a declared KV mount does not match the store.',
   ].join('\n'),
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
@@ -116,6 +123,9 @@ export const adoptCommand: Command = {
     for (const s of stacks) if (!allStacks.includes(s)) throw new UsageError(`no stack "${s}" in ${outdir}: it has ${allStacks.join(', ')}`);
     const address = resolveStoreAddress(context.env);
     const engine = findEngine(values.engine as string | undefined, context.env);
+    // A KV mount of another version makes every declared policy path wrong: stop before any import.
+    const stopped = await guardKvMounts('adopt', StoreClient.fromEnvironment(context.env), readDeclaredKvMounts(outdir, stacks), context);
+    if (stopped !== undefined) return stopped;
     const live = await readLiveStoreFromEnvironment(context);
     const configuration = readStoreConfiguration(outdir);
     const parser = new PolicyParser();

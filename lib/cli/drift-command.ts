@@ -1,3 +1,4 @@
+import { readDeclaredKvMounts } from '../access/declared-kv-mount';
 import { readDeclaredObjects } from '../access/declared-object';
 import { renderDriftMarkdown } from '../access/drift-markdown';
 import { READER_POLICY } from '../access/live-store-reader';
@@ -6,8 +7,10 @@ import { detectDrift } from '../access/store-drift';
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
+import { guardKvMounts } from './kv-mount-guard';
 import { readLiveStoreFromEnvironment } from './live-source';
 import { DEFAULT_SOURCE, SOURCE_HELP, openSourceArgument } from './source-argument';
+import { StoreClient } from '../store/store-client';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 import { terminalJson, terminalText } from '../private/terminal-text';
 import { UsageError } from './usage-error';
@@ -27,6 +30,10 @@ export const driftCommand: Command = {
     '(sudo and wildcard paths named). Built-in policies (root, default, response-wrapping) are',
     'never unmanaged. Nothing is written to the store.',
     '',
+    'First it compares each KV mount the stacks rely on (recorded by the synthesis) with the store',
+    '(GET sys/mounts): another KV version or engine type, a path inside another mount, or no mount at',
+    'all stops it with exit 5 and the contradictions, before any report.',
+    '',
     SOURCE_HELP,
     `SOURCE defaults to ${DEFAULT_SOURCE}.`,
     '',
@@ -34,7 +41,8 @@ export const driftCommand: Command = {
     '  --format md|json         Markdown (default) or JSON',
     '  --print-reader-policy    print the least-privilege ACL policy the reader needs, and exit',
     '',
-    'Exit codes: 0 in sync, 1 drift found, 2 usage error, 3 cannot read the store or the declarations.',
+    'Exit codes: 0 in sync, 1 drift found, 2 usage error, 3 cannot read the store or the declarations,',
+    '4 a declared KV mount does not match the store.',
   ].join('\n'),
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
@@ -51,14 +59,18 @@ export const driftCommand: Command = {
     const source = await openSourceArgument(positionals[0] ?? DEFAULT_SOURCE, context);
     let declared;
     let configuration;
+    let kvMounts;
     try {
       declared = readDeclaredObjects(source.dir);
       const stacks = [...new Set(declared.map((o) => o.stack))];
       if (stack !== undefined && !stacks.includes(stack)) throw new UsageError(`--stack ${stack}: no such stack with store objects; there are ${stacks.join(', ')}`);
       configuration = readStoreConfiguration(source.dir);
+      kvMounts = readDeclaredKvMounts(source.dir, stack === undefined ? undefined : [stack]);
     } finally {
       source.dispose();
     }
+    const stopped = await guardKvMounts('drift', StoreClient.fromEnvironment(context.env), kvMounts, context);
+    if (stopped !== undefined) return stopped;
     const live = await readLiveStoreFromEnvironment(context);
     const report = await detectDrift(declared, configuration, live, { stack });
     // The report quotes the store's text: escaped before the library adds its own styling.

@@ -2,15 +2,21 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { readStackKvMounts } from '../access/declared-kv-mount';
 import { resolveStoreAddress } from '../store/store-address';
 import { checkStoreBeforeEngine, engineNeedsStore } from '../store/store-health';
+import { StoreClient } from '../store/store-client';
 import { StoreTransport } from '../store/store-transport';
 import { Command, CommandContext } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { engineEnvironment, findEngine } from './engine-binary';
 import { ExitCode } from './exit-code';
 import { DestructionRefused, planDestructions, savedPlanDestructions } from './replacement-guard';
+import { engineToken, guardKvMounts } from './kv-mount-guard';
 import { UsageError } from './usage-error';
+
+/** Engine subcommands that write policies from the declared paths: the KV mount check runs before them. */
+const KV_CHECKED_SUBCOMMANDS = new Set(['plan', 'apply', 'import']);
 
 /**
  * `secretstore-iac tf STACK [--outdir DIR] [--engine BIN] -- ENGINE-ARGS...`: runs OpenTofu or
@@ -40,8 +46,14 @@ export const engineCommand: Command = {
     'The engine shares the terminal: its output appears as it is written and its prompts (apply\'s',
     'approval) read from standard input.',
     '',
-    'Exit codes: the engine\'s own exit code; 2 usage error; 3 no address, no engine or no such stack;',
-    '4 (--refuse-replace) the plan would destroy or replace an object: nothing applied.',
+    'Before plan, apply and import it also compares each KV mount the stack relies on (recorded by the',
+    'synthesis) with the store (GET sys/mounts, with VAULT_TOKEN or ~/.vault-token as the provider reads',
+    'it): another KV version or engine type, a path inside another mount, or no mount at all stops',
+    'it before the engine runs. The token needs read on sys/mounts.',
+    '',
+    'Exit codes: the engine\'s own exit code; 2 usage error; 3 no address, no engine or no such stack,',
+    'or the mount table cannot be read; 4 (--refuse-replace) the plan would destroy or replace an',
+    'object: nothing applied; 5 a declared KV mount does not match the store.',
   ].join('\n'),
   async run(args, context) {
     const split = args.indexOf('--');
@@ -63,6 +75,8 @@ export const engineCommand: Command = {
     // The transport carries the TLS variables (VAULT_CACERT, ...) the provider reads too; built only
     // when the engine will talk to the store, so that `init` works offline whatever they hold.
     if (engineNeedsStore(engineArgs)) await checkStoreBeforeEngine(address, engineArgs, StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l)));
+    const stopped = await checkKvMountsBeforeEngine(positionals[0], stackDir, address, engineArgs, context);
+    if (stopped !== undefined) return stopped;
     const env = engineEnvironment(context.env, address);
     if (values['refuse-replace'] !== true) return runEngine(engine, engineArgs, stackDir, env, context);
     const sub = engineArgs.find((a) => !a.startsWith('-'));
@@ -83,6 +97,33 @@ export const engineCommand: Command = {
     throw new UsageError('--refuse-replace checks `apply`, `apply PLANFILE` and `plan -out=FILE`');
   },
 };
+
+/**
+ * The KV mount check of `tf` (before plan, apply and import; other subcommands write no policy):
+ * the stack's recorded KV mounts compared with the store's, with the token the provider will use.
+ * @returns the exit code to stop with, or undefined to run the engine
+ */
+async function checkKvMountsBeforeEngine(
+  stack: string,
+  stackDir: string,
+  address: string,
+  engineArgs: readonly string[],
+  context: CommandContext,
+): Promise<number | undefined> {
+  const sub = engineArgs.find((a) => !a.startsWith('-'));
+  if (sub === undefined || !KV_CHECKED_SUBCOMMANDS.has(sub)) return undefined;
+  const declared = readStackKvMounts(stack, path.join(stackDir, 'cdk.tf.json'));
+  if (declared.length === 0) return undefined;
+  const token = engineToken(context.env);
+  if (token === undefined) {
+    throw new Error(
+      `no store token: the vault provider reads VAULT_TOKEN (or ~/.vault-token), and the KV mount check of ${stack} reads sys/mounts with the same token: set VAULT_TOKEN`,
+    );
+  }
+  // The same transport as every store call (TLS variables, deadline, no cross-origin redirect).
+  const transport = StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l));
+  return guardKvMounts('tf', new StoreClient({ address, token, transport }), declared, context);
+}
 
 /**
  * Runs the engine to its end. With {@link CommandContext.inheritStdio} it shares the terminal (a

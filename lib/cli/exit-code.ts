@@ -8,6 +8,7 @@
  * | 2 | usage error: unknown command or option, missing argument, unknown source |
  * | 3 | runtime error: unreadable output, unresolvable reference, policy the store would refuse, failed synthesis |
  * | 4 | refused: the plan would destroy or replace an object (`adopt`, `tf --refuse-replace`); nothing applied or written |
+ * | 5 | `tf`, `drift`, `adopt`: a declared KV mount does not match the live store (version, type, path, absent); nothing planned, applied or written |
  */
 export const ExitCode = {
   ok: 0,
@@ -17,6 +18,7 @@ export const ExitCode = {
   usage: 2,
   runtime: 3,
   destructionRefused: 4,
+  kvMountMismatch: 5,
 } as const;
 
 /** One of the {@link ExitCode} values. */

@@ -17,7 +17,8 @@ export function generalHelp(commands: readonly Command[] = COMMANDS): string {
     '',
     'Exit codes: 0 ok (access-diff: no access change), 1 a result that needs attention',
     '            (access-diff: access changed; see each command\'s --help), 2 usage error,',
-    '            3 runtime error, 4 refused: the plan would destroy or replace an object.',
+    '            3 runtime error, 4 refused: the plan would destroy or replace an object,',
+    '            5 a declared KV mount does not match the store.',
   ].join('\n');
 }
 

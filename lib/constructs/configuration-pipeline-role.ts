@@ -77,6 +77,9 @@ export class ConfigurationPipelineRole extends CiJwtRole {
     add('auth/token/create', ['update']);
     // The provider reads the list of auth methods to find its mounts.
     add('sys/auth', ['read']);
+    // `secretstore-iac tf` and `drift` compare the declared KV mounts with the store's mount table
+    // before planning (a KV mount of another version would make every declared path wrong).
+    add('sys/mounts', ['read']);
     for (const c of this.node.root.node.findAll()) {
       if (c instanceof CiJwtAuth || c instanceof AppRoleAuth) {
         // Enabling or disabling an auth method needs sudo on sys/auth/PATH.

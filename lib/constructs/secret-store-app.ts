@@ -6,6 +6,7 @@ import { PLATFORM_RULES } from '../rules/platform-rules';
 import { IConstruct } from 'constructs';
 import { escapeRefusedCharacters, hasRefusedCharacter } from '../model/free-text';
 import { ValidationProblem } from '../model/validation-problem';
+import { recordDeclaredKvMounts } from './declared-kv-mounts';
 import { isArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 import { compareStrings } from '../private/compare-strings';
 
@@ -167,6 +168,8 @@ export class SecretStoreApp extends App {
       fs.rmSync(this.outdir, { recursive: true, force: true });
       throw new SecretStoreValidationError(problems);
     }
+    // The stacks never create the KV mount: record which one they rely on, for tf, drift and adopt.
+    recordDeclaredKvMounts(this);
     fs.mkdirSync(path.join(this.outdir, 'stacks'), { recursive: true });
     try {
       super.synth();

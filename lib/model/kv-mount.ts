@@ -3,8 +3,18 @@ import { ValidationProblem } from './validation-problem';
 /** KV secrets engine versions the library can address. */
 export type KvVersion = 1 | 2;
 
-/** Sub-paths a KV version 2 mount reserves for its API; a logical path never starts with them. */
+/**
+ * Sub-paths a KV version 2 mount reserves for its API; a logical path never starts with them, on
+ * either version (on version 1 they would be the v2 API path of another secret once the mount is,
+ * or turns out to be, version 2).
+ */
 export const KV2_API_PREFIXES = ['data', 'metadata', 'delete', 'undelete', 'destroy', 'subkeys', 'config'];
+
+/**
+ * The KV version 2 API prefixes that address one secret (its data, metadata, versions, keys), as
+ * opposed to `config`, which addresses the mount.
+ */
+export const KV2_SECRET_API_PREFIXES = ['data', 'metadata', 'delete', 'undelete', 'destroy', 'subkeys'];
 
 /**
  * A KV secrets engine mount, such as the store's default `secret/` (KV version 2).

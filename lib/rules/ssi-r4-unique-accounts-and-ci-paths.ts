@@ -1,6 +1,6 @@
-import { CiSecret } from '../constructs/ci-secret';
 import { constructPathOf, duplicateFindings } from './duplicate-findings';
 import { PlatformRule } from './platform-rule';
+import { storeOnlyOverlapNote } from './store-path-overlap';
 import { ValidationProblem } from '../model/validation-problem';
 
 /**
@@ -17,19 +17,30 @@ export const SSI_R4: PlatformRule = {
       constructPathOf,
       (a, first) => new ValidationProblem('name', a.accountName, `is already declared by ${first.node.path}`, 'SSI-R4'),
     ),
-    ...duplicateFindings(
-      d.ciSecretDeclarations.filter((x) => x.construct instanceof CiSecret),
-      (x) => x.secret.path.policyPath,
-      (x) => x.construct.node.path,
-      (x, first) =>
-        new ValidationProblem('path', x.secret.path.logical, `is already declared by ${first.construct.node.path}`, 'SSI-R4'),
-    ),
+    // Pairwise on store API paths: one secret declared on a mount with two versions, or through a
+    // mount path inside another, is still one secret.
+    ...d.ciSecrets.flatMap((s, i) => {
+      const first = d.ciSecrets.slice(0, i).find((t) => t.secret.path.overlaps(s.secret.path));
+      return first === undefined
+        ? []
+        : [
+            {
+              constructPath: s.node.path,
+              problem: new ValidationProblem(
+                'path',
+                s.secret.path.logical,
+                `is already declared by ${first.node.path}${storeOnlyOverlapNote(s.secret.path, first.secret.path)}`,
+                'SSI-R4',
+              ),
+            },
+          ];
+    }),
     ...d.ciSecrets.flatMap((s) =>
       d.accounts
         .filter((a) => a.secret.path.overlaps(s.secret.path))
         .map((a) => ({
           constructPath: s.node.path,
-          problem: new ValidationProblem('path', s.secret.path.logical, `is the credentials path of ${a.accountName}`, 'SSI-R4'),
+          problem: new ValidationProblem('path', s.secret.path.logical, `is the credentials path of ${a.accountName}${storeOnlyOverlapNote(s.secret.path, a.secret.path)}`, 'SSI-R4'),
         })),
     ),
   ],

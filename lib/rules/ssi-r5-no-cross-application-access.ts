@@ -1,10 +1,14 @@
 import { PlatformRule } from './platform-rule';
+import { storeOnlyOverlapNote } from './store-path-overlap';
 import { ValidationProblem } from '../model/validation-problem';
 
-/** SSI-R5: an application reads its own paths and nothing else, so no two applications' paths overlap. */
+/**
+ * SSI-R5: an application reads its own paths and nothing else, so no two applications' paths
+ * overlap, compared as store API paths on either KV version (`KvPath.overlaps`).
+ */
 export const SSI_R5: PlatformRule = {
   id: 'SSI-R5',
-  description: 'No cross-application access: application paths never overlap.',
+  description: 'No cross-application access: application paths never overlap, as store API paths on either KV version.',
   spec: '§2.4',
   check: (d) =>
     d.applications.flatMap((a, i) =>
@@ -16,7 +20,7 @@ export const SSI_R5: PlatformRule = {
           problem: new ValidationProblem(
             'readablePath',
             a.readablePath.policyPath,
-            `overlaps ${b.readablePath.policyPath} of ${b.roleName} (${b.node.path}): cross-application secret access is not permitted`,
+            `overlaps ${b.readablePath.policyPath} of ${b.roleName} (${b.node.path}): cross-application secret access is not permitted${storeOnlyOverlapNote(a.readablePath, b.readablePath)}`,
             'SSI-R5',
           ),
         })),

@@ -1,16 +1,21 @@
 import { Construct } from 'constructs';
 import { CiSecret, PlatformDeclarations, PlatformRule, SecretStoreApp } from '../../lib';
 import { definePlatform, Platform } from '../../stacks/platform';
+import { PlatformConfig } from '../../stacks/platform-config';
 import { platformConfig } from '../../stacks/platform.config';
 import { tempOutdir } from './synthesized-platform';
 
 /**
- * The findings of one platform rule on the repository's platform, after `change`, as
+ * The findings of one platform rule on the repository's platform (or `config`'s), after `change`, as
  * `[constructPath] problem` lines. Nothing is synthesized: the rule sees the construct tree only.
  */
-export function findingsOf(rule: PlatformRule, change: (p: Platform, app: Construct) => void = () => undefined): string[] {
+export function findingsOf(
+  rule: PlatformRule,
+  change: (p: Platform, app: Construct) => void = () => undefined,
+  config: PlatformConfig = platformConfig,
+): string[] {
   const app = new SecretStoreApp({ outdir: tempOutdir() });
-  change(definePlatform(app, platformConfig), app);
+  change(definePlatform(app, config), app);
   return rule.check(new PlatformDeclarations(app)).map((f) => `[${f.constructPath}] ${f.problem}`);
 }
 

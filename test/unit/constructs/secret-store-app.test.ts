@@ -16,6 +16,7 @@ import {
 import { definePlatform, Platform } from '../../../stacks/platform';
 import { PlatformConfig } from '../../../stacks/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
+import { stackWithKvMount } from '../../support/kv-mount-stack';
 import { tempOutdir } from '../../support/synthesized-platform';
 
 // The bad-input catalogue: every case names the construct path, the field, the value and the rule,
@@ -191,6 +192,24 @@ const cases: Case[] = [
     '[ci-access/x] audiences = "a,b": must be a non-empty audience without spaces, commas or control characters'],
   ['user claim that is not a claim name', (p) => jwtRole(p, { userClaim: 'project path' }), undefined,
     '[ci-access/x] userClaim = "project path": must be a claim name: letters, digits and "_", not starting with a digit'],
+  // Issue 19 §3: rules compare store API paths on either KV version; a v2 API prefix is refused on v1 too.
+  ['secret/ declared KV v1, CI secret at data/<application prefix>/... (the v2 data path of the application\'s secret)',
+    (p) => ciSecret(p, 'x', { path: 'data/acme/dev/orchestrator/database' }), withSettings({ kvMount: new KvMount('secret', 1) }),
+    '[ci-access/x] path = "data/acme/dev/orchestrator/database": must not start with "data/", even on a KV v1 mount: "data" is a KV v2 API prefix, so if secret/ is (or becomes) KV v2 on the store, secret/data/acme/dev/orchestrator/database addresses the data of the secret "acme/dev/orchestrator/database" (the store applies its own KV version, not the declared one)'],
+  ['secret/ declared KV v1, CI secret at data/<application prefix>/...: SSI-R6 compares store API paths',
+    (p) => ciSecret(p, 'x', { path: 'data/acme/dev/orchestrator/database' }), withSettings({ kvMount: new KvMount('secret', 1) }),
+    '[ci-access/x] SSI-R6 path = "data/acme/dev/orchestrator/database": lies inside the paths of application orchestrator-dev (app-roles/orchestrator-dev): CI would read application secrets (on the store both reach secret/data/acme/dev/orchestrator/database: the store applies each mount\'s own KV version and path, not the declared ones)'],
+  ['KV v1 mount, CI secret at metadata/...', (p) => ciSecret(p, 'x', { path: 'metadata/sonar/token' }), withSettings({ kvMount: new KvMount('kv', 1) }),
+    '[ci-access/x] path = "metadata/sonar/token": must not start with "metadata/", even on a KV v1 mount: "metadata" is a KV v2 API prefix, so if kv/ is (or becomes) KV v2 on the store, kv/metadata/sonar/token addresses the metadata of the secret "sonar/token" (the store applies its own KV version, not the declared one)'],
+  ['KV v1 mount, CI secret at config (the v2 mount\'s configuration endpoint)', (p) => ciSecret(p, 'x', { path: 'config' }), withSettings({ kvMount: new KvMount('kv', 1) }),
+    '[ci-access/x] path = "config": must not start with "config/", even on a KV v1 mount: "config" is a KV v2 API prefix, so if kv/ is (or becomes) KV v2 on the store, kv/config addresses the mount\'s configuration endpoint (the store applies its own KV version, not the declared one)'],
+  ['KV v1 mount, organisation "data": application paths data/<env>/<app>/* would be v2 data paths',
+    undefined as any, withSettings({ organisation: 'data', kvMount: new KvMount('secret', 1) }),
+    '[app-roles/orchestrator-dev] readablePath = "data/dev/orchestrator": must not start with "data/", even on a KV v1 mount: "data" is a KV v2 API prefix, so if secret/ is (or becomes) KV v2 on the store, secret/data/dev/orchestrator addresses the data of the secret "dev/orchestrator" (the store applies its own KV version, not the declared one)'],
+  ['CI secret on a KV mount declared at secret/data, inside the v2 mount secret/ of the applications',
+    (_p, a) => new CiSecret(stackWithKvMount(a, 'nested', new KvMount('secret/data', 1)), 'x', { path: 'acme/dev/orchestrator/database', keys: ['token'], consumers: ['scan'], description: 'scan' }),
+    undefined,
+    '[nested/x] SSI-R6 path = "acme/dev/orchestrator/database": lies inside the paths of application orchestrator-dev (app-roles/orchestrator-dev): CI would read application secrets'],
 ];
 
 describe('Bad input: each problem names the construct, field, value and rule', () => {

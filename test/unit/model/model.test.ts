@@ -12,6 +12,7 @@ import {
   RegistryPermissionScope,
   SecretDeclaration,
 } from '../../../lib';
+import { aclPathsOverlap } from '../../../lib/model/acl-path-overlap';
 import { renderPolicyHcl } from '../../../lib/render/policy-hcl';
 
 // The domain model on its own: no App, no stack, no cdktf.
@@ -72,8 +73,73 @@ describe('KV paths: the model derives the API path, nobody writes data/ by hand 
     expect(problems.map(String).join('\n')).toMatch(message);
   });
 
-  it('on a v1 mount, data/ is an ordinary segment', () => {
-    expect(KvPath.secret(v1, 'data/x').problems('path')).toEqual([]);
+  // Issue 19 §3: the store, not the declaration, decides a mount's KV version.
+  it.each(['data', 'metadata', 'delete', 'undelete', 'destroy', 'subkeys', 'config'])(
+    'on a v1 mount too, a logical path starting with %s/ is refused: it is a v2 API path once the mount is v2',
+    (prefix) => {
+      expect(KvPath.secret(v1, `${prefix}/x`).problems('path').map(String)).toEqual([
+        `path = "${prefix}/x": must not start with "${prefix}/", even on a KV v1 mount: "${prefix}" is a KV v2 API prefix, so if kv1/ is (or becomes) KV v2 on the store, kv1/${prefix}/x addresses ${
+          prefix === 'config' ? "the mount's configuration endpoint" : `the ${prefix} of the secret "x"`
+        } (the store applies its own KV version, not the declared one)`,
+      ]);
+    },
+  );
+
+  it('a segment that only starts like a v2 API prefix (database/, datasets/) is an ordinary segment', () => {
+    expect(KvPath.secret(v1, 'database/x').problems('path')).toEqual([]);
+    expect(KvPath.secret(v2, 'datasets/x').problems('path')).toEqual([]);
+  });
+});
+
+describe('KV paths compared as store API paths, on either KV version (issue 19 §3)', () => {
+  const v2 = KvMount.DEFAULT;
+  const secretV1 = new KvMount('secret', 1);
+
+  it('apiPaths: the v1 path and every v2 API path of the secret, whatever the declared version', () => {
+    const expected = ['secret/a/b', 'secret/data/a/b', 'secret/metadata/a/b', 'secret/delete/a/b', 'secret/undelete/a/b', 'secret/destroy/a/b', 'secret/subkeys/a/b'];
+    expect(KvPath.secret(v2, 'a/b').apiPaths).toEqual(expected);
+    expect(KvPath.secret(secretV1, 'a/b').apiPaths).toEqual(expected);
+    expect(KvPath.subtree(v2, 'a').apiPaths).toEqual(expect.arrayContaining(['secret/data/a/*', 'secret/data/a', 'secret/a/*']));
+  });
+
+  it('one mount declared v1 and v2: the same logical path is one secret on the store', () => {
+    expect(KvPath.secret(v2, 'a/b').overlaps(KvPath.secret(secretV1, 'a/b'))).toBe(true);
+    expect(KvPath.secret(v2, 'a/b').policyPathsOverlap(KvPath.secret(secretV1, 'a/b'))).toBe(false);
+  });
+
+  it('a v1 declaration of data/<p> meets the v2 data path of <p> (the attack of issue 19)', () => {
+    const ci = KvPath.secret(secretV1, 'data/acme/dev/orchestrator/database');
+    const app = KvPath.subtree(secretV1, 'acme/dev/orchestrator');
+    expect(ci.policyPathsOverlap(app)).toBe(false);
+    expect(ci.sharedApiPath(app)).toBe('secret/data/acme/dev/orchestrator/database');
+  });
+
+  it('a mount declared inside another (secret/data) meets the outer mount\'s v2 data paths', () => {
+    const nested = KvPath.secret(new KvMount('secret/data', 1), 'acme/x');
+    expect(nested.sharedApiPath(KvPath.subtree(v2, 'acme'))).toBe('secret/data/acme/x');
+  });
+
+  it.each([
+    ['acme/dev/orchestrator', 'acme/dev/orchestrator-x/database', false],
+    ['acme/dev/orchestrator', 'acme/dev/orchestrator/database', true],
+  ])('still segment-aware across versions: subtree %s vs %s: %s', (a, b, expected) => {
+    expect(KvPath.subtree(v2, a).overlaps(KvPath.secret(secretV1, b))).toBe(expected);
+  });
+});
+
+describe('ACL path overlap: some request path matches both rules, as the store matches them', () => {
+  it.each([
+    ['secret/data/a', 'secret/data/a', true],
+    ['secret/data/a', 'secret/data/b', false],
+    ['secret/data/a/*', 'secret/data/a/b', true],
+    ['secret/data/a/*', 'secret/data/a', false],
+    ['secret/data/app*', 'secret/data/app-x/y', true],
+    ['secret/data/a/*', 'secret/data/a/b/*', true],
+    ['secret/data/a/*', 'secret/data/b/*', false],
+    ['/secret/data/a', 'secret/data/a', true],
+  ])('%s and %s: %s', (a, b, expected) => {
+    expect(aclPathsOverlap(a, b)).toBe(expected);
+    expect(aclPathsOverlap(b, a)).toBe(expected);
   });
 });
 
@@ -242,5 +308,25 @@ describe('Platform settings', () => {
       'organisation = "": must not be empty',
       'ciUrl = "": must not be empty: it is the JWT issuer and audience',
     ]);
+  });
+});
+
+describe('KvPath.overlaps: the fast path agrees with the full comparison of store API paths', () => {
+  it('on 3,000 random pairs of mounts, logical paths and subtree flags', () => {
+    // A small deterministic generator: mounts that nest, segments that are v2 API prefixes.
+    let seed = 19;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    const mounts = [new KvMount('secret', 2), new KvMount('secret', 1), new KvMount('secret/data', 1), new KvMount('kv', 2)];
+    const segments = ['a', 'b', 'data', 'metadata', 'a-x', 'config'];
+    const random = () => {
+      const logical = Array.from({ length: 1 + next(3) }, () => segments[next(segments.length)]).join('/');
+      const mount = mounts[next(mounts.length)];
+      return next(2) === 0 ? KvPath.secret(mount, logical) : KvPath.subtree(mount, logical);
+    };
+    for (let i = 0; i < 3000; i++) {
+      const x = random();
+      const y = random();
+      expect([String(x), String(y), x.overlaps(y)]).toEqual([String(x), String(y), x.sharedApiPath(y) !== undefined]);
+    }
   });
 });
