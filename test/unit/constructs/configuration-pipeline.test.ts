@@ -80,7 +80,8 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
       const apply = pipeline[`secretstore-iac-apply-${s}`];
       expect(apply.resource_group).toBe(`secretstore-iac-${s}`);
       expect(apply.extends).toBe('.secretstore-iac-apply-login');
-      expect(apply.needs).toEqual(['secretstore-iac-synth', `secretstore-iac-plan-${s}-default-branch`]);
+      // The pipeline roles' stack applies first: a change adding an application widens their policy.
+      expect(apply.needs).toEqual(['secretstore-iac-synth', `secretstore-iac-plan-${s}-default-branch`, ...(s === 'ci-access' ? [] : ['secretstore-iac-apply-ci-access'])]);
       expect(apply.script.join('\n')).toContain(`apply -input=false -lock-timeout=10m "$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`);
       expect(pipeline[`secretstore-iac-drift-${s}`].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
       expect(pipeline[`secretstore-iac-drift-${s}`].script.join('\n')).toContain('plan -input=false -lock-timeout=10m -detailed-exitcode');
