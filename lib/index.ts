@@ -8,6 +8,8 @@ export * from './model/kv-mount';
 export * from './model/kv-path';
 export * from './model/platform-settings';
 export * from './model/policy-document';
+export * from './model/props-check';
+export * from './model/host-name';
 export * from './model/registry-permission-scope';
 export * from './model/secret-declaration';
 export * from './model/validation-problem';

@@ -1,6 +1,10 @@
 import { Construct } from 'constructs';
 import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
 import { mountSegmentProblems } from '../private/mount-segment';
+import { CheckedProps, expectString, optional, PropsSchema } from '../model/props-check';
+
+/** The run-time checks of {@link AppRoleAuthProps}. */
+export const APPROLE_AUTH_SCHEMA: PropsSchema = { path: optional(expectString) };
 
 /** Properties of {@link AppRoleAuth}. */
 export interface AppRoleAuthProps {
@@ -20,14 +24,15 @@ export class AppRoleAuth extends Construct {
 
   constructor(scope: Construct, id: string, props: AppRoleAuthProps = {}) {
     super(scope, id);
-    this.path = props.path ?? 'approle';
+    const checked = new CheckedProps(APPROLE_AUTH_SCHEMA, props, true);
+    this.path = checked.value('path', 'approle');
     this.backend = new AuthBackend(this, 'backend', {
       type: 'approle',
       path: this.path,
       description: 'Application sidecar agents (managed by secretstore-iac)',
     });
     this.node.addValidation({
-      validate: () => mountSegmentProblems('path', this.path).map(String),
+      validate: () => checked.with(mountSegmentProblems('path', this.path)).map(String),
     });
   }
 }

@@ -5,6 +5,15 @@ import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
 import { mountSegmentProblems } from '../private/mount-segment';
 import { httpUrlProblems } from '../private/http-url';
+import { CheckedProps, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
+import { PlatformSettings } from '../model/platform-settings';
+
+/** The run-time checks of {@link CiJwtAuthProps}. */
+export const CI_JWT_AUTH_SCHEMA: PropsSchema = {
+  path: optional(expectString),
+  issuer: optional(expectString),
+  keySource: optional(expectInstance(JwtKeySource, "a JwtKeySource (JwtKeySource.oidcDiscovery(url), .jwksUrl(url), .publicKeys([pem]))")),
+};
 
 /** Properties of {@link CiJwtAuth}. */
 export interface CiJwtAuthProps {
@@ -41,10 +50,11 @@ export class CiJwtAuth extends Construct {
 
   constructor(scope: Construct, id: string, props: CiJwtAuthProps = {}) {
     super(scope, id);
-    const settings = SecretStoreStack.of(this).settings;
-    this.path = props.path ?? 'jwt';
-    this.issuer = props.issuer ?? settings.ciUrl;
-    this.keySource = props.keySource ?? JwtKeySource.oidcDiscovery(settings.ciUrl);
+    const settings = (this.settings = SecretStoreStack.of(this).settings);
+    const checked = (this.checked = new CheckedProps(CI_JWT_AUTH_SCHEMA, props, true));
+    this.path = checked.value('path', 'jwt');
+    this.issuer = checked.value('issuer', settings.ciUrl);
+    this.keySource = checked.value('keySource', JwtKeySource.oidcDiscovery(settings.ciUrl));
     const source = this.keySource;
     this.backend = new JwtAuthBackend(this, 'backend', {
       path: this.path,
@@ -58,11 +68,14 @@ export class CiJwtAuth extends Construct {
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
+  private readonly settings: PlatformSettings;
+  private readonly checked: CheckedProps;
+
   private problems(): ValidationProblem[] {
-    const problems = this.keySource.problems('keySource');
+    const problems = this.keySource.problems('keySource', this.settings.httpPolicy);
     problems.push(...mountSegmentProblems('path', this.path));
     if (!this.issuer) problems.push(new ValidationProblem('issuer', this.issuer, 'must not be empty'));
-    else problems.push(...httpUrlProblems('issuer', this.issuer));
-    return problems;
+    else problems.push(...httpUrlProblems('issuer', this.issuer, this.settings.httpPolicy));
+    return this.checked.with(problems);
   }
 }

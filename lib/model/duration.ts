@@ -1,5 +1,8 @@
 import { ValidationProblem } from './validation-problem';
 
+/** How to make a Duration, in words: the rule of a value of another type where a Duration is expected. */
+export const DURATION_HINT = "a Duration (Duration.minutes(45), Duration.hours(12), Duration.parse('12h'))";
+
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 /**
@@ -10,17 +13,22 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 export class Duration {
   /** A duration of `n` seconds. */
   static seconds(n: number): Duration {
-    return new Duration(n);
+    return Duration.of(n, n);
   }
 
   /** A duration of `n` minutes. */
   static minutes(n: number): Duration {
-    return new Duration(n * 60);
+    return Duration.of(n, n * 60);
   }
 
   /** A duration of `n` hours. */
   static hours(n: number): Duration {
-    return new Duration(n * 3600);
+    return Duration.of(n, n * 3600);
+  }
+
+  /** A number of seconds computed from `n`; text that is not a number (a JSON config) stays unparsed. */
+  private static of(n: unknown, seconds: number): Duration {
+    return typeof n === 'number' ? new Duration(seconds) : new Duration(NaN, String(n));
   }
 
   /**
@@ -65,7 +73,8 @@ export class Duration {
 
   /** True when the value is a whole, non-negative number of seconds. */
   get isValid(): boolean {
-    return Number.isInteger(this.totalSeconds) && this.totalSeconds >= 0;
+    // Safe integers only: 1e300 is an integer to JavaScript, and no TTL field of the store.
+    return Number.isSafeInteger(this.totalSeconds) && this.totalSeconds >= 0;
   }
 
   /** Compact human form, `12h`, `1h30m`, `0s`. */

@@ -60,6 +60,10 @@ const ciSecret = (p: Platform, id: string, props: Partial<ConstructorParameters<
 
 const URL_RULE =
   'must be an http(s) URL of host, optional port and path (letters, digits, ".", "_", "~", "-"), without credentials, query, fragment, spaces or shell characters';
+const HOST_NAME_RULE =
+  'must be a DNS host name: labels of letters, digits and inner hyphens separated by single dots, no scheme, port, placeholder, leading "-" or empty label';
+const URL_CREDENTIALS_RULE =
+  'must not hold credentials (user:password@): the URL is written into committed CI files, agent.hcl and the store\'s configuration; give credentials through the tools\' own variables';
 const FREE_TEXT_RULE =
   '(control characters, line separators and bidirectional overrides are refused: they change how comments and reports are read)';
 const jwtRole = (p: Platform, props: Partial<ConstructorParameters<typeof CiJwtRole>[2]>) =>
@@ -129,7 +133,7 @@ const cases: Case[] = [
   ['CI URL with a trailing slash', undefined as any, withSettings({ ciUrl: 'https://ci.example/' }),
     '[ci-access] settings.ciUrl = "https://ci.example/": must not end with "/": job tokens carry the URL without it as iss and aud'],
   ['registry host with a scheme', undefined as any, withSettings({ registryHost: 'https://reg' }),
-    '[ci-access] settings.registryHost = "https://reg": must be a host name without scheme, port or placeholders'],
+    `[ci-access] settings.registryHost = "https://reg": ${HOST_NAME_RULE}`],
   ['invalid KV version', undefined as any, withSettings({ kvMount: new KvMount('secret', 3 as any) }),
     '[ci-access] settings.kvMount.version = 3: must be 1 or 2'],
   ['JWT key source without keys', undefined as any, { ...platformConfig, ciKeySource: JwtKeySource.publicKeys([]) },
@@ -170,7 +174,7 @@ const cases: Case[] = [
   ['CI URL with shell characters', undefined as any, withSettings({ ciUrl: 'https://ci.example/$(id)' }),
     `[ci-access] settings.ciUrl = "https://ci.example/$(id)": ${URL_RULE}`],
   ['CI URL with credentials', undefined as any, withSettings({ ciUrl: 'https://u:p@ci.example' }),
-    `[ci-access] settings.ciUrl = "https://u:p@ci.example": ${URL_RULE}`],
+    `[ci-access] settings.ciUrl = "https://u:p@ci.example": ${URL_CREDENTIALS_RULE}`],
   ['JWKS URL with a space', undefined as any, { ...platformConfig, ciKeySource: JwtKeySource.jwksUrl('https://ci.example/oauth keys') },
     `[ci-access/jwt] keySource.jwks_url = "https://ci.example/oauth keys": ${URL_RULE}`],
   ['negative secretIdNumUses', (p) => app(p, 'x', { secretIdNumUses: -1 }), undefined,
