@@ -10,6 +10,8 @@ import {
   expectNumber,
   expectShape,
   expectString,
+  isPlainRecord,
+  kindOf,
   expectStringArray,
   optional,
   ownValue,
@@ -73,14 +75,15 @@ export class PlatformSettings {
   /** Hosts besides loopback that URLs may reach over plain http. */
   readonly insecureHttpHosts: readonly string[];
   private readonly typeProblems: ValidationProblem[];
+  private readonly givenProps: unknown;
 
   constructor(props: PlatformSettingsProps) {
     // Values of the wrong type (from JSON or a cast) are replaced by harmless ones and reported.
-    this.typeProblems = checkProps(PLATFORM_SETTINGS_SCHEMA, props).map(
-      (p) => new ValidationProblem(p.field === 'props' ? '' : p.field, p.value, p.rule),
-    );
+    this.typeProblems = isPlainRecord(props)
+      ? checkProps(PLATFORM_SETTINGS_SCHEMA, props)
+      : [new ValidationProblem('', props, `must be an object of platform settings { organisation, ciUrl, registryHost, ... }, not ${kindOf(props)}`)];
     const s = PLATFORM_SETTINGS_SCHEMA;
-    const given: unknown = props;
+    const given: unknown = (this.givenProps = props);
     const read = <T>(key: string, fallback: T): T => checked(s[key], ownValue(given, key), fallback) ?? fallback;
     this.organisation = read('organisation', '');
     this.ciUrl = read('ciUrl', '');
@@ -97,6 +100,8 @@ export class PlatformSettings {
 
   /** Problems: empty or malformed organisation, CI URL, registry host or ports; placeholders left in. */
   problems(): ValidationProblem[] {
+    // Settings that are not an object have no field to check.
+    if (!isPlainRecord(this.givenProps)) return [...this.typeProblems];
     return withTypeProblems(this.typeProblems, this.valueProblems());
   }
 
