@@ -3,6 +3,16 @@ import { ValidationProblem } from './validation-problem';
 /** How to make a Duration, in words: the rule of a value of another type where a Duration is expected. */
 export const DURATION_HINT = "a Duration (Duration.minutes(45), Duration.hours(12), Duration.parse('12h'))";
 
+/** Any value as text, never an exception (`String` throws for `{ toString: 5 }` and objects without a prototype). */
+function asText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 /**
@@ -13,22 +23,22 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 export class Duration {
   /** A duration of `n` seconds. */
   static seconds(n: number): Duration {
-    return Duration.of(n, n);
+    return Duration.of(n, 1);
   }
 
   /** A duration of `n` minutes. */
   static minutes(n: number): Duration {
-    return Duration.of(n, n * 60);
+    return Duration.of(n, 60);
   }
 
   /** A duration of `n` hours. */
   static hours(n: number): Duration {
-    return Duration.of(n, n * 3600);
+    return Duration.of(n, 3600);
   }
 
-  /** A number of seconds computed from `n`; text that is not a number (a JSON config) stays unparsed. */
-  private static of(n: unknown, seconds: number): Duration {
-    return typeof n === 'number' ? new Duration(seconds) : new Duration(NaN, String(n));
+  /** `n` units of `unitSeconds`; a value that is not a number (a JSON config) stays unparsed, for problems() to report. */
+  private static of(n: unknown, unitSeconds: number): Duration {
+    return typeof n === 'number' ? new Duration(n * unitSeconds) : new Duration(NaN, asText(n));
   }
 
   /**
@@ -38,10 +48,10 @@ export class Duration {
    * construct it is given to reports it with every other problem of the synthesis.
    */
   static parse(text: string): Duration {
-    const trimmed = String(text).trim();
+    const trimmed = asText(text).trim();
     if (/^\d+$/.test(trimmed)) return new Duration(Number(trimmed));
     const parts = [...trimmed.matchAll(/(\d+)([smhd])/g)];
-    if (parts.length === 0 || parts.map((p) => p[0]).join('') !== trimmed) return new Duration(NaN, String(text));
+    if (parts.length === 0 || parts.map((p) => p[0]).join('') !== trimmed) return new Duration(NaN, asText(text));
     return new Duration(parts.reduce((sum, p) => sum + Number(p[1]) * UNIT_SECONDS[p[2]], 0));
   }
 
