@@ -12,8 +12,10 @@ import {
   SecretStoreStack,
   StateBackendFactory,
   ValidationProblem,
+  isPlainRecord,
+  ownEntries,
 } from '../lib';
-import { PlatformConfig } from './platform-config';
+import { PlatformConfig, RegistryAccountConfig } from './platform-config';
 
 /**
  * What pipelines may read (spec §2.1, §2.3, §5.1): the CI JWT auth method, the shared role
@@ -76,25 +78,29 @@ export class CiAccessStack extends SecretStoreStack {
       }),
     };
     // A configured name that repeats one of the spec's is reported with the other problems, not declared twice.
-    const configured = Object.entries(config.accounts ?? {});
-    const repeated = configured.filter(([name]) => name in spec);
+    // Own entries only: `constructor` or `valueOf` is an account name like any other, and a name
+    // repeats a spec account only when `spec` itself has it (not Object.prototype).
+    const configured = ownEntries(config.accounts).filter(([, account]) => isPlainRecord(account)) as [string, RegistryAccountConfig][];
+    const isSpec = (name: string): name is keyof typeof spec => Object.prototype.hasOwnProperty.call(spec, name);
+    const repeated = configured.filter(([name]) => isSpec(name));
     this.node.addValidation({
       validate: () =>
         repeated.map(([name]) =>
           String(new ValidationProblem(`accounts.${name}`, name, `is declared by the stack already (${spec[name as keyof typeof spec].node.path}): choose another name`)),
         ),
     });
-    this.accounts = {
-      ...spec,
-      ...Object.fromEntries(
-        configured
-          .filter(([name]) => !(name in spec))
-          .map(([name, { readByCi = true, ...account }]) => [
-            name,
-            new RegistryServiceAccount(this, `svc-${name}`, { ...account, name, readers: readByCi ? ci : [] }),
-          ]),
-      ),
-    };
+    const accounts: Record<string, RegistryServiceAccount> = { ...spec };
+    for (const [name, account] of configured.filter(([n]) => !isSpec(n))) {
+      // readByCi of another type than boolean is reported by definePlatform; it grants nothing.
+      const { readByCi, ...props } = account;
+      const readers = readByCi === undefined || readByCi === true ? ci : [];
+      // defineProperty: an own `__proto__` key (JSON.parse makes one) is kept as a name, never a prototype.
+      Object.defineProperty(accounts, name, {
+        value: new RegistryServiceAccount(this, `svc-${name}`, { ...props, name, readers }),
+        enumerable: true,
+      });
+    }
+    this.accounts = accounts;
 
     this.ciSecrets = [
       new CiSecret(this, 'codequality', {
@@ -136,7 +142,7 @@ export class CiAccessStack extends SecretStoreStack {
     new E2eTestTemplate(this, 'e2e-template', config.e2eTests);
 
     // The configuration repository's own pipeline: its roles, and the pipeline file.
-    if (config.configurationProject) {
+    if (isPlainRecord(config.configurationProject)) {
       const { projectId, ...pipeline } = config.configurationProject;
       const roles = {
         apply: new ConfigurationPipelineRole(this, 'pipeline-apply', { auth: this.jwtAuth, projectId, jobTimeout: config.ciJobTimeout }),

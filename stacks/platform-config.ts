@@ -7,6 +7,7 @@ import {
   PlatformSettingsProps,
   RegistryServiceAccountProps,
 } from '../lib';
+import { expectBoolean, expectRecord, expectShape, optional, ownEntries, PropCheck, PropsSchema, ValidationProblem } from '../lib';
 
 /**
  * A registry service account declared in {@link PlatformConfig.accounts}; its key there is the
@@ -81,4 +82,43 @@ export interface PlatformConfig {
    * @default target `$DEV_ENVIRONMENT_URL`, fields `username`/`password`, state key `auth`
    */
   readonly e2eTests?: E2eTestTemplateProps;
+}
+
+/** Any value: a field whose type the construct it is given to checks and reports. */
+const checkedByItsConstruct: PropCheck = () => [];
+
+/**
+ * A registry account of the configuration: `readByCi` is checked here (a truthy `'no'` would grant CI
+ * read); the other fields, unknown ones included, by the account's construct.
+ */
+const expectAccountConfig: PropCheck = (field, value) =>
+  expectRecord(undefined, 'an object of the account\'s properties')(field, value).concat(
+    ownEntries(value)
+      .filter(([key]) => key === 'readByCi')
+      .flatMap(([key, v]) => expectBoolean(`${field}.${key}`, v)),
+  );
+
+/**
+ * The run-time checks of {@link PlatformConfig} itself: its fields, and the types the stacks read
+ * before any construct sees them. Everything a field is handed to (settings, key source, claims,
+ * agents, pipeline, e2e) is checked by that construct, under its own path.
+ */
+export const PLATFORM_CONFIG_SCHEMA: PropsSchema = {
+  settings: checkedByItsConstruct,
+  ciKeySource: checkedByItsConstruct,
+  ciJobTimeout: checkedByItsConstruct,
+  // Each mount's `local` is checked by its construct (AppRoleAuth, CiJwtAuth).
+  authMounts: optional(expectRecord(optional(expectRecord(undefined, 'an object { local?: boolean }')), 'an object { jwt?: { local? }, approle?: { local? } }')),
+  ciBoundClaims: checkedByItsConstruct,
+  accounts: optional(expectRecord(expectAccountConfig, 'an object of account names to account properties')),
+  agents: checkedByItsConstruct,
+  configurationProject: optional(expectRecord(undefined, 'an object of the configuration project\'s properties')),
+  e2eTests: checkedByItsConstruct,
+};
+
+/** The problems of a platform configuration's own fields (see {@link PLATFORM_CONFIG_SCHEMA}). */
+export function platformConfigProblems(config: unknown): ValidationProblem[] {
+  return expectShape(PLATFORM_CONFIG_SCHEMA, 'an object of the platform\'s configuration (PlatformConfig)')('', config).map(
+    (p) => new ValidationProblem(p.field === '' ? 'config' : p.field, p.value, p.rule),
+  );
 }

@@ -1,8 +1,8 @@
 import { Construct } from 'constructs';
-import { PlatformSettings, StateBackendFactory } from '../lib';
+import { isPlainRecord, ownValue, PlatformSettings, StateBackendFactory } from '../lib';
 import { AppRolesStack } from './app-roles-stack';
 import { CiAccessStack } from './ci-access-stack';
-import { PlatformConfig } from './platform-config';
+import { PlatformConfig, platformConfigProblems } from './platform-config';
 
 /** The platform's stacks. */
 export interface Platform {
@@ -17,10 +17,13 @@ export interface Platform {
  * @param stateBackend state backend for every stack (default: local state files)
  */
 export function definePlatform(scope: Construct, config: PlatformConfig, stateBackend?: StateBackendFactory): Platform {
+  // A configuration loaded from JSON or YAML is checked at run time: its own fields here (reported
+  // on ci-access), every value it hands on by the construct that takes it.
+  const problems = platformConfigProblems(config);
+  const given: PlatformConfig = isPlainRecord(config) ? config : ({} as PlatformConfig);
   // One settings object for every stack: each stack still reports its problems under its own path.
-  const settings = new PlatformSettings(config.settings);
-  return {
-    ciAccess: new CiAccessStack(scope, 'ci-access', config, settings, stateBackend),
-    appRoles: new AppRolesStack(scope, 'app-roles', config, settings, stateBackend),
-  };
+  const settings = new PlatformSettings(ownValue(given, 'settings') as PlatformConfig['settings']);
+  const ciAccess = new CiAccessStack(scope, 'ci-access', given, settings, stateBackend);
+  ciAccess.node.addValidation({ validate: () => problems.map(String) });
+  return { ciAccess, appRoles: new AppRolesStack(scope, 'app-roles', given, settings, stateBackend) };
 }

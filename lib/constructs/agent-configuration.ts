@@ -3,11 +3,42 @@ import { AgentRenewalLoop, renderAgentEntrypoint } from '../render/agent-entrypo
 import { AgentEnvTemplate } from '../render/agent-env-template';
 import { renderAgentHcl } from '../render/agent-hcl';
 import { AppRoleApplication } from './approle-application';
-import { Duration } from '../model/duration';
+import { Duration, DURATION_HINT } from '../model/duration';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
-import { isHttpUrl } from '../private/http-url';
+import { httpUrlProblems } from '../private/http-url';
+import {
+  CheckedProps,
+  expectArrayOf,
+  expectBoolean,
+  expectInstance,
+  expectNumber,
+  expectShape,
+  expectString,
+  optional,
+  PropsSchema,
+} from '../model/props-check';
+
+/** The run-time checks of {@link AgentConfigurationsProps}. */
+export const AGENT_CONFIGURATIONS_SCHEMA: PropsSchema = {
+  applications: optional(expectArrayOf(expectInstance(AppRoleApplication, 'an AppRoleApplication construct'), 'a list of AppRoleApplication constructs')),
+  outputDirectory: optional(expectString),
+  paths: optional(
+    expectShape({
+      configFile: optional(expectString),
+      templateFile: optional(expectString),
+      roleIdFile: optional(expectString),
+      secretIdFile: optional(expectString),
+      envFile: optional(expectString),
+    }),
+  ),
+  secretRefreshInterval: optional(expectInstance(Duration, DURATION_HINT)),
+  exitOnError: optional(expectBoolean),
+  storeAddress: optional(expectString),
+  renewalLoop: optional(expectBoolean),
+  proxyPort: optional(expectNumber),
+};
 
 /** Where the agent finds and writes its files, inside the agent's container. */
 export interface AgentPaths {
@@ -113,6 +144,12 @@ const DEFAULT_PATHS: ResolvedAgentPaths = {
 /** File names below `<outputDirectory>/<role>/`. */
 export const AGENT_ARTIFACT_FILES = { config: 'agent.hcl', template: 'env.ctmpl', entrypoint: 'entrypoint.sh' } as const;
 
+/** One own, text field of a paths object. */
+function ownPath(paths: AgentPaths, key: string): string | undefined {
+  const value: unknown = Object.prototype.hasOwnProperty.call(paths, key) ? (paths as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
 const SAFE_PATH = /^\/[A-Za-z0-9._/-]*[A-Za-z0-9._-]$/;
 const SAFE_RELATIVE = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
 
@@ -154,14 +191,19 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
 
   constructor(scope: Construct, id: string, props: AgentConfigurationsProps = {}) {
     super(scope, id);
-    this.declaredApplications = props.applications;
-    this.outputDirectory = props.outputDirectory ?? 'agents';
-    this.paths = { ...DEFAULT_PATHS, ...(props.paths ?? {}) };
-    this.secretRefreshInterval = props.secretRefreshInterval ?? Duration.minutes(5);
-    this.exitOnError = props.exitOnError ?? true;
-    this.storeAddress = props.storeAddress;
-    this.renewalLoop = props.renewalLoop ?? true;
-    this.proxyPort = props.proxyPort ?? 8100;
+    const checked = (this.checked = new CheckedProps(AGENT_CONFIGURATIONS_SCHEMA, props, true));
+    this.declaredApplications = checked.value<readonly AppRoleApplication[] | undefined>('applications', undefined);
+    this.outputDirectory = checked.value('outputDirectory', 'agents');
+    // A paths object of the wrong type is reported; only its own, known fields are read.
+    const paths = checked.value<AgentPaths>('paths', {});
+    this.paths = Object.fromEntries(
+      Object.entries(DEFAULT_PATHS).map(([k, v]) => [k, ownPath(paths, k) ?? v]),
+    ) as ResolvedAgentPaths;
+    this.secretRefreshInterval = checked.value('secretRefreshInterval', Duration.minutes(5));
+    this.exitOnError = checked.value('exitOnError', true);
+    this.storeAddress = checked.value<string | undefined>('storeAddress', undefined);
+    this.renewalLoop = checked.value('renewalLoop', true);
+    this.proxyPort = checked.value('proxyPort', 8100);
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
@@ -239,7 +281,18 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
     });
   }
 
+  private readonly checked: CheckedProps;
+
+  /** The directory this construct writes alone (`<outputDirectory>/`): no other artifact may lie in it or over it. */
+  exclusiveDirectories(): Readonly<Record<string, string>> {
+    return { outputDirectory: this.outputDirectory };
+  }
+
   private problems(): ValidationProblem[] {
+    return this.checked.with(this.valueProblems());
+  }
+
+  private valueProblems(): ValidationProblem[] {
     const problems: ValidationProblem[] = [];
     if (!SAFE_RELATIVE.test(this.outputDirectory) || this.outputDirectory.split('/').some((s) => s === '.' || s === '..')) {
       problems.push(
@@ -264,8 +317,8 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
     if (!Number.isInteger(this.proxyPort) || this.proxyPort < 1 || this.proxyPort > 65535) {
       problems.push(new ValidationProblem('proxyPort', this.proxyPort, 'must be a TCP port, a whole number from 1 to 65535'));
     }
-    if (this.storeAddress !== undefined && !isHttpUrl(this.storeAddress, { forbidden: '"\\' })) {
-      problems.push(new ValidationProblem('storeAddress', this.storeAddress, 'must be an http(s) URL such as https://secrets.example:8200'));
+    if (this.storeAddress !== undefined) {
+      problems.push(...httpUrlProblems('storeAddress', this.storeAddress, SecretStoreStack.of(this).settings.httpPolicy));
     }
     for (const app of this.applications) {
       problems.push(

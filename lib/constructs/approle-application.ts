@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { terraformString, terraformStrings } from '../render/text-encoders';
 import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
 import { AppRoleAuth } from './approle-auth';
-import { Duration } from '../model/duration';
+import { Duration, DURATION_HINT } from '../model/duration';
 import { Grant, IGrantee } from '../model/grant';
 import { identifierNameProblems } from '../model/identifier-name';
 import { cidrProblems } from '../model/cidr-block';
@@ -13,6 +13,32 @@ import { SecretDeclaration } from '../model/secret-declaration';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
 import { StorePolicy } from './store-policy';
+import {
+  CheckedProps,
+  expectInstance,
+  expectNumber,
+  expectRecord,
+  expectString,
+  expectStringArray,
+  optional,
+  PropsSchema,
+} from '../model/props-check';
+
+/** The run-time checks of {@link AppRoleApplicationProps}. */
+export const APPROLE_APPLICATION_SCHEMA: PropsSchema = {
+  auth: expectInstance(AppRoleAuth, 'the AppRoleAuth construct of the application'),
+  name: expectString,
+  environment: expectString,
+  roleName: optional(expectString),
+  secrets: optional(expectRecord(expectStringArray, 'an object of secret paths to lists of keys')),
+  tokenTtl: optional(expectInstance(Duration, DURATION_HINT)),
+  tokenMaxTtl: optional(expectInstance(Duration, DURATION_HINT)),
+  secretIdTtl: optional(expectInstance(Duration, DURATION_HINT)),
+  renewalInterval: optional(expectInstance(Duration, DURATION_HINT)),
+  secretIdNumUses: optional(expectNumber),
+  secretIdBoundCidrs: optional(expectStringArray),
+  tokenBoundCidrs: optional(expectStringArray),
+};
 
 /** Properties of {@link AppRoleApplication}. */
 export interface AppRoleApplicationProps {
@@ -120,29 +146,33 @@ export class AppRoleApplication extends Construct implements IGrantee {
   constructor(scope: Construct, id: string, props: AppRoleApplicationProps) {
     super(scope, id);
     const settings = SecretStoreStack.of(this).settings;
-    this.name = props.name;
-    this.environment = props.environment;
-    this.roleName = props.roleName ?? `${props.name}-${props.environment}`;
-    this.roleNameGiven = props.roleName !== undefined;
-    this.authPath = props.auth.path;
-    this.identityName = `${props.auth.path}/${this.roleName}`;
-    this.tokenTtl = props.tokenTtl ?? Duration.hours(12);
-    this.tokenMaxTtl = props.tokenMaxTtl ?? Duration.hours(24);
-    this.secretIdTtl = props.secretIdTtl ?? Duration.seconds(0);
-    this.renewalInterval = props.renewalInterval ?? Duration.minutes(45);
-    this.secretIdNumUses = props.secretIdNumUses ?? 0;
-    this.secretIdBoundCidrs = [...(props.secretIdBoundCidrs ?? [])];
-    this.tokenBoundCidrs = [...(props.tokenBoundCidrs ?? [])];
-    const prefix = `${settings.organisation}/${props.environment}/${props.name}`;
+    const checked = (this.checked = new CheckedProps(APPROLE_APPLICATION_SCHEMA, props));
+    const auth = checked.value<AppRoleAuth | undefined>('auth', undefined);
+    this.name = checked.value('name', '');
+    this.environment = checked.value('environment', '');
+    const roleName = checked.value<string | undefined>('roleName', undefined);
+    this.roleName = roleName ?? `${this.name}-${this.environment}`;
+    this.roleNameGiven = checked.raw('roleName') !== undefined;
+    this.authPath = auth?.path ?? 'approle';
+    this.identityName = `${this.authPath}/${this.roleName}`;
+    this.tokenTtl = checked.value('tokenTtl', Duration.hours(12));
+    this.tokenMaxTtl = checked.value('tokenMaxTtl', Duration.hours(24));
+    this.secretIdTtl = checked.value('secretIdTtl', Duration.seconds(0));
+    this.renewalInterval = checked.value('renewalInterval', Duration.minutes(45));
+    this.secretIdNumUses = checked.value('secretIdNumUses', 0);
+    this.secretIdBoundCidrs = [...checked.value<readonly string[]>('secretIdBoundCidrs', [])];
+    this.tokenBoundCidrs = [...checked.value<readonly string[]>('tokenBoundCidrs', [])];
+    const prefix = `${settings.organisation}/${this.environment}/${this.name}`;
     this.readablePath = KvPath.subtree(settings.kvMount, prefix);
-    const secrets = props.secrets ?? {};
+    const secrets = checked.value<Readonly<Record<string, readonly string[]>>>('secrets', {});
+    // Own keys only (Object.keys): `constructor` is a path like any other, nothing is inherited.
     this.secretPaths = Object.keys(secrets).sort();
     this.secrets = this.secretPaths.map(
       (sub) =>
         new SecretDeclaration({
           path: KvPath.secret(settings.kvMount, `${prefix}/${sub}`),
           keys: secrets[sub],
-          consumers: [props.name],
+          consumers: [this.name],
         }),
     );
 
@@ -150,7 +180,7 @@ export class AppRoleApplication extends Construct implements IGrantee {
     this.policy = this.policyResource.document;
     Grant.onPath(this, this.readablePath.policyPath, ['read'], this.node.path);
     this.role = new ApproleAuthBackendRole(this, 'role', {
-      backend: props.auth.backend.path,
+      backend: auth?.backend.path ?? 'approle',
       roleName: terraformString(this.roleName),
       bindSecretId: true,
       secretIdTtl: this.secretIdTtl.toSeconds(),
@@ -173,7 +203,13 @@ export class AppRoleApplication extends Construct implements IGrantee {
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
+  private readonly checked: CheckedProps;
+
   private problems(): ValidationProblem[] {
+    return this.checked.with(this.valueProblems());
+  }
+
+  private valueProblems(): ValidationProblem[] {
     const problems = [
       ...identifierNameProblems('name', this.name),
       ...identifierNameProblems('environment', this.environment),

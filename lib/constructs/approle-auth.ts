@@ -2,7 +2,10 @@ import { Construct } from 'constructs';
 import { terraformString } from '../render/text-encoders';
 import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
 import { mountSegmentProblems } from '../private/mount-segment';
-import { ValidationProblem } from '../model/validation-problem';
+import { CheckedProps, expectBoolean, expectString, optional, PropsSchema } from '../model/props-check';
+
+/** The run-time checks of {@link AppRoleAuthProps}. */
+export const APPROLE_AUTH_SCHEMA: PropsSchema = { path: optional(expectString), local: optional(expectBoolean) };
 
 /** Properties of {@link AppRoleAuth}. */
 export interface AppRoleAuthProps {
@@ -29,20 +32,16 @@ export class AppRoleAuth extends Construct {
 
   constructor(scope: Construct, id: string, props: AppRoleAuthProps = {}) {
     super(scope, id);
-    this.path = props.path ?? 'approle';
+    const checked = new CheckedProps(APPROLE_AUTH_SCHEMA, props, true);
+    this.path = checked.value('path', 'approle');
     this.backend = new AuthBackend(this, 'backend', {
       type: 'approle',
       path: terraformString(this.path),
       description: 'Application sidecar agents (managed by secretstore-iac)',
-      local: props.local,
+      local: checked.value<boolean | undefined>('local', undefined),
     });
     this.node.addValidation({
-      validate: () => [...mountSegmentProblems('path', this.path), ...localProblems(props.local)].map(String),
+      validate: () => checked.with(mountSegmentProblems('path', this.path)).map(String),
     });
   }
-}
-
-/** `local` is a boolean or not given (a value from JSON such as "no" would otherwise read as true). */
-function localProblems(local: unknown): ValidationProblem[] {
-  return local === undefined || typeof local === 'boolean' ? [] : [new ValidationProblem('local', local, 'must be true or false')];
 }

@@ -6,6 +6,16 @@ import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
 import { mountSegmentProblems } from '../private/mount-segment';
 import { httpUrlProblems } from '../private/http-url';
+import { CheckedProps, expectBoolean, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
+import { PlatformSettings } from '../model/platform-settings';
+
+/** The run-time checks of {@link CiJwtAuthProps}. */
+export const CI_JWT_AUTH_SCHEMA: PropsSchema = {
+  path: optional(expectString),
+  issuer: optional(expectString),
+  local: optional(expectBoolean),
+  keySource: optional(expectInstance(JwtKeySource, "a JwtKeySource (JwtKeySource.oidcDiscovery(url), .jwksUrl(url), .publicKeys([pem]))")),
+};
 
 /** Properties of {@link CiJwtAuth}. */
 export interface CiJwtAuthProps {
@@ -51,10 +61,11 @@ export class CiJwtAuth extends Construct {
 
   constructor(scope: Construct, id: string, props: CiJwtAuthProps = {}) {
     super(scope, id);
-    const settings = SecretStoreStack.of(this).settings;
-    this.path = props.path ?? 'jwt';
-    this.issuer = props.issuer ?? settings.ciUrl;
-    this.keySource = props.keySource ?? JwtKeySource.oidcDiscovery(settings.ciUrl);
+    const settings = (this.settings = SecretStoreStack.of(this).settings);
+    const checked = (this.checked = new CheckedProps(CI_JWT_AUTH_SCHEMA, props, true));
+    this.path = checked.value('path', 'jwt');
+    this.issuer = checked.value('issuer', settings.ciUrl);
+    this.keySource = checked.value('keySource', JwtKeySource.oidcDiscovery(settings.ciUrl));
     const source = this.keySource;
     this.backend = new JwtAuthBackend(this, 'backend', {
       path: terraformString(this.path),
@@ -64,22 +75,20 @@ export class CiJwtAuth extends Construct {
       oidcDiscoveryUrl: source.kind === 'oidc_discovery_url' ? terraformString(source.url) : undefined,
       jwksUrl: source.kind === 'jwks_url' ? terraformString(source.url) : undefined,
       jwtValidationPubkeys: source.kind === 'jwt_validation_pubkeys' ? terraformStrings(source.publicKeysPem) : undefined,
-      local: props.local,
+      local: checked.value<boolean | undefined>('local', undefined),
     });
-    this.local = props.local;
+    this.local = checked.value<boolean | undefined>('local', undefined);
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
-  private problems(): ValidationProblem[] {
-    const problems = this.keySource.problems('keySource');
-    problems.push(...mountSegmentProblems('path', this.path), ...localProblems(this.local));
-    if (!this.issuer) problems.push(new ValidationProblem('issuer', this.issuer, 'must not be empty'));
-    else problems.push(...httpUrlProblems('issuer', this.issuer));
-    return problems;
-  }
-}
+  private readonly settings: PlatformSettings;
+  private readonly checked: CheckedProps;
 
-/** `local` is a boolean or not given (a value from JSON such as "no" would otherwise read as true). */
-function localProblems(local: unknown): ValidationProblem[] {
-  return local === undefined || typeof local === 'boolean' ? [] : [new ValidationProblem('local', local, 'must be true or false')];
+  private problems(): ValidationProblem[] {
+    const problems = this.keySource.problems('keySource', this.settings.httpPolicy);
+    problems.push(...mountSegmentProblems('path', this.path));
+    if (!this.issuer) problems.push(new ValidationProblem('issuer', this.issuer, 'must not be empty'));
+    else problems.push(...httpUrlProblems('issuer', this.issuer, this.settings.httpPolicy));
+    return this.checked.with(problems);
+  }
 }

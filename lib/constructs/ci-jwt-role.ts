@@ -2,7 +2,7 @@ import { Construct } from 'constructs';
 import { terraformString, terraformStrings } from '../render/text-encoders';
 import { JwtAuthBackendRole } from '@cdktf/provider-vault/lib/jwt-auth-backend-role';
 import { CiJwtAuth } from './ci-jwt-auth';
-import { Duration } from '../model/duration';
+import { Duration, DURATION_HINT } from '../model/duration';
 import { IGrantee } from '../model/grant';
 import { identifierNameProblems } from '../model/identifier-name';
 import { cidrProblems } from '../model/cidr-block';
@@ -11,6 +11,30 @@ import { PolicyDocument } from '../model/policy-document';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
 import { StorePolicy } from './store-policy';
+import {
+  CheckedProps,
+  expectEnum,
+  expectInstance,
+  expectRecord,
+  expectString,
+  expectStringArray,
+  expectStringOrStringArray,
+  optional,
+  PropsSchema,
+} from '../model/props-check';
+
+/** The run-time checks of {@link CiJwtRoleProps}. */
+export const CI_JWT_ROLE_SCHEMA: PropsSchema = {
+  auth: expectInstance(CiJwtAuth, 'the CiJwtAuth construct of the role'),
+  roleName: optional(expectString),
+  audiences: optional(expectStringArray),
+  boundClaims: optional(expectRecord(expectStringOrStringArray, 'an object of claim names to text or lists of text')),
+  boundClaimsType: optional(expectEnum(['string', 'glob'])),
+  userClaim: optional(expectString),
+  jobTimeout: optional(expectInstance(Duration, DURATION_HINT)),
+  tokenType: optional(expectEnum(['service', 'batch'])),
+  tokenBoundCidrs: optional(expectStringArray),
+};
 
 /** Properties of {@link CiJwtRole}. */
 export interface CiJwtRoleProps {
@@ -94,27 +118,30 @@ export class CiJwtRole extends Construct implements IGrantee {
   constructor(scope: Construct, id: string, props: CiJwtRoleProps) {
     super(scope, id);
     const settings = SecretStoreStack.of(this).settings;
-    this.roleName = props.roleName ?? 'registry-ci';
-    this.identityName = `${props.auth.path}/${this.roleName}`;
-    this.audiences = [...(props.audiences ?? [settings.ciUrl])];
-    const claims = props.boundClaims ?? {
+    const checked = (this.checked = new CheckedProps(CI_JWT_ROLE_SCHEMA, props));
+    const auth = checked.value<CiJwtAuth | undefined>('auth', undefined);
+    this.roleName = checked.value('roleName', 'registry-ci');
+    this.identityName = `${auth?.path ?? 'jwt'}/${this.roleName}`;
+    this.audiences = [...checked.value<readonly string[]>('audiences', [settings.ciUrl])];
+    const claims = checked.value<Readonly<Record<string, string | readonly string[]>>>('boundClaims', {
       namespace_path: [settings.organisation, `${settings.organisation}/*`],
-    };
+    });
+    // Own keys only (Object.keys), so that no claim comes from Object.prototype.
     this.boundClaims = Object.fromEntries(
       Object.keys(claims)
         .sort()
         .map((k) => [k, typeof claims[k] === 'string' ? [claims[k] as string] : [...(claims[k] as string[])]]),
     );
-    this.boundClaimsType = props.boundClaimsType ?? 'glob';
-    this.userClaim = props.userClaim ?? 'project_path';
-    this.jobTimeout = props.jobTimeout ?? Duration.minutes(60);
-    this.tokenBoundCidrs = [...(props.tokenBoundCidrs ?? [])];
+    this.boundClaimsType = checked.value('boundClaimsType', 'glob');
+    this.userClaim = checked.value('userClaim', 'project_path');
+    this.jobTimeout = checked.value('jobTimeout', Duration.minutes(60));
+    this.tokenBoundCidrs = [...checked.value<readonly string[]>('tokenBoundCidrs', [])];
     const ttl = this.jobTimeout.toSeconds();
 
     this.policyResource = new StorePolicy(this, 'policy', { name: this.roleName, complete: () => this.completePolicy() });
     this.policy = this.policyResource.document;
     this.role = new JwtAuthBackendRole(this, 'role', {
-      backend: props.auth.backend.path,
+      backend: auth?.backend.path ?? 'jwt',
       roleName: terraformString(this.roleName),
       roleType: 'jwt',
       userClaim: terraformString(this.userClaim),
@@ -137,7 +164,7 @@ export class CiJwtRole extends Construct implements IGrantee {
       tokenExplicitMaxTtl: ttl,
       tokenPeriod: 0,
       tokenNumUses: 0,
-      tokenType: terraformString(props.tokenType ?? 'service'),
+      tokenType: terraformString(checked.value('tokenType', 'service')),
       tokenBoundCidrs: terraformStrings(this.tokenBoundCidrs),
     });
     this.node.addValidation({ validate: () => this.problems().map(String) });
@@ -149,8 +176,14 @@ export class CiJwtRole extends Construct implements IGrantee {
    */
   protected completePolicy(): void {}
 
+  private readonly checked: CheckedProps;
+
   private problems(): ValidationProblem[] {
     this.completePolicy();
+    return this.checked.with(this.valueProblems());
+  }
+
+  private valueProblems(): ValidationProblem[] {
     const problems = identifierNameProblems('roleName', this.roleName);
     if (this.audiences.length === 0) {
       problems.push(new ValidationProblem('audiences', [], 'must not be empty: job tokens carry aud, and a role without audiences rejects them'));
@@ -166,6 +199,11 @@ export class CiJwtRole extends Construct implements IGrantee {
     }
     for (const name of claimNames) {
       const values = this.boundClaims[name];
+      if (name === '__proto__') {
+        // Reachable only through JSON.parse; an assignment to it replaces an object's prototype.
+        problems.push(new ValidationProblem('boundClaims["__proto__"]', name, 'is not a claim name: JavaScript treats "__proto__" as the object\'s prototype, so the claim would be dropped'));
+        continue;
+      }
       if (!CLAIM_NAME.test(name)) {
         problems.push(new ValidationProblem(`boundClaims[${JSON.stringify(name)}]`, name, 'claim name must be letters, digits and "_", not starting with a digit'));
         continue;

@@ -17,6 +17,16 @@ import { RegistryServiceAccount } from './registry-service-account';
 import { SecretStoreStack } from './secret-store-stack';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 import { compareStrings } from '../private/compare-strings';
+import { CheckedProps, expectInstance, expectRecord, expectString, optional, ownValue, PropsSchema } from '../model/props-check';
+
+/** The run-time checks of {@link CiLoginTemplateProps}. */
+export const CI_LOGIN_TEMPLATE_SCHEMA: PropsSchema = {
+  role: expectInstance(CiJwtRole, 'the CiJwtRole construct jobs log in as'),
+  directory: optional(expectString),
+  registryLoginCommand: optional(expectString),
+  readWhenSet: optional(expectRecord(expectString, 'an object of logical secret paths to variable names')),
+  variablePrefixes: optional(expectRecord(expectString, 'an object of logical secret paths to variable prefixes')),
+};
 
 /** Properties of {@link CiLoginTemplate}. */
 export interface CiLoginTemplateProps {
@@ -100,16 +110,17 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
   constructor(scope: Construct, id: string, props: CiLoginTemplateProps) {
     super(scope, id);
     const settings = SecretStoreStack.of(this).settings;
-    this.role = props.role;
-    this.audience = props.role.audiences.includes(settings.ciUrl) ? settings.ciUrl : (props.role.audiences[0] ?? settings.ciUrl);
-    const suffix = `/${props.role.roleName}`;
-    this.authPath = props.role.identityName.endsWith(suffix)
-      ? props.role.identityName.slice(0, -suffix.length)
-      : props.role.identityName.split('/')[0];
-    this.directory = props.directory ?? 'ci';
-    this.registryLoginCommand = props.registryLoginCommand ?? 'docker login';
-    this.readWhenSet = { ...(props.readWhenSet ?? {}) };
-    this.variablePrefixes = { ...(props.variablePrefixes ?? {}) };
+    const checked = (this.checked = new CheckedProps(CI_LOGIN_TEMPLATE_SCHEMA, props));
+    // Without a role there is nothing to render; the type problem stops the synthesis before any use.
+    const role = checked.value<CiJwtRole | undefined>('role', undefined);
+    this.role = role as CiJwtRole;
+    this.audience = !role ? settings.ciUrl : role.audiences.includes(settings.ciUrl) ? settings.ciUrl : (role.audiences[0] ?? settings.ciUrl);
+    const suffix = `/${role?.roleName}`;
+    this.authPath = !role ? 'jwt' : role.identityName.endsWith(suffix) ? role.identityName.slice(0, -suffix.length) : role.identityName.split('/')[0];
+    this.directory = checked.value('directory', 'ci');
+    this.registryLoginCommand = checked.value('registryLoginCommand', 'docker login');
+    this.readWhenSet = { ...checked.value<Readonly<Record<string, string>>>('readWhenSet', {}) };
+    this.variablePrefixes = { ...checked.value<Readonly<Record<string, string>>>('variablePrefixes', {}) };
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
@@ -141,8 +152,9 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
         : construct instanceof CiSecret
           ? construct.description
           : construct.node.path;
+      // Own entries only: a secret at `constructor` must not find Object.prototype's.
       const prefix =
-        this.variablePrefixes[secret.path.logical] ?? toVariablePrefix(account ? account.accountName : construct.node.id);
+        ownValue<string>(this.variablePrefixes, secret.path.logical) ?? toVariablePrefix(account ? account.accountName : construct.node.id);
       readable.push({ construct, secret, account, description, prefix });
     }
     readable.sort((a, b) => compareStrings(a.secret.path.policyPath, b.secret.path.policyPath));
@@ -152,7 +164,7 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
   private readOf(d: ReadableDeclaration): CiSecretRead {
     const apiPath = d.secret.path.policyPath;
     const variables = d.secret.keys.map((key) => ({ key, variable: `${d.prefix}_${key.toUpperCase()}` }));
-    const whenSet = this.readWhenSet[d.secret.path.logical];
+    const whenSet = ownValue<string>(this.readWhenSet, d.secret.path.logical);
     const kind = d.secret.path.mount.version === 1 ? 'kv1' : 'kv2';
     const entry =
       `${kind}:${apiPath}:${variables.map((v) => `${v.key}=${v.variable}`).join(',')}` + (whenSet ? `:when=${whenSet}` : '');
@@ -161,6 +173,7 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
 
   /** One job template per consumer of a secret the role may read, sorted by consumer. */
   jobTemplates(): CiJobTemplate[] {
+    if (!this.role) return [];
     const { readable } = this.declarations();
     const consumers = [...new Set(readable.flatMap((d) => d.secret.consumers))].sort(compareStrings);
     return consumers.map((consumer) => {
@@ -224,7 +237,13 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
     ];
   }
 
+  private readonly checked: CheckedProps;
+
   private problems(): ValidationProblem[] {
+    return this.checked.with(this.role ? this.valueProblems() : []);
+  }
+
+  private valueProblems(): ValidationProblem[] {
     const problems: ValidationProblem[] = [];
     if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(this.directory) || this.directory.split('/').some((s) => s === '.' || s === '..')) {
       problems.push(new ValidationProblem('directory', this.directory, 'must be a relative path of plain segments'));

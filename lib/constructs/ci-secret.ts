@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
-import { Grant, IGrantee } from '../model/grant';
+import { expectGrantees, Grant, IGrantee } from '../model/grant';
+import { CheckedProps, expectString, expectStringArray, optional, PropsSchema } from '../model/props-check';
 import { freeTextProblems } from '../model/free-text';
 import { KvPath } from '../model/kv-path';
 import { SecretDeclaration } from '../model/secret-declaration';
@@ -23,6 +24,15 @@ export interface CiSecretProps {
   readonly readers?: readonly IGrantee[];
 }
 
+/** The run-time checks of {@link CiSecretProps}. */
+export const CI_SECRET_SCHEMA: PropsSchema = {
+  path: expectString,
+  keys: expectStringArray,
+  consumers: expectStringArray,
+  description: expectString,
+  readers: optional(expectGrantees),
+};
+
 /**
  * A secret a CI job reads through the store (spec §2.3): code-quality token, vulnerability-import
  * token, end-to-end test user, test-report key. Its values are put in the store by people, never
@@ -37,13 +47,14 @@ export class CiSecret extends Construct {
   constructor(scope: Construct, id: string, props: CiSecretProps) {
     super(scope, id);
     const settings = SecretStoreStack.of(this).settings;
-    this.description = props.description;
+    const checked = (this.checked = new CheckedProps(CI_SECRET_SCHEMA, props));
+    this.description = checked.value('description', '');
     this.secret = new SecretDeclaration({
-      path: KvPath.secret(settings.kvMount, props.path),
-      keys: props.keys,
-      consumers: props.consumers,
+      path: KvPath.secret(settings.kvMount, checked.value('path', '')),
+      keys: checked.value('keys', []),
+      consumers: checked.value('consumers', []),
     });
-    (props.readers ?? []).forEach((r) => this.grantRead(r));
+    checked.value<readonly IGrantee[]>('readers', []).forEach((r) => this.grantRead(r));
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
@@ -55,7 +66,13 @@ export class CiSecret extends Construct {
     return this.secret.grantRead(grantee, this.node.path);
   }
 
+  private readonly checked: CheckedProps;
+
   private problems(): ValidationProblem[] {
+    return this.checked.with(this.valueProblems());
+  }
+
+  private valueProblems(): ValidationProblem[] {
     const problems = this.secret.problems();
     if (this.secret.consumers.length === 0) {
       problems.push(new ValidationProblem('consumers', [], 'must name at least one consuming job'));

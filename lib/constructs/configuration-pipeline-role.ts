@@ -5,7 +5,33 @@ import { AppRoleApplication } from './approle-application';
 import { AppRoleAuth } from './approle-auth';
 import { CiJwtAuth } from './ci-jwt-auth';
 import { CiJwtRole } from './ci-jwt-role';
-import { Duration } from '../model/duration';
+import { Duration, DURATION_HINT } from '../model/duration';
+import { CheckedProps, expectEnum, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
+
+/** The run-time checks of {@link ConfigurationPipelineRoleProps}. */
+export const CONFIGURATION_PIPELINE_ROLE_SCHEMA: PropsSchema = {
+  auth: expectInstance(CiJwtAuth, 'the CiJwtAuth construct of the role'),
+  projectId: expectString,
+  access: optional(expectEnum(['apply', 'plan'])),
+  roleName: optional(expectString),
+  jobTimeout: optional(expectInstance(Duration, DURATION_HINT)),
+};
+
+/** The props of the role's CiJwtRole, from props of any type (checked and reported by the role itself). */
+function roleProps(props: ConfigurationPipelineRoleProps): ConstructorParameters<typeof CiJwtRole>[2] {
+  const checked = new CheckedProps(CONFIGURATION_PIPELINE_ROLE_SCHEMA, props);
+  const access = checked.value<'apply' | 'plan'>('access', 'apply');
+  const projectId = checked.value('projectId', '');
+  return {
+    // Passed as given: the role checks and reports them.
+    auth: checked.raw('auth') as CiJwtAuth,
+    roleName: (checked.raw('roleName') as string | undefined) ?? (access === 'plan' ? 'secretstore-iac-plan' : 'secretstore-iac-pipeline'),
+    // Exact comparison: a glob would let `project_id: 1*` through by mistake.
+    boundClaimsType: 'string',
+    boundClaims: access === 'plan' ? { project_id: projectId } : { project_id: projectId, ref_protected: 'true', ref_type: 'branch' },
+    jobTimeout: checked.raw('jobTimeout') as Duration | undefined,
+  };
+}
 
 /** Properties of {@link ConfigurationPipelineRole}. */
 export interface ConfigurationPipelineRoleProps {
@@ -48,24 +74,21 @@ export class ConfigurationPipelineRole extends CiJwtRole {
   readonly access: 'apply' | 'plan';
 
   constructor(scope: Construct, id: string, props: ConfigurationPipelineRoleProps) {
-    super(scope, id, {
-      auth: props.auth,
-      roleName: props.roleName ?? (props.access === 'plan' ? 'secretstore-iac-plan' : 'secretstore-iac-pipeline'),
-      // Exact comparison: a glob would let `project_id: 1*` through by mistake.
-      boundClaimsType: 'string',
-      boundClaims:
-        props.access === 'plan'
-          ? { project_id: props.projectId }
-          : { project_id: props.projectId, ref_protected: 'true', ref_type: 'branch' },
-      jobTimeout: props.jobTimeout,
-    });
-    this.projectId = props.projectId;
-    this.access = props.access ?? 'apply';
+    super(scope, id, roleProps(props));
+    const checked = new CheckedProps(CONFIGURATION_PIPELINE_ROLE_SCHEMA, props);
+    this.projectId = checked.value('projectId', '');
+    this.access = checked.value<'apply' | 'plan'>('access', 'apply');
     this.node.addValidation({
       validate: () =>
-        /^[1-9][0-9]*$/.test(this.projectId)
-          ? []
-          : [String(new ValidationProblem('projectId', this.projectId, 'must be the numeric project ID (the job token\'s project_id claim)'))],
+        checked
+          .with(
+            /^[1-9][0-9]*$/.test(this.projectId)
+              ? []
+              : [new ValidationProblem('projectId', this.projectId, 'must be the numeric project ID (the job token\'s project_id claim)')],
+          )
+          // The role's own fields (auth, roleName, jobTimeout) are reported once, by the CiJwtRole checks.
+          .filter((p) => !['auth', 'roleName', 'jobTimeout'].includes(p.field))
+          .map(String),
     });
   }
 

@@ -4,6 +4,18 @@ import { ValidationProblem } from '../model/validation-problem';
 import { ConfigurationPipelineRole } from './configuration-pipeline-role';
 import { SecretStoreStack } from './secret-store-stack';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
+import { CheckedProps, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
+
+/** The run-time checks of {@link ConfigurationPipelineProps}. */
+export const CONFIGURATION_PIPELINE_SCHEMA: PropsSchema = {
+  applyRole: expectInstance(ConfigurationPipelineRole, 'a ConfigurationPipelineRole construct with access "apply"'),
+  planRole: expectInstance(ConfigurationPipelineRole, 'a ConfigurationPipelineRole construct with access "plan"'),
+  acknowledgeLabel: optional(expectString),
+  noteTokenVariable: optional(expectString),
+  installCommand: optional(expectString),
+  committedCopy: optional(expectString),
+  image: optional(expectString),
+};
 
 /** Properties of {@link ConfigurationPipeline}. */
 export interface ConfigurationPipelineProps {
@@ -50,10 +62,17 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
 
   constructor(scope: Construct, id: string, props: ConfigurationPipelineProps) {
     super(scope, id);
+    const checked = new CheckedProps(CONFIGURATION_PIPELINE_SCHEMA, props);
+    // Only well-typed fields are used; the others are reported and left at their defaults.
+    props = Object.fromEntries(
+      Object.keys(CONFIGURATION_PIPELINE_SCHEMA)
+        .map((k) => [k, checked.value<unknown>(k, undefined)])
+        .filter(([, v]) => v !== undefined),
+    ) as unknown as ConfigurationPipelineProps;
     this.props = props;
     this.node.addValidation({
       validate: () => {
-        const problems: ValidationProblem[] = [];
+        const problems: ValidationProblem[] = [...checked.problems];
         const label = props.acknowledgeLabel ?? 'access-risk-acknowledged';
         if (!/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(label)) {
           problems.push(new ValidationProblem('acknowledgeLabel', label, 'must be a label name of letters, digits, "_", ".", ":" or "-"'));
@@ -66,8 +85,8 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
         if (copy.startsWith('/') || copy.split('/').some((seg) => seg === '..' || seg === '') || !/\.ya?ml$/.test(copy)) {
           problems.push(new ValidationProblem('committedCopy', copy, 'must be a relative .yml path inside the repository, without ".."'));
         }
-        if (props.applyRole.access !== 'apply') problems.push(new ValidationProblem('applyRole', props.applyRole.roleName, 'must have access "apply"'));
-        if (props.planRole.access !== 'plan') problems.push(new ValidationProblem('planRole', props.planRole.roleName, 'must have access "plan"'));
+        if (props.applyRole && props.applyRole.access !== 'apply') problems.push(new ValidationProblem('applyRole', props.applyRole.roleName, 'must have access "apply"'));
+        if (props.planRole && props.planRole.access !== 'plan') problems.push(new ValidationProblem('planRole', props.planRole.roleName, 'must have access "plan"'));
         return problems.map(String);
       },
     });

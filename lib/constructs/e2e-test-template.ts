@@ -9,6 +9,30 @@ import {
 } from '../render/e2e-playwright';
 import { ValidationProblem } from '../model/validation-problem';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
+import { CheckedProps, expectShape, expectString, expectStringArray, optional, PropsSchema } from '../model/props-check';
+import { httpUrlProblems } from '../private/http-url';
+import { SecretStoreStack } from './secret-store-stack';
+
+/** The run-time checks of {@link E2eTestTemplateProps}. */
+export const E2E_TEST_TEMPLATE_SCHEMA: PropsSchema = {
+  ciBaseUrl: optional(expectString),
+  branch: optional(expectString),
+  image: optional(expectString),
+  needs: optional(expectStringArray),
+  reportingReporter: optional(expectString),
+  login: optional(
+    expectShape({
+      usernameField: optional(expectString),
+      passwordField: optional(expectString),
+      userField: optional(expectString),
+      storageKey: optional(expectString),
+      entryFields: optional(expectShape({ tokenKey: expectString, userKey: expectString })),
+    }),
+  ),
+};
+
+/** A CI/CD variable reference (`$DEV_ENVIRONMENT_URL`, `${DEV_ENVIRONMENT_URL}`), which GitLab expands in the job. */
+const VARIABLE_REFERENCE = /^\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})$/;
 
 /** Properties of {@link E2eTestTemplate}. */
 export interface E2eTestTemplateProps extends E2eJobOptions, PlaywrightConfigOptions {
@@ -25,9 +49,17 @@ export class E2eTestTemplate extends Construct implements IArtifactSource {
 
   constructor(scope: Construct, id: string, props: E2eTestTemplateProps = {}) {
     super(scope, id);
+    const checked = new CheckedProps(E2E_TEST_TEMPLATE_SCHEMA, props, true);
+    // Only well-typed fields are rendered; the others are reported and left at their defaults.
+    props = Object.fromEntries(
+      Object.keys(E2E_TEST_TEMPLATE_SCHEMA)
+        .map((k) => [k, checked.value<unknown>(k, undefined)])
+        .filter(([, v]) => v !== undefined),
+    ) as E2eTestTemplateProps;
     this.props = props;
     this.node.addValidation({
       validate: () => {
+        const typeProblems = checked.problems.map(String);
         const login = props.login ?? {};
         const fields: Array<[string, string | undefined]> = [
           ['login.usernameField', login.usernameField],
@@ -49,7 +81,12 @@ export class E2eTestTemplate extends Construct implements IArtifactSource {
             problems.push(String(new ValidationProblem('needs', job, 'must be a job name: not empty, no control character')));
           }
         }
-        return problems;
+        // The target is a variable GitLab expands, or a URL under the platform's URL rules.
+        if (props.ciBaseUrl !== undefined && !VARIABLE_REFERENCE.test(props.ciBaseUrl)) {
+          const policy = this.node.scopes.some((c) => c instanceof SecretStoreStack) ? SecretStoreStack.of(this).settings.httpPolicy : {};
+          problems.push(...httpUrlProblems('ciBaseUrl', props.ciBaseUrl, policy).map(String));
+        }
+        return [...typeProblems, ...problems];
       },
     });
   }

@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
-import { Grant, IGrantee } from '../model/grant';
+import { expectGrantees, Grant, IGrantee } from '../model/grant';
+import { CheckedProps, expectBoolean, expectString, expectStringArray, optional, PropsSchema } from '../model/props-check';
 import { freeTextProblems } from '../model/free-text';
 import { identifierNameProblems } from '../model/identifier-name';
 import { KvPath } from '../model/kv-path';
@@ -38,6 +39,16 @@ export interface RegistryServiceAccountProps {
   readonly olderFormGrant?: boolean;
 }
 
+/** The run-time checks of {@link RegistryServiceAccountProps}. */
+export const REGISTRY_SERVICE_ACCOUNT_SCHEMA: PropsSchema = {
+  name: expectString,
+  permissions: expectStringArray,
+  usedBy: expectString,
+  consumers: optional(expectStringArray),
+  readers: optional(expectGrantees),
+  olderFormGrant: optional(expectBoolean),
+};
+
 /**
  * A registry service account (spec §2.1): `svc-{name}`, its permission scope, and its credentials
  * at `secret/registry/svc-{name}` with keys `username` and `password`. The infrastructure team
@@ -61,19 +72,20 @@ export class RegistryServiceAccount extends Construct {
   constructor(scope: Construct, id: string, props: RegistryServiceAccountProps) {
     super(scope, id);
     const settings = SecretStoreStack.of(this).settings;
-    this.name = props.name;
-    this.accountName = `svc-${props.name}`;
-    this.scope = new RegistryPermissionScope(props.permissions);
-    this.usedBy = props.usedBy;
+    const checked = (this.checked = new CheckedProps(REGISTRY_SERVICE_ACCOUNT_SCHEMA, props));
+    this.name = checked.value('name', '');
+    this.accountName = `svc-${this.name}`;
+    this.scope = new RegistryPermissionScope(checked.value('permissions', []));
+    this.usedBy = checked.value('usedBy', '');
     this.secret = new SecretDeclaration({
       path: KvPath.secret(settings.kvMount, `registry/${this.accountName}`),
       keys: ['username', 'password'],
-      consumers: props.consumers ?? [],
-      olderFormGrant: props.olderFormGrant,
+      consumers: checked.value('consumers', []),
+      olderFormGrant: checked.value('olderFormGrant', false),
     });
     this.loginKind = this.scope.loginKind;
     this.loginTarget = this.loginKind && `${settings.registryHost}:${settings.registryPorts[this.loginKind]}`;
-    (props.readers ?? []).forEach((r) => this.grantRead(r));
+    checked.value<readonly IGrantee[]>('readers', []).forEach((r) => this.grantRead(r));
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
@@ -85,7 +97,13 @@ export class RegistryServiceAccount extends Construct {
     return this.secret.grantRead(grantee, this.node.path);
   }
 
+  private readonly checked: CheckedProps;
+
   private problems(): ValidationProblem[] {
+    return this.checked.with(this.valueProblems());
+  }
+
+  private valueProblems(): ValidationProblem[] {
     const problems = identifierNameProblems('name', this.name);
     if (this.name?.startsWith('svc-')) {
       problems.push(new ValidationProblem('name', this.name, 'is the {name} of svc-{name}: drop the "svc-" prefix'));

@@ -7,7 +7,8 @@ import { IConstruct } from 'constructs';
 import { escapeRefusedCharacters, hasRefusedCharacter } from '../model/free-text';
 import { ValidationProblem } from '../model/validation-problem';
 import { recordDeclaredKvMounts } from './declared-kv-mounts';
-import { isArtifactSource, SynthesisArtifact } from './synthesis-artifact';
+import { IArtifactSource, isArtifactSource, SynthesisArtifact } from './synthesis-artifact';
+import { artifactLayoutProblems } from './artifact-layout';
 import { compareStrings } from '../private/compare-strings';
 
 /** One problem of a synthesis: where, and what. */
@@ -112,11 +113,17 @@ export class SecretStoreApp extends App {
   /** Every problem of every construct and platform rule, sorted by construct path. */
   problems(): SynthesisProblem[] {
     const problems: SynthesisProblem[] = [...this.declarationProblems];
+    const renderable: IArtifactSource[] = [];
     for (const c of this.node.findAll()) {
       const idProblem = constructIdProblem(c);
       if (idProblem) problems.push({ constructPath: c.node.scope?.node.path ?? '', message: String(idProblem) });
-      c.node.validate().forEach((message) => problems.push({ constructPath: c.node.path, message }));
+      const own = c.node.validate();
+      own.forEach((message) => problems.push({ constructPath: c.node.path, message }));
+      // A source with problems of its own may not render; its layout is checked once they are fixed.
+      if (own.length === 0 && isArtifactSource(c)) renderable.push(c);
     }
+    // Where the artifacts go is checked with everything else, before anything is written.
+    artifactLayoutProblems(renderable).forEach((p) => problems.push({ constructPath: p.constructPath, message: String(p.problem) }));
     const declarations = new PlatformDeclarations(this);
     for (const rule of PLATFORM_RULES) {
       rule.check(declarations).forEach((f) => problems.push({ constructPath: f.constructPath, message: String(f.problem) }));
@@ -146,6 +153,7 @@ export class SecretStoreApp extends App {
   private writeArtifacts(dir: string): void {
     const seen = (this.written = new Set<string>());
     for (const artifact of this.collectArtifacts()) {
+      // problems() refused these already (artifactLayoutProblems); kept as the last guard before a write.
       if (artifact.path.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(artifact.path)) {
         throw new Error(`artifact path "${artifact.path}" must be relative, without ".." or empty segments`);
       }

@@ -1,8 +1,16 @@
 import { LocalBackend, TerraformStack } from 'cdktf';
 import { Construct, IConstruct } from 'constructs';
 import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
-import { PlatformSettings } from '../model/platform-settings';
+import { PlatformSettings, PlatformSettingsProps } from '../model/platform-settings';
 import { ValidationProblem } from '../model/validation-problem';
+import { checked, checkProps, expectFunction, expectInstance, expectString, optional, ownValue, PropsSchema } from '../model/props-check';
+
+/** The run-time checks of {@link SecretStoreStackProps}. */
+export const SECRET_STORE_STACK_SCHEMA: PropsSchema = {
+  settings: expectInstance(PlatformSettings, 'a PlatformSettings (new PlatformSettings({ organisation, ciUrl, registryHost }))'),
+  stateBackend: optional(expectFunction),
+  providerVersion: optional(expectString),
+};
 
 /** How a stack stores its Terraform state. */
 export type StateBackendFactory = (stack: SecretStoreStack) => void;
@@ -50,17 +58,26 @@ export class SecretStoreStack extends TerraformStack {
 
   constructor(scope: Construct, id: string, props: SecretStoreStackProps) {
     super(scope, id);
-    this.settings = props.settings;
+    const typeProblems = checkProps(SECRET_STORE_STACK_SCHEMA, props);
+    const given = ownValue<unknown>(props, 'settings');
+    // Settings given as plain props (a cast, a JSON file) are checked field by field like any others.
+    this.settings = given instanceof PlatformSettings ? given : new PlatformSettings((given ?? {}) as PlatformSettingsProps);
     new VaultProvider(this, 'vault', {});
     // cdktf writes the bindings' exact version (5.6.0); a 5.x range lets the engine use the 5.x
     // release it has (the lock file then pins it).
-    this.addOverride('terraform.required_providers.vault.version', props.providerVersion ?? DEFAULT_VAULT_PROVIDER_VERSION);
+    this.addOverride(
+      'terraform.required_providers.vault.version',
+      checked(optional(expectString), ownValue(props, 'providerVersion'), undefined) ?? DEFAULT_VAULT_PROVIDER_VERSION,
+    );
     // The path is relative to the engine's working directory `<outdir>/stacks/<id>/`: a relative
     // path keeps the output machine-independent, and `../../../` keeps the state out of the output.
-    (props.stateBackend ?? ((stack) => new LocalBackend(stack, { path: `../../../terraform.${id}.tfstate` })))(this);
+    const backend = checked<StateBackendFactory | undefined>(optional(expectFunction), ownValue(props, 'stateBackend'), undefined);
+    (backend ?? ((stack) => new LocalBackend(stack, { path: `../../../terraform.${id}.tfstate` })))(this);
     this.node.addValidation({
       validate: () =>
-        this.settings.problems().map((p) => String(new ValidationProblem(`settings.${p.field}`, p.value, p.rule, p.ruleId))),
+        typeProblems
+          .map(String)
+          .concat(this.settings.problems().map((p) => String(new ValidationProblem(p.field ? `settings.${p.field}` : 'settings', p.value, p.rule, p.ruleId)))),
     });
   }
 }

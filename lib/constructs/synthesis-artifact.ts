@@ -20,6 +20,12 @@ export interface SynthesisArtifact {
 export interface IArtifactSource extends IConstruct {
   /** The files to write. Called once per synthesis, after validation passed. */
   artifacts(): SynthesisArtifact[];
+  /**
+   * Directories (relative to the output directory) this source writes alone, by the field that sets
+   * them (`{ outputDirectory: 'agents' }`): no other artifact may lie in them or over them, and they
+   * may not overlap the stack directories. Sources that share a directory (`ci/`) declare none.
+   */
+  exclusiveDirectories?(): Readonly<Record<string, string>>;
 }
 
 /** True when the construct contributes artifacts. */

@@ -1,5 +1,18 @@
 import { ValidationProblem } from './validation-problem';
 
+/** How to make a Duration, in words: the rule of a value of another type where a Duration is expected. */
+export const DURATION_HINT = "a Duration (Duration.minutes(45), Duration.hours(12), Duration.parse('12h'))";
+
+/** Any value as text, never an exception (`String` throws for `{ toString: 5 }` and objects without a prototype). */
+function asText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 /**
@@ -10,17 +23,22 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 export class Duration {
   /** A duration of `n` seconds. */
   static seconds(n: number): Duration {
-    return new Duration(n);
+    return Duration.of(n, 1);
   }
 
   /** A duration of `n` minutes. */
   static minutes(n: number): Duration {
-    return new Duration(n * 60);
+    return Duration.of(n, 60);
   }
 
   /** A duration of `n` hours. */
   static hours(n: number): Duration {
-    return new Duration(n * 3600);
+    return Duration.of(n, 3600);
+  }
+
+  /** `n` units of `unitSeconds`; a value that is not a number (a JSON config) stays unparsed, for problems() to report. */
+  private static of(n: unknown, unitSeconds: number): Duration {
+    return typeof n === 'number' ? new Duration(n * unitSeconds) : new Duration(NaN, asText(n));
   }
 
   /**
@@ -30,10 +48,10 @@ export class Duration {
    * construct it is given to reports it with every other problem of the synthesis.
    */
   static parse(text: string): Duration {
-    const trimmed = String(text).trim();
+    const trimmed = asText(text).trim();
     if (/^\d+$/.test(trimmed)) return new Duration(Number(trimmed));
     const parts = [...trimmed.matchAll(/(\d+)([smhd])/g)];
-    if (parts.length === 0 || parts.map((p) => p[0]).join('') !== trimmed) return new Duration(NaN, String(text));
+    if (parts.length === 0 || parts.map((p) => p[0]).join('') !== trimmed) return new Duration(NaN, asText(text));
     return new Duration(parts.reduce((sum, p) => sum + Number(p[1]) * UNIT_SECONDS[p[2]], 0));
   }
 
@@ -65,7 +83,8 @@ export class Duration {
 
   /** True when the value is a whole, non-negative number of seconds. */
   get isValid(): boolean {
-    return Number.isInteger(this.totalSeconds) && this.totalSeconds >= 0;
+    // Safe integers only: 1e300 is an integer to JavaScript, and no TTL field of the store.
+    return Number.isSafeInteger(this.totalSeconds) && this.totalSeconds >= 0;
   }
 
   /** Compact human form, `12h`, `1h30m`, `0s`. */

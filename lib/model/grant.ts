@@ -1,5 +1,7 @@
 import { Capability, normalizeCapabilities } from './capability';
 import { PolicyDocument } from './policy-document';
+import { kindOf, PropCheck } from './props-check';
+import { ValidationProblem } from './validation-problem';
 
 /**
  * Something that can be given access: a store identity (an auth role) with its own policy.
@@ -11,6 +13,24 @@ export interface IGrantee {
   /** The policy that grants this identity its access. */
   readonly policy: PolicyDocument;
 }
+
+/** True when `value` can be given access: an identity name and a policy document. */
+export function isGrantee(value: unknown): value is IGrantee {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as IGrantee).identityName === 'string' &&
+    (value as IGrantee).policy instanceof PolicyDocument
+  );
+}
+
+/** The run-time check of a list of grantees (`readers`). */
+export const expectGrantees: PropCheck = (field, value) =>
+  Array.isArray(value)
+    ? value.flatMap((v, i) =>
+        isGrantee(v) ? [] : [new ValidationProblem(`${field}[${i}]`, v, `must be a role or application construct (a CiJwtRole, an AppRoleApplication), not ${kindOf(v)}`)],
+      )
+    : [new ValidationProblem(field, value, `must be a list of role or application constructs, not ${kindOf(value)}`)];
 
 /**
  * A record of access given: which identity, through which policy, what on which path, and who

@@ -1,5 +1,6 @@
 import { ValidationProblem } from './validation-problem';
-import { httpUrlProblems } from '../private/http-url';
+import { HttpUrlPolicy, httpUrlProblems } from '../private/http-url';
+import { expectStringArray } from './props-check';
 
 /**
  * Where the store's JWT auth method gets the keys that verify CI job tokens. Exactly one source is
@@ -22,7 +23,9 @@ export class JwtKeySource {
    * untrimmed key (as read from a .pem file) would plan an update on every run.
    */
   static publicKeys(pems: readonly string[]): JwtKeySource {
-    return new JwtKeySource('jwt_validation_pubkeys', undefined, pems.map((p) => p.trim()));
+    // A value of the wrong type (a JSON config) is kept as it is, for problems() to report.
+    const keys = Array.isArray(pems) ? pems.map((p: unknown) => (typeof p === 'string' ? p.trim() : p)) : pems;
+    return new JwtKeySource('jwt_validation_pubkeys', undefined, keys as readonly string[]);
   }
 
   private constructor(
@@ -35,13 +38,17 @@ export class JwtKeySource {
   ) {}
 
   /** Problems: a URL that is not http(s), or no key / a non-PEM key. */
-  problems(field = 'keySource'): ValidationProblem[] {
+  problems(field = 'keySource', policy: HttpUrlPolicy = {}): ValidationProblem[] {
     if (this.kind === 'jwt_validation_pubkeys') {
-      if (this.publicKeysPem.length === 0) return [new ValidationProblem(field, [], 'must hold at least one PEM public key')];
-      return this.publicKeysPem
+      const keys: unknown = this.publicKeysPem;
+      if (!Array.isArray(keys)) return expectStringArray(field, keys);
+      if (keys.length === 0) return [new ValidationProblem(field, [], 'must hold at least one PEM public key')];
+      const typeProblems = expectStringArray(field, keys);
+      if (typeProblems.length > 0) return typeProblems;
+      return (keys as string[])
         .filter((k) => !/-----BEGIN (RSA )?PUBLIC KEY-----/.test(k) && !/-----BEGIN CERTIFICATE-----/.test(k))
         .map((k) => new ValidationProblem(field, `${k.slice(0, 30)}...`, 'must be a PEM public key or certificate'));
     }
-    return httpUrlProblems(`${field}.${this.kind}`, this.url);
+    return httpUrlProblems(`${field}.${this.kind}`, this.url, policy);
   }
 }

@@ -57,7 +57,7 @@ export class KvMount {
   /** Problems with the mount itself. */
   problems(field = 'mount'): ValidationProblem[] {
     const problems: ValidationProblem[] = [];
-    if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(this.path)) {
+    if (typeof this.path !== 'string' || !/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(this.path)) {
       problems.push(
         new ValidationProblem(`${field}.path`, this.path, 'must be a mount path without leading or trailing slash'),
       );

@@ -2,6 +2,22 @@ import { identifierNameProblems } from './identifier-name';
 import { KvMount } from './kv-mount';
 import { ValidationProblem } from './validation-problem';
 import { httpUrlProblems } from '../private/http-url';
+import { hostNameProblems } from './host-name';
+import {
+  checked,
+  checkProps,
+  expectInstance,
+  expectNumber,
+  expectShape,
+  expectString,
+  isPlainRecord,
+  kindOf,
+  expectStringArray,
+  optional,
+  ownValue,
+  PropsSchema,
+  withTypeProblems,
+} from './props-check';
 
 /** The platform facts every declaration depends on: the spec's placeholders, filled in. */
 export interface PlatformSettingsProps {
@@ -21,7 +37,28 @@ export interface PlatformSettingsProps {
    * @default KvMount.DEFAULT (`secret/`, KV version 2)
    */
   readonly kvMount?: KvMount;
+  /**
+   * Hosts the platform may reach over plain `http://` (a lab, a test store), compared without port and
+   * case. Every URL the configuration holds (CI URL, JWT key URLs, the agents' store address, the e2e
+   * target) must otherwise be `https://`, except to this machine (`localhost`, `127.0.0.0/8`, `::1`),
+   * which is always allowed: plain http elsewhere lets anyone on the network read and change the
+   * traffic, tokens included.
+   * @default none
+   */
+  readonly insecureHttpHosts?: readonly string[];
 }
+
+/** The run-time checks of {@link PlatformSettingsProps}. */
+export const PLATFORM_SETTINGS_SCHEMA: PropsSchema = {
+  organisation: expectString,
+  ciUrl: expectString,
+  registryHost: expectString,
+  registryPorts: optional(expectShape({ push: expectNumber, pull: expectNumber }, 'an object { push, pull } of port numbers')),
+  kvMount: optional(expectInstance(KvMount, "a KvMount (new KvMount('secret', 2))")),
+  insecureHttpHosts: optional(expectStringArray),
+};
+
+const DEFAULT_REGISTRY_PORTS = { push: 8443, pull: 8444 };
 
 /** Validated platform settings with defaults applied. */
 export class PlatformSettings {
@@ -35,31 +72,53 @@ export class PlatformSettings {
   readonly registryPorts: { readonly push: number; readonly pull: number };
   /** KV mount of the platform's secrets. */
   readonly kvMount: KvMount;
+  /** Hosts besides loopback that URLs may reach over plain http. */
+  readonly insecureHttpHosts: readonly string[];
+  private readonly typeProblems: ValidationProblem[];
+  private readonly givenProps: unknown;
 
   constructor(props: PlatformSettingsProps) {
-    this.organisation = props.organisation;
-    this.ciUrl = props.ciUrl;
-    this.registryHost = props.registryHost;
-    this.registryPorts = props.registryPorts ?? { push: 8443, pull: 8444 };
-    this.kvMount = props.kvMount ?? KvMount.DEFAULT;
+    // Values of the wrong type (from JSON or a cast) are replaced by harmless ones and reported.
+    this.typeProblems = isPlainRecord(props)
+      ? checkProps(PLATFORM_SETTINGS_SCHEMA, props)
+      : [new ValidationProblem('', props, `must be an object of platform settings { organisation, ciUrl, registryHost, ... }, not ${kindOf(props)}`)];
+    const s = PLATFORM_SETTINGS_SCHEMA;
+    const given: unknown = (this.givenProps = props);
+    const read = <T>(key: string, fallback: T): T => checked(s[key], ownValue(given, key), fallback) ?? fallback;
+    this.organisation = read('organisation', '');
+    this.ciUrl = read('ciUrl', '');
+    this.registryHost = read('registryHost', '');
+    this.registryPorts = read('registryPorts', DEFAULT_REGISTRY_PORTS);
+    this.kvMount = read('kvMount', KvMount.DEFAULT);
+    this.insecureHttpHosts = [...read<readonly string[]>('insecureHttpHosts', [])];
+  }
+
+  /** What the URL checks allow of plain http. */
+  get httpPolicy(): { readonly insecureHttpHosts: readonly string[] } {
+    return { insecureHttpHosts: this.insecureHttpHosts };
   }
 
   /** Problems: empty or malformed organisation, CI URL, registry host or ports; placeholders left in. */
   problems(): ValidationProblem[] {
+    // Settings that are not an object have no field to check.
+    if (!isPlainRecord(this.givenProps)) return [...this.typeProblems];
+    return withTypeProblems(this.typeProblems, this.valueProblems());
+  }
+
+  private valueProblems(): ValidationProblem[] {
     const problems: ValidationProblem[] = [];
     problems.push(...identifierNameProblems('organisation', this.organisation));
     if (!this.ciUrl) {
       problems.push(new ValidationProblem('ciUrl', this.ciUrl, 'must not be empty: it is the JWT issuer and audience'));
-    } else if (httpUrlProblems('ciUrl', this.ciUrl).length > 0) {
-      problems.push(...httpUrlProblems('ciUrl', this.ciUrl));
+    } else if (httpUrlProblems('ciUrl', this.ciUrl, this.httpPolicy).length > 0) {
+      problems.push(...httpUrlProblems('ciUrl', this.ciUrl, this.httpPolicy));
     } else if (this.ciUrl.endsWith('/')) {
       problems.push(
         new ValidationProblem('ciUrl', this.ciUrl, 'must not end with "/": job tokens carry the URL without it as iss and aud'),
       );
     }
-    if (!this.registryHost || !/^[A-Za-z0-9.-]+$/.test(this.registryHost)) {
-      problems.push(new ValidationProblem('registryHost', this.registryHost, 'must be a host name without scheme, port or placeholders'));
-    }
+    problems.push(...hostNameProblems('registryHost', this.registryHost));
+    this.insecureHttpHosts.forEach((h, i) => problems.push(...hostNameProblems(`insecureHttpHosts[${i}]`, h)));
     for (const kind of ['push', 'pull'] as const) {
       const port = this.registryPorts[kind];
       if (!Number.isInteger(port) || port < 1 || port > 65535) {

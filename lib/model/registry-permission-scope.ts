@@ -23,7 +23,8 @@ export class RegistryPermissionScope {
   readonly permissions: readonly string[];
 
   constructor(permissions: readonly string[]) {
-    this.permissions = [...new Set(permissions)].sort();
+    // Only text counts; the construct reports a list of the wrong type (a JSON config).
+    this.permissions = [...new Set(Array.isArray(permissions) ? permissions.filter((p) => typeof p === 'string') : [])].sort();
   }
 
   /** Canonical text of the scope, equal for equal scopes. */

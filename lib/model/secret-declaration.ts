@@ -38,9 +38,11 @@ export class SecretDeclaration {
 
   constructor(props: SecretDeclarationProps) {
     this.path = props.path;
-    this.keys = [...new Set(props.keys)].sort();
-    this.consumers = [...new Set(props.consumers)].sort();
-    this.olderFormGrant = props.olderFormGrant ?? false;
+    // Only lists of text count (`keys: 'token'` would spread into five keys); the constructs report the rest.
+    const texts = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+    this.keys = [...new Set(texts(props.keys))].sort();
+    this.consumers = [...new Set(texts(props.consumers))].sort();
+    this.olderFormGrant = props.olderFormGrant === true;
   }
 
   /** ACL paths a read grant names. */

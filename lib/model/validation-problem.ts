@@ -22,10 +22,27 @@ export class ValidationProblem {
   toString(): string {
     const prefix = this.ruleId ? `${this.ruleId} ` : '';
     // JSON.stringify leaves U+0085, U+2028 and U+2029 raw; escape them so the message stays one line.
-    const value = (JSON.stringify(this.value) ?? String(this.value)).replace(
+    const value = displayValue(this.value).replace(
       /[\u0085\u2028\u2029]/g,
       (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
     );
     return `${prefix}${this.field} = ${value}: ${this.rule}`;
+  }
+}
+
+/**
+ * A value as JSON, the way problems show it, for any value a configuration can hold: NaN and
+ * Infinity as themselves (JSON would say null), functions and values JSON cannot write (a construct,
+ * which refers to itself; a bigint) by their kind, never an exception.
+ */
+function displayValue(value: unknown): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (typeof value === 'function') return '<function>';
+  if (typeof value === 'bigint') return `${value}n`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    const name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+    return `<${typeof name === 'string' && name ? name : 'object'}>`;
   }
 }

@@ -5,6 +5,7 @@ import {
   AppRoleApplication,
   AppRoleAuth,
   CiJwtRole,
+  CiLoginTemplate,
   CiSecret,
   Duration,
   JwtKeySource,
@@ -61,6 +62,13 @@ const ciSecret = (p: Platform, id: string, props: Partial<ConstructorParameters<
 
 const URL_RULE =
   'must be an http(s) URL of host, optional port and path (letters, digits, ".", "_", "~", "-"), without credentials, query, fragment, spaces or shell characters';
+const HOST_NAME_RULE =
+  'must be a DNS host name: labels of letters, digits and inner hyphens separated by single dots, no scheme, port, placeholder, leading "-" or empty label';
+const URL_CREDENTIALS_RULE =
+  'must not hold credentials (user:password@): the URL is written into committed CI files, agent.hcl and the store\'s configuration; give credentials through the tools\' own variables';
+const LAYOUT_RULE = 'output directories may not overlap each other, the stack directories (stacks/) or anything outside cdktf.out';
+const PLAIN_HTTP_RULE =
+  'uses plain http to a host that is not this machine, so anyone on the network can read and change the traffic: use https, or list the host in settings.insecureHttpHosts';
 const FREE_TEXT_RULE =
   '(control characters, line separators and bidirectional overrides are refused: they change how comments and reports are read)';
 const jwtRole = (p: Platform, props: Partial<ConstructorParameters<typeof CiJwtRole>[2]>) =>
@@ -130,7 +138,7 @@ const cases: Case[] = [
   ['CI URL with a trailing slash', undefined as any, withSettings({ ciUrl: 'https://ci.example/' }),
     '[ci-access] settings.ciUrl = "https://ci.example/": must not end with "/": job tokens carry the URL without it as iss and aud'],
   ['registry host with a scheme', undefined as any, withSettings({ registryHost: 'https://reg' }),
-    '[ci-access] settings.registryHost = "https://reg": must be a host name without scheme, port or placeholders'],
+    `[ci-access] settings.registryHost = "https://reg": ${HOST_NAME_RULE}`],
   ['invalid KV version', undefined as any, withSettings({ kvMount: new KvMount('secret', 3 as any) }),
     '[ci-access] settings.kvMount.version = 3: must be 1 or 2'],
   ['JWT key source without keys', undefined as any, { ...platformConfig, ciKeySource: JwtKeySource.publicKeys([]) },
@@ -171,7 +179,7 @@ const cases: Case[] = [
   ['CI URL with shell characters', undefined as any, withSettings({ ciUrl: 'https://ci.example/$(id)' }),
     `[ci-access] settings.ciUrl = "https://ci.example/$(id)": ${URL_RULE}`],
   ['CI URL with credentials', undefined as any, withSettings({ ciUrl: 'https://u:p@ci.example' }),
-    `[ci-access] settings.ciUrl = "https://u:p@ci.example": ${URL_RULE}`],
+    `[ci-access] settings.ciUrl = "https://u:p@ci.example": ${URL_CREDENTIALS_RULE}`],
   ['JWKS URL with a space', undefined as any, { ...platformConfig, ciKeySource: JwtKeySource.jwksUrl('https://ci.example/oauth keys') },
     `[ci-access/jwt] keySource.jwks_url = "https://ci.example/oauth keys": ${URL_RULE}`],
   ['negative secretIdNumUses', (p) => app(p, 'x', { secretIdNumUses: -1 }), undefined,
@@ -210,6 +218,54 @@ const cases: Case[] = [
     (_p, a) => new CiSecret(stackWithKvMount(a, 'nested', new KvMount('secret/data', 1)), 'x', { path: 'acme/dev/orchestrator/database', keys: ['token'], consumers: ['scan'], description: 'scan' }),
     undefined,
     '[nested/x] SSI-R6 path = "acme/dev/orchestrator/database": lies inside the paths of application orchestrator-dev (app-roles/orchestrator-dev): CI would read application secrets'],
+  // Issue 19 §2: configuration values are checked at run time (JSON, YAML, casts).
+  ['readByCi that is text ("no" is truthy)', undefined as any, { ...platformConfig, accounts: { mirror: { permissions: ['raw:read'], usedBy: 'mirror', readByCi: 'no' as any } } },
+    '[ci-access] accounts.mirror.readByCi = "no": must be true or false, not text'],
+  ['keys that are text, not a list', (p) => ciSecret(p, 'x', { keys: 'token' as any }), undefined,
+    '[ci-access/x] keys = "token": must be a list of text, not text'],
+  ['exitOnError that is HCL text', undefined as any, { ...platformConfig, agents: { exitOnError: 'true\n}\nx {' as any } },
+    '[app-roles/agents] exitOnError = "true\\n}\\nx {": must be true or false, not text'],
+  ['tokenType outside its enum', (p) => jwtRole(p, { tokenType: 'bogus' as any }), undefined,
+    '[ci-access/x] tokenType = "bogus": must be one of "service", "batch"'],
+  ['a number in a claim list', undefined as any, { ...platformConfig, ciBoundClaims: { namespace_path: ['acme', 5 as any] } },
+    '[ci-access/registry-ci] boundClaims.namespace_path[1] = 5: must be text (a string), not a number'],
+  ['null bound claims', undefined as any, { ...platformConfig, ciBoundClaims: null as any },
+    '[ci-access/registry-ci] boundClaims = null: must be an object of claim names to text or lists of text, not null'],
+  ['a numeric description', (p) => ciSecret(p, 'x', { description: 5 as any }), undefined,
+    '[ci-access/x] description = 5: must be text (a string), not a number'],
+  ['a proxy port of NaN', undefined as any, { ...platformConfig, agents: { proxyPort: NaN } },
+    '[app-roles/agents] proxyPort = NaN: must be a finite number, not the number NaN'],
+  ['a misspelt field', undefined as any, { ...platformConfig, accounts: { mirror: { permissions: ['raw:read'], usedBy: 'mirror', readbyCi: false } as any } },
+    '[ci-access/svc-mirror] readbyCi = false: is not a field here: the fields are name, permissions, usedBy, consumers, readers, olderFormGrant'],
+  ['__proto__ as an account name (JSON.parse)', undefined as any, { ...platformConfig, accounts: JSON.parse('{"__proto__": {"permissions": ["raw:read"], "usedBy": "x"}}') },
+    '[ci-access/svc-__proto__] name = "__proto__": must be lower-case letters, digits and inner hyphens, starting and ending with a letter or digit'],
+  ['__proto__ as a claim name (JSON.parse)', undefined as any, { ...platformConfig, ciBoundClaims: JSON.parse('{"__proto__": "x", "namespace_path": "acme"}') },
+    '[ci-access/registry-ci] boundClaims["__proto__"] = "__proto__": is not a claim name: JavaScript treats "__proto__" as the object\'s prototype, so the claim would be dropped'],
+  ['settings that are not an object', undefined as any, { ...platformConfig, settings: 'acme' as any },
+    '[ci-access] settings = "acme": must be an object of platform settings { organisation, ciUrl, registryHost, ... }, not text'],
+  // Issue 19 §4: artifact layout, environment-variable names, URLs.
+  ['two templates writing one file', (p) => new CiLoginTemplate(p.ciAccess, 'x', { role: p.ciAccess.registryCi }), undefined,
+    `[ci-access/x] artifact path = "ci/secretstore-ci.gitlab-ci.yml": is also written by ci-access/ci-template: two constructs write one file; ${LAYOUT_RULE}`],
+  ['an output directory that is a generated file', undefined as any, { ...platformConfig, agents: { outputDirectory: 'ci/secretstore-ci.gitlab-ci.yml' } },
+    `[app-roles/agents] outputDirectory = "ci/secretstore-ci.gitlab-ci.yml": overlaps ci/secretstore-ci.gitlab-ci.yml, written by ci-access/ci-template: ${LAYOUT_RULE}`],
+  ['an output directory inside a stack directory', undefined as any, { ...platformConfig, agents: { outputDirectory: 'stacks/ci-access' } },
+    `[app-roles/agents] outputDirectory = "stacks/ci-access": lies in stacks/, the stacks' working directories, whose files every later synthesis keeps: ${LAYOUT_RULE}`],
+  ['an output directory shared with another template', undefined as any, { ...platformConfig, agents: { outputDirectory: 'e2e' } },
+    `[app-roles/agents] outputDirectory = "e2e": overlaps e2e/global-setup.ts, written by ci-access/e2e-template: ${LAYOUT_RULE}`],
+  ['a CI export that becomes LD_PRELOAD', (p) => ciSecret(p, 'ld', { keys: ['preload'] }), undefined,
+    '[ci-access/ld] SSI-R11 keys = "preload": becomes the environment variable LD_PRELOAD in the CI job .secretstore-scan; the dynamic loader reads it: it loads code into every process started after it is set (LD_*): a secret may not set it (docs/boundaries.md §4); rename the key, or set variablePrefixes of the CI template'],
+  ['an agent env key that becomes BASH_ENV', (p) => app(p, 'x', { secrets: { db: ['bash_env'] } }), undefined,
+    '[app-roles/x] SSI-R11 secrets["db"].keys = "bash_env": becomes the environment variable BASH_ENV in the agent\'s env file of billing-dev; the shell reads it: it runs commands, changes how words and commands are found, or where the shell reads its start-up files: a secret may not set it (docs/boundaries.md §4); rename the key'],
+  ['a store address with credentials', undefined as any, { ...platformConfig, agents: { storeAddress: 'https://agent:s3cret@store.acme.example:8200' } },
+    `[app-roles/agents] storeAddress = "https://agent:s3cret@store.acme.example:8200": ${URL_CREDENTIALS_RULE}`],
+  ['a plain-http JWKS URL', undefined as any, { ...platformConfig, ciKeySource: JwtKeySource.jwksUrl('http://gitlab.acme.example/oauth/discovery/keys') },
+    `[ci-access/jwt] keySource.jwks_url = "http://gitlab.acme.example/oauth/discovery/keys": ${PLAIN_HTTP_RULE}`],
+  ['a plain-http e2e target', undefined as any, { ...platformConfig, e2eTests: { ciBaseUrl: 'http://10.0.0.5:3000' } },
+    `[ci-access/e2e-template] ciBaseUrl = "http://10.0.0.5:3000": ${PLAIN_HTTP_RULE}`],
+  ['registry host "--help"', undefined as any, withSettings({ registryHost: '--help' }),
+    `[ci-access] settings.registryHost = "--help": ${HOST_NAME_RULE}`],
+  ['registry host ".."', undefined as any, withSettings({ registryHost: '..' }),
+    `[ci-access] settings.registryHost = "..": ${HOST_NAME_RULE}`],
 ];
 
 describe('Bad input: each problem names the construct, field, value and rule', () => {
@@ -272,5 +328,53 @@ describe('All problems are reported together', () => {
 
   it('the platform as configured has no problem', () => {
     expect(problemsOf(() => undefined)).toEqual([]);
+  });
+});
+
+describe('Own-property maps: any valid name works', () => {
+  it.each(['constructor', 'valueof', 'tostring', 'hasownproperty'])('an account named %s synthesizes, readable by CI', (name) => {
+    const config = { ...platformConfig, accounts: { [name]: { permissions: ['raw:read' as const], usedBy: 'mirror', consumers: ['mirror-sync'] } } };
+    expect(problemsOf(() => undefined, config)).toEqual([]);
+    const p = definePlatform(new SecretStoreApp({ outdir: tempOutdir() }), config);
+    expect(Object.keys(p.ciAccess.accounts)).toContain(name);
+    expect(p.ciAccess.accounts[name].secret.grants.map((g) => g.identity)).toEqual(['jwt/registry-ci']);
+  });
+
+  it('the spec accounts are found only by their own names: "constructor" is not one of them', () => {
+    const problems = problemsOf(() => undefined, { ...platformConfig, accounts: { executor: { permissions: ['pypi:read'], usedBy: 'x' } } });
+    expect(problems).toContain('[ci-access] accounts.executor = "executor": is declared by the stack already (ci-access/svc-executor): choose another name');
+  });
+
+  it('readByCi: "no" grants nothing while the problem stops the synthesis', () => {
+    const p = definePlatform(new SecretStoreApp({ outdir: tempOutdir() }), {
+      ...platformConfig,
+      accounts: { mirror: { permissions: ['raw:read'], usedBy: 'mirror', readByCi: 'no' as any } },
+    });
+    expect(p.ciAccess.accounts.mirror.secret.grants).toEqual([]);
+  });
+});
+
+describe('Plain http is refused unless the host is loopback or listed in settings.insecureHttpHosts', () => {
+  const jwks = (url: string, insecureHttpHosts?: string[]) =>
+    problemsOf(() => undefined, {
+      ...withSettings({ insecureHttpHosts }),
+      ciKeySource: JwtKeySource.jwksUrl(url),
+    }).filter((m) => m.includes('keySource'));
+
+  it('a listed lab host may be reached over http', () => {
+    expect(jwks('http://gitlab.lab.example/keys', ['GITLAB.lab.example'])).toEqual([]);
+  });
+
+  it('loopback needs no option', () => {
+    expect(jwks('http://127.0.0.1:8080/keys')).toEqual([]);
+    expect(jwks('http://localhost/keys')).toEqual([]);
+  });
+
+  it('another host is refused although one host is listed', () => {
+    expect(jwks('http://gitlab.acme.example/keys', ['gitlab.lab.example'])).toHaveLength(1);
+  });
+
+  it('the e2e target may stay a CI/CD variable reference', () => {
+    expect(problemsOf(() => undefined, { ...platformConfig, e2eTests: { ciBaseUrl: '${DEV_ENVIRONMENT_URL}' } })).toEqual([]);
   });
 });
