@@ -1,6 +1,6 @@
 import { AuthMethod, BindingValue, Identity } from './identity';
-import { ReferenceResolver } from './terraform-reference';
-import { ResourceBlock, SynthStack, readSynthOutput } from './synth-output';
+import { ReferenceResolver } from '../sources/terraform-reference';
+import { ResourceBlock, SynthStack, readSynthOutput } from '../sources/synth-output';
 import { compareStrings } from '../private/compare-strings';
 
 /** A policy declared by a `vault_policy` resource. */

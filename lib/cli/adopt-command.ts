@@ -1,12 +1,12 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderAccessDiffMarkdown } from '../access/access-diff-markdown';
-import { planAdoption } from '../access/adoption-plan';
-import { readDeclaredKvMounts } from '../access/declared-kv-mount';
-import { readDeclaredObjects } from '../access/declared-object';
-import { IMPORT_FILE, renderImportFile } from '../access/import-blocks';
+import { planAdoption } from '../reconcile/adoption-plan';
+import { readDeclaredKvMounts } from '../reconcile/declared-kv-mount';
+import { readDeclaredObjects } from '../reconcile/declared-object';
+import { IMPORT_FILE, renderImportFile } from '../reconcile/import-blocks';
 import { readStoreConfiguration } from '../access/store-configuration';
-import { readSynthOutput } from '../access/synth-output';
+import { readSynthOutput } from '../sources/synth-output';
 import { PolicyParser } from '../acl/policy-parser';
 import { resolveStoreAddress } from '../store/store-address';
 import { StoreClient } from '../store/store-client';

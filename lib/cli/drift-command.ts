@@ -1,9 +1,9 @@
-import { readDeclaredKvMounts } from '../access/declared-kv-mount';
-import { readDeclaredObjects } from '../access/declared-object';
-import { renderDriftMarkdown } from '../access/drift-markdown';
-import { READER_POLICY } from '../access/live-store-reader';
+import { readDeclaredKvMounts } from '../reconcile/declared-kv-mount';
+import { readDeclaredObjects } from '../reconcile/declared-object';
+import { renderDriftMarkdown } from '../reconcile/drift-markdown';
+import { READER_POLICY } from '../reconcile/live-store-reader';
 import { readStoreConfiguration } from '../access/store-configuration';
-import { detectDrift } from '../access/store-drift';
+import { detectDrift } from '../reconcile/store-drift';
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';

@@ -2,7 +2,7 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { readStackKvMounts } from '../access/declared-kv-mount';
+import { readStackKvMounts } from '../reconcile/declared-kv-mount';
 import { resolveStoreAddress } from '../store/store-address';
 import { checkStoreBeforeEngine, engineNeedsStore } from '../store/store-health';
 import { StoreClient } from '../store/store-client';

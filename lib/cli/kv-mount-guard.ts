@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import type { DeclaredKvMount } from '../access/declared-kv-mount';
-import { checkKvMountVersions, KvMountMismatchError } from '../store/kv-mount-version-check';
+import type { DeclaredKvMount } from '../reconcile/declared-kv-mount';
+import { checkKvMountVersions, KvMountMismatchError } from '../reconcile/kv-mount-version-check';
 import { StoreClient } from '../store/store-client';
 import { CommandContext } from './command';
 import { ExitCode } from './exit-code';

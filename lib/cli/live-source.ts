@@ -1,4 +1,4 @@
-import { LiveStore, liveStoreConfiguration, readLiveStore } from '../access/live-store-reader';
+import { LiveStore, liveStoreConfiguration, readLiveStore } from '../reconcile/live-store-reader';
 import { readStoreConfiguration, StoreConfiguration } from '../access/store-configuration';
 import { StoreClient } from '../store/store-client';
 import { CommandContext } from './command';

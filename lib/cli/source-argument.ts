@@ -1,5 +1,5 @@
-import { ownCdktfAppCommand } from '../access/cdktf-app-command';
-import { ConfigurationSource, UnknownSourceError, openConfigurationSource } from '../access/configuration-source';
+import { ownCdktfAppCommand } from '../sources/cdktf-app-command';
+import { ConfigurationSource, UnknownSourceError, openConfigurationSource } from '../sources/configuration-source';
 import { CommandContext } from './command';
 import { UsageError } from './usage-error';
 

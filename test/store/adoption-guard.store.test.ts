@@ -9,14 +9,14 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { IMPORT_FILE } from '../../lib/access/import-blocks';
+import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
 import { runCli } from '../../lib/cli/run-cli';
-import { liveStoreConfiguration } from '../../lib/access/live-store-reader';
+import { liveStoreConfiguration } from '../../lib/reconcile/live-store-reader';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { appRoleLogin, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { toolchain } from '../support/store/toolchain-env';
-import { readDeclaredObjects } from '../../lib/access/declared-object';
+import { readDeclaredObjects } from '../../lib/reconcile/declared-object';
 
 async function ok(store: RunningStore, method: string, apiPath: string, body?: unknown): Promise<any> {
   const res = await storeRequest(store, method, apiPath, body);

@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { postgresState } from '../../lib';
-import { IMPORT_FILE } from '../../lib/access/import-blocks';
+import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
 import { runCli } from '../../lib/cli/run-cli';
 import { definePlatform } from '../../stacks/platform';
 import { createHandMadePlatform } from '../support/store/hand-made-platform';

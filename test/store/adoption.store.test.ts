@@ -4,8 +4,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { READER_POLICY } from '../../lib/access/live-store-reader';
-import { IMPORT_FILE } from '../../lib/access/import-blocks';
+import { READER_POLICY } from '../../lib/reconcile/live-store-reader';
+import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
 import { DEFAULT_POLICY_TEXT } from '../../lib/acl/default-policy';
 import { runCli } from '../../lib/cli/run-cli';
 import { createHandMadePlatform, HandMadePlatform, HAND_MADE_TTL } from '../support/store/hand-made-platform';

@@ -11,8 +11,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { CiSecret, KvMount, SecretStoreApp, SecretStoreValidationError } from '../../lib';
-import { READER_POLICY } from '../../lib/access/live-store-reader';
-import { IMPORT_FILE } from '../../lib/access/import-blocks';
+import { READER_POLICY } from '../../lib/reconcile/live-store-reader';
+import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
 import { runCli } from '../../lib/cli/run-cli';
 import { definePlatform } from '../../stacks/platform';
 import { PlatformConfig } from '../../stacks/platform-config';

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { IMPORT_FILE } from '../../lib/access/import-blocks';
+import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
 import { runCli } from '../../lib/cli/run-cli';
 import { StoreClient } from '../../lib/store/store-client';
 import { StoreTransport } from '../../lib/store/store-transport';

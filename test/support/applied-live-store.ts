@@ -1,5 +1,5 @@
-import { DeclaredObject } from '../../lib/access/declared-object';
-import { LiveAuthMount, LiveRole, LiveStore } from '../../lib/access/live-store-reader';
+import { DeclaredObject } from '../../lib/reconcile/declared-object';
+import { LiveAuthMount, LiveRole, LiveStore } from '../../lib/reconcile/live-store-reader';
 import { DEFAULT_POLICY_TEXT } from '../../lib/acl/default-policy';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

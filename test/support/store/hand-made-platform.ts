@@ -8,7 +8,7 @@
  * - mounts without the library's descriptions;
  * - one unmanaged AppRole role `legacy-admin` with a broad policy (sudo on everything).
  */
-import { readDeclaredObjects } from '../../../lib/access/declared-object';
+import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { RunningStore, storeRequest } from './store-server';
 
 /** What the hand-made store differs in, and what a test needs to check adoption. */

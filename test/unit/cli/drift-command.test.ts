@@ -1,6 +1,6 @@
 import * as http from 'http';
 import { AddressInfo } from 'net';
-import { READER_POLICY } from '../../../lib/access/live-store-reader';
+import { READER_POLICY } from '../../../lib/reconcile/live-store-reader';
 import { runCli } from '../../../lib/cli/run-cli';
 import { ACCESS_FIXTURES } from '../../support/paths';
 import * as path from 'path';

@@ -4,7 +4,7 @@ import { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { KvMount } from '../../../lib';
-import { kvMountsOfStack, readDeclaredKvMounts } from '../../../lib/access/declared-kv-mount';
+import { kvMountsOfStack, readDeclaredKvMounts } from '../../../lib/reconcile/declared-kv-mount';
 import { runCli } from '../../../lib/cli/run-cli';
 import { platformConfig } from '../../../stacks/platform.config';
 import { synthesizePlatform } from '../../support/synthesized-platform';

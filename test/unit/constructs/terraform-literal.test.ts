@@ -14,7 +14,7 @@ import {
   SecretStoreValidationError,
 } from '../../../lib';
 import { readStoreConfiguration } from '../../../lib/access/store-configuration';
-import { templateParts } from '../../../lib/access/terraform-reference';
+import { templateParts } from '../../../lib/sources/terraform-reference';
 import { terraformString } from '../../../lib/render/text-encoders';
 import { definePlatform, Platform } from '../../../stacks/platform';
 import { PlatformConfig } from '../../../stacks/platform-config';

@@ -1,9 +1,9 @@
 import * as path from 'path';
-import { readDeclaredObjects } from '../../../lib/access/declared-object';
-import { renderDriftMarkdown } from '../../../lib/access/drift-markdown';
-import { importBlocks, renderImportFile } from '../../../lib/access/import-blocks';
+import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
+import { renderDriftMarkdown } from '../../../lib/reconcile/drift-markdown';
+import { importBlocks, renderImportFile } from '../../../lib/reconcile/import-blocks';
 import { readStoreConfiguration } from '../../../lib/access/store-configuration';
-import { DriftReport, detectDrift } from '../../../lib/access/store-drift';
+import { DriftReport, detectDrift } from '../../../lib/reconcile/store-drift';
 import { DEFAULT_POLICY_TEXT } from '../../../lib/acl/default-policy';
 import { AppliedStore, appliedLiveStore } from '../../support/applied-live-store';
 import { ACCESS_FIXTURES } from '../../support/paths';

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ownCdktfAppCommand, readCdktfAppCommand } from '../../../lib/access/cdktf-app-command';
+import { ownCdktfAppCommand, readCdktfAppCommand } from '../../../lib/sources/cdktf-app-command';
 import { REPO_ROOT } from '../../support/paths';
 
 describe('the synthesis command comes from cdktf.json', () => {

@@ -1,6 +1,6 @@
-import { ReferenceResolver } from './terraform-reference';
+import { ReferenceResolver } from '../sources/terraform-reference';
 import { compareStrings } from '../private/compare-strings';
-import { readSynthOutput } from './synth-output';
+import { readSynthOutput } from '../sources/synth-output';
 
 /** Kinds of store object a stack declares. */
 export type DeclaredObjectKind = 'auth-mount' | 'jwt-auth-mount' | 'jwt-role' | 'approle-role' | 'policy';

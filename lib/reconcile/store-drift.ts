@@ -3,12 +3,12 @@ import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT } from '../acl/default-policy'
 import { PolicyParser } from '../acl/policy-parser';
 import { capabilityNames, maskHas } from '../acl/store-capability';
 import { compareStrings } from '../private/compare-strings';
-import { AccessDiff, diffAccess } from './access-diff';
-import { AccessModel } from './access-model';
-import { formatBinding } from './binding-format';
+import { AccessDiff, diffAccess } from '../access/access-diff';
+import { AccessModel } from '../access/access-model';
+import { formatBinding } from '../access/binding-format';
 import { DeclaredObject } from './declared-object';
 import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
-import { JWT_METHOD_FIELDS, StoreConfiguration } from './store-configuration';
+import { JWT_METHOD_FIELDS, StoreConfiguration } from '../access/store-configuration';
 
 /** Kinds of drift, in the order a report lists them. */
 export type DriftKind = 'missing' | 'changed' | 'builtin-changed' | 'unmanaged';

@@ -1,6 +1,6 @@
 import * as http from 'http';
 import { AddressInfo } from 'net';
-import type { DeclaredKvMount } from '../../../lib/access/declared-kv-mount';
+import type { DeclaredKvMount } from '../../../lib/reconcile/declared-kv-mount';
 import {
   checkKvMountVersions,
   KvMountCheckError,
@@ -9,7 +9,7 @@ import {
   kvVersionOf,
   LiveSecretsMount,
   parseSecretsMounts,
-} from '../../../lib/store/kv-mount-version-check';
+} from '../../../lib/reconcile/kv-mount-version-check';
 import { StoreClient } from '../../../lib/store/store-client';
 
 // Issue 19 §3 / issue 15: the declared KV version compared with the store's mount table. The real

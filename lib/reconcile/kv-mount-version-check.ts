@@ -1,7 +1,7 @@
-import type { DeclaredKvMount } from '../access/declared-kv-mount';
+import type { DeclaredKvMount } from './declared-kv-mount';
 import { KvVersion } from '../model/kv-mount';
 import { compareStrings } from '../private/compare-strings';
-import { StoreClient, StoreError } from './store-client';
+import { StoreClient, StoreError } from '../store/store-client';
 
 /** A secrets engine mount as `GET sys/mounts` lists it. */
 export interface LiveSecretsMount {

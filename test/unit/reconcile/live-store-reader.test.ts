@@ -13,7 +13,7 @@ import {
   parsePolicy,
   parseRole,
   readLiveStore,
-} from '../../../lib/access/live-store-reader';
+} from '../../../lib/reconcile/live-store-reader';
 import { DEFAULT_POLICY_TEXT } from '../../../lib/acl/default-policy';
 import { StoreClient } from '../../../lib/store/store-client';
 import { REPO_ROOT } from '../../support/paths';

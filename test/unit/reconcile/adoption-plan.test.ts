@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { renderAccessDiffMarkdown } from '../../../lib/access/access-diff-markdown';
-import { planAdoption } from '../../../lib/access/adoption-plan';
-import { readDeclaredObjects } from '../../../lib/access/declared-object';
+import { planAdoption } from '../../../lib/reconcile/adoption-plan';
+import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { readStoreConfiguration } from '../../../lib/access/store-configuration';
 import { appliedLiveStore } from '../../support/applied-live-store';
 import { ACCESS_FIXTURES } from '../../support/paths';

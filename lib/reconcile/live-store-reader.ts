@@ -1,8 +1,8 @@
 import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME } from '../acl/default-policy';
 import { compareStrings } from '../private/compare-strings';
 import { StoreClient, StoreError } from '../store/store-client';
-import { AuthMethod, Identity } from './identity';
-import { DeclaredPolicy, JWT_METHOD_FIELDS, StoreConfiguration, jwtMethodBinding, roleBindings } from './store-configuration';
+import { AuthMethod, Identity } from '../access/identity';
+import { DeclaredPolicy, JWT_METHOD_FIELDS, StoreConfiguration, jwtMethodBinding, roleBindings } from '../access/store-configuration';
 
 /** Policies every store has that no stack creates: never reported as unmanaged. */
 export const BUILTIN_POLICIES: readonly string[] = ['default', 'response-wrapping', 'root'];

@@ -1,10 +1,10 @@
 import { PolicyParser } from '../acl/policy-parser';
-import { AccessDiff, diffAccess } from './access-diff';
-import { AccessModel } from './access-model';
+import { AccessDiff, diffAccess } from '../access/access-diff';
+import { AccessModel } from '../access/access-model';
 import { DeclaredObject } from './declared-object';
 import { ImportBlock, importBlocks } from './import-blocks';
 import { LiveStore, liveStoreConfiguration } from './live-store-reader';
-import { StoreConfiguration } from './store-configuration';
+import { StoreConfiguration } from '../access/store-configuration';
 import { restrict } from './store-drift';
 
 /** What adopting one stack does: imports, creates, conflicts, and the access change of applying. */
