@@ -4,14 +4,9 @@ import { KvMount } from '../model/kv-mount';
 import { compareStrings } from '../private/compare-strings';
 import { PlatformDeclarations } from '../rules/platform-declarations';
 import { SecretStoreStack } from './secret-store-stack';
+import { DECLARED_KV_MOUNTS_METADATA_KEY } from '../sources/synth-output';
 
-/**
- * Key under a synthesized stack's `//.metadata` that records the KV mounts its policies rely on:
- * `{"secret": {"version": 2}}`. The stacks never create a KV mount (it exists on the store), so
- * this record is how `tf`, `drift` and `adopt` know which mount and version to compare with the
- * live store. Terraform ignores `//` keys.
- */
-export const DECLARED_KV_MOUNTS_METADATA_KEY = 'secretstore-iac-kv-mounts';
+export { DECLARED_KV_MOUNTS_METADATA_KEY };
 
 /** Construct id of the record in its stack. */
 const RECORD_ID = 'secretstore-iac-kv-mounts';

@@ -32,7 +32,19 @@ export function storePresence(o: DeclaredObject, live: LiveStore): 'present' | '
     const mount = live.mounts.find((m) => m.path === o.name);
     if (!mount) return 'absent';
     const want = o.kind === 'jwt-auth-mount' ? String(o.fields.type ?? 'jwt') : String(o.fields.type);
-    return mount.type === want ? 'present' : `${o.name}/ is a ${mount.type} mount on the store, declared ${want}: an import would not make it one`;
+    if (mount.type !== want) return `${o.name}/ is a ${mount.type} mount on the store, declared ${want}: an import would not make it one`;
+    if (o.kind === 'jwt-auth-mount' && live.jwtConfigs.find((c) => c.mount === o.name)?.configured === false) {
+      // The provider reads a JWT method through its configuration: without one it cannot import it.
+      const roles = live.roles.filter((r) => r.mount === o.name).length;
+      return (
+        `${o.name}/ is mounted but was never configured (GET auth/${o.name}/config: 404; an apply that failed after mounting it, e.g. on OIDC discovery, leaves it so), ` +
+        'and the provider cannot import a JWT method without its configuration. ' +
+        (roles === 0
+          ? `It holds no role: disable it (bao auth disable ${o.name}) and apply; nothing is lost`
+          : `It holds ${roles} role(s): write its configuration by hand (bao write auth/${o.name}/config ...), then run adopt again`)
+      );
+    }
+    return 'present';
   }
   if (o.kind === 'jwt-role' || o.kind === 'approle-role') return live.roles.some((r) => r.mount === o.mount && r.role === o.name) ? 'present' : 'absent';
   return live.policies.has(o.name) ? 'present' : 'absent';

@@ -1,8 +1,7 @@
 import * as fs from 'fs';
-import { DECLARED_KV_MOUNTS_METADATA_KEY } from '../constructs/declared-kv-mounts';
 import { KvVersion } from '../model/kv-mount';
 import { compareStrings } from '../private/compare-strings';
-import { readSynthOutput } from '../sources/synth-output';
+import { DECLARED_KV_MOUNTS_METADATA_KEY, readSynthOutput } from '../sources/synth-output';
 
 /** A KV mount that synthesized stacks rely on, with the version they declare. */
 export interface DeclaredKvMount {

@@ -37,6 +37,11 @@ export interface LiveJwtConfig {
   readonly mount: string;
   /** {@link JWT_CONFIG_FIELDS} by name. */
   readonly fields: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * False for a method mounted but never configured (`GET auth/<mount>/config` answers 404): an
+   * apply that stopped between the mount and its configuration (OIDC discovery failing) leaves it so.
+   */
+  readonly configured?: boolean;
 }
 
 /** A role read from the store, all fields as the store returns them. */
@@ -193,6 +198,9 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
   return out;
 }
 
+/** What the reader takes for the answer of a JWT method's configuration that does not exist. */
+const UNCONFIGURED = Object.freeze({ data: {} });
+
 /**
  * Reads what the access analysis and the reconciliation need from a live store: auth mounts, JWT
  * configurations, every JWT and AppRole role, every ACL policy. Read and list only (the policy is
@@ -228,7 +236,10 @@ export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
   const jwtConfigs = await mapLimited(
     roleMounts.filter((m) => m.type === 'jwt'),
     4,
-    async (m) => parseJwtConfig(m.path, await call('GET', `auth/${m.path}/config`, { data: {} })),
+    async (m) => {
+      const body = await call('GET', `auth/${m.path}/config`, UNCONFIGURED);
+      return body === UNCONFIGURED ? { ...parseJwtConfig(m.path, { data: {} }), configured: false } : parseJwtConfig(m.path, body);
+    },
   );
   const roles: LiveRole[] = [];
   for (const m of roleMounts) {

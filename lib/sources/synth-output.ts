@@ -64,3 +64,12 @@ function readJson(file: string): unknown {
     throw new Error(`${file} is not valid JSON: ${(e as Error).message}`);
   }
 }
+
+/**
+ * Key under a synthesized stack's `//.metadata` that records the KV mounts its policies rely on:
+ * `{"secret": {"version": 2}}`. The stacks never create a KV mount (it exists on the store), so
+ * this record is how `tf`, `drift` and `adopt` know which mount and version to compare with the
+ * live store. Terraform ignores `//` keys. Defined here, beside the reader of synthesized output,
+ * so that the CLI never loads cdktf to read it.
+ */
+export const DECLARED_KV_MOUNTS_METADATA_KEY = 'secretstore-iac-kv-mounts';

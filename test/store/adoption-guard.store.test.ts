@@ -10,12 +10,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
-import { runCli } from '../../lib/cli/run-cli';
 import { liveStoreConfiguration } from '../../lib/reconcile/live-store-reader';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { appRoleLogin, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { toolchain } from '../support/store/toolchain-env';
+import { runStoreCli } from '../support/store/store-cli';
 import { readDeclaredObjects } from '../../lib/reconcile/declared-object';
 
 async function ok(store: RunningStore, method: string, apiPath: string, body?: unknown): Promise<any> {
@@ -33,19 +32,7 @@ describe('adoption never destroys (issue 15)', () => {
   let secretId: string;
   const importFile = (stack: string) => path.join(fixture.stackDir(stack), IMPORT_FILE);
 
-  async function cli(args: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const tools = toolchain();
-    const code = await runCli(args, {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SECRETSTORE_ADDR: store.addr, VAULT_TOKEN: store.rootToken, TF_CLI_CONFIG_FILE: tools.cliConfig, SECRETSTORE_IAC_ENGINE: tools.tofu },
-      cwd: fixture.dir,
-      isTerminal: false,
-      stdout: (l) => out.push(l),
-      stderr: (l) => err.push(l),
-    });
-    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-  }
+  const cli = (args: string[]) => runStoreCli(args, { cwd: fixture.dir, addr: store.addr, token: store.rootToken });
 
   beforeAll(async () => {
     store = await startStore();
@@ -131,16 +118,20 @@ describe('adoption never destroys (issue 15)', () => {
     expect((await fixture.plan('app-roles')).code).toBe(0);
   });
 
-  it('a half-made JWT method (mounted, never configured, as a first apply that failed on OIDC discovery leaves it): drift reports it, adopt imports it, the apply completes it', async () => {
+  it('a half-made JWT method (mounted, never configured, as a first apply that failed on OIDC discovery leaves it): drift reports it; adopt says why the provider cannot import it and what to do; after that, the apply completes', async () => {
     await ok(store, 'POST', 'sys/auth/jwt', { type: 'jwt' });
     expect((await storeRequest(store, 'GET', 'auth/jwt/config')).status).toBe(404);
     const drift = await cli(['drift', 'cdktf.out', '--stack', 'ci-access']);
     expect([drift.code, drift.stderr]).toEqual([1, '']);
     expect(drift.stdout).toContain('auth/jwt/config');
     const adopted = await cli(['adopt', 'ci-access', '--outdir', 'cdktf.out']);
-    expect([adopted.code, adopted.stderr]).toEqual([0, '']);
-    expect(adopted.stdout).toMatch(/vault_jwt_auth_backend\.\S+\s+<-\s+jwt/);
-    expect(adopted.stdout).toContain('Plan check: applying the imports destroys and replaces nothing (ci-access).');
+    expect(adopted.code).toBe(3);
+    expect(adopted.stderr).toMatch(
+      /nothing written: .*ci-access: vault_jwt_auth_backend\.\S+: jwt\/ is mounted but was never configured \(GET auth\/jwt\/config: 404; .*It holds no role: disable it \(bao auth disable jwt\) and apply; nothing is lost/s,
+    );
+    expect(fs.existsSync(importFile('ci-access'))).toBe(false);
+    // The fix the message gives.
+    await ok(store, 'DELETE', 'sys/auth/jwt');
     const applied = await cli(['tf', 'ci-access', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false']);
     expect(applied.code).toBe(0);
     const jwt = signJwt(key.privateKey, gitlabJobClaims({}, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: key.kid });

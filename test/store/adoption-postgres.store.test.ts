@@ -6,14 +6,13 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { postgresState } from '../../lib';
 import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
-import { runCli } from '../../lib/cli/run-cli';
+import { runStoreCli } from '../support/store/store-cli';
 import { definePlatform } from '../../stacks/platform';
 import { createHandMadePlatform } from '../support/store/hand-made-platform';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningPostgres, startPostgres } from '../support/store/postgres-server';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { toolchain } from '../support/store/toolchain-env';
 
 describe('adopting with the state in PostgreSQL', () => {
   let store: RunningStore;
@@ -29,19 +28,8 @@ describe('adopting with the state in PostgreSQL', () => {
     return fx;
   }
 
-  async function adopt(fx: PlatformFixture) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const tools = toolchain();
-    const code = await runCli(['adopt', '--outdir', path.join(fx.dir, 'cdktf.out'), '--engine', tools.tofu], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SECRETSTORE_ADDR: store.addr, VAULT_TOKEN: store.rootToken, PG_CONN_STR: pg.connStr },
-      cwd: fx.dir,
-      isTerminal: false,
-      stdout: (l) => out.push(l),
-      stderr: (l) => err.push(l),
-    });
-    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-  }
+  const adopt = (fx: PlatformFixture) =>
+    runStoreCli(['adopt', '--outdir', path.join(fx.dir, 'cdktf.out')], { cwd: fx.dir, addr: store.addr, token: store.rootToken, env: { PG_CONN_STR: pg.connStr } });
 
   beforeAll(async () => {
     store = await startStore();

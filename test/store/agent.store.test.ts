@@ -116,6 +116,10 @@ describe('the synthesized agent configuration with the real bao agent', () => {
   /** The renew-self loop's clients, each run with a PATH that offers it first (curl, wget, then the bao CLI). */
   const LOOP_CLIENTS = ['curl', 'wget', 'bao'] as const;
   const renewLoopDir = (client: string) => `renew-loop-${client}/renewloop-test`;
+  // Where each agent's files are generated below test-agents/: one output directory per agent
+  // configuration (output directories may not overlap), the role's directory inside it.
+  const GENERATED: Record<string, string> = { 'orchestrator-dev': 'orchestrator/orchestrator-dev', 'renewal-test': 'renewal/renewal-test' };
+  const generated = (dir: string) => GENERATED[dir] ?? dir;
   /** Values that must never appear in any log or output. */
   const secrets = new Set<string>();
 
@@ -137,7 +141,7 @@ describe('the synthesized agent configuration with the real bao agent', () => {
 
   /** Starts `test-agents/<dir>/entrypoint.sh` (dir: the role, or a sub-directory for the loop's clients). */
   const startAgent = (dir: string, credentials: Record<string, string>, env: NodeJS.ProcessEnv = {}): AgentRun => {
-    const entrypoint = path.join(fixture.dir, 'cdktf.out', 'test-agents', dir, 'entrypoint.sh');
+    const entrypoint = path.join(fixture.dir, 'cdktf.out', 'test-agents', generated(dir), 'entrypoint.sh');
     const agent = new AgentRun(
       entrypoint,
       { ...credentials, SECRETSTORE_ADDR: store.addr, SECRETSTORE_AGENT_BINARY: toolchain().bao, ...env },
@@ -198,10 +202,10 @@ describe('the synthesized agent configuration with the real bao agent', () => {
       // The per-role paths differ, but one AgentConfigurations has one set of paths: declare one per role.
       new AgentConfigurations(stack, 'test-agents-orchestrator', {
         applications: stack.applications.filter((a) => a.roleName === 'orchestrator-dev'),
-        outputDirectory: 'test-agents',
+        outputDirectory: 'test-agents/orchestrator',
         paths: {
-          configFile: path.join(out, 'orchestrator-dev', 'agent.hcl'),
-          templateFile: path.join(out, 'orchestrator-dev', 'env.ctmpl'),
+          configFile: path.join(out, generated('orchestrator-dev'), 'agent.hcl'),
+          templateFile: path.join(out, generated('orchestrator-dev'), 'env.ctmpl'),
           roleIdFile: path.join(paths('orchestrator-dev').auth, 'role-id'),
           secretIdFile: path.join(paths('orchestrator-dev').auth, 'secret-id'),
           envFile: paths('orchestrator-dev').env,
@@ -212,10 +216,10 @@ describe('the synthesized agent configuration with the real bao agent', () => {
       // Without the renew-self loop: today's behaviour, the lifetime watcher alone.
       new AgentConfigurations(stack, 'test-agents-renewal', {
         applications: [renewal],
-        outputDirectory: 'test-agents',
+        outputDirectory: 'test-agents/renewal',
         paths: {
-          configFile: path.join(out, 'renewal-test', 'agent.hcl'),
-          templateFile: path.join(out, 'renewal-test', 'env.ctmpl'),
+          configFile: path.join(out, generated('renewal-test'), 'agent.hcl'),
+          templateFile: path.join(out, generated('renewal-test'), 'env.ctmpl'),
           roleIdFile: path.join(paths('renewal-test').auth, 'role-id'),
           secretIdFile: path.join(paths('renewal-test').auth, 'secret-id'),
           envFile: paths('renewal-test').env,
@@ -299,7 +303,7 @@ describe('the synthesized agent configuration with the real bao agent', () => {
   });
 
   it('without the renew-self loop, renews its token before the TTL runs out (6 s TTL role): the lifetime watcher, ~2/3 into the lease', async () => {
-    const hcl = fs.readFileSync(path.join(fixture.dir, 'cdktf.out', 'test-agents', 'renewal-test', 'agent.hcl'), 'utf8');
+    const hcl = fs.readFileSync(path.join(fixture.dir, 'cdktf.out', 'test-agents', generated('renewal-test'), 'agent.hcl'), 'utf8');
     expect(hcl).not.toMatch(/api_proxy|listener/);
     await writeKv2(store, 'secret', 'acme/test/renewal/config', { value: 'v' });
     const agent = startAgent('renewal-test', await provision('renewal-test'));

@@ -13,13 +13,12 @@ import * as path from 'path';
 import { CiSecret, KvMount, SecretStoreApp, SecretStoreValidationError } from '../../lib';
 import { READER_POLICY } from '../../lib/reconcile/live-store-reader';
 import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
-import { runCli } from '../../lib/cli/run-cli';
+import { runStoreCli } from '../support/store/store-cli';
 import { definePlatform } from '../../stacks/platform';
 import { PlatformConfig } from '../../stacks/platform-config';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { mountKv, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { toolchain } from '../support/store/toolchain-env';
 import { tempOutdir } from '../support/synthesized-platform';
 
 const V1_DECLARED = (pem: string): PlatformConfig => testPlatformConfig(pem, { settings: { ...TEST_SETTINGS, kvMount: new KvMount('secret', 1) } });
@@ -36,28 +35,9 @@ async function tokenWith(store: RunningStore, name: string, policy: string): Pro
   return res.body.auth.client_token;
 }
 
-/** Runs the CLI in the fixture against its store with `token`. */
-async function cli(fixture: PlatformFixture, args: string[], token: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const tools = toolchain();
-  const code = await runCli(args, {
-    env: {
-      PATH: process.env.PATH,
-      HOME: fixture.dir,
-      SECRETSTORE_ADDR: fixture.store.addr,
-      VAULT_TOKEN: token,
-      TF_CLI_CONFIG_FILE: tools.cliConfig,
-      TF_IN_AUTOMATION: '1',
-      SECRETSTORE_IAC_ENGINE: tools.tofu,
-    },
-    cwd: fixture.dir,
-    isTerminal: false,
-    stdout: (l) => out.push(l),
-    stderr: (l) => err.push(l),
-  });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
+/** Runs the CLI in the fixture against its store with `token` (HOME is the fixture: no ~/.vault-token). */
+const cli = (fixture: PlatformFixture, args: string[], token: string) =>
+  runStoreCli(args, { cwd: fixture.dir, addr: fixture.store.addr, token, env: { HOME: fixture.dir } });
 
 const tf = (fixture: PlatformFixture, token: string, ...args: string[]) =>
   cli(fixture, ['tf', 'ci-access', '--outdir', 'cdktf.out', '--', ...args], token);

@@ -7,11 +7,10 @@
  */
 import * as path from 'node:path';
 import { CiJwtRole } from '../../lib';
-import { runCli } from '../../lib/cli/run-cli';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { firstError, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { toolchain } from '../support/store/toolchain-env';
+import { runStoreCli } from '../support/store/store-cli';
 
 const CI = TEST_SETTINGS.ciUrl;
 const N39 = 'acme/${"\\u002c\\u002a"}';
@@ -67,19 +66,10 @@ describe('Terraform JSON literals on a real store (issue 19)', () => {
   });
 
   it('drift reads the values as literal: in sync for the declared roles, no "cannot resolve"', async () => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const tools = toolchain();
-    const code = await runCli(['drift', 'cdktf.out'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SECRETSTORE_ADDR: store.addr, VAULT_TOKEN: store.rootToken, TF_CLI_CONFIG_FILE: tools.cliConfig, SECRETSTORE_IAC_ENGINE: tools.tofu },
-      cwd: fixture.dir,
-      isTerminal: false,
-      stdout: (l) => out.push(l),
-      stderr: (l) => err.push(l),
-    });
-    const report = out.join('\n');
-    expect(err.join('\n')).not.toContain('cannot resolve');
-    expect(code).not.toBe(3);
+    const r = await runStoreCli(['drift', 'cdktf.out'], { cwd: fixture.dir, addr: store.addr, token: store.rootToken });
+    const report = r.stdout;
+    expect(r.stderr).not.toContain('cannot resolve');
+    expect(r.code).not.toBe(3);
     expect(report).not.toMatch(/registry-ci.*(changed|differs)/);
     expect(report).not.toMatch(/cwd-probe.*(changed|differs)/);
     expect(path.isAbsolute(fixture.dir)).toBe(true);
