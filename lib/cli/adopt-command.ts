@@ -13,7 +13,7 @@ import { StoreClient } from '../store/store-client';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { DestructionRefused, PlannedDestruction, planDestructions } from './replacement-guard';
-import { engineEnvironment, findEngine } from './engine-binary';
+import { chooseEngine, engineEnvironment } from './engine-binary';
 import { stateAddresses } from './engine-state';
 import { ExitCode } from './exit-code';
 import { guardKvMounts } from './kv-mount-guard';
@@ -96,7 +96,7 @@ export const adoptCommand: Command = {
     '',
     '  --outdir DIR    synthesized output directory (default cdktf.out)',
     '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else $SECRETSTORE_IAC_TOFU,',
-    '                  else tofu, else terraform on PATH)',
+    '                  else the OpenTofu npm run toolchain built, else tofu, else terraform on PATH)',
     '  --dry-run       print the imports and the report, write no file',
     '  --no-plan-check do not plan the stacks after writing the imports (see below)',
     '',
@@ -122,7 +122,8 @@ export const adoptCommand: Command = {
     const stacks = positionals.length > 0 ? [...new Set(positionals)].sort() : allStacks;
     for (const s of stacks) if (!allStacks.includes(s)) throw new UsageError(`no stack "${s}" in ${outdir}: it has ${allStacks.join(', ')}`);
     const address = resolveStoreAddress(context.env);
-    const engine = findEngine(values.engine as string | undefined, context.env);
+    const choice = chooseEngine(values.engine as string | undefined, context.env);
+    const engine = choice.path;
     // A KV mount of another version makes every declared policy path wrong: stop before any import.
     const stopped = await guardKvMounts('adopt', StoreClient.fromEnvironment(context.env), readDeclaredKvMounts(outdir, stacks), context);
     if (stopped !== undefined) return stopped;
@@ -142,7 +143,7 @@ export const adoptCommand: Command = {
         fs.rmSync(path.join(stackDir, IMPORT_FILE), { force: true });
         out.push(`Removed a damaged ${IMPORT_FILE} (not the JSON adopt writes; left by an interrupted run); it is written again below if needed.`, '');
       }
-      const state = new Set(stateAddresses(engine, stackDir, engineEnvironment(context.env, address)));
+      const state = new Set(stateAddresses(engine, stackDir, engineEnvironment(context.env, address, choice)));
       const plan = await planAdoption(stack, declared, configuration, live, state, parser);
       conflicts.push(...plan.conflicts.map((c) => `${stack}: ${terminalLine(c)}`));
       const file = path.join(stackDir, IMPORT_FILE);
@@ -180,7 +181,7 @@ export const adoptCommand: Command = {
       const destructions: PlannedDestruction[] = [];
       try {
         for (const stack of written) {
-          const env = { ...engineEnvironment(context.env, address), TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' };
+          const env = { ...engineEnvironment(context.env, address, choice), TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' };
           destructions.push(...planDestructions(engine, path.join(outdir, 'stacks', stack), env));
         }
       } catch (error) {

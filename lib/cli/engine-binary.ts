@@ -1,10 +1,11 @@
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { vaultTlsVariables } from '../store/store-tls';
 
 /**
  * Engines looked for on PATH, in this order, unless `--engine`, SECRETSTORE_IAC_ENGINE or
- * SECRETSTORE_IAC_TOFU (the engine scripts/toolchain.sh built) names one.
+ * SECRETSTORE_IAC_TOFU names one, or scripts/toolchain.sh has built one.
  */
 export const ENGINE_NAMES = ['tofu', 'terraform'] as const;
 
@@ -18,19 +19,71 @@ function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
+/** The engine a command runs, and why that one. */
+export interface EngineChoice {
+  /** The binary. */
+  readonly path: string;
+  /** Why it was chosen (`--engine`, `SECRETSTORE_IAC_TOFU`, `the toolchain npm run toolchain built`, `tofu on PATH`). */
+  readonly why: string;
+  /**
+   * The CLI configuration of the toolchain (its provider mirror, no registry), when the engine is
+   * the toolchain's own and `TF_CLI_CONFIG_FILE` is not set: without it the engine would ask the
+   * online registry for the provider.
+   */
+  readonly cliConfig?: string;
+}
+
+/** The toolchain cache of scripts/toolchain.sh (`SECRETSTORE_IAC_CACHE`, else `~/.cache/secretstore-iac`). */
+export function toolchainCache(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.SECRETSTORE_IAC_CACHE) return env.SECRETSTORE_IAC_CACHE;
+  return env.HOME ? path.join(env.HOME, '.cache', 'secretstore-iac') : undefined;
+}
+
 /**
- * The engine binary every command runs (`tf`, `adopt`): `wanted` (`--engine`: a path or a name on
- * PATH), else SECRETSTORE_IAC_ENGINE, else SECRETSTORE_IAC_TOFU, else tofu, else terraform on PATH.
- * One function for all of them, so that the engine that reads a stack's state is the one that applies it.
+ * The engine every command runs (`tf`, `adopt`): `wanted` (`--engine`: a path or a name on PATH),
+ * else SECRETSTORE_IAC_ENGINE, else SECRETSTORE_IAC_TOFU, else the OpenTofu that `npm run toolchain`
+ * built (with its provider mirror), else tofu, else terraform on PATH. One function for all of
+ * them, so that the engine that reads a stack's state is the one that applies it.
  * @throws Error naming what was looked for
  */
-export function findEngine(wanted: string | undefined, env: NodeJS.ProcessEnv): string {
-  const name = wanted ?? (env.SECRETSTORE_IAC_ENGINE || env.SECRETSTORE_IAC_TOFU || undefined);
-  const engine = name ? onPath(name, env) : ENGINE_NAMES.map((e) => onPath(e, env)).find(Boolean);
-  if (!engine) {
-    throw new Error(`no engine found: ${name ?? ENGINE_NAMES.join(' or ')} is not on PATH; install OpenTofu or Terraform, or pass --engine`);
+export function chooseEngine(wanted: string | undefined, env: NodeJS.ProcessEnv): EngineChoice {
+  const named: Array<[string | undefined, string]> = [
+    [wanted, '--engine'],
+    [env.SECRETSTORE_IAC_ENGINE || undefined, 'SECRETSTORE_IAC_ENGINE'],
+    [env.SECRETSTORE_IAC_TOFU || undefined, 'SECRETSTORE_IAC_TOFU'],
+  ];
+  const given = named.find(([name]) => name !== undefined);
+  if (given) {
+    const found = onPath(given[0]!, env);
+    if (!found) throw new Error(`no engine found: ${given[0]} is not on PATH (named by ${given[1]}); install OpenTofu or Terraform, or pass --engine`);
+    return { path: found, why: given[1] };
   }
-  return engine;
+  const cache = toolchainCache(env);
+  const built = cache ? path.join(cache, 'bin', 'tofu') : undefined;
+  if (built && fs.existsSync(built)) {
+    const tofurc = path.join(cache!, 'tofurc');
+    return {
+      path: built,
+      why: 'the OpenTofu npm run toolchain built',
+      cliConfig: env.TF_CLI_CONFIG_FILE || !fs.existsSync(tofurc) ? undefined : tofurc,
+    };
+  }
+  for (const name of ENGINE_NAMES) {
+    const found = onPath(name, env);
+    if (found) return { path: found, why: `${name} on PATH` };
+  }
+  throw new Error(`no engine found: ${ENGINE_NAMES.join(' or ')} is not on PATH and npm run toolchain has not built one; install OpenTofu or Terraform, run npm run toolchain, or pass --engine`);
+}
+
+/** {@link chooseEngine}'s binary. */
+export function findEngine(wanted: string | undefined, env: NodeJS.ProcessEnv): string {
+  return chooseEngine(wanted, env).path;
+}
+
+/** The engine's own version line (`OpenTofu v1.12.6`), or undefined when it does not say. */
+export function engineVersion(engine: string, env: NodeJS.ProcessEnv): string | undefined {
+  const result = spawnSync(engine, ['version'], { env: { ...env, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' }, encoding: 'utf8', timeout: 5_000 });
+  return result.status === 0 ? result.stdout.split('\n')[0].trim() || undefined : undefined;
 }
 
 /**
@@ -39,6 +92,6 @@ export function findEngine(wanted: string | undefined, env: NodeJS.ProcessEnv): 
  * variables (`BAO_CACERT`, ...) copied to their `VAULT_*` names when those are unset (the provider
  * reads only those).
  */
-export function engineEnvironment(env: NodeJS.ProcessEnv, address: string): NodeJS.ProcessEnv {
-  return { ...env, ...vaultTlsVariables(env), VAULT_ADDR: address };
+export function engineEnvironment(env: NodeJS.ProcessEnv, address: string, choice?: EngineChoice): NodeJS.ProcessEnv {
+  return { ...env, ...vaultTlsVariables(env), ...(choice?.cliConfig ? { TF_CLI_CONFIG_FILE: choice.cliConfig } : {}), VAULT_ADDR: address };
 }

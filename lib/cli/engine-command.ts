@@ -9,7 +9,7 @@ import { StoreClient } from '../store/store-client';
 import { StoreTransport } from '../store/store-transport';
 import { Command, CommandContext } from './command';
 import { parseCommandArguments } from './command-arguments';
-import { engineEnvironment, findEngine } from './engine-binary';
+import { chooseEngine, engineEnvironment, engineVersion } from './engine-binary';
 import { ExitCode } from './exit-code';
 import { DestructionRefused, planDestructions, savedPlanDestructions } from './replacement-guard';
 import { engineToken, guardKvMounts } from './kv-mount-guard';
@@ -37,11 +37,13 @@ export const engineCommand: Command = {
     '',
     '  --outdir DIR    synthesized output directory (default cdktf.out)',
     '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else $SECRETSTORE_IAC_TOFU,',
-    '                  else tofu, else terraform on PATH)',
+    '                  else the OpenTofu npm run toolchain built, else tofu, else terraform on PATH)',
     '  --refuse-replace  refuse a plan that destroys or replaces an object (exit 4): `apply PLANFILE`',
     '                  reads the saved plan first; `plan -out=FILE` checks the plan it saved; `apply`',
     '                  without a plan file plans first and applies only when nothing is destroyed.',
     '                  The generated configuration pipeline passes it to every plan and apply.',
+    '',
+    'It prints the engine it runs, its version and why that one, on standard error.',
     '',
     'The engine shares the terminal: its output appears as it is written and its prompts (apply\'s',
     'approval) read from standard input.',
@@ -70,14 +72,19 @@ export const engineCommand: Command = {
     if (!fs.existsSync(path.join(stackDir, 'cdk.tf.json'))) {
       throw new Error(`no synthesized stack at ${stackDir}: run \`npm run synth\` first, or pass --outdir`);
     }
-    const engine = findEngine(values.engine as string | undefined, context.env);
+    const choice = chooseEngine(values.engine as string | undefined, context.env);
+    const engine = choice.path;
     // A stopped or sealed store otherwise shows as minutes of silent provider retries.
     // The transport carries the TLS variables (VAULT_CACERT, ...) the provider reads too; built only
     // when the engine will talk to the store, so that `init` works offline whatever they hold.
     if (engineNeedsStore(engineArgs)) await checkStoreBeforeEngine(address, engineArgs, StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l)));
     const stopped = await checkKvMountsBeforeEngine(positionals[0], stackDir, address, engineArgs, context);
     if (stopped !== undefined) return stopped;
-    const env = engineEnvironment(context.env, address);
+    const env = engineEnvironment(context.env, address, choice);
+    // Which engine, which version, and why (once the checks passed, just before it runs): a wrong
+    // one otherwise shows only as a registry error.
+    const version = engineVersion(engine, env);
+    context.stderr(`secretstore-iac tf: engine ${engine} (${version ?? 'version unknown'}; ${choice.why}${choice.cliConfig ? `, with its provider mirror ${choice.cliConfig}` : ''})`);
     if (values['refuse-replace'] !== true) return runEngine(engine, engineArgs, stackDir, env, context);
     const sub = engineArgs.find((a) => !a.startsWith('-'));
     const planOut = engineArgs.map((a) => /^-out=(.+)$/.exec(a)?.[1]).find(Boolean);

@@ -1,5 +1,6 @@
 import { terminalText } from '../private/terminal-text';
 import { Command, CommandContext } from './command';
+import { cliVersion } from './cli-version';
 import { COMMANDS } from './commands';
 import { ExitCode } from './exit-code';
 import { DestructionRefused } from './replacement-guard';
@@ -11,6 +12,7 @@ export function generalHelp(commands: readonly Command[] = COMMANDS): string {
   return [
     'Usage: secretstore-iac COMMAND [ARGS...]',
     '       secretstore-iac COMMAND --help',
+    '       secretstore-iac --version',
     '',
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
@@ -32,6 +34,10 @@ export async function runCli(argv: readonly string[], context: CommandContext, c
   if (name === undefined) {
     context.stderr(generalHelp(commands));
     return ExitCode.usage;
+  }
+  if (name === '--version' || name === '-V') {
+    context.stdout(`secretstore-iac ${cliVersion()}`);
+    return ExitCode.ok;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? commands.find((c) => c.name === args[0]) : undefined;

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { engineEnvironment, findEngine } from '../../../lib/cli/engine-binary';
+import { chooseEngine, engineEnvironment, findEngine } from '../../../lib/cli/engine-binary';
 import { runCli } from '../../../lib/cli/run-cli';
 
 // The one engine lookup `tf` and `adopt` share: the engine that reads a stack's state for `adopt`
@@ -42,6 +42,21 @@ describe('findEngine', () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-engine-empty-'));
     expect(() => findEngine(undefined, { PATH: empty })).toThrow('no engine found: tofu or terraform is not on PATH');
     expect(() => findEngine(undefined, { PATH: empty, SECRETSTORE_IAC_TOFU: '/nowhere/tofu' })).toThrow('no engine found: /nowhere/tofu is not on PATH');
+  });
+
+  it('without a named engine, takes the OpenTofu npm run toolchain built, with its provider mirror, before PATH', () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-engine-cache-'));
+    fs.mkdirSync(path.join(cache, 'bin'));
+    const built = executable(path.join(cache, 'bin', 'tofu'));
+    fs.writeFileSync(path.join(cache, 'tofurc'), 'provider_installation {}\n');
+    const choice = chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache });
+    expect(choice).toEqual({ path: built, why: 'the OpenTofu npm run toolchain built', cliConfig: path.join(cache, 'tofurc') });
+    expect(engineEnvironment({ PATH: pathDir }, 'https://s.example', choice).TF_CLI_CONFIG_FILE).toBe(path.join(cache, 'tofurc'));
+    // A CLI configuration the user set wins; a named engine wins over the toolchain's.
+    expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache, TF_CLI_CONFIG_FILE: '/etc/tofurc' }).cliConfig).toBeUndefined();
+    expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache, SECRETSTORE_IAC_TOFU: fromTofuVariable })).toEqual({ path: fromTofuVariable, why: 'SECRETSTORE_IAC_TOFU' });
+    // Without the built one: PATH, and the reason says so.
+    expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: path.join(cache, 'none') })).toEqual({ path: tofuOnPath, why: 'tofu on PATH' });
   });
 
   it('gives the engine the store address as VAULT_ADDR, keeping the rest of the environment', () => {

@@ -140,7 +140,11 @@ describe('secretstore-iac tf', () => {
     // subcommand without the store health check.
     const marker = path.join(outdir, 'seen');
     const waiting = path.join(outdir, 'waiting-engine');
-    fs.writeFileSync(waiting, `#!/bin/sh\necho first\nwhile [ ! -e ${marker} ]; do sleep 0.05; done\necho second >&2\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      waiting,
+      `#!/bin/sh\n[ "$1" = version ] && { echo 'Waiting v1.0.0'; exit 0; }\necho first\nwhile [ ! -e ${marker} ]; do sleep 0.05; done\necho second >&2\n`,
+      { mode: 0o755 },
+    );
     const out: string[] = [];
     const err: string[] = [];
     const code = await runCli(['tf', 'ci-access', '--outdir', outdir, '--engine', waiting, '--', 'output'], {
@@ -155,6 +159,7 @@ describe('secretstore-iac tf', () => {
     });
     expect(code).toBe(0);
     expect(out).toEqual(['first']);
-    expect(err).toEqual(['second']);
+    // First the engine, its version and why it was chosen; then the engine's own output.
+    expect(err).toEqual([`secretstore-iac tf: engine ${waiting} (Waiting v1.0.0; --engine)`, 'second']);
   }, 20_000);
 });

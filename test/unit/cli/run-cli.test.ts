@@ -31,6 +31,13 @@ describe('dispatch, help and exit codes', () => {
     expect(stdout).toMatch(/2 usage error,\s+3 runtime error/);
   });
 
+  it('--version prints the version of package.json', async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+    for (const flag of ['--version', '-V']) {
+      expect(await cli([flag])).toEqual({ code: ExitCode.ok, stdout: `secretstore-iac ${pkg.version}`, stderr: '' });
+    }
+  });
+
   it('each command has its own --help', async () => {
     for (const name of ['access', 'access-diff', 'who-can']) {
       const { code, stdout } = await cli([name, '--help']);
