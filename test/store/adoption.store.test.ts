@@ -201,7 +201,7 @@ describe('adopting a hand-made store', () => {
     expect(r.code).toBe(1);
     const findings = findingLines(r.stdout);
     expect(findings).toEqual([
-      expect.stringMatching(/^- `sys\/policies\/acl\/registry`: policy registry is not on the store \(identities: `approle\/registry`\) \[app-roles: `vault_policy\./),
+      expect.stringMatching(/^- `sys\/policies\/acl\/registry`: policy registry is declared but missing on the store: it grants nothing until its stack is applied \(identities: `approle\/registry`\) \[app-roles: `vault_policy\./),
       expect.stringMatching(/^- `auth\/approle\/role\/authentik-role`: role approle\/authentik-role differs \(identities: `approle\/authentik-role`\)/),
       expect.stringMatching(/^- `auth\/jwt\/config`: JWT method configuration differs \(identities: `jwt\/registry-ci`\)/),
       expect.stringMatching(/^- `auth\/jwt\/role\/registry-ci`: role jwt\/registry-ci differs \(identities: `jwt\/registry-ci`\)/),
