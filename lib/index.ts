@@ -1,6 +1,7 @@
 // Domain model: plain TypeScript, no cdktf.
 export * from './model/capability';
 export * from './model/duration';
+export * from './model/auth-mount-tune';
 export * from './model/grant';
 export * from './model/identifier-name';
 export * from './model/jwt-key-source';
@@ -39,6 +40,7 @@ export * from './constructs/registry-service-account';
 export * from './constructs/secret-store-app';
 export * from './constructs/secret-store-stack';
 export * from './constructs/store-policy';
+export * from './constructs/live-store-reader-policy';
 export * from './store/store-address';
 // Talking to a running store (operator commands).
 export * from './store/approle-credentials-file';

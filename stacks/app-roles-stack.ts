@@ -7,7 +7,7 @@ import {
   SecretStoreStack,
   StateBackendFactory,
 } from '../lib';
-import { PlatformConfig } from './platform-config';
+import { authMountProps, PlatformConfig } from './platform-config';
 
 /**
  * What applications may read (spec §2.4, §5.2): the AppRole auth method and one role + policy per
@@ -24,7 +24,7 @@ export class AppRolesStack extends SecretStoreStack {
    */
   constructor(scope: Construct, id: string, config: PlatformConfig, settings: PlatformSettings, stateBackend?: StateBackendFactory) {
     super(scope, id, { settings, stateBackend });
-    const auth = (this.appRoleAuth = new AppRoleAuth(this, 'approle', { local: config.authMounts?.approle?.local }));
+    const auth = (this.appRoleAuth = new AppRoleAuth(this, 'approle', authMountProps(config.authMounts?.approle)));
     this.applications = [
       new AppRoleApplication(this, 'orchestrator-dev', {
         auth,

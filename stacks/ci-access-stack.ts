@@ -7,6 +7,7 @@ import {
   ConfigurationPipeline,
   ConfigurationPipelineRole,
   E2eTestTemplate,
+  LiveStoreReaderPolicy,
   PlatformSettings,
   RegistryServiceAccount,
   SecretStoreStack,
@@ -15,7 +16,7 @@ import {
   isPlainRecord,
   ownEntries,
 } from '../lib';
-import { PlatformConfig, RegistryAccountConfig } from './platform-config';
+import { authMountProps, PlatformConfig, readerPolicyProps, RegistryAccountConfig } from './platform-config';
 
 /**
  * What pipelines may read (spec §2.1, §2.3, §5.1): the CI JWT auth method, the shared role
@@ -30,6 +31,8 @@ export class CiAccessStack extends SecretStoreStack {
   readonly accounts: Readonly<Record<string, RegistryServiceAccount>>;
   /** Other CI secrets. */
   readonly ciSecrets: CiSecret[];
+  /** The live-store reader's policy, when `readerPolicy` declares it. */
+  readonly readerPolicy?: LiveStoreReaderPolicy;
   /** The configuration project's roles (apply on protected branches, read-only plan), when configured. */
   readonly pipelineRoles?: { readonly apply: ConfigurationPipelineRole; readonly plan: ConfigurationPipelineRole };
 
@@ -38,7 +41,7 @@ export class CiAccessStack extends SecretStoreStack {
    */
   constructor(scope: Construct, id: string, config: PlatformConfig, settings: PlatformSettings, stateBackend?: StateBackendFactory) {
     super(scope, id, { settings, stateBackend });
-    this.jwtAuth = new CiJwtAuth(this, 'jwt', { keySource: config.ciKeySource, local: config.authMounts?.jwt?.local });
+    this.jwtAuth = new CiJwtAuth(this, 'jwt', { keySource: config.ciKeySource, ...authMountProps(config.authMounts?.jwt) });
     this.registryCi = new CiJwtRole(this, 'registry-ci', {
       auth: this.jwtAuth,
       jobTimeout: config.ciJobTimeout,
@@ -140,6 +143,10 @@ export class CiAccessStack extends SecretStoreStack {
 
     // The end-to-end test job of the e2e-test consumer, with its Playwright files.
     new E2eTestTemplate(this, 'e2e-template', config.e2eTests);
+
+    // The live-store reader's own policy, when the configuration declares it (drift then reaches exit 0).
+    const reader = readerPolicyProps(config.readerPolicy);
+    if (reader) this.readerPolicy = new LiveStoreReaderPolicy(this, 'reader-policy', reader);
 
     // The configuration repository's own pipeline: its roles, and the pipeline file.
     if (isPlainRecord(config.configurationProject)) {

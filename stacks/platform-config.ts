@@ -1,5 +1,6 @@
 import {
   AgentConfigurationsProps,
+  AuthMountTune,
   ConfigurationPipelineProps,
   Duration,
   E2eTestTemplateProps,
@@ -7,7 +8,7 @@ import {
   PlatformSettingsProps,
   RegistryServiceAccountProps,
 } from '../lib';
-import { expectBoolean, expectRecord, expectShape, optional, ownEntries, PropCheck, PropsSchema, ValidationProblem } from '../lib';
+import { expectBoolean, expectRecord, expectShape, expectString, optional, ownEntries, ownValue, PropCheck, PropsSchema, ValidationProblem } from '../lib';
 
 /**
  * A registry service account declared in {@link PlatformConfig.accounts}; its key there is the
@@ -20,6 +21,19 @@ export interface RegistryAccountConfig extends Omit<RegistryServiceAccountProps,
    * @default true
    */
   readonly readByCi?: boolean;
+}
+
+/**
+ * One auth mount's declared attributes in {@link PlatformConfig.authMounts}; each is checked by the
+ * mount's construct (AppRoleAuth, CiJwtAuth), whose defaults apply to what is left out.
+ */
+export interface AuthMountConfig {
+  /** The mount is local to this cluster (fixed when mounting: a difference replaces the mount). */
+  readonly local?: boolean;
+  /** The mount's description (changed in place). */
+  readonly description?: string;
+  /** Tune settings: lease TTLs, listing visibility, token type, audit keys (changed in place). */
+  readonly tune?: AuthMountTune;
 }
 
 /** Everything that differs between installations of the platform. */
@@ -38,11 +52,17 @@ export interface PlatformConfig {
    * @default neither mount is local
    */
   readonly authMounts?: {
-    /** The CI JWT method's mount (`jwt/`). */
-    readonly jwt?: { readonly local?: boolean };
-    /** The AppRole method's mount (`approle/`). */
-    readonly approle?: { readonly local?: boolean };
+    /** The CI JWT method's mount (`jwt/`): CiJwtAuth's `local`, `description` and `tune`. */
+    readonly jwt?: AuthMountConfig;
+    /** The AppRole method's mount (`approle/`): AppRoleAuth's `local`, `description` and `tune`. */
+    readonly approle?: AuthMountConfig;
   };
+  /**
+   * Declare the live-store reader's own least-privilege policy (docs/adoption.md) in the `ci-access`
+   * stack (`true`: named `secretstore-iac-reader`), so that `drift` does not list it as unmanaged.
+   * @default false (not declared; the synthesized output has no such policy)
+   */
+  readonly readerPolicy?: boolean | { readonly name?: string };
   /**
    * CI job timeout: the lifetime of the store token a job gets.
    * @default Duration.minutes(60)
@@ -107,8 +127,10 @@ export const PLATFORM_CONFIG_SCHEMA: PropsSchema = {
   settings: checkedByItsConstruct,
   ciKeySource: checkedByItsConstruct,
   ciJobTimeout: checkedByItsConstruct,
-  // Each mount's `local` is checked by its construct (AppRoleAuth, CiJwtAuth).
-  authMounts: optional(expectRecord(optional(expectRecord(undefined, 'an object { local?: boolean }')), 'an object { jwt?: { local? }, approle?: { local? } }')),
+  // Each mount's fields are checked by its construct (AppRoleAuth, CiJwtAuth).
+  authMounts: optional(expectRecord(optional(expectRecord(undefined, 'an object { local?, description?, tune? }')), 'an object { jwt?: { local?, description?, tune? }, approle?: { ... } }')),
+  readerPolicy: optional((field, value) =>
+    typeof value === 'boolean' ? [] : expectShape({ name: optional(expectString) }, 'true, false or an object { name?: string }')(field, value)),
   ciBoundClaims: checkedByItsConstruct,
   accounts: optional(expectRecord(expectAccountConfig, 'an object of account names to account properties')),
   agents: checkedByItsConstruct,
@@ -121,4 +143,23 @@ export function platformConfigProblems(config: unknown): ValidationProblem[] {
   return expectShape(PLATFORM_CONFIG_SCHEMA, 'an object of the platform\'s configuration (PlatformConfig)')('', config).map(
     (p) => new ValidationProblem(p.field === '' ? 'config' : p.field, p.value, p.rule),
   );
+}
+
+/**
+ * The construct props of one `authMounts` entry: its own `local`, `description` and `tune` (left out
+ * stays left out, so the construct's defaults apply and the synthesized output is unchanged).
+ */
+export function authMountProps(mount: AuthMountConfig | undefined): AuthMountConfig {
+  return {
+    local: ownValue<boolean>(mount, 'local'),
+    description: ownValue<string>(mount, 'description'),
+    tune: ownValue<AuthMountTune>(mount, 'tune'),
+  };
+}
+
+/** The reader policy's props when `readerPolicy` declares it, else undefined. */
+export function readerPolicyProps(readerPolicy: PlatformConfig['readerPolicy']): { name?: string } | undefined {
+  if (readerPolicy === true) return {};
+  if (readerPolicy && typeof readerPolicy === 'object') return { name: ownValue<string>(readerPolicy, 'name') };
+  return undefined;
 }

@@ -49,7 +49,7 @@ export class AccessModel {
       const text = textOf(name);
       if (text !== undefined) parsed.set(name, await parser.parse(name, text));
     }
-    const identities = configuration.identities.map((identity) => access(identity, parsed));
+    const identities = configuration.identities.map((identity) => access(identity, parsed, configuration.liveStore === true));
     const unattached = [...configuration.policies.keys()].filter((name) => !used.has(name)).sort();
     return new AccessModel(identities, unattached, builtinDefault, configuration.stacks, textOf(DEFAULT_POLICY_NAME) ?? DEFAULT_POLICY_TEXT);
   }
@@ -85,7 +85,7 @@ export class AccessModel {
   }
 }
 
-function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>): IdentityAccess {
+function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, liveStore: boolean): IdentityAccess {
   const names = new Set(identity.tokenPolicies);
   if (!identity.noDefaultPolicy) names.add(DEFAULT_POLICY_NAME);
   const tokenPolicies = [...names].sort();
@@ -99,6 +99,7 @@ function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>): Ide
   for (const name of tokenPolicies) {
     const policy = parsed.get(name);
     if (policy) policies.push(policy);
+    else if (liveStore) problems.push(`policy "${name}" is missing on the store; the store ignores a policy it does not have, so it grants nothing until it is written (a declared policy: apply its stack)`);
     else problems.push(`policy "${name}" is not declared in the synthesized stacks; the store ignores a policy it does not have, so it grants nothing here`);
   }
   const acl = Acl.fromPolicies(policies, { templating: 'literal' });

@@ -26,6 +26,8 @@ export interface StoreConfiguration {
   readonly policies: ReadonlyMap<string, DeclaredPolicy>;
   /** Names of the stacks read, sorted. */
   readonly stacks: readonly string[];
+  /** True when read from a live store (a policy it lacks is missing there, not undeclared). */
+  readonly liveStore?: boolean;
 }
 
 /** Provider defaults for fields left unset (so that unset and default compare equal). */

@@ -153,6 +153,13 @@ export const adoptCommand: Command = {
         out.push('', 'Import (already on the store, not in state):', ...plan.imports.map((b) => `  ${terminalLine(b.to)}  <-  ${terminalLine(b.id)}`));
       }
       if (plan.creates.length > 0) out.push('', 'Create (not on the store):', ...plan.creates.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
+      // Attributes the access report does not show, each with what the apply does with it.
+      if (plan.risks.length > 0) {
+        out.push('', `Risk: applying the imports would destroy ${plan.risks.length === 1 ? 'an object' : `${plan.risks.length} objects`} (the plan check refuses it):`, ...plan.risks.map((l) => `  ${terminalLine(l)}`));
+      }
+      if (plan.attributeChanges.length > 0) {
+        out.push('', 'Mount settings, store → declarations (no replacement):', ...plan.attributeChanges.map((l) => `  ${terminalLine(l)}`));
+      }
       if (values['dry-run'] !== true) {
         if (plan.imports.length > 0) {
           writes.push(() => writeFileAtomically(file, renderImportFile(plan.imports)));

@@ -1,11 +1,20 @@
 import { Construct } from 'constructs';
-import { terraformString } from '../render/text-encoders';
+import { terraformString, terraformStrings } from '../render/text-encoders';
 import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
 import { mountSegmentProblems } from '../private/mount-segment';
 import { CheckedProps, expectBoolean, expectString, optional, PropsSchema } from '../model/props-check';
+import { AuthMountTune, authMountTuneProblems, expectAuthMountTune, renderAuthMountTune } from '../model/auth-mount-tune';
+
+/** The description the library gives the AppRole mount unless one is declared. */
+export const APPROLE_AUTH_DESCRIPTION = 'Application sidecar agents (managed by secretstore-iac)';
 
 /** The run-time checks of {@link AppRoleAuthProps}. */
-export const APPROLE_AUTH_SCHEMA: PropsSchema = { path: optional(expectString), local: optional(expectBoolean) };
+export const APPROLE_AUTH_SCHEMA: PropsSchema = {
+  path: optional(expectString),
+  local: optional(expectBoolean),
+  description: optional(expectString),
+  tune: expectAuthMountTune,
+};
 
 /** Properties of {@link AppRoleAuth}. */
 export interface AppRoleAuthProps {
@@ -21,6 +30,18 @@ export interface AppRoleAuthProps {
    * @default false
    */
   readonly local?: boolean;
+  /**
+   * The mount's description (`bao auth enable -description`). The provider changes it in place
+   * (no replacement); declare the store's when adopting a hand-made mount to keep it.
+   * @default 'Application sidecar agents (managed by secretstore-iac)'
+   */
+  readonly description?: string;
+  /**
+   * The mount's tune settings (lease TTLs, listing visibility, token type, audit keys); changed in
+   * place. Left out: not declared, the provider leaves the store's values as they are.
+   * @default none declared
+   */
+  readonly tune?: AuthMountTune;
 }
 
 /** The store's AppRole auth method, used by the applications' sidecar agents (spec §5.2). */
@@ -37,11 +58,13 @@ export class AppRoleAuth extends Construct {
     this.backend = new AuthBackend(this, 'backend', {
       type: 'approle',
       path: terraformString(this.path),
-      description: 'Application sidecar agents (managed by secretstore-iac)',
+      description: terraformString(checked.value('description', APPROLE_AUTH_DESCRIPTION)),
       local: checked.value<boolean | undefined>('local', undefined),
+      tune: renderAuthMountTune(checked.value<AuthMountTune | undefined>('tune', undefined), terraformStrings),
     });
     this.node.addValidation({
-      validate: () => checked.with(mountSegmentProblems('path', this.path)).map(String),
+      validate: () =>
+        checked.with([...mountSegmentProblems('path', this.path), ...authMountTuneProblems('tune', checked.value<AuthMountTune | undefined>('tune', undefined))]).map(String),
     });
   }
 }

@@ -8,12 +8,18 @@ import { mountSegmentProblems } from '../private/mount-segment';
 import { httpUrlProblems } from '../private/http-url';
 import { CheckedProps, expectBoolean, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
 import { PlatformSettings } from '../model/platform-settings';
+import { AuthMountTune, authMountTuneProblems, expectAuthMountTune, renderAuthMountTune } from '../model/auth-mount-tune';
+
+/** The description the library gives the CI JWT mount unless one is declared. */
+export const CI_JWT_AUTH_DESCRIPTION = 'CI job tokens (managed by secretstore-iac)';
 
 /** The run-time checks of {@link CiJwtAuthProps}. */
 export const CI_JWT_AUTH_SCHEMA: PropsSchema = {
   path: optional(expectString),
   issuer: optional(expectString),
   local: optional(expectBoolean),
+  description: optional(expectString),
+  tune: expectAuthMountTune,
   keySource: optional(expectInstance(JwtKeySource, "a JwtKeySource (JwtKeySource.oidcDiscovery(url), .jwksUrl(url), .publicKeys([pem]))")),
 };
 
@@ -41,6 +47,19 @@ export interface CiJwtAuthProps {
    * @default false
    */
   readonly local?: boolean;
+  /**
+   * The mount's description (`bao auth enable -description`). The vault provider (5.9.0) sets a JWT
+   * mount's description only when it creates the mount: it neither reads nor updates it, so declare
+   * the store's when adopting a hand-made mount, or change it with `bao auth tune -description`.
+   * @default 'CI job tokens (managed by secretstore-iac)'
+   */
+  readonly description?: string;
+  /**
+   * The mount's tune settings (lease TTLs, listing visibility, token type, audit keys); changed in
+   * place. Left out: not declared, the provider leaves the store's values as they are.
+   * @default none declared
+   */
+  readonly tune?: AuthMountTune;
 }
 
 /**
@@ -70,12 +89,13 @@ export class CiJwtAuth extends Construct {
     this.backend = new JwtAuthBackend(this, 'backend', {
       path: terraformString(this.path),
       type: 'jwt',
-      description: 'CI job tokens (managed by secretstore-iac)',
+      description: terraformString(checked.value('description', CI_JWT_AUTH_DESCRIPTION)),
       boundIssuer: terraformString(this.issuer),
       oidcDiscoveryUrl: source.kind === 'oidc_discovery_url' ? terraformString(source.url) : undefined,
       jwksUrl: source.kind === 'jwks_url' ? terraformString(source.url) : undefined,
       jwtValidationPubkeys: source.kind === 'jwt_validation_pubkeys' ? terraformStrings(source.publicKeysPem) : undefined,
       local: checked.value<boolean | undefined>('local', undefined),
+      tune: renderAuthMountTune(checked.value<AuthMountTune | undefined>('tune', undefined), terraformStrings),
     });
     this.local = checked.value<boolean | undefined>('local', undefined);
     this.node.addValidation({ validate: () => this.problems().map(String) });
@@ -87,6 +107,7 @@ export class CiJwtAuth extends Construct {
   private problems(): ValidationProblem[] {
     const problems = this.keySource.problems('keySource', this.settings.httpPolicy);
     problems.push(...mountSegmentProblems('path', this.path));
+    problems.push(...authMountTuneProblems('tune', this.checked.value<AuthMountTune | undefined>('tune', undefined)));
     if (!this.issuer) problems.push(new ValidationProblem('issuer', this.issuer, 'must not be empty'));
     else problems.push(...httpUrlProblems('issuer', this.issuer, this.settings.httpPolicy));
     return this.checked.with(problems);

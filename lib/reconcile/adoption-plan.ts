@@ -5,7 +5,8 @@ import { DeclaredObject } from './declared-object';
 import { ImportBlock, importBlocks } from './import-blocks';
 import { LiveStore, liveStoreConfiguration } from './live-store-reader';
 import { StoreConfiguration } from '../access/store-configuration';
-import { restrict } from './store-drift';
+import { ROLE_TYPE_CONSEQUENCE, restrict } from './store-drift';
+import { describeMountAttributeChange, mountAttributeChanges } from './mount-attribute-changes';
 
 /** What adopting one stack does: imports, creates, conflicts, and the access change of applying. */
 export interface AdoptionPlan {
@@ -21,6 +22,17 @@ export interface AdoptionPlan {
   readonly conflicts: readonly string[];
   /** Access of the stack's identities, the store as it is → the declarations. */
   readonly access: AccessDiff;
+  /**
+   * Attributes of imported objects the access report does not show (mount `local`, description,
+   * tune), one line each with what the apply does: `approle/: description: declared ..., store ...: ...`.
+   */
+  readonly attributeChanges: readonly string[];
+  /**
+   * What applying the imports would destroy: an attribute that forces a replacement (a local
+   * mount, an OIDC role where a JWT role is declared), one line each, with the declaration or the
+   * hand fix that avoids it. Adopt's plan check refuses such a plan (exit 4).
+   */
+  readonly risks: readonly string[];
 }
 
 /**
@@ -76,8 +88,27 @@ export async function planAdoption(
     else if (where === 'absent') creates.push(o);
     else conflicts.push(`${o.address}: ${where}`);
   }
+  const attributeChanges: string[] = [];
+  const risks: string[] = [];
+  for (const o of toImport) {
+    if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
+      const mount = live.mounts.find((m) => m.path === o.name)!;
+      for (const change of mountAttributeChanges(o, mount)) {
+        const line = `${o.name}/ (${o.address}): ${describeMountAttributeChange(change)}`;
+        (change.effect === 'replace' ? risks : attributeChanges).push(line);
+      }
+    } else if (o.kind === 'jwt-role') {
+      const role = live.roles.find((r) => r.mount === o.mount && r.role === o.name)!;
+      // The store's default role_type is oidc: an unset field is an OIDC role.
+      const have = typeof role.fields.role_type === 'string' && role.fields.role_type !== '' ? role.fields.role_type : 'oidc';
+      const want = typeof o.fields.role_type === 'string' ? o.fields.role_type : 'oidc';
+      if (have !== want) {
+        risks.push(`${o.storePath} (${o.address}): role_type: declared ${want}, store ${have}: ${ROLE_TYPE_CONSEQUENCE}`);
+      }
+    }
+  }
   const names = new Set(declared.filter((o) => o.kind === 'jwt-role' || o.kind === 'approle-role').map((o) => `${o.mount}/${o.name}`));
   const before = await AccessModel.load(restrict(liveStoreConfiguration(live), (n) => names.has(n)), parser);
   const after = await AccessModel.load(restrict(configuration, (n) => names.has(n)), parser);
-  return { stack, inState: state.size, imports: importBlocks(toImport), creates, conflicts, access: diffAccess(before, after) };
+  return { stack, inState: state.size, imports: importBlocks(toImport), creates, conflicts, access: diffAccess(before, after), attributeChanges, risks };
 }

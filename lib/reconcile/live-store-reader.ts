@@ -17,6 +17,40 @@ export interface LiveAuthMount {
   readonly accessor: string;
   /** Description. */
   readonly description: string;
+  /** Local to this cluster (not replicated); fixed when mounting. */
+  readonly local: boolean;
+  /** Seal-wrapped; fixed when mounting (the vault provider 5.9.0 neither declares nor changes it). */
+  readonly sealWrap: boolean;
+  /**
+   * Tune settings as `GET sys/auth` returns them in `config`: TTLs in seconds (0: the system's),
+   * `listing_visibility` (`''` when never set), `token_type`, the audit key lists (sorted).
+   */
+  readonly tune: LiveMountTune;
+}
+
+/** An auth mount's tune settings read from the store (see {@link LiveAuthMount.tune}). */
+export interface LiveMountTune {
+  readonly default_lease_ttl: number;
+  readonly max_lease_ttl: number;
+  readonly listing_visibility: string;
+  readonly token_type: string;
+  readonly audit_non_hmac_request_keys: readonly string[];
+  readonly audit_non_hmac_response_keys: readonly string[];
+}
+
+/** The tune settings of a mount, from the `config` object of its `GET sys/auth` entry. */
+function parseMountTune(config: any): LiveMountTune {
+  const c = config && typeof config === 'object' ? config : {};
+  const seconds = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const keys = (v: unknown) => (Array.isArray(v) ? v.map(String).filter((k) => k !== '').sort(compareStrings) : []);
+  return {
+    default_lease_ttl: seconds(c.default_lease_ttl),
+    max_lease_ttl: seconds(c.max_lease_ttl),
+    listing_visibility: typeof c.listing_visibility === 'string' ? c.listing_visibility : '',
+    token_type: typeof c.token_type === 'string' ? c.token_type : '',
+    audit_non_hmac_request_keys: keys(c.audit_non_hmac_request_keys),
+    audit_non_hmac_response_keys: keys(c.audit_non_hmac_response_keys),
+  };
 }
 
 /** Fields of a JWT method's configuration the constructs set (`GET auth/<mount>/config`). */
@@ -95,6 +129,9 @@ export function parseAuthMounts(body: unknown): LiveAuthMount[] {
       type: String(m.type),
       accessor: String(m.accessor ?? ''),
       description: String(m.description ?? ''),
+      local: m.local === true,
+      sealWrap: m.seal_wrap === true,
+      tune: parseMountTune(m.config),
     }))
     .sort((a, b) => compareStrings(a.path, b.path));
 }
@@ -183,6 +220,11 @@ path "sys/mounts" {
   capabilities = ["read"]
 }
 `;
+
+/** The rules of {@link READER_POLICY}, in its order: what a construct declares to manage that policy. */
+export const READER_POLICY_RULES: readonly { readonly path: string; readonly capabilities: readonly ('read' | 'list')[] }[] = [
+  ...READER_POLICY.matchAll(/^path "([^"]+)" \{\n  capabilities = \[([^\]]*)\]\n\}$/gm),
+].map((m) => ({ path: m[1], capabilities: [...m[2].matchAll(/"(read|list)"/g)].map((c) => c[1] as 'read' | 'list') }));
 
 /** Runs `work` over `items` with at most `limit` at a time, results in input order. */
 async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -293,5 +335,5 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
     if (name === DEFAULT_POLICY_NAME && text === DEFAULT_POLICY_TEXT) continue;
     policies.set(name, { name, text, stack: label });
   }
-  return { identities: identities.sort((a, b) => compareStrings(a.name, b.name)), policies, stacks: [label] };
+  return { identities: identities.sort((a, b) => compareStrings(a.name, b.name)), policies, stacks: [label], liveStore: true };
 }

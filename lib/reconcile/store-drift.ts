@@ -5,8 +5,9 @@ import { capabilityNames, maskHas } from '../acl/store-capability';
 import { compareStrings } from '../private/compare-strings';
 import { AccessDiff, diffAccess } from '../access/access-diff';
 import { AccessModel } from '../access/access-model';
-import { formatBinding } from '../access/binding-format';
+import { formatBinding, isPemField, pemFingerprint } from '../access/binding-format';
 import { DeclaredObject } from './declared-object';
+import { describeMountAttributeChange, mountAttributeChanges } from './mount-attribute-changes';
 import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
 import { JWT_METHOD_FIELDS, StoreConfiguration } from '../access/store-configuration';
 
@@ -87,6 +88,18 @@ export async function detectDrift(
         findings.push({ kind: 'changed', ...at(o), identities: [], summary: `auth method ${o.name}/ is of type ${mount.type}, declared ${wantType}`, details: [] });
         continue;
       }
+      // local (forces a replacement), description, tune: each with what applying does.
+      const attributes = mountAttributeChanges(o, mount);
+      if (attributes.length > 0) {
+        const replace = attributes.some((a) => a.effect === 'replace');
+        findings.push({
+          kind: 'changed',
+          ...at(o),
+          identities: live.roles.filter((r) => r.mount === o.name).map((r) => `${r.mount}/${r.role}`),
+          summary: `auth method ${o.name}/ settings differ${replace ? ' (applying would replace the mount and every role under it: refused by the plan check)' : ''}`,
+          details: attributes.map(describeMountAttributeChange),
+        });
+      }
       const config = jwtConfigs.get(o.name);
       if (o.kind === 'jwt-auth-mount' && config) {
         const details: string[] = [];
@@ -95,7 +108,7 @@ export async function detectDrift(
           // An unset list field is the empty list the store returns for it.
           const declaredValue = normaliseConfigValue(o.fields[field]);
           const want = Array.isArray(have) && declaredValue === '' ? [] : declaredValue;
-          if (JSON.stringify(want) !== JSON.stringify(have)) details.push(`${field}: declared ${show(want)}, store ${show(have)}`);
+          if (JSON.stringify(want) !== JSON.stringify(have)) details.push(`${field}: declared ${show(field, want)}, store ${show(field, have)}`);
         }
         if (details.length > 0) {
           const identities = configuration.identities.filter((i) => i.method === 'jwt' && i.mount === o.name).map((i) => i.name);
@@ -111,7 +124,7 @@ export async function detectDrift(
       const text = live.policies.get(o.name);
       const want = configuration.policies.get(o.name)?.text ?? '';
       if (text === undefined) {
-        findings.push({ kind: 'missing', ...at(o), identities: declaredUsersOf(o.name), summary: `policy ${o.name} is not on the store`, details: [] });
+        findings.push({ kind: 'missing', ...at(o), identities: declaredUsersOf(o.name), summary: `policy ${o.name} is declared but missing on the store: it grants nothing until its stack is applied`, details: [] });
       } else if (text !== want) {
         const details = await policyRuleChanges(parser, o.name, want, text);
         findings.push({
@@ -137,7 +150,15 @@ export async function detectDrift(
   for (const change of access.changed) {
     // The issuer and key source are the method's, reported once on auth/<mount>/config.
     const bindings = change.bindings.filter((b) => !JWT_METHOD_FIELDS.includes(b.field));
-    roleDetails.set(change.name, bindings.map((b) => `${b.field}: declared ${formatBinding(b.field, b.before)}, store ${formatBinding(b.field, b.after)}`));
+    roleDetails.set(
+      change.name,
+      bindings.map(
+        (b) =>
+          `${b.field}: declared ${formatBinding(b.field, b.before)}, store ${formatBinding(b.field, b.after)}` +
+          // role_type is ForceNew in the provider: the apply would delete the store's role and create another.
+          (b.field === 'role_type' ? `: ${ROLE_TYPE_CONSEQUENCE}` : ''),
+      ),
+    );
   }
   // Fields the constructs set that decide nothing about access (leeways, claim mappings, ...).
   for (const o of inScope) {
@@ -211,6 +232,11 @@ export async function detectDrift(
   return { findings, access };
 }
 
+/** What a differing `role_type` means for the apply (the provider marks it ForceNew). */
+export const ROLE_TYPE_CONSEQUENCE =
+  'forces a replacement: applying would delete the store\'s role and create a JWT role in its place; adopt\'s plan check and `tf --refuse-replace` refuse it (exit 4). ' +
+  'No declaration keeps it: the library declares JWT roles for CI, an OIDC role is for people; delete or rename one of them by hand';
+
 /** Rule-by-rule difference of two texts of one policy, as `path: declared X, store Y` lines. */
 async function policyRuleChanges(parser: PolicyParser, name: string, declaredText: string, liveText: string): Promise<string[]> {
   const rules = async (text: string) =>
@@ -270,7 +296,9 @@ export function restrict(configuration: StoreConfiguration, keep: (name: string)
   return { ...configuration, identities: configuration.identities.filter((i) => keep(i.name)) };
 }
 
-function show(value: string | readonly string[]): string {
-  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map((v) => JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v)).join(', ');
-  return value === '' ? '(unset)' : JSON.stringify(value);
+/** A JWT configuration value as text: PEM keys by fingerprint (two keys share every prefix), long values shortened. */
+function show(field: string, value: string | readonly string[]): string {
+  const one = (v: string) => (isPemField(field) ? pemFingerprint(v) : JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v));
+  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map(one).join(', ');
+  return value === '' ? '(unset)' : one(value as string);
 }

@@ -195,6 +195,14 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       '',
     ].join('\n'),
   );
+  // Every job that installs providers (`init`) gets a plugin cache of its own. The plan jobs of the
+  // stacks run at the same time, and a plugin cache shared between them (TF_PLUGIN_CACHE_DIR or
+  // plugin_cache_dir set for the whole runner) is not safe for concurrent installs: one engine fails
+  // with "after installing ... it is still not detected in <cache>" while the other writes. The job's
+  // variable overrides a runner-wide one (the environment variable wins over the CLI configuration
+  // file), and the engine wants the directory to exist before `init`.
+  const OWN_PLUGIN_CACHE = ['  variables:', '    TF_PLUGIN_CACHE_DIR: "$CI_PROJECT_DIR/.secretstore-iac-plugin-cache/$CI_JOB_ID"'].join('\n');
+  const MAKE_PLUGIN_CACHE = 'mkdir -p "$TF_PLUGIN_CACHE_DIR"';
   const tf = (stack: string, args: string, guard = false) =>
     `npx secretstore-iac tf ${shellQuote(stack)}${guard ? ' --refuse-replace' : ''} -- ${args}`;
   const planFile = (stack: string) => `"$CI_PROJECT_DIR/${PLAN_DIR}/${stack}.tfplan"`;
@@ -210,10 +218,12 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           `  extends: ${loginJob}`,
           image + rules(condition),
           '  needs: [secretstore-iac-synth]',
+          OWN_PLUGIN_CACHE,
           '  script:',
           script('    ', [
             'eval "$SECRETSTORE_IAC_INSTALL"',
             `mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
+            MAKE_PLUGIN_CACHE,
             tf(stack, 'init -input=false'),
             // The saved plan stays outside cdktf.out: a synthesis replaces that directory.
             // --refuse-replace: a plan that destroys or replaces an object fails here (exit 4), in review.
@@ -237,9 +247,11 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         `  needs: [secretstore-iac-synth, secretstore-iac-plan-${stack}-default-branch${
           options.firstStack !== undefined && options.firstStack !== stack && options.stacks.includes(options.firstStack) ? `, secretstore-iac-apply-${options.firstStack}` : ''
         }]`,
+        OWN_PLUGIN_CACHE,
         '  script:',
         script('    ', [
           'eval "$SECRETSTORE_IAC_INSTALL"',
+          MAKE_PLUGIN_CACHE,
           tf(stack, 'init -input=false'),
           tf(stack, `apply -input=false -lock-timeout=10m ${planFile(stack)}`, true),
         ]),
@@ -249,9 +261,11 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         '  extends: .secretstore-iac-apply-login',
         image + rules(SCHEDULE),
         '  needs: [secretstore-iac-synth]',
+        OWN_PLUGIN_CACHE,
         '  script:',
         script('    ', [
           'eval "$SECRETSTORE_IAC_INSTALL"',
+          MAKE_PLUGIN_CACHE,
           tf(stack, 'init -input=false'),
           '# Exit 2: the store differs from the configuration (drift); the job fails and shows the plan.',
           tf(stack, 'plan -input=false -lock-timeout=10m -detailed-exitcode'),

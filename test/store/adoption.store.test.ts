@@ -25,6 +25,13 @@ const READER_POLICY_FINDING = expect.stringMatching(
   /^- `sys\/policies\/acl\/secretstore-iac-reader`: policy secretstore-iac-reader is on the store but no stack declares it; it grants wildcard on auth\/\+\/config/,
 );
 
+/**
+ * The hand-made `jwt/` has no description, and the apply does not give it the declared one: the vault
+ * provider (5.9.0) writes a JWT mount's description only when it creates the mount. Reported until
+ * set by hand (`bao auth tune -description`), as the finding says.
+ */
+const JWT_DESCRIPTION_FINDING = expect.stringMatching(/^- `sys\/auth\/jwt`: auth method jwt\/ settings differ \(identities: `jwt\/registry-ci`\)/);
+
 /** Finding lines of a drift report (before its access-diff part). */
 function findingLines(report: string): string[] {
   return report.split('\n### Access changes')[0].split('\n').filter((l) => l.startsWith('- `'));
@@ -160,10 +167,12 @@ describe('adopting a hand-made store', () => {
     expect(r.code).toBe(1);
     const findings = findingLines(r.stdout);
     expect(findings).toEqual([
+      JWT_DESCRIPTION_FINDING,
       expect.stringMatching(/^- `auth\/approle\/role\/legacy-admin`: role approle\/legacy-admin is on the store but no stack declares it; its tokens get default, legacy-admin/),
       expect.stringMatching(/^- `sys\/policies\/acl\/legacy-admin`: policy legacy-admin is on the store but no stack declares it; it grants sudo on \* \(identities: `approle\/legacy-admin`\)/),
       READER_POLICY_FINDING,
     ]);
+    expect(r.stdout).toContain('  - description: declared "CI job tokens (managed by secretstore-iac)", store "": the apply does not change it');
     const stackOnly = await cli(['drift', 'cdktf.out', '--stack', 'app-roles']);
     expect(stackOnly.code).toBe(0);
     expect(stackOnly.stdout).toContain('**In sync.**');
@@ -201,10 +210,11 @@ describe('adopting a hand-made store', () => {
     expect(r.code).toBe(1);
     const findings = findingLines(r.stdout);
     expect(findings).toEqual([
-      expect.stringMatching(/^- `sys\/policies\/acl\/registry`: policy registry is not on the store \(identities: `approle\/registry`\) \[app-roles: `vault_policy\./),
+      expect.stringMatching(/^- `sys\/policies\/acl\/registry`: policy registry is declared but missing on the store: it grants nothing until its stack is applied \(identities: `approle\/registry`\) \[app-roles: `vault_policy\./),
       expect.stringMatching(/^- `auth\/approle\/role\/authentik-role`: role approle\/authentik-role differs \(identities: `approle\/authentik-role`\)/),
       expect.stringMatching(/^- `auth\/jwt\/config`: JWT method configuration differs \(identities: `jwt\/registry-ci`\)/),
       expect.stringMatching(/^- `auth\/jwt\/role\/registry-ci`: role jwt\/registry-ci differs \(identities: `jwt\/registry-ci`\)/),
+      JWT_DESCRIPTION_FINDING,
       expect.stringMatching(/^- `sys\/policies\/acl\/orchestrator-dev`: policy orchestrator-dev grants different access than declared \(identities: `approle\/orchestrator-dev`\)/),
       expect.stringMatching(/^- `auth\/approle\/role\/legacy-admin`: /),
       expect.stringMatching(/^- `sys\/policies\/acl\/legacy-admin`: /),
@@ -219,11 +229,14 @@ describe('adopting a hand-made store', () => {
     const after = await cli(['drift', 'cdktf.out']);
     expect(after.code).toBe(1);
     expect(findingLines(after.stdout)).toEqual([
+      JWT_DESCRIPTION_FINDING,
       expect.stringMatching(/^- `auth\/approle\/role\/legacy-admin`: /),
       expect.stringMatching(/^- `sys\/policies\/acl\/legacy-admin`: /),
       READER_POLICY_FINDING,
     ]);
-    // Removed by hand (and the reader's own policy too, read with the root token), the store is in sync: exit 0.
+    // Removed by hand (and the reader's own policy too, read with the root token), the JWT mount's
+    // description set by hand as the finding says, the store is in sync: exit 0.
+    expect((await root('POST', 'sys/auth/jwt/tune', { description: 'CI job tokens (managed by secretstore-iac)' })).status).toBe(204);
     await root('DELETE', 'auth/approle/role/legacy-admin');
     await root('DELETE', 'sys/policies/acl/legacy-admin');
     const readerOnly = await cli(['drift', 'cdktf.out']);

@@ -1,5 +1,5 @@
 import { DeclaredObject } from '../../lib/reconcile/declared-object';
-import { LiveAuthMount, LiveRole, LiveStore } from '../../lib/reconcile/live-store-reader';
+import { LiveAuthMount, LiveMountTune, LiveRole, LiveStore } from '../../lib/reconcile/live-store-reader';
 import { DEFAULT_POLICY_TEXT } from '../../lib/acl/default-policy';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -12,9 +12,14 @@ export interface AppliedStore {
   policies: Map<string, string>;
 }
 
+/** The tune settings `GET sys/auth` shows for a mount never tuned (OpenBao 2.4.0). */
+export function storeTune(): Mutable<LiveMountTune> {
+  return { default_lease_ttl: 0, max_lease_ttl: 0, listing_visibility: '', token_type: 'default-service', audit_non_hmac_request_keys: [], audit_non_hmac_response_keys: [] };
+}
+
 /** The store as applying `declared` leaves it (field values as declared). */
 function appliedStore(declared: readonly DeclaredObject[]): AppliedStore {
-  const mounts: Mutable<LiveAuthMount>[] = [{ path: 'token', type: 'token', accessor: 'auth_token_1', description: '' }];
+  const mounts: Mutable<LiveAuthMount>[] = [{ path: 'token', type: 'token', accessor: 'auth_token_1', description: 'token based credentials', local: false, sealWrap: false, tune: storeTune() }];
   const jwtConfigs: any[] = [];
   const roles: Mutable<LiveRole>[] = [];
   const policies = new Map<string, string>([
@@ -23,7 +28,16 @@ function appliedStore(declared: readonly DeclaredObject[]): AppliedStore {
   ]);
   for (const o of declared) {
     if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
-      mounts.push({ path: o.name, type: String(o.fields.type ?? 'jwt'), accessor: `auth_${o.name}_1`, description: '' });
+      // As the apply leaves it: the declared description and local; tune as the store has it by default.
+      mounts.push({
+        path: o.name,
+        type: String(o.fields.type ?? 'jwt'),
+        accessor: `auth_${o.name}_1`,
+        description: String(o.fields.description ?? ''),
+        local: o.fields.local === true,
+        sealWrap: false,
+        tune: storeTune(),
+      });
       if (o.kind === 'jwt-auth-mount') {
         jwtConfigs.push({
           mount: o.name,

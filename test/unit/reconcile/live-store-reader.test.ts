@@ -25,11 +25,25 @@ const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join(FIXTURES,
 
 describe('parsing the store\'s answers', () => {
   it('GET sys/auth: type, path and accessor of every mount', () => {
-    expect(parseAuthMounts(fixture('sys-auth'))).toEqual([
+    expect(parseAuthMounts(fixture('sys-auth')).map(({ path, type, accessor, description }) => ({ path, type, accessor, description }))).toEqual([
       { path: 'approle', type: 'approle', accessor: 'auth_approle_a3fe4a4f', description: '' },
       { path: 'jwt', type: 'jwt', accessor: 'auth_jwt_2f01f156', description: '' },
       { path: 'token', type: 'token', accessor: 'auth_token_2f8c653f', description: 'token based credentials' },
     ]);
+  });
+
+  it('GET sys/auth: local, seal_wrap and the tune settings as the store holds them (never tuned: 0 TTLs, default-service)', () => {
+    // Recorded from OpenBao 2.4.0: `bao auth enable -local -seal-wrap -description=hand -default-lease-ttl=1h
+    // -max-lease-ttl=24h -listing-visibility=unauth -audit-non-hmac-request-keys=role approle`, and `bao auth enable jwt`.
+    const [approle, jwt] = parseAuthMounts(fixture('sys-auth-tuned'));
+    expect(approle).toMatchObject({
+      path: 'approle', description: 'hand', local: true, sealWrap: true,
+      tune: { default_lease_ttl: 3600, max_lease_ttl: 86400, listing_visibility: 'unauth', token_type: 'default-service', audit_non_hmac_request_keys: ['role'], audit_non_hmac_response_keys: [] },
+    });
+    expect(jwt).toMatchObject({
+      path: 'jwt', description: '', local: false, sealWrap: false,
+      tune: { default_lease_ttl: 0, max_lease_ttl: 0, listing_visibility: '', token_type: 'default-service', audit_non_hmac_request_keys: [], audit_non_hmac_response_keys: [] },
+    });
   });
 
   it('GET auth/jwt/config: issuer and key source, PEMs trimmed, unset fields empty', () => {
@@ -115,7 +129,8 @@ describe('parsing the store\'s answers', () => {
       'secret/data/registry/svc-orchestrator read',
     ]);
     expect(report.identities[0].problems).toEqual([
-      'policy "orchestrator-dev" is not declared in the synthesized stacks; the store ignores a policy it does not have, so it grants nothing here',
+      // Read from the store: the policy is missing there, not "not declared".
+      'policy "orchestrator-dev" is missing on the store; the store ignores a policy it does not have, so it grants nothing until it is written (a declared policy: apply its stack)',
     ]);
   });
 });

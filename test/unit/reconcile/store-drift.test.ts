@@ -5,7 +5,7 @@ import { importBlocks, renderImportFile } from '../../../lib/reconcile/import-bl
 import { readStoreConfiguration } from '../../../lib/access/store-configuration';
 import { DriftReport, detectDrift } from '../../../lib/reconcile/store-drift';
 import { DEFAULT_POLICY_TEXT } from '../../../lib/acl/default-policy';
-import { AppliedStore, appliedLiveStore } from '../../support/applied-live-store';
+import { AppliedStore, appliedLiveStore, storeTune } from '../../support/applied-live-store';
 import { ACCESS_FIXTURES } from '../../support/paths';
 
 // Drift and import blocks on the synthesized base fixture, against a store built in memory from
@@ -68,7 +68,7 @@ describe('drift', () => {
       }),
     );
     expect(lines(r)).toEqual([
-      expect.stringMatching(/^missing sys\/policies\/acl\/registry \[approle\/registry\]: policy registry is not on the store$/),
+      expect.stringMatching(/^missing sys\/policies\/acl\/registry \[approle\/registry\]: policy registry is declared but missing on the store: it grants nothing until its stack is applied$/),
       'changed auth/approle/role/authentik-role [approle/authentik-role]: role approle/authentik-role differs\n  token_ttl: declared 12h, store 20h',
       'changed auth/jwt/config [jwt/registry-ci]: JWT method configuration differs\n  bound_issuer: declared "https://gitlab.acme.example", store "https://other.example"',
       expect.stringMatching(/^changed auth\/jwt\/role\/registry-ci \[jwt\/registry-ci\]: role jwt\/registry-ci differs\n  bound_claims: declared .*, store .*ref: main/),
@@ -106,7 +106,7 @@ describe('drift', () => {
         s.policies.set('response-wrapping', 'path "cubbyhole/response" {\n  capabilities = ["create", "read"]\n}\n');
         s.policies.set('default', `${DEFAULT_POLICY_TEXT}\npath "secret/*" {\n  capabilities = ["read"]\n}\n`);
         s.roles.push({ mount: 'approle', method: 'approle', role: 'legacy-admin', fields: { token_policies: ['legacy-admin'], bind_secret_id: true } });
-        s.mounts.push({ path: 'userpass', type: 'userpass', accessor: 'auth_userpass_1', description: '' });
+        s.mounts.push({ path: 'userpass', type: 'userpass', accessor: 'auth_userpass_1', description: '', local: false, sealWrap: false, tune: storeTune() });
       }),
     );
     const found = lines(r);

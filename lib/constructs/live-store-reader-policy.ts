@@ -1,0 +1,50 @@
+import { Construct } from 'constructs';
+import { READER_POLICY_RULES } from '../reconcile/live-store-reader';
+import { StorePolicy } from './store-policy';
+import { CheckedProps, expectString, optional, PropsSchema } from '../model/props-check';
+import { identifierNameProblems } from '../model/identifier-name';
+import { isReservedPolicyName } from '../model/reserved-store-names';
+import { ValidationProblem } from '../model/validation-problem';
+
+/** The run-time checks of {@link LiveStoreReaderPolicyProps}. */
+export const LIVE_STORE_READER_POLICY_SCHEMA: PropsSchema = { name: optional(expectString) };
+
+/** Name of the reader's policy in docs/adoption.md (`bao policy write secretstore-iac-reader ...`). */
+export const READER_POLICY_NAME = 'secretstore-iac-reader';
+
+/** Properties of {@link LiveStoreReaderPolicy}. */
+export interface LiveStoreReaderPolicyProps {
+  /**
+   * Policy name on the store.
+   * @default 'secretstore-iac-reader'
+   */
+  readonly name?: string;
+}
+
+/**
+ * The least-privilege policy of the live-store reader (`drift`, `adopt`, `access-diff live`):
+ * read and list only, the rules of `READER_POLICY` (docs/adoption.md). Declared by a stack, the
+ * policy an operator wrote by hand is adopted like any other and `drift` no longer lists it as
+ * unmanaged, so the documented setup can reach exit 0.
+ */
+export class LiveStoreReaderPolicy extends Construct {
+  /** The rendered policy. */
+  readonly policy: StorePolicy;
+
+  constructor(scope: Construct, id: string, props: LiveStoreReaderPolicyProps = {}) {
+    super(scope, id);
+    const checked = new CheckedProps(LIVE_STORE_READER_POLICY_SCHEMA, props, true);
+    const name = checked.value('name', READER_POLICY_NAME);
+    this.policy = new StorePolicy(this, 'policy', { name });
+    for (const rule of READER_POLICY_RULES) this.policy.document.addRule(rule.path, rule.capabilities, 'secretstore-iac live-store reader (docs/adoption.md)');
+    this.node.addValidation({
+      validate: () => {
+        const problems = identifierNameProblems('name', name);
+        if (problems.length === 0 && isReservedPolicyName(name)) {
+          problems.push(new ValidationProblem('name', name, 'is a built-in policy of the store: writing it would change what every token may do; choose another name', 'SSI-R9'));
+        }
+        return checked.with(problems).map(String);
+      },
+    });
+  }
+}

@@ -1,0 +1,128 @@
+import { Duration } from '../model/duration';
+import { TUNE_FIELD_NAMES } from '../model/auth-mount-tune';
+import { DeclaredObject } from './declared-object';
+import { LiveAuthMount, LiveMountTune } from './live-store-reader';
+
+/**
+ * What applying the declarations does with one differing attribute (vault provider 5.9.0):
+ * - `replace`: the attribute is ForceNew: the mount, and every role under it with its Role IDs and
+ *   Secret IDs, is deleted and created again (the plan check and `tf --refuse-replace` refuse it);
+ * - `in-place`: the apply changes the store's value to the declared one;
+ * - `kept`: the apply leaves the store's value (not declared, or not written by the provider).
+ */
+export type MountAttributeEffect = 'replace' | 'in-place' | 'kept';
+
+/** One attribute of an auth mount on which the store and the declaration differ. */
+export interface MountAttributeChange {
+  /** `local`, `description`, `tune.default_lease_ttl`, ... */
+  readonly attribute: string;
+  /** The declared value as text (`false`, `"CI job tokens"`, `0 (system default)`). */
+  readonly declared: string;
+  /** The store's value as text. */
+  readonly store: string;
+  /** What the apply does with it. */
+  readonly effect: MountAttributeEffect;
+  /** The consequence and the declaration that keeps the store's value, in one sentence. */
+  readonly consequence: string;
+}
+
+/** The platform configuration field and construct of each mount resource type (for the advice). */
+const DECLARED_BY: Readonly<Record<string, { config: string; construct: string }>> = {
+  vault_auth_backend: { config: 'authMounts.approle', construct: 'AppRoleAuth' },
+  vault_jwt_auth_backend: { config: 'authMounts.jwt', construct: 'CiJwtAuth' },
+};
+
+/** The store's value of a tune setting that was never set (the provider's unset value means the same). */
+const TUNE_DEFAULTS: Readonly<LiveMountTune> = {
+  default_lease_ttl: 0,
+  max_lease_ttl: 0,
+  listing_visibility: 'hidden',
+  token_type: 'default-service',
+  audit_non_hmac_request_keys: [],
+  audit_non_hmac_response_keys: [],
+};
+
+const TTL = new Set(['default_lease_ttl', 'max_lease_ttl']);
+
+/** A tune value in comparable, readable form. */
+function tuneText(field: string, value: unknown): string {
+  if (TTL.has(field)) {
+    const seconds = typeof value === 'number' ? value : Duration.parse(String(value)).toSeconds();
+    return seconds === 0 ? '0 (system default)' : Duration.seconds(seconds).toString();
+  }
+  if (Array.isArray(value)) return value.length === 0 ? '(none)' : [...value].map(String).sort().join(', ');
+  if (field === 'listing_visibility' && value === '') return 'hidden';
+  if (field === 'token_type' && value === '') return 'default-service';
+  return String(value);
+}
+
+/** How to declare a tune value in the platform configuration (`Duration.parse('1h')`, `'unauth'`, `['role']`). */
+function tuneDeclaration(field: string, value: unknown): string {
+  if (TTL.has(field)) return `Duration.parse('${Duration.seconds(value as number).toString()}')`;
+  if (Array.isArray(value)) return JSON.stringify(value);
+  return JSON.stringify(field === 'listing_visibility' && value === '' ? 'hidden' : value);
+}
+
+/**
+ * The attributes of a declared auth mount (`vault_auth_backend`, `vault_jwt_auth_backend`) that
+ * differ on the store, each with what applying does: `local` (ForceNew: replacement), the
+ * description, and every tune setting (in place when declared, kept when not). `seal_wrap` is not
+ * compared: the provider neither declares nor changes it.
+ */
+export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount): MountAttributeChange[] {
+  const by = DECLARED_BY[o.type] ?? { config: 'the mount', construct: 'the mount construct' };
+  const out: MountAttributeChange[] = [];
+  const declaredLocal = o.fields.local === true;
+  if (declaredLocal !== mount.local) {
+    out.push({
+      attribute: 'local',
+      declared: String(declaredLocal),
+      store: String(mount.local),
+      effect: 'replace',
+      consequence:
+        `forces a replacement: applying would delete ${o.name}/ and every role under it (Role IDs, Secret IDs) and mount it again; ` +
+        `adopt's plan check and \`tf --refuse-replace\` refuse it (exit 4). Declare \`${by.config}.local: ${mount.local}\` (${by.construct} \`local\`) to keep the store's mount`,
+    });
+  }
+  const declaredDescription = typeof o.fields.description === 'string' ? o.fields.description : '';
+  if (declaredDescription !== mount.description) {
+    const keep = `declare \`${by.config}.description: ${JSON.stringify(mount.description)}\` to keep the store's`;
+    out.push({
+      attribute: 'description',
+      declared: JSON.stringify(declaredDescription),
+      store: JSON.stringify(mount.description),
+      ...(o.type === 'vault_jwt_auth_backend'
+        ? {
+            effect: 'kept' as const,
+            consequence:
+              'the apply does not change it: the vault provider (5.9.0) writes a JWT mount\'s description only when it creates the mount; ' +
+              `set it by hand (\`bao auth tune -description=... ${o.name}/\`) or ${keep}`,
+          }
+        : { effect: 'in-place' as const, consequence: `the apply changes it in place (no replacement); ${keep}` }),
+    });
+  }
+  const declaredTune = (Array.isArray(o.fields.tune) ? o.fields.tune[0] : o.fields.tune) as Record<string, unknown> | undefined;
+  for (const [camel, field] of Object.entries(TUNE_FIELD_NAMES) as [string, keyof LiveMountTune][]) {
+    const declared = declaredTune?.[field];
+    const isDeclared = declared !== undefined && declared !== null;
+    const want = tuneText(field, isDeclared ? declared : TUNE_DEFAULTS[field]);
+    const have = tuneText(field, mount.tune[field]);
+    if (want === have) continue;
+    const declaration = `\`${by.config}.tune.${camel}: ${tuneDeclaration(field, mount.tune[field])}\``;
+    out.push({
+      attribute: `tune.${field}`,
+      declared: isDeclared ? want : `${want}, not declared`,
+      store: have,
+      effect: isDeclared ? 'in-place' : 'kept',
+      consequence: isDeclared
+        ? `the apply changes it in place (tune, no replacement); declare ${declaration} to keep the store's`
+        : `not declared, so the apply keeps the store's value; declare ${declaration} to manage it, or reset it by hand (\`bao auth tune\`)`,
+    });
+  }
+  return out;
+}
+
+/** One line per change: `attribute: declared X, store Y: consequence`. */
+export function describeMountAttributeChange(c: MountAttributeChange): string {
+  return `${c.attribute}: declared ${c.declared}, store ${c.store}: ${c.consequence}`;
+}

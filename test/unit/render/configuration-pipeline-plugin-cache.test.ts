@@ -1,0 +1,42 @@
+import * as yaml from 'js-yaml';
+import { renderConfigurationPipelineYaml } from '../../../lib/render/configuration-pipeline-yaml';
+
+// The plan jobs of the stacks run at the same time: a plugin cache shared between them races
+// (test/store/configuration-pipeline.store.test.ts). Every job that installs providers has its own.
+
+const pipeline = yaml.load(
+  renderConfigurationPipelineYaml({
+    stacks: ['app-roles', 'ci-access'],
+    firstStack: 'ci-access',
+    authPath: 'jwt',
+    audience: 'https://gitlab.acme.example',
+    applyRoleName: 'secretstore-iac-pipeline',
+    planRoleName: 'secretstore-iac-plan',
+    acknowledgeLabel: 'access-risk-acknowledged',
+    noteTokenVariable: 'SECRETSTORE_IAC_NOTE_TOKEN',
+    installCommand: 'true',
+    committedCopy: '.gitlab/secretstore-iac.gitlab-ci.yml',
+  } as Parameters<typeof renderConfigurationPipelineYaml>[0]),
+) as Record<string, any>;
+
+const installing = Object.entries(pipeline).filter(([, job]) => Array.isArray(job?.script) && job.script.some((item: string) => / -- init /.test(item)));
+
+describe('no two jobs share a provider install directory', () => {
+  it('the plan, apply and drift jobs of both stacks install providers', () => {
+    expect(installing.map(([name]) => name).sort()).toEqual(
+      ['app-roles', 'ci-access'].flatMap((s) => [`secretstore-iac-apply-${s}`, `secretstore-iac-drift-${s}`, `secretstore-iac-plan-${s}`, `secretstore-iac-plan-${s}-default-branch`]).sort(),
+    );
+  });
+
+  it.each(installing)('%s: its own plugin cache (per job id), made before init', (_name, job: any) => {
+    expect(job.variables.TF_PLUGIN_CACHE_DIR).toBe('$CI_PROJECT_DIR/.secretstore-iac-plugin-cache/$CI_JOB_ID');
+    const make = job.script.findIndex((item: string) => item.trim() === 'mkdir -p "$TF_PLUGIN_CACHE_DIR"');
+    const init = job.script.findIndex((item: string) => / -- init /.test(item));
+    expect(make).toBeGreaterThanOrEqual(0);
+    expect(make).toBeLessThan(init);
+  });
+
+  it('no pipeline-wide plugin cache', () => {
+    expect(pipeline.variables.TF_PLUGIN_CACHE_DIR).toBeUndefined();
+  });
+});
