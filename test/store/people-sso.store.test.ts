@@ -13,6 +13,7 @@ import { AccessModel } from '../../lib/access/access-model';
 import { readStoreConfiguration } from '../../lib/access/store-configuration';
 import { whoCan } from '../../lib/access/who-can';
 import { planAdoption } from '../../lib/reconcile/adoption-plan';
+import { IMPORT_FILE, renderImportFile } from '../../lib/reconcile/import-blocks';
 import { readDeclaredObjects } from '../../lib/reconcile/declared-object';
 import { liveStoreConfiguration, readLiveStore } from '../../lib/reconcile/live-store-reader';
 import { detectDrift } from '../../lib/reconcile/store-drift';
@@ -41,6 +42,19 @@ describe('People through single sign-on on a real store, with a real OpenID prov
   const clientSecret = `oidc-client-${randomBytes(16).toString('hex')}`;
   const seeded: Record<string, Record<string, string>> = {};
   const read = (token: string, logical: string) => storeRequest(store, 'GET', `secret/data/${logical}`, undefined, token);
+  const ciKey = generateSigningKey();
+  const peopleConfig = () =>
+    testPlatformConfig(ciKey.publicKeyPem, {
+      people: {
+        discoveryUrl: provider.issuer,
+        clientId: CLIENT_ID,
+        storeUrl: store.addr,
+        groups: {
+          'platform-admins': { groups: ['platform-admins'], reads: [{ path: 'team/runbooks', subtree: true }] },
+          developers: { groups: ['developers'] },
+        },
+      },
+    });
   const login = (role: string, who: string) => ssoLogin(store, { mount: 'oidc', role, login: who, redirectUri: OIDC_CLI_REDIRECT_URI });
 
   beforeAll(async () => {
@@ -53,19 +67,7 @@ describe('People through single sign-on on a real store, with a real OpenID prov
     });
     fixture = PlatformFixture.create(store, 'people');
     fixture.engineEnv = { TF_VAR_oidc_client_secret: clientSecret };
-    fixture.synthPlatform(
-      testPlatformConfig(generateSigningKey().publicKeyPem, {
-        people: {
-          discoveryUrl: provider.issuer,
-          clientId: CLIENT_ID,
-          storeUrl: store.addr,
-          groups: {
-            'platform-admins': { groups: ['platform-admins'], reads: [{ path: 'team/runbooks', subtree: true }] },
-            developers: { groups: ['developers'] },
-          },
-        },
-      }),
-    );
+    fixture.synthPlatform(peopleConfig());
     await fixture.apply();
     const all = { ...SPEC_CI_SECRETS, ...APP_SECRETS, 'team/runbooks/oncall': ['phone'], 'team/other/notes': ['text'] };
     for (const [logical, keys] of Object.entries(all)) {
@@ -205,6 +207,32 @@ describe('People through single sign-on on a real store, with a real OpenID prov
       expect(plan.imports.map((i) => i.id).sort()).toEqual(['auth/oidc/role/developers', 'auth/oidc/role/platform-admins', 'developers', 'oidc', 'platform-admins']);
       expect(plan.access.added).toEqual([]);
       expect(plan.access.changed).toEqual([]);
+    });
+
+    it('a stack whose state was lost adopts them with the import blocks: the engine imports, creates and destroys nothing, and logins keep working', async () => {
+      const adopter = PlatformFixture.create(store, 'people-adopt');
+      try {
+        adopter.engineEnv = { TF_VAR_oidc_client_secret: clientSecret };
+        adopter.synthPlatform(peopleConfig());
+        const out = path.join(adopter.dir, 'cdktf.out');
+        const live = await readLiveStore(new StoreClient({ address: store.addr, token: store.rootToken }));
+        const plan = await planAdoption('people', readDeclaredObjects(out, 'people'), readStoreConfiguration(out), live, new Set());
+        fs.writeFileSync(path.join(adopter.stackDir('people'), IMPORT_FILE), renderImportFile(plan.imports));
+        const changes = (await adopter.planChanges('people')).raw.resource_changes.map((rc: any) => ({
+          type: rc.type,
+          actions: rc.change.actions,
+          importing: rc.change.importing !== undefined,
+        }));
+        expect(changes.filter((c: any) => !c.importing)).toEqual([]);
+        expect(changes.filter((c: any) => c.actions.includes('create') || c.actions.includes('delete'))).toEqual([]);
+        expect(changes).toHaveLength(5);
+        await adopter.apply(['people']);
+        expect((await adopter.plan('people')).code).toBe(0);
+        expect(fs.readFileSync(path.join(adopter.dir, 'terraform.people.tfstate')).includes(clientSecret)).toBe(false);
+        expect((await login('platform-admins', 'alice')).callback.status).toBe(200);
+      } finally {
+        adopter.cleanup();
+      }
     });
   });
 });
