@@ -8,6 +8,7 @@ import {
   PlatformSettingsProps,
   RegistryServiceAccountProps,
 } from '../lib';
+import type { PeopleConfig } from './people-stack';
 import { expectBoolean, expectRecord, expectShape, expectString, optional, ownEntries, ownValue, PropCheck, PropsSchema, ValidationProblem } from '../lib';
 
 /**
@@ -102,6 +103,15 @@ export interface PlatformConfig {
    * @default target `$DEV_ENVIRONMENT_URL`, fields `username`/`password`, state key `auth`
    */
   readonly e2eTests?: E2eTestTemplateProps;
+  /**
+   * People through single sign-on (spec §5.6): the store's OIDC login (identity provider's
+   * discovery URL, client id, the store's public address) and one role per group of people, in a
+   * `people` stack. A group reads no platform secret path unless it lists `reads`; SSI-R12 refuses a
+   * read of a CI or application path without a `machinePathReason`. The client secret is read at
+   * plan and apply time from `TF_VAR_oidc_client_secret`, never written to the output or the state.
+   * @default no people stack: nobody logs in to the store through single sign-on
+   */
+  readonly people?: PeopleConfig;
 }
 
 /** Any value: a field whose type the construct it is given to checks and reports. */
@@ -136,6 +146,8 @@ export const PLATFORM_CONFIG_SCHEMA: PropsSchema = {
   agents: checkedByItsConstruct,
   configurationProject: optional(expectRecord(undefined, 'an object of the configuration project\'s properties')),
   e2eTests: checkedByItsConstruct,
+  // The method's fields are checked by OidcAuth, each group's by its OidcGroupRole, under their own paths.
+  people: optional(expectRecord(undefined, 'an object { discoveryUrl, clientId, storeUrl, groups, ... }')),
 };
 
 /** The problems of a platform configuration's own fields (see {@link PLATFORM_CONFIG_SCHEMA}). */

@@ -2,6 +2,7 @@ import { Construct } from 'constructs';
 import { isPlainRecord, ownValue, PlatformSettings, StateBackendFactory } from '../lib';
 import { AppRolesStack } from './app-roles-stack';
 import { CiAccessStack } from './ci-access-stack';
+import { PeopleStack } from './people-stack';
 import { PlatformConfig, platformConfigProblems } from './platform-config';
 
 /** The platform's stacks. */
@@ -10,6 +11,8 @@ export interface Platform {
   readonly ciAccess: CiAccessStack;
   /** `app-roles`: AppRole method and one role per application. */
   readonly appRoles: AppRolesStack;
+  /** `people`: the OIDC login and one role per group of people, when the configuration has `people`. */
+  readonly people?: PeopleStack;
 }
 
 /**
@@ -25,5 +28,7 @@ export function definePlatform(scope: Construct, config: PlatformConfig, stateBa
   const settings = new PlatformSettings(ownValue(given, 'settings') as PlatformConfig['settings']);
   const ciAccess = new CiAccessStack(scope, 'ci-access', given, settings, stateBackend);
   ciAccess.node.addValidation({ validate: () => problems.map(String) });
-  return { ciAccess, appRoles: new AppRolesStack(scope, 'app-roles', given, settings, stateBackend) };
+  const appRoles = new AppRolesStack(scope, 'app-roles', given, settings, stateBackend);
+  const people = isPlainRecord(given.people) ? new PeopleStack(scope, 'people', given.people, settings, stateBackend) : undefined;
+  return { ciAccess, appRoles, ...(people ? { people } : {}) };
 }

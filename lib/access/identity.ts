@@ -1,5 +1,8 @@
-/** The auth methods whose roles the access analysis reads. */
-export type AuthMethod = 'jwt' | 'approle';
+/**
+ * The auth methods whose roles the access analysis reads: `oidc` is a role of the JWT/OIDC plugin
+ * with `role_type = "oidc"`, the login of people through single sign-on (bound by group).
+ */
+export type AuthMethod = 'jwt' | 'approle' | 'oidc';
 
 /**
  * A binding value, normalised for comparison: lists sorted, bound claims as claim → sorted values,
@@ -8,8 +11,8 @@ export type AuthMethod = 'jwt' | 'approle';
 export type BindingValue = string | number | boolean | readonly string[] | Readonly<Record<string, readonly string[]>>;
 
 /**
- * Who can log in and under which conditions: a JWT role or an AppRole role, as declared in the
- * synthesized stacks.
+ * Who can log in and under which conditions: a JWT role, an AppRole role or a people's OIDC role,
+ * as declared in the synthesized stacks.
  *
  * Identities are named `<auth mount path>/<role name>` (`jwt/registry-ci`,
  * `approle/orchestrator-dev`), the name the library's constructs use and the path prefix under

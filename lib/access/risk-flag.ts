@@ -11,6 +11,7 @@ import { compareStrings } from '../private/compare-strings';
 
 /** Kinds of risk a change can bring, in the order a review reads them. */
 export type RiskKind =
+  | 'people-gained'
   | 'trust-changed'
   | 'default-policy-changed'
   | 'wildcard-broadened'
@@ -22,6 +23,7 @@ export type RiskKind =
 
 /** Headline of each kind. */
 export const RISK_LABEL: Readonly<Record<RiskKind, string>> = {
+  'people-gained': 'people gain a path',
   'trust-changed': 'key source or issuer changed',
   'default-policy-changed': 'default policy changed',
   'wildcard-broadened': 'wildcard broadened',
@@ -48,7 +50,7 @@ const ZERO_IS_UNBOUNDED = new Set(['token_ttl', 'token_max_ttl', 'token_explicit
 /** Fields where 0 means "unlimited uses". */
 const USE_LIMITS = new Set(['token_num_uses', 'secret_id_num_uses']);
 /** List bindings where a new value admits more callers. */
-const ALLOW_LISTS = new Set(['bound_audiences', 'token_bound_cidrs', 'secret_id_bound_cidrs']);
+const ALLOW_LISTS = new Set(['bound_audiences', 'token_bound_cidrs', 'secret_id_bound_cidrs', 'allowed_redirect_uris']);
 
 /**
  * The risk flags of a change from `base` to `head`:
@@ -60,7 +62,8 @@ const ALLOW_LISTS = new Set(['bound_audiences', 'token_bound_cidrs', 'secret_id_
  *   widened, claims compared as globs, Secret IDs no longer required, use limits raised;
  * - the JWT method's issuer or key source changed (whoever holds the new keys can log in as every
  *   role of the mount);
- * - any change to the `default` policy, which every token without `token_no_default_policy` carries.
+ * - any change to the `default` policy, which every token without `token_no_default_policy` carries;
+ * - people (an `oidc` identity, new or changed) gaining a capability on a path they did not have.
  * @returns flags sorted by kind, identity, message
  */
 export function riskFlags(base: AccessModel, head: AccessModel, changed: readonly IdentityChange[]): RiskFlag[] {
@@ -79,6 +82,7 @@ export function riskFlags(base: AccessModel, head: AccessModel, changed: readonl
       }
     }
   }
+  flags.push(...peopleFlags(base, head));
   flags.push(...sharedReadFlags(base, head));
   if (base.defaultPolicyText !== head.defaultPolicyText) {
     const how = head.builtinDefault ? 'back to the built-in text' : base.builtinDefault ? 'rewritten by the configuration' : 'changed';
@@ -195,6 +199,31 @@ function bindingFlags(identity: string, field: string, before: BindingValue | un
     default:
       return [];
   }
+}
+
+/**
+ * Paths people (OIDC identities) can use after the change with a capability they did not have
+ * before: every non-deny rule of a new people identity, every capability gained by an existing one
+ * (the built-in `default` policy left out: every token has it).
+ */
+function peopleFlags(base: AccessModel, head: AccessModel): RiskFlag[] {
+  const flags: RiskFlag[] = [];
+  for (const after of head.identities) {
+    if (after.identity.method !== 'oidc' || after.loginRefused) continue;
+    const before = base.get(after.identity.name);
+    const old = new Map((before && !before.loginRefused ? before.acl.rules.filter((r) => !base.isBuiltinDefaultOnly(r)) : []).map((r) => [r.path.slot, r]));
+    for (const rule of after.acl.rules.filter((r) => !head.isBuiltinDefaultOnly(r))) {
+      const gained = gainedCapabilities(old.get(rule.path.slot), rule);
+      if (gained.length === 0) continue;
+      const who = before ? 'gain' : 'new people role gets';
+      flags.push({
+        kind: 'people-gained',
+        identity: after.identity.name,
+        message: `${who} ${gained.map((c) => `\`${c}\``).join(', ')} on \`${rule.path.display}\`: a person can now use a path they could not`,
+      });
+    }
+  }
+  return flags;
 }
 
 function sharedReadFlags(base: AccessModel, head: AccessModel): RiskFlag[] {

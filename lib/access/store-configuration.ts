@@ -53,6 +53,11 @@ const TOKEN_FIELDS = [
 ];
 const JWT_FIELDS = ['role_type', 'bound_audiences', 'bound_subject', 'bound_claims', 'bound_claims_type', 'user_claim', ...TOKEN_FIELDS];
 /**
+ * An OIDC role's fields besides the JWT ones: where the provider may send the login's code (a
+ * redirect URI added is a place a code can leak to), which claim holds the groups, and the scopes.
+ */
+export const OIDC_ROLE_FIELDS: readonly string[] = ['allowed_redirect_uris', 'groups_claim', 'oidc_scopes'];
+/**
  * JWT auth method fields that decide whose tokens are accepted, read onto each role of the mount:
  * the issuer, and the key source (OIDC discovery URL, JWKS URL, or static public keys) with the CA
  * certificates that verify its TLS.
@@ -64,6 +69,7 @@ export const JWT_METHOD_FIELDS: readonly string[] = [
   'jwks_url',
   'jwks_ca_pem',
   'jwt_validation_pubkeys',
+  'oidc_client_id',
 ];
 /**
  * A JWT method field as a binding: strings trimmed (the store keeps PEM keys without their final
@@ -140,7 +146,9 @@ function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identit
   for (const [id, raw] of Object.entries(stack.resources.vault_jwt_auth_backend_role ?? {})) {
     const field = fieldReader(resolver, raw, `vault_jwt_auth_backend_role.${id}`);
     const mount = mountPath(field('backend') ?? 'jwt');
-    const bindings = roleBindings('jwt', field);
+    // A role declared with role_type "oidc" is a people's login (single sign-on), bound by group.
+    const method: AuthMethod = field('role_type') === 'oidc' ? 'oidc' : 'jwt';
+    const bindings = roleBindings(method, field);
     const backend = jwtMounts.get(mount);
     if (backend) {
       // The method's issuer and key source decide whose tokens log in as every role of the mount.
@@ -150,7 +158,7 @@ function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identit
         if (value !== undefined) bindings[name] = value;
       }
     }
-    out.push(identity(stack, raw, field, 'jwt', mount, bindings, `vault_jwt_auth_backend_role.${id}`));
+    out.push(identity(stack, raw, field, method, mount, bindings, `vault_jwt_auth_backend_role.${id}`));
   }
   for (const [id, raw] of Object.entries(stack.resources.vault_approle_auth_backend_role ?? {})) {
     const field = fieldReader(resolver, raw, `vault_approle_auth_backend_role.${id}`);
@@ -250,5 +258,6 @@ function sortKeys<T>(record: Record<string, T>): Record<string, T> {
 export function roleBindings(method: AuthMethod, field: (name: string) => unknown, source: 'provider' | 'store' = 'provider'): Record<string, BindingValue> {
   // The provider splits bound-claim strings on commas unless disable_bound_claims_parsing is set.
   const split = source === 'provider' && field('disable_bound_claims_parsing') !== true;
+  if (method === 'oidc') return readBindings(field, [...JWT_FIELDS, ...OIDC_ROLE_FIELDS], JWT_DEFAULTS, split);
   return method === 'jwt' ? readBindings(field, JWT_FIELDS, JWT_DEFAULTS, split) : readBindings(field, APPROLE_FIELDS, APPROLE_DEFAULTS, split);
 }

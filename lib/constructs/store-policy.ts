@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { PolicyDocument } from '../model/policy-document';
 import { renderPolicyHcl } from '../render/policy-hcl';
-import { terraformString } from '../render/text-encoders';
+import { commentText, terraformString } from '../render/text-encoders';
 
 /** Properties of {@link StorePolicy}. */
 export interface StorePolicyProps {
@@ -14,6 +14,12 @@ export interface StorePolicyProps {
    * idempotent).
    */
   readonly complete?: () => void;
+  /**
+   * Rendered as a comment when the policy has no rule (why it grants nothing): the store accepts a
+   * policy of comments only, and a role may then carry it without any access.
+   * @default none (an empty policy is an error)
+   */
+  readonly whenEmpty?: string;
 }
 
 /**
@@ -37,6 +43,9 @@ export class StorePolicy extends Policy {
         produce: () => {
           props.complete?.();
           // Policy comments hold free text (descriptions, construct paths): `${` there is literal too.
+          if (document.isEmpty && props.whenEmpty !== undefined) {
+            return terraformString(`# Policy "${commentText(document.name)}", managed by secretstore-iac. Do not edit in the store.\n\n# ${commentText(props.whenEmpty)}\n`);
+          }
           return terraformString(renderPolicyHcl(document));
         },
       }),

@@ -95,7 +95,9 @@ export function readDeclaredObjects(dir: string, stack?: string): DeclaredObject
         const address = `${type}.${id}`;
         const fields = Object.fromEntries(
           Object.entries(block)
-            .filter(([k]) => k !== '//')
+            // Write-only attributes (`oidc_client_secret_wo`) name an ephemeral variable: the
+            // store never returns them, so there is nothing to compare or import.
+            .filter(([k]) => k !== '//' && !k.endsWith('_wo'))
             .map(([k, v]) => [k, resolver.resolve(v, `${address}.${k}`)]),
         );
         const meta = block['//'] as { metadata?: { path?: unknown } } | undefined;

@@ -63,6 +63,7 @@ export const JWT_CONFIG_FIELDS = [
   'jwt_validation_pubkeys',
   'oidc_discovery_ca_pem',
   'oidc_discovery_url',
+  'oidc_client_id',
 ] as const;
 
 /** A JWT method's configuration: issuer and key source. Strings trimmed, lists sorted, unset as `''`/`[]`. */
@@ -164,6 +165,11 @@ export function normaliseConfigValue(value: unknown): string | readonly string[]
 /** Parses `GET auth/<mount>/role/<role>`. */
 export function parseRole(mount: string, method: AuthMethod, role: string, body: unknown): LiveRole {
   return { mount, method, role, fields: dataOf(body, `GET auth/${mount}/role/${role}`) };
+}
+
+/** The method of a role of the JWT plugin: `oidc` for `role_type = "oidc"` (people), else `jwt`. */
+function roleMethod(body: any): AuthMethod {
+  return body?.data?.role_type === 'oidc' ? 'oidc' : 'jwt';
 }
 
 /** Parses `GET sys/policies/acl/<name>`: the policy text (`root` has an empty one). */
@@ -274,9 +280,10 @@ export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
     }
   };
   const mounts = parseAuthMounts(await call('GET', 'sys/auth'));
-  const roleMounts = mounts.filter((m): m is LiveAuthMount & { type: AuthMethod } => m.type === 'jwt' || m.type === 'approle');
+  // The JWT plugin serves both `jwt` and `oidc` mounts (people's single sign-on).
+  const roleMounts = mounts.filter((m) => m.type === 'jwt' || m.type === 'oidc' || m.type === 'approle');
   const jwtConfigs = await mapLimited(
-    roleMounts.filter((m) => m.type === 'jwt'),
+    roleMounts.filter((m) => m.type !== 'approle'),
     4,
     async (m) => {
       const body = await call('GET', `auth/${m.path}/config`, UNCONFIGURED);
@@ -286,7 +293,12 @@ export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
   const roles: LiveRole[] = [];
   for (const m of roleMounts) {
     const names = parseList(await call('LIST', `auth/${m.path}/role`), `LIST auth/${m.path}/role`);
-    roles.push(...(await mapLimited(names, 8, async (role) => parseRole(m.path, m.type, role, await call('GET', `auth/${m.path}/role/${role}`)))));
+    roles.push(
+      ...(await mapLimited(names, 8, async (role) => {
+        const body = await call('GET', `auth/${m.path}/role/${role}`);
+        return parseRole(m.path, m.type === 'approle' ? 'approle' : roleMethod(body), role, body);
+      })),
+    );
   }
   const policyNames = parseList(await call('LIST', 'sys/policies/acl'), 'LIST sys/policies/acl');
   const texts = await mapLimited(policyNames, 8, async (name) => parsePolicy(name, await call('GET', `sys/policies/acl/${name}`)));
@@ -312,7 +324,7 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
     const field = (name: string) => r.fields[name];
     const bindings = roleBindings(r.method, field, 'store');
     // The method's issuer and key source, on each of its roles as for a declared role.
-    const config = r.method === 'jwt' ? configs.get(r.mount) : undefined;
+    const config = r.method !== 'approle' ? configs.get(r.mount) : undefined;
     for (const name of config ? JWT_METHOD_FIELDS : []) {
       const value = jwtMethodBinding(config![name]);
       if (value !== undefined) bindings[name] = value;

@@ -104,15 +104,17 @@ export async function detectDrift(
       if (o.kind === 'jwt-auth-mount' && config) {
         const details: string[] = [];
         for (const field of JWT_CONFIG_FIELDS) {
-          const have = config.fields[field];
+          // A field the store's answer leaves out (an older server) is unset.
+          const have = config.fields[field] ?? '';
           // An unset list field is the empty list the store returns for it.
           const declaredValue = normaliseConfigValue(o.fields[field]);
           const want = Array.isArray(have) && declaredValue === '' ? [] : declaredValue;
           if (JSON.stringify(want) !== JSON.stringify(have)) details.push(`${field}: declared ${show(field, want)}, store ${show(field, have)}`);
         }
         if (details.length > 0) {
-          const identities = configuration.identities.filter((i) => i.method === 'jwt' && i.mount === o.name).map((i) => i.name);
-          findings.push({ kind: 'changed', storePath: `auth/${o.name}/config`, stack: o.stack, address: o.address, identities, summary: 'JWT method configuration differs', details });
+          const identities = configuration.identities.filter((i) => i.method !== 'approle' && i.mount === o.name).map((i) => i.name);
+          const label = wantType === 'oidc' ? 'OIDC' : 'JWT';
+          findings.push({ kind: 'changed', storePath: `auth/${o.name}/config`, stack: o.stack, address: o.address, identities, summary: `${label} method configuration differs`, details });
         }
       }
     } else if (o.kind === 'jwt-role' || o.kind === 'approle-role') {
@@ -279,6 +281,7 @@ const BINDING_FIELDS = new Set([
   'role_type', 'bound_audiences', 'bound_subject', 'bound_claims', 'bound_claims_type', 'user_claim',
   'token_ttl', 'token_max_ttl', 'token_explicit_max_ttl', 'token_period', 'token_num_uses', 'token_type', 'token_bound_cidrs',
   'bind_secret_id', 'secret_id_ttl', 'secret_id_num_uses', 'secret_id_bound_cidrs',
+  'allowed_redirect_uris', 'groups_claim', 'oidc_scopes',
 ]);
 
 function comparable(value: unknown): string | undefined {

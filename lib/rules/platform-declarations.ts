@@ -4,6 +4,8 @@ import { AppRoleAuth } from '../constructs/approle-auth';
 import { CiJwtAuth } from '../constructs/ci-jwt-auth';
 import { CiJwtRole } from '../constructs/ci-jwt-role';
 import { CiSecret } from '../constructs/ci-secret';
+import { OidcAuth } from '../constructs/oidc-auth';
+import { OidcGroupRole } from '../constructs/oidc-group-role';
 import { RegistryServiceAccount } from '../constructs/registry-service-account';
 import { SecretStoreStack } from '../constructs/secret-store-stack';
 import { SecretDeclaration } from '../model/secret-declaration';
@@ -24,6 +26,10 @@ export class PlatformDeclarations {
   readonly applications: AppRoleApplication[];
   /** The stacks, with their platform settings. */
   readonly stacks: SecretStoreStack[];
+  /** OIDC auth methods (people's single sign-on). */
+  readonly oidcAuths: OidcAuth[];
+  /** Roles of groups of people. */
+  readonly peopleRoles: OidcGroupRole[];
 
   constructor(root: IConstruct) {
     const all = root.node.findAll();
@@ -34,6 +40,8 @@ export class PlatformDeclarations {
     this.ciSecrets = all.filter((c): c is CiSecret => c instanceof CiSecret);
     this.applications = all.filter((c): c is AppRoleApplication => c instanceof AppRoleApplication);
     this.stacks = all.filter((c): c is SecretStoreStack => c instanceof SecretStoreStack);
+    this.oidcAuths = all.filter((c): c is OidcAuth => c instanceof OidcAuth);
+    this.peopleRoles = all.filter((c): c is OidcGroupRole => c instanceof OidcGroupRole);
   }
 
   /** Every declared secret CI reads, with its declaring construct. */

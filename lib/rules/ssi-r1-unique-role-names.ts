@@ -19,5 +19,11 @@ export const SSI_R1: PlatformRule = {
       constructPathOf,
       (a, first) => new ValidationProblem('roleName', a.roleName, `is already declared by ${first.node.path}`, 'SSI-R1'),
     ),
+    ...duplicateFindings(
+      d.peopleRoles,
+      (r) => r.identityName,
+      constructPathOf,
+      (r, first) => new ValidationProblem('roleName', r.roleName, `is already declared by ${first.node.path}`, 'SSI-R1'),
+    ),
   ],
 };

@@ -8,7 +8,7 @@ export const SSI_R2: PlatformRule = {
   description: 'Policy names are unique in the store.',
   check: (d) =>
     duplicateFindings(
-      [...d.jwtRoles, ...d.applications],
+      [...d.jwtRoles, ...d.applications, ...d.peopleRoles],
       (i) => i.policy.name,
       constructPathOf,
       (i, first) =>

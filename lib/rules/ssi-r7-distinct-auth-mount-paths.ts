@@ -8,7 +8,7 @@ export const SSI_R7: PlatformRule = {
   description: 'Auth methods have distinct mount paths.',
   check: (d) =>
     duplicateFindings(
-      [...d.jwtAuths, ...d.appRoleAuths],
+      [...d.jwtAuths, ...d.appRoleAuths, ...d.oidcAuths],
       (m) => m.path,
       constructPathOf,
       (m, first) => new ValidationProblem('path', m.path, `auth mount path is already used by ${first.node.path}`, 'SSI-R7'),

@@ -12,10 +12,10 @@ export const SSI_R9: PlatformRule = {
     'No role or policy is named after a built-in policy of the store (default, response-wrapping, root), no auth method is mounted at a path the store reserves for them (cubbyhole, identity, token), and no KV engine at one it reserves for secrets engines (audit, auth, cubbyhole, identity, sys).',
   check: (d) => {
     const findings: RuleFinding[] = [];
-    for (const r of [...d.jwtRoles, ...d.applications]) {
+    for (const r of [...d.jwtRoles, ...d.applications, ...d.peopleRoles]) {
       if (isReservedPolicyName(r.roleName)) findings.push({ constructPath: r.node.path, problem: reservedPolicyNameProblem(r.roleName) });
     }
-    for (const m of [...d.jwtAuths, ...d.appRoleAuths]) {
+    for (const m of [...d.jwtAuths, ...d.appRoleAuths, ...d.oidcAuths]) {
       if (typeof m.path === 'string' && isReservedMountPath(m.path, 'auth')) {
         findings.push({ constructPath: m.node.path, problem: reservedMountProblem('path', m.path, 'auth') });
       }

@@ -14,6 +14,8 @@ import {
   Duration,
   JwtKeySource,
   KvMount,
+  OidcAuth,
+  OidcGroupRole,
   PlatformSettings,
   RegistryServiceAccount,
   SecretStoreApp,
@@ -132,6 +134,24 @@ const TARGETS: Target[] = [
     build: (p, props) => new AgentConfigurations(p.appRoles, 'fuzz', any(props)),
   },
   {
+    name: 'OidcAuth',
+    fields: ['path', 'discoveryUrl', 'clientId', 'storeUrl', 'groupsClaim', 'userClaim', 'scopes', 'cliRedirect', 'clientSecretVersion', 'local'],
+    valid: () => ({ path: 'sso', discoveryUrl: 'https://sso.acme.example', clientId: 'secretstore', storeUrl: 'https://vault.acme.example' }),
+    // With one group role, as SSI-R13 asks.
+    build: (p, props) => new OidcGroupRole(p.ciAccess, 'fuzz-role', { auth: new OidcAuth(p.ciAccess, 'fuzz', any(props)), groups: ['ops'], roleName: 'fuzz-people' }),
+  },
+  {
+    name: 'OidcGroupRole',
+    fields: ['auth', 'groups', 'roleName', 'reads', 'tokenTtl', 'tokenMaxTtl', 'tokenBoundCidrs'],
+    valid: (p) => ({
+      auth: new OidcAuth(p.ciAccess, 'fuzz-auth', { path: 'sso', discoveryUrl: 'https://sso.acme.example', clientId: 'secretstore', storeUrl: 'https://vault.acme.example' }),
+      groups: ['ops'],
+      roleName: 'fuzz-people',
+      reads: [{ path: 'team/ops', subtree: true }],
+    }),
+    build: (p, props) => new OidcGroupRole(p.ciAccess, 'fuzz', any(props)),
+  },
+  {
     name: 'SecretStoreStack',
     fields: ['settings', 'stateBackend', 'providerVersion'],
     valid: (p) => ({ settings: p.ciAccess.settings }),
@@ -149,7 +169,17 @@ const CONFIG_FIELDS = [
   'configurationProject.committedCopy', 'configurationProject.image', 'configurationProject.acknowledgeLabel',
   'configurationProject.noteTokenVariable', 'configurationProject.installCommand', 'e2eTests', 'e2eTests.ciBaseUrl', 'e2eTests.branch', 'e2eTests.needs', 'e2eTests.login',
   'e2eTests.image', 'e2eTests.reportingReporter', 'e2eTests.login.usernameField', 'e2eTests.login.entryFields',
+  'people', 'people.discoveryUrl', 'people.clientId', 'people.storeUrl', 'people.groupsClaim', 'people.scopes', 'people.clientSecretVersion',
+  'people.groups', 'people.groups.ops', 'people.groups.ops.groups', 'people.groups.ops.reads', 'people.groups.ops.tokenTtl',
 ];
+
+/** A valid people section of the fuzzed configuration (its fields are fuzzed like the others). */
+const PEOPLE_BASE = {
+  discoveryUrl: 'https://sso.acme.example',
+  clientId: 'secretstore',
+  storeUrl: 'https://vault.acme.example',
+  groups: { ops: { groups: ['ops'], reads: [{ path: 'team/ops', subtree: true }] } },
+};
 
 /** Model values a random case may also use where a class instance is expected. */
 function randomModelValue(): unknown {
@@ -219,6 +249,7 @@ describe(`random JSON-shaped props give a synthesis or a SecretStoreValidationEr
       const changed = [random.pick(CONFIG_FIELDS), ...(random.next() < 0.3 ? [random.pick(CONFIG_FIELDS)] : [])];
       const config = JSON.parse(JSON.stringify({ ...platformConfig, ciJobTimeout: undefined })) as Record<string, unknown>;
       config.accounts = { mirror: { permissions: ['raw:read'], usedBy: 'mirror', consumers: ['mirror-sync'] } };
+      config.people = JSON.parse(JSON.stringify(PEOPLE_BASE));
       const values = changed.map(() => value());
       changed.forEach((f, j) => setPath(config, f, values[j]));
       const context = { seed: random.seed, i, changed, values: values.map((v) => inspect(v)) };
@@ -230,6 +261,7 @@ describe(`random JSON-shaped props give a synthesis or a SecretStoreValidationEr
   it('the unchanged configuration, as JSON, synthesizes (the fuzzing starts from a valid base)', () => {
     const config = JSON.parse(JSON.stringify({ ...platformConfig, ciJobTimeout: undefined }));
     config.accounts = { mirror: { permissions: ['raw:read'], usedBy: 'mirror', consumers: ['mirror-sync'] } };
+    config.people = JSON.parse(JSON.stringify(PEOPLE_BASE));
     expect(synthesize(config, () => undefined, 'base')).toBe('ok');
     TARGETS.forEach((t) => expect([t.name, synthesize(platformConfig, (p) => t.build(p, t.valid(p)), t.name)]).toEqual([t.name, 'ok']));
   });
