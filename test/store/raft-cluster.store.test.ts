@@ -271,8 +271,8 @@ describe('a 3-node OpenBao cluster with integrated storage (raft)', () => {
         expect(adopt.stderr).toBe('');
         expect(adopt.code).toBe(0);
         const imported = /; (\d+) to import/.exec(adopt.stdout)?.[1];
-        const reapplyErrors = reapply.stderr.split('\n').filter((l) => /^Error: /.test(l));
-        figure(`re-apply exit ${reapply.code}, ${reapplyErrors.length} errors: ${[...new Set(reapplyErrors.map(general))].join(' | ')}`);
+        const reapplyErrors = reapply.stderr.split('\n').filter((l) => /^Error: |^\s*\* /.test(l));
+        figure(`re-apply exit ${reapply.code}: ${[...new Set(reapplyErrors.map(general))].join(' | ')}`);
         await fixture.apply(['app-roles']);
         recovery = `adopt (${imported} imported) + apply`;
       }
