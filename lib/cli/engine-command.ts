@@ -35,6 +35,10 @@ export const engineCommand: Command = {
     'which must agree. The token comes from VAULT_TOKEN as the provider reads it. Stops, before the',
     'engine runs, when no address is set (spec §7: a login would target an empty host).',
     '',
+    'Before plan, apply, destroy, refresh, import and console it checks GET /v1/sys/health: a sealed,',
+    'uninitialised or unreachable store stops it (exit 3). A standby or performance standby serves',
+    '(it forwards to the active node): one line on standard error names the leader (GET /v1/sys/leader).',
+    '',
     '  --outdir DIR    synthesized output directory (default cdktf.out)',
     '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else $SECRETSTORE_IAC_TOFU,',
     '                  else the OpenTofu npm run toolchain built, else tofu, else terraform on PATH)',
@@ -77,7 +81,11 @@ export const engineCommand: Command = {
     // A stopped or sealed store otherwise shows as minutes of silent provider retries.
     // The transport carries the TLS variables (VAULT_CACERT, ...) the provider reads too; built only
     // when the engine will talk to the store, so that `init` works offline whatever they hold.
-    if (engineNeedsStore(engineArgs)) await checkStoreBeforeEngine(address, engineArgs, StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l)));
+    if (engineNeedsStore(engineArgs)) {
+      const health = await checkStoreBeforeEngine(address, engineArgs, StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l)));
+      // A standby serves the engine (it forwards to the active node): one line naming the leader.
+      if (health?.notice) context.stderr(`secretstore-iac tf: ${health.notice}`);
+    }
     const stopped = await checkKvMountsBeforeEngine(positionals[0], stackDir, address, engineArgs, context);
     if (stopped !== undefined) return stopped;
     const env = engineEnvironment(context.env, address, choice);

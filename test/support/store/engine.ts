@@ -27,6 +27,8 @@ export interface EngineOptions {
   binary?: string;
   /** Called with the engine's pid once it runs (to kill it part-way, as a cancelled CI job does). */
   onSpawn?: (pid: number) => void;
+  /** Called with each chunk of the engine's output as it is written (to act part-way through an apply). */
+  onOutput?: (text: string, stream: 'stdout' | 'stderr') => void;
 }
 
 /** Subcommands that take -input=false / -no-color. */
@@ -83,8 +85,14 @@ export async function runEngine(workDir: string, args: string[], options: Engine
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.stdout.on('data', (b: Buffer) => {
+      out.push(b);
+      options.onOutput?.(b.toString('utf8'), 'stdout');
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      err.push(b);
+      options.onOutput?.(b.toString('utf8'), 'stderr');
+    });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;

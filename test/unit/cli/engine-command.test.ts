@@ -102,6 +102,34 @@ describe('secretstore-iac tf', () => {
     expect(closed.stdout).not.toContain('engine ran');
   });
 
+  it('through a standby: one line on standard error naming the leader, then the engine runs with the standby\'s address', async () => {
+    // As an OpenBao raft standby answers: sys/health 200 with "standby": true (standbyok), sys/leader the active node.
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          req.url?.startsWith('/v1/sys/leader')
+            ? { ha_enabled: true, is_self: false, leader_address: 'https://bao-1.internal:8200' }
+            : { initialized: true, sealed: false, standby: true, performance_standby: false },
+        ),
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const r = await tf(['ci-access', '--outdir', outdir, '--engine', engine, '--', 'plan'], { PATH: process.env.PATH, SECRETSTORE_ADDR: address });
+      expect(r.stderr).toBe(
+        `secretstore-iac tf: the secrets store at ${address} is a standby node (GET /v1/sys/health: HTTP 200, "standby": true): ` +
+          'it forwards requests to the active node; the leader is https://bao-1.internal:8200 (GET /v1/sys/leader)',
+      );
+      expect(r.stdout).toContain(`engine ran in `);
+      expect(r.stdout).toContain(`with VAULT_ADDR=${address} args=plan`);
+      expect(r.code).toBe(2);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it('runs offline subcommands (init) without asking the store', async () => {
     const r = await tf(['ci-access', '--outdir', outdir, '--engine', engine, '--', 'init'], { PATH: process.env.PATH, SECRETSTORE_ADDR: 'http://127.0.0.1:1' });
     expect(r.stdout).toContain('engine ran');

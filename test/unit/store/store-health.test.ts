@@ -43,23 +43,81 @@ async function failure(p: Promise<unknown>): Promise<StoreHealthError> {
 }
 
 describe('checkStoreHealth', () => {
-  it('passes an active node and asks with standbyok and perfstandbyok', async () => {
+  it('passes an active node and asks with standbyok and perfstandbyok; nothing more', async () => {
     const s = await serve(status(200));
     try {
-      await expect(checkStoreHealth(s.address + '/')).resolves.toBeUndefined();
+      const report = await checkStoreHealth(s.address + '/');
+      expect(report).toEqual({ address: s.address, status: 200, role: 'active' });
       expect(s.urls).toEqual(['/v1/sys/health?standbyok=true&perfstandbyok=true']);
     } finally {
       await s.close();
     }
   });
 
-  it.each([429, 473])('passes a standby (429) and a performance standby (473): they serve requests; %i', async (code) => {
-    const s = await serve(status(code));
-    try {
-      await expect(checkStoreHealth(s.address)).resolves.toBeUndefined();
-    } finally {
-      await s.close();
+  describe('a standby serves (it forwards to the active node): up, and the leader is named', () => {
+    /** sys/health with `code` and `flags`; sys/leader with `leader` (status 200) or `leaderStatus`. */
+    function standby(code: number, flags: Record<string, boolean>, leader: unknown = LEADER_ANSWER, leaderStatus = 200): http.RequestListener {
+      return (req, res) => {
+        if (req.url?.startsWith('/v1/sys/leader')) {
+          res.writeHead(leaderStatus, { 'Content-Type': 'application/json' });
+          res.end(typeof leader === 'string' ? leader : JSON.stringify(leader));
+          return;
+        }
+        res.writeHead(code, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ initialized: true, sealed: false, standby: false, performance_standby: false, version: '2.4.0', ...flags }));
+      };
     }
+    /** OpenBao 2.4's sys/leader on a raft standby (test/store/raft-cluster.store.test.ts). */
+    const LEADER_ANSWER = { ha_enabled: true, is_self: false, leader_address: 'http://127.0.0.1:18210', leader_cluster_address: 'https://127.0.0.1:18211' };
+
+    it.each([
+      ['standby (HTTP 429, as without standbyok)', 429, { standby: true }, 'standby', 'a standby node (GET /v1/sys/health: HTTP 429): it forwards requests to the active node'],
+      ['standby (HTTP 200 with "standby": true, as OpenBao answers with standbyok)', 200, { standby: true }, 'standby', 'a standby node (GET /v1/sys/health: HTTP 200, "standby": true): it forwards requests to the active node'],
+      ['performance standby (HTTP 473)', 473, { standby: true, performance_standby: true }, 'performance-standby', 'a performance standby node (GET /v1/sys/health: HTTP 473): it serves reads itself and forwards writes to the active node'],
+      ['performance standby (HTTP 200 with "performance_standby": true)', 200, { standby: true, performance_standby: true }, 'performance-standby', 'a performance standby node (GET /v1/sys/health: HTTP 200, "performance_standby": true): it serves reads itself and forwards writes to the active node'],
+    ])('%s: up, role and leader from sys/leader in one notice line', async (_what, code, flags, role, says) => {
+      const s = await serve(standby(code, flags));
+      try {
+        const report = await checkStoreHealth(s.address);
+        expect(report.role).toBe(role);
+        expect(report.status).toBe(code);
+        expect(report.leaderAddress).toBe('http://127.0.0.1:18210');
+        expect(report.notice).toBe(`the secrets store at ${s.address} is ${says}; the leader is http://127.0.0.1:18210 (GET /v1/sys/leader)`);
+        expect(s.urls).toEqual(['/v1/sys/health?standbyok=true&perfstandbyok=true', '/v1/sys/leader']);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it.each([
+      ['sys/leader answers 500', { errors: ['internal'] }, 500, 'HTTP 500'],
+      ['sys/leader answers without leader_address (no leader elected yet)', { ha_enabled: true, is_self: false, leader_address: '' }, 200, 'no leader_address in the answer'],
+      ['sys/leader answers a page that is not JSON', '<html>proxy</html>', 200, "HTTP 200, not the store's JSON"],
+    ])('still up when %s: the notice says the leader is not known and why', async (_what, leader, leaderStatus, why) => {
+      const s = await serve(standby(429, { standby: true }, leader, leaderStatus));
+      try {
+        const report = await checkStoreHealth(s.address);
+        expect(report.role).toBe('standby');
+        expect(report.leaderAddress).toBeUndefined();
+        expect(report.notice).toBe(
+          `the secrets store at ${s.address} is a standby node (GET /v1/sys/health: HTTP 429): it forwards requests to the active node; the leader is not known (GET /v1/sys/leader: ${why})`,
+        );
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('quotes a hostile leader_address escaped and cut', async () => {
+      const s = await serve(standby(429, { standby: true }, { leader_address: `\u001b]0;pwned\u0007http://evil${'x'.repeat(5000)}` }));
+      try {
+        const report = await checkStoreHealth(s.address);
+        expect(report.notice).toContain('the leader is \\u001b]0;pwned\\u0007http://evilxx');
+        expect(report.notice).not.toMatch(/[\u0000-\u001f]/);
+        expect(report.notice!.length).toBeLessThan(600);
+      } finally {
+        await s.close();
+      }
+    });
   });
 
   it.each([
