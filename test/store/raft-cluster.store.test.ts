@@ -130,10 +130,12 @@ describe('a 3-node OpenBao cluster with integrated storage (raft)', () => {
       for (const stack of fixture.stacks) await fixture.init(stack);
       for (const stack of fixture.stacks) {
         const r = await cli(['tf', stack, '--outdir', outdir(), '--', 'apply', '-auto-approve']);
-        expect(r.stderr).toBe(
+        // The standby line, then the line naming the engine.
+        expect(r.stderr.split('\n')).toEqual([
           `secretstore-iac tf: the secrets store at ${standby.addr} is a standby node (GET /v1/sys/health: HTTP 200, "standby": true): ` +
             `it forwards requests to the active node; the leader is ${firstLeader.addr} (GET /v1/sys/leader)`,
-        );
+          expect.stringMatching(/^secretstore-iac tf: engine \S+ \(OpenTofu v\d+\.\d+\.\d+; [^)]+\)$/),
+        ]);
         expect(r.stdout).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed\./);
         expect(r.code).toBe(0);
       }

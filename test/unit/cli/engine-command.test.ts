@@ -120,7 +120,8 @@ describe('secretstore-iac tf', () => {
       const r = await tf(['ci-access', '--outdir', outdir, '--engine', engine, '--', 'plan'], { PATH: process.env.PATH, SECRETSTORE_ADDR: address });
       expect(r.stderr).toBe(
         `secretstore-iac tf: the secrets store at ${address} is a standby node (GET /v1/sys/health: HTTP 200, "standby": true): ` +
-          'it forwards requests to the active node; the leader is https://bao-1.internal:8200 (GET /v1/sys/leader)',
+          'it forwards requests to the active node; the leader is https://bao-1.internal:8200 (GET /v1/sys/leader)\n' +
+          `secretstore-iac tf: engine ${engine} (version unknown; --engine)`,
       );
       expect(r.stdout).toContain(`engine ran in `);
       expect(r.stdout).toContain(`with VAULT_ADDR=${address} args=plan`);
