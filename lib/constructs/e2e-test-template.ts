@@ -3,9 +3,11 @@ import {
   E2eJobOptions,
   E2eLoginOptions,
   PlaywrightConfigOptions,
+  renderE2eGitignore,
   renderE2eJobYaml,
   renderGlobalSetup,
   renderPlaywrightConfig,
+  renderReportingReporter,
 } from '../render/e2e-playwright';
 import { ValidationProblem } from '../model/validation-problem';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
@@ -20,6 +22,7 @@ export const E2E_TEST_TEMPLATE_SCHEMA: PropsSchema = {
   image: optional(expectString),
   needs: optional(expectStringArray),
   reportingReporter: optional(expectString),
+  browserExecutablePath: optional(expectString),
   login: optional(
     expectShape({
       usernameField: optional(expectString),
@@ -42,7 +45,8 @@ export interface E2eTestTemplateProps extends E2eJobOptions, PlaywrightConfigOpt
 
 /**
  * The end-to-end test conventions (spec §2.5–2.7, §5.7, §8) as files: `ci/secretstore-e2e.gitlab-ci.yml`
- * (the `e2e-test` job), `e2e/global-setup.ts` and `e2e/playwright.config.ts`.
+ * (the `e2e-test` job), `e2e/global-setup.ts`, `e2e/playwright.config.ts`, `e2e/reporting-reporter.ts`
+ * (used only when `REPORTING_ENDPOINT` is set) and `e2e/.gitignore` (`.auth/` and the reports).
  */
 export class E2eTestTemplate extends Construct implements IArtifactSource {
   private readonly props: E2eTestTemplateProps;
@@ -91,12 +95,14 @@ export class E2eTestTemplate extends Construct implements IArtifactSource {
     });
   }
 
-  /** The job file, the global setup and the Playwright configuration. */
+  /** The job file, the global setup, the Playwright configuration, the reporting reporter and the `.gitignore`. */
   artifacts(): SynthesisArtifact[] {
     return [
       { path: 'ci/secretstore-e2e.gitlab-ci.yml', content: renderE2eJobYaml(this.props) },
       { path: 'e2e/global-setup.ts', content: renderGlobalSetup(this.props.login) },
       { path: 'e2e/playwright.config.ts', content: renderPlaywrightConfig(this.props) },
+      { path: 'e2e/reporting-reporter.ts', content: renderReportingReporter() },
+      { path: 'e2e/.gitignore', content: renderE2eGitignore() },
     ];
   }
 }

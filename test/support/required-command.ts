@@ -11,6 +11,7 @@ export const REQUIRED_COMMANDS = {
   dash: 'dash',
   busybox: 'busybox',
   curl: 'curl',
+  chromium: 'chromium',
 } as const;
 
 /** A command of {@link REQUIRED_COMMANDS}. */

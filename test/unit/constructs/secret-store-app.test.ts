@@ -251,7 +251,7 @@ const cases: Case[] = [
   ['an output directory inside a stack directory', undefined as any, { ...platformConfig, agents: { outputDirectory: 'stacks/ci-access' } },
     `[app-roles/agents] outputDirectory = "stacks/ci-access": lies in stacks/, the stacks' working directories, whose files every later synthesis keeps: ${LAYOUT_RULE}`],
   ['an output directory shared with another template', undefined as any, { ...platformConfig, agents: { outputDirectory: 'e2e' } },
-    `[app-roles/agents] outputDirectory = "e2e": overlaps e2e/global-setup.ts, written by ci-access/e2e-template: ${LAYOUT_RULE}`],
+    `[app-roles/agents] outputDirectory = "e2e": overlaps e2e/.gitignore, written by ci-access/e2e-template: ${LAYOUT_RULE}`],
   ['a CI export that becomes LD_PRELOAD', (p) => ciSecret(p, 'ld', { keys: ['preload'] }), undefined,
     '[ci-access/ld] SSI-R11 keys = "preload": becomes the environment variable LD_PRELOAD in the CI job .secretstore-scan; the dynamic loader reads it: it loads code into every process started after it is set (LD_*): a secret may not set it (docs/boundaries.md §4); rename the key, or set variablePrefixes of the CI template'],
   ['an agent env key that becomes BASH_ENV', (p) => app(p, 'x', { secrets: { db: ['bash_env'] } }), undefined,

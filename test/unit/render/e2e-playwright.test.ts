@@ -11,7 +11,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { promisify } from 'util';
 import * as yaml from 'js-yaml';
-import { renderE2eJobYaml, renderGlobalSetup, renderPlaywrightConfig } from '../../../lib';
+import { E2E_DEFAULT_IMAGE, renderE2eGitignore, renderE2eJobYaml, renderGlobalSetup, renderPlaywrightConfig, renderReportingReporter } from '../../../lib';
 import { REPO_ROOT } from '../../support/paths';
 import { platformConfig } from '../../../stacks/platform.config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
@@ -30,6 +30,24 @@ describe('the e2e-test job (§8)', () => {
     expect(job.variables.E2E_BASE_URL).toBe('http://10.0.0.5:3000');
     // The saved state holds the user's token: it is never kept as an artifact.
     expect(JSON.stringify(job.artifacts)).not.toContain('.auth');
+  });
+
+  it('runs in Playwright\'s image of the pinned version by default, or the image given', () => {
+    expect(E2E_DEFAULT_IMAGE).toBe('mcr.microsoft.com/playwright:v1.58.2-noble');
+    expect(job.image).toBe(E2E_DEFAULT_IMAGE);
+    expect((yaml.load(renderE2eJobYaml({ image: 'registry.acme.example/node-chromium:22' })) as any)['e2e-test'].image).toBe('registry.acme.example/node-chromium:22');
+  });
+
+  it('installs before it tests: npm ci, then Playwright\'s Chromium unless PLAYWRIGHT_CHROMIUM_EXECUTABLE names one', () => {
+    expect(job.script).toEqual(['npm ci', 'if [ -z "${PLAYWRIGHT_CHROMIUM_EXECUTABLE:-}" ]; then npx playwright install chromium; fi', 'npx playwright test']);
+    // The extended job's before_script is the store login: a before_script here would replace it.
+    expect(job).not.toHaveProperty('before_script');
+  });
+});
+
+describe('the generated .gitignore', () => {
+  it('ignores .auth/ (the test user\'s token) and the run\'s reports', () => {
+    expect(renderE2eGitignore().split('\n').filter((l) => l && !l.startsWith('#'))).toEqual(['.auth/', 'test-results/', 'playwright-report/', 'junit.xml']);
   });
 });
 
@@ -90,7 +108,8 @@ describe('the Playwright files', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-files-'));
     fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     fs.writeFileSync(path.join(dir, 'global-setup.ts'), renderGlobalSetup({ usernameField: 'email', storageKey: 'orchestrator-auth' }));
-    fs.writeFileSync(path.join(dir, 'playwright.config.ts'), renderPlaywrightConfig());
+    fs.writeFileSync(path.join(dir, 'playwright.config.ts'), renderPlaywrightConfig({ browserExecutablePath: '/usr/bin/chromium' }));
+    fs.writeFileSync(path.join(dir, 'reporting-reporter.ts'), renderReportingReporter());
     server = http.createServer((req, res) => {
       let body = '';
       req.on('data', (c) => (body += c));
@@ -121,7 +140,7 @@ describe('the Playwright files', () => {
       [
         path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
         ...['--outDir', path.join(dir, 'js'), '--module', 'commonjs', '--target', 'ES2022', '--strict', '--esModuleInterop'],
-        ...['--skipLibCheck', '--types', 'node', '--noUnusedLocals', 'global-setup.ts', 'playwright.config.ts'],
+        ...['--skipLibCheck', '--types', 'node', '--noUnusedLocals', 'global-setup.ts', 'playwright.config.ts', 'reporting-reporter.ts'],
       ],
       { cwd: dir, stdio: 'pipe' },
     );
@@ -142,6 +161,46 @@ describe('the Playwright files', () => {
     expect(config.default.globalSetup).toBe('./global-setup.ts');
   });
 
+  it('the browser binary: PLAYWRIGHT_CHROMIUM_EXECUTABLE, else the configured default, as launchOptions.executablePath', () => {
+    const load = (env: NodeJS.ProcessEnv) =>
+      JSON.parse(
+        execFileSync(process.execPath, ['-e', "process.stdout.write(JSON.stringify(require('./js/playwright.config.js').default.use.launchOptions))"], {
+          cwd: dir,
+          env: { PATH: process.env.PATH, ...env },
+          encoding: 'utf8',
+        }).replace(/^playwright config:.*\n/m, ''),
+      );
+    expect(load({})).toEqual({ executablePath: '/usr/bin/chromium' });
+    expect(load({ PLAYWRIGHT_CHROMIUM_EXECUTABLE: '/opt/chrome/chrome' })).toEqual({ executablePath: '/opt/chrome/chrome' });
+    expect(renderPlaywrightConfig()).toContain('process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE || undefined');
+  });
+
+  it('videos on failure only when Playwright\'s ffmpeg is installed; otherwise off, said once', () => {
+    const run = (browsers: string) =>
+      execFileSync(process.execPath, ['-e', "console.log('video=' + require('./js/playwright.config.js').default.use.video)"], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, PLAYWRIGHT_BROWSERS_PATH: browsers },
+        encoding: 'utf8',
+      });
+    const none = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-none-'));
+    const off = run(none);
+    expect(off).toContain('video=off');
+    expect(off.match(/videos are off/g)).toHaveLength(1);
+    // Where the registry of @playwright/test 1.58.2 looks for its ffmpeg (read at load): a file there turns videos on.
+    const registry = path.join(REPO_ROOT, 'node_modules', 'playwright-core', 'lib', 'server', 'registry', 'index');
+    const ffmpeg = execFileSync(process.execPath, ['-e', `process.stdout.write(require(${JSON.stringify(registry)}).registry.findExecutable('ffmpeg').executablePath())`], {
+      env: { PATH: process.env.PATH, PLAYWRIGHT_BROWSERS_PATH: none },
+      encoding: 'utf8',
+    });
+    expect(ffmpeg.startsWith(none + path.sep)).toBe(true);
+    fs.mkdirSync(path.dirname(ffmpeg), { recursive: true });
+    fs.writeFileSync(ffmpeg, '', { mode: 0o755 });
+    const on = run(none);
+    expect(on).toContain('video=retain-on-failure');
+    expect(on).not.toContain('videos are off');
+    fs.rmSync(none, { recursive: true, force: true });
+  });
+
   const runSetup = (env: NodeJS.ProcessEnv) =>
     promisify(execFile)(process.execPath, ['-e', "require('./js/global-setup.js').default().catch((e) => { console.error(e.message); process.exit(1); })"], {
       cwd: dir,
@@ -158,6 +217,13 @@ describe('the Playwright files', () => {
       origins: [{ origin: baseUrl, localStorage: [{ name: 'orchestrator-auth', value: JSON.stringify({ accessToken: 'tok-123', user: { id: 7, role: 'admin' } }) }] }],
     });
     expect(r.stdout + r.stderr).not.toMatch(/pw-secret|tok-123/);
+  }, 30_000);
+
+  it('a state file left with mode 0644 is narrowed to 0600 when rewritten', async () => {
+    const file = path.join(dir, '.auth', 'admin.json');
+    fs.chmodSync(file, 0o644);
+    await runSetup({ E2E_BASE_URL: baseUrl, E2E_TEST_USER_USERNAME: 'e2e@acme.example', E2E_TEST_USER_PASSWORD: 'pw-secret' });
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   }, 30_000);
 
   it('a refused login stops the setup with the status and no credential in the message', async () => {
