@@ -2,6 +2,7 @@ import { AuthMethod, BindingValue, Identity } from './identity';
 import { ReferenceResolver } from '../sources/terraform-reference';
 import { ResourceBlock, SynthStack, readSynthOutput } from '../sources/synth-output';
 import { compareStrings } from '../private/compare-strings';
+import { StoreTarget } from '../model/store-target';
 
 /** A policy declared by a `vault_policy` resource. */
 export interface DeclaredPolicy {
@@ -26,6 +27,11 @@ export interface StoreConfiguration {
   readonly policies: ReadonlyMap<string, DeclaredPolicy>;
   /** Names of the stacks read, sorted. */
   readonly stacks: readonly string[];
+  /**
+   * The store the configuration targets (its built-in `default` policy, capabilities and LIST
+   * semantics); OpenBao with its version unknown when undefined.
+   */
+  readonly store?: StoreTarget;
 }
 
 /** Provider defaults for fields left unset (so that unset and default compare equal). */
