@@ -79,6 +79,14 @@ export class StoreTarget {
     return true;
   }
 
+  /**
+   * The CLI to name in a fix for the store that sent `body` (a `sys/health` or `sys/seal-status`
+   * answer, which both carry `version`): `bao` or `vault`, or both names when the answer tells neither.
+   */
+  static cliNamed(body: unknown): string {
+    return StoreTarget.fromSealStatus(body)?.cli ?? 'bao (or vault)';
+  }
+
   /** Problems of a given `store` setting: an unknown kind, a version that is not `major.minor.patch`. */
   static problems(field: string, props: StoreTargetProps): ValidationProblem[] {
     const problems: ValidationProblem[] = [];
