@@ -21,6 +21,7 @@ import { AppRoleApplication, Duration } from '../../lib';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { PlatformFixture, testPlatformConfig, writeKv2 } from '../support/store/platform-fixture';
 import { freePort, RunningStore, startStore } from '../support/store/store-server';
+import { STORE_TOKEN_PATTERN, serviceTokenPattern, storeCli } from '../support/store/store-facts';
 import { toolchain } from '../support/store/toolchain-env';
 import { commandPath, requiredCommand } from '../support/required-command';
 
@@ -102,7 +103,7 @@ class AgentRun {
   }
 }
 
-describe('the synthesized agent configuration with the real bao agent', () => {
+describe(`the synthesized agent configuration with the real ${storeCli()} agent`, () => {
   // BusyBox's wget, as in the OpenBao image, or the host's; neither fails one test naming busybox
   // (or is reported skipped with SECRETSTORE_IAC_ALLOW_SKIP=busybox).
   const WGET = commandPath('busybox') ?? commandPath('wget') ?? requiredCommand('busybox', 'the renew-self loop with wget');
@@ -113,8 +114,8 @@ describe('the synthesized agent configuration with the real bao agent', () => {
   const running: AgentRun[] = [];
   /** Loopback port of each agent's API proxy, by its directory below test-agents. */
   const proxyPorts: Record<string, number> = {};
-  /** The renew-self loop's clients, each run with a PATH that offers it first (curl, wget, then the bao CLI). */
-  const LOOP_CLIENTS = ['curl', 'wget', 'bao'] as const;
+  /** The renew-self loop's clients, each run with a PATH that offers it first (curl, wget, then the store's CLI). */
+  const LOOP_CLIENTS = ['curl', 'wget', storeCli()] as const;
   const renewLoopDir = (client: string) => `renew-loop-${client}/renewloop-test`;
   /** Values that must never appear in any log or output. */
   const secrets = new Set<string>();
@@ -314,13 +315,13 @@ describe('the synthesized agent configuration with the real bao agent', () => {
     expect(agent.exitCode).toBeUndefined();
   });
 
-  it('renews through the agent\'s loopback proxy every renewalInterval (3 s on a 30 s token) with curl, wget or the bao CLI, never logging a token, and the loop ends with the agent', async () => {
+  it(`renews through the agent's loopback proxy every renewalInterval (3 s on a 30 s token) with curl, wget or the ${storeCli()} CLI, never logging a token, and the loop ends with the agent`, async () => {
     await writeKv2(store, 'secret', 'acme/test/renewloop/config', { value: 'v' });
     // Each client first on its PATH: curl as here; wget (BusyBox, as in the OpenBao image) without curl;
     // the bao CLI alone. The entrypoint needs only sh, mkdir and sleep besides.
     const bins: Record<string, string | undefined> = { curl: undefined };
     const wget = WGET;
-    for (const client of ['wget', 'bao']) {
+    for (const client of ['wget', storeCli()]) {
       if (client === 'wget' && !wget) continue;
       const bin = path.join(work, `bin-${client}`);
       fs.mkdirSync(bin, { recursive: true });
@@ -345,7 +346,7 @@ describe('the synthesized agent configuration with the real bao agent', () => {
     const admin = new StoreClient({ address: store.addr, token: store.rootToken });
     const unwrapped = await admin.request('POST', 'sys/wrapping/unwrap', undefined, ((await wrapped.json()) as any).wrap_info.token);
     const { client_token: token, accessor } = unwrapped.body.auth;
-    expect(token).toMatch(/^s\./);
+    expect(token).toMatch(serviceTokenPattern());
     secrets.add(token);
 
     // Sample the token for 10 s: its TTL never falls far below 30 s, and it is renewed about every 3 s.
@@ -371,7 +372,7 @@ describe('the synthesized agent configuration with the real bao agent', () => {
       // The loop's renewals are not the watcher's: one login, and the watcher's renewal at login only.
       expect(log.match(/agent\.auth\.handler: authenticating/g)).toHaveLength(1);
       expect(log.match(/renewed auth token/g)).toHaveLength(1);
-      expect(log).not.toMatch(/\bs\.[A-Za-z0-9]{20,}/);
+      expect(log).not.toMatch(STORE_TOKEN_PATTERN);
       expect(agent.exitCode).toBeUndefined();
     }
     expect(agents.curl.logText().match(/renew-self: HTTP 200/g)!.length).toBeGreaterThanOrEqual(3);

@@ -385,7 +385,7 @@ describe('operator commands against a real store', () => {
       expect(r.stderr).toBe(
         'secretstore-iac check-approle: the mount "apps" is not an AppRole method on this store: a login there without credentials is refused (HTTP 403) ' +
           `instead of answered by AppRole, so the pair from ${file} was not checked. Fix: pass --mount with the path the AppRole ` +
-          'method is mounted at (default approle; `bao auth list` shows it)',
+          'method is mounted at (default approle; `bao auth list` or `vault auth list` shows it)',
       );
     });
 
