@@ -32,11 +32,10 @@ export class StoreTarget {
   }
 
   /**
-   * The store that answered `GET sys/seal-status`, or undefined when the answer names neither.
-   * Both stores report `version` there; a store kind is read from the version's major number:
-   * OpenBao releases are 2.x (from 2.0.0 in 2024), Vault's are 1.x. A Vault 2.x is told apart by
-   * `build_date` being absent on neither, so it is read as OpenBao; pass the kind in the settings
-   * when a Vault 2.x is the target.
+   * The store that answered `GET sys/seal-status`, or undefined when the answer names no version.
+   * Both stores answer with the same fields (`version`, `build_date`, `cluster_name`, ...; seen on
+   * OpenBao 2.4.0 and Vault 1.21.1), so the kind is read from the version's major number: OpenBao
+   * releases are 2.x, Vault's 1.x. A Vault 2.x reads as OpenBao: name it in `settings.store`.
    */
   static fromSealStatus(body: unknown): StoreTarget | undefined {
     if (body === null || typeof body !== 'object') return undefined;

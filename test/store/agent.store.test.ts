@@ -136,9 +136,14 @@ describe(`the synthesized agent configuration with the real ${storeCli()} agent`
     return { SECRETSTORE_ROLE_ID: vars.get('SECRETSTORE_ROLE_ID')!, SECRETSTORE_SECRET_ID: vars.get('SECRETSTORE_SECRET_ID')! };
   };
 
-  /** Starts `test-agents/<dir>/entrypoint.sh` (dir: the role, or a sub-directory for the loop's clients). */
+  /**
+   * Where below test-agents each agent's files are: every AgentConfigurations has its own output
+   * directory (nested or shared output directories are refused at synthesis).
+   */
+  const agentDir = (dir: string): string => ({ 'orchestrator-dev': 'main/orchestrator-dev', 'renewal-test': 'watcher/renewal-test' })[dir] ?? dir;
+  /** Starts `test-agents/<agentDir(dir)>/entrypoint.sh` (dir: the role, or a sub-directory for the loop's clients). */
   const startAgent = (dir: string, credentials: Record<string, string>, env: NodeJS.ProcessEnv = {}): AgentRun => {
-    const entrypoint = path.join(fixture.dir, 'cdktf.out', 'test-agents', dir, 'entrypoint.sh');
+    const entrypoint = path.join(fixture.dir, 'cdktf.out', 'test-agents', agentDir(dir), 'entrypoint.sh');
     const agent = new AgentRun(
       entrypoint,
       { ...credentials, SECRETSTORE_ADDR: store.addr, SECRETSTORE_AGENT_BINARY: toolchain().bao, ...env },
@@ -199,10 +204,10 @@ describe(`the synthesized agent configuration with the real ${storeCli()} agent`
       // The per-role paths differ, but one AgentConfigurations has one set of paths: declare one per role.
       new AgentConfigurations(stack, 'test-agents-orchestrator', {
         applications: stack.applications.filter((a) => a.roleName === 'orchestrator-dev'),
-        outputDirectory: 'test-agents',
+        outputDirectory: 'test-agents/main',
         paths: {
-          configFile: path.join(out, 'orchestrator-dev', 'agent.hcl'),
-          templateFile: path.join(out, 'orchestrator-dev', 'env.ctmpl'),
+          configFile: path.join(out, agentDir('orchestrator-dev'), 'agent.hcl'),
+          templateFile: path.join(out, agentDir('orchestrator-dev'), 'env.ctmpl'),
           roleIdFile: path.join(paths('orchestrator-dev').auth, 'role-id'),
           secretIdFile: path.join(paths('orchestrator-dev').auth, 'secret-id'),
           envFile: paths('orchestrator-dev').env,
@@ -213,10 +218,10 @@ describe(`the synthesized agent configuration with the real ${storeCli()} agent`
       // Without the renew-self loop: today's behaviour, the lifetime watcher alone.
       new AgentConfigurations(stack, 'test-agents-renewal', {
         applications: [renewal],
-        outputDirectory: 'test-agents',
+        outputDirectory: 'test-agents/watcher',
         paths: {
-          configFile: path.join(out, 'renewal-test', 'agent.hcl'),
-          templateFile: path.join(out, 'renewal-test', 'env.ctmpl'),
+          configFile: path.join(out, agentDir('renewal-test'), 'agent.hcl'),
+          templateFile: path.join(out, agentDir('renewal-test'), 'env.ctmpl'),
           roleIdFile: path.join(paths('renewal-test').auth, 'role-id'),
           secretIdFile: path.join(paths('renewal-test').auth, 'secret-id'),
           envFile: paths('renewal-test').env,
@@ -300,7 +305,7 @@ describe(`the synthesized agent configuration with the real ${storeCli()} agent`
   });
 
   it('without the renew-self loop, renews its token before the TTL runs out (6 s TTL role): the lifetime watcher, ~2/3 into the lease', async () => {
-    const hcl = fs.readFileSync(path.join(fixture.dir, 'cdktf.out', 'test-agents', 'renewal-test', 'agent.hcl'), 'utf8');
+    const hcl = fs.readFileSync(path.join(fixture.dir, 'cdktf.out', 'test-agents', agentDir('renewal-test'), 'agent.hcl'), 'utf8');
     expect(hcl).not.toMatch(/api_proxy|listener/);
     await writeKv2(store, 'secret', 'acme/test/renewal/config', { value: 'v' });
     const agent = startAgent('renewal-test', await provision('renewal-test'));

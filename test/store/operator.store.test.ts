@@ -417,6 +417,8 @@ describe('operator commands against a real store', () => {
         stdio: 'pipe',
       });
       bin = path.join(build, 'bin', 'secretstore-iac.js');
+      // The compiled CLI requires its dependencies (cdktf, constructs) as an installed package does.
+      fs.symlinkSync(path.join(root, 'node_modules'), path.join(build, 'node_modules'));
     });
     afterAll(() => fs.rmSync(build, { recursive: true, force: true }));
 
