@@ -186,7 +186,7 @@ describe('AppRole flow: provisioning, login, renewal and per-application isolati
   /** The answer to an AppRole login without role_id, per store (seen on each). */
   const NO_ROLE_ID: Record<StoreKind, [number, string]> = {
     openbao: [500, 'missing role_id'],
-    vault: [400, 'failed to determine alias name from login request'],
+    vault: [500, 'failed to determine alias name from login request'],
   };
 
   it('invalid credentials are refused (spec §5.4): the real codes and messages', async () => {
