@@ -16,7 +16,6 @@ import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../
 import { appRoleLogin, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { toolchain } from '../support/store/toolchain-env';
-import { storeKind } from '../support/store/store-facts';
 import { readDeclaredObjects } from '../../lib/reconcile/declared-object';
 
 async function ok(store: RunningStore, method: string, apiPath: string, body?: unknown): Promise<any> {
@@ -132,14 +131,7 @@ describe('adoption never destroys (issue 15)', () => {
     expect((await fixture.plan('app-roles')).code).toBe(0);
   });
 
-  // KNOWN BUG on HashiCorp Vault 1.21.1 (seen): `adopt`'s plan check fails, the provider refusing the
-  // import of the unconfigured mount ("Cannot import non-existent remote object" for
-  // vault_jwt_auth_backend); on OpenBao the same import works. it.failing keeps the case running on
-  // Vault and turns red once the import works there: then make it `it` (docs/stores.md).
-  const onVault = storeKind() === 'vault';
-  (onVault ? it.failing : it)(
-    `a half-made JWT method (mounted, never configured, as a first apply that failed on OIDC discovery leaves it): drift reports it, adopt imports it, the apply completes it${onVault ? ' [KNOWN BUG on vault: the provider cannot import the unconfigured JWT mount]' : ''}`,
-    async () => {
+  it('a half-made JWT method (mounted, never configured, as a first apply that failed on OIDC discovery leaves it): drift reports it, adopt imports it, the apply completes it', async () => {
     await ok(store, 'POST', 'sys/auth/jwt', { type: 'jwt' });
     expect((await storeRequest(store, 'GET', 'auth/jwt/config')).status).toBe(404);
     const drift = await cli(['drift', 'cdktf.out', '--stack', 'ci-access']);
@@ -153,6 +145,5 @@ describe('adoption never destroys (issue 15)', () => {
     expect(applied.code).toBe(0);
     const jwt = signJwt(key.privateKey, gitlabJobClaims({}, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: key.kid });
     expect((await jwtLogin(store, 'registry-ci', jwt)).status).toBe(200);
-    },
-  );
+  });
 });
