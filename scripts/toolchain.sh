@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds (or finds) the real secrets store and Terraform engine used by the store tests:
+# Builds (or finds) the real secrets stores and Terraform engine used by the store tests:
 #   - OpenBao server         -> $CACHE/bin/bao
+#   - HashiCorp Vault server -> $CACHE/bin/vault
 #   - OpenTofu CLI           -> $CACHE/bin/tofu
 #   - hashicorp/vault provider, laid out as a filesystem mirror under $CACHE/provider-mirror
 # and writes $CACHE/tofurc (mirror only, no registry) and $CACHE/toolchain.env.
@@ -11,7 +12,9 @@
 #
 # Environment:
 #   SECRETSTORE_IAC_CACHE  cache dir (default: $HOME/.cache/secretstore-iac)
-#   SECRETSTORE_IAC_BAO    use this store server binary (bao or vault) instead of building
+#   SECRETSTORE_IAC_BAO    use this OpenBao server binary instead of building
+#   SECRETSTORE_IAC_VAULT  use this HashiCorp Vault server binary instead of building
+#   SECRETSTORE_IAC_STORES which stores to provide: "openbao vault" (default), "openbao" or "vault"
 #   SECRETSTORE_IAC_TOFU   use this engine binary instead of building
 #   SECRETSTORE_IAC_REBUILD=1  ignore stamps and binaries on PATH, rebuild everything
 set -euo pipefail
@@ -28,8 +31,17 @@ BAO_PKG=github.com/openbao/openbao
 BAO_VERSION=2.4.0
 BAO_COMMIT=f9407a27fbee45f62ba521bba2bf1e2360c61031
 BAO_COMMIT_DATE=2025-08-28T20:23:15Z
-# An already installed store server is accepted when `version` prints one of these.
-BAO_ACCEPT='^(OpenBao v2\.([4-9]|[1-9][0-9])\.|Vault v(1\.(1[5-9]|2[0-9])|2)\.)'
+# An already installed OpenBao server is accepted when `version` prints this.
+BAO_ACCEPT='^OpenBao v2\.([4-9]|[1-9][0-9])\.'
+
+# HashiCorp Vault: v1.21.1 is the newest release whose go.mod builds from published sdk/api
+# modules (1.21.2+ need an in-tree sdk no tag has). No `ui` tag: no web assets.
+VAULT_PKG=github.com/hashicorp/vault
+VAULT_VERSION=1.21.1
+VAULT_COMMIT=2453aac2638a6ae243341b4e0657fd8aea1cbf18
+VAULT_COMMIT_DATE=2025-11-18T21:04:32Z
+VAULT_ACCEPT='^Vault v1\.(1[5-9]|2[0-9])\.'
+STORES=${SECRETSTORE_IAC_STORES:-openbao vault}
 
 TOFU_PKG=github.com/opentofu/opentofu/cmd/tofu
 TOFU_VERSION=1.12.6
@@ -131,9 +143,16 @@ resolve_tool() {
 }
 
 # ---- store server and engine -------------------------------------------------------------------
-resolve_tool BAO bao SECRETSTORE_IAC_BAO "$BAO_ACCEPT" "bao vault" "$ROOT/tools/openbao" "$BAO_PKG" \
+resolve_tool BAO bao SECRETSTORE_IAC_BAO "$BAO_ACCEPT" "bao" "$ROOT/tools/openbao" "$BAO_PKG" \
   "$LDFLAGS_COMMON -X $BAO_PKG/version.fullVersion=$BAO_VERSION -X $BAO_PKG/version.GitCommit=$BAO_COMMIT -X $BAO_PKG/version.BuildDate=$BAO_COMMIT_DATE" \
   "openbao $BAO_VERSION $BAO_COMMIT"
+if [[ " $STORES " == *" vault "* ]]; then
+  resolve_tool VAULT vault SECRETSTORE_IAC_VAULT "$VAULT_ACCEPT" "vault" "$ROOT/tools/vault" "$VAULT_PKG" \
+    "$LDFLAGS_COMMON -X $VAULT_PKG/version.GitCommit=$VAULT_COMMIT -X $VAULT_PKG/version.BuildDate=$VAULT_COMMIT_DATE" \
+    "vault $VAULT_VERSION $VAULT_COMMIT"
+else
+  VAULT=${SECRETSTORE_IAC_VAULT:-}
+fi
 resolve_tool TOFU tofu SECRETSTORE_IAC_TOFU "$TOFU_ACCEPT" "tofu" "$ROOT/tools/opentofu" "$TOFU_PKG" \
   "$LDFLAGS_COMMON -X 'github.com/opentofu/opentofu/version.dev=no'" \
   "opentofu $TOFU_VERSION"
@@ -181,6 +200,7 @@ mkdir -p "$CACHE/plugin-cache"
 q() { printf '%q' "$1"; }
 cat >"$CACHE/toolchain.env.tmp" <<EOF
 export SECRETSTORE_IAC_BAO=$(q "$BAO")
+export SECRETSTORE_IAC_VAULT=$(q "$VAULT")
 export SECRETSTORE_IAC_TOFU=$(q "$TOFU")
 export TF_CLI_CONFIG_FILE=$(q "$TOFURC")
 export TERRAFORM_BINARY_NAME=$(q "$TOFU")
@@ -189,6 +209,7 @@ mv -f "$CACHE/toolchain.env.tmp" "$CACHE/toolchain.env"
 
 log "wrote $CACHE/toolchain.env"
 printf '%s\n' "--- store: $("$BAO" version 2>&1 | head -n1)"
+[[ -z $VAULT ]] || printf '%s\n' "--- store: $("$VAULT" version 2>&1 | head -n1)"
 printf '%s\n' "--- engine: $(TF_CLI_CONFIG_FILE=$TOFURC "$TOFU" version 2>&1 | head -n1)"
 log "provider mirror: $MIRROR (hashicorp/vault slots: $PROVIDER_SLOTS; built from $PROVIDER_BUILT)"
 log "total $(elapsed "$T_ALL")"

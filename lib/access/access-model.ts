@@ -1,6 +1,7 @@
-import { Acl, AclRule } from '../acl/acl';
+import { Acl, AclRule, ListLookup, listLookupOf } from '../acl/acl';
 import { AclPolicy } from '../acl/acl-policy';
-import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME } from '../acl/default-policy';
+import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME, defaultPolicyText } from '../acl/default-policy';
+import { StoreTarget } from '../model/store-target';
 import { PolicyParser } from '../acl/policy-parser';
 import { Identity } from './identity';
 import { StoreConfiguration } from './store-configuration';
@@ -37,10 +38,13 @@ export class AccessModel {
    * @param parser shared between configurations so that identical texts are parsed once
    * @throws Error naming the policy when the store would refuse a policy text
    */
-  static async load(configuration: StoreConfiguration, parser: PolicyParser = new PolicyParser()): Promise<AccessModel> {
+  static async load(configuration: StoreConfiguration, parser?: PolicyParser): Promise<AccessModel> {
+    const target = configuration.store ?? StoreTarget.DEFAULT;
+    parser ??= new PolicyParser(undefined, target.kind);
     const builtinDefault = !configuration.policies.has(DEFAULT_POLICY_NAME);
+    const builtinText = defaultPolicyText(target.kind);
     const textOf = (name: string): string | undefined =>
-      name === DEFAULT_POLICY_NAME && builtinDefault ? DEFAULT_POLICY_TEXT : configuration.policies.get(name)?.text;
+      name === DEFAULT_POLICY_NAME && builtinDefault ? builtinText : configuration.policies.get(name)?.text;
     const parsed = new Map<string, AclPolicy>();
     const used = new Set<string>();
     for (const identity of configuration.identities) identity.tokenPolicies.forEach((p) => used.add(p));
@@ -49,9 +53,10 @@ export class AccessModel {
       const text = textOf(name);
       if (text !== undefined) parsed.set(name, await parser.parse(name, text));
     }
-    const identities = configuration.identities.map((identity) => access(identity, parsed, configuration.liveStore === true));
+    const listLookup = listLookupOf(target);
+    const identities = configuration.identities.map((identity) => access(identity, parsed, listLookup, configuration.liveStore === true));
     const unattached = [...configuration.policies.keys()].filter((name) => !used.has(name)).sort();
-    return new AccessModel(identities, unattached, builtinDefault, configuration.stacks, textOf(DEFAULT_POLICY_NAME) ?? DEFAULT_POLICY_TEXT);
+    return new AccessModel(identities, unattached, builtinDefault, configuration.stacks, textOf(DEFAULT_POLICY_NAME) ?? builtinText);
   }
 
   private readonly byName: ReadonlyMap<string, IdentityAccess>;
@@ -85,7 +90,7 @@ export class AccessModel {
   }
 }
 
-function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, liveStore: boolean): IdentityAccess {
+function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, listLookup: ListLookup, liveStore: boolean): IdentityAccess {
   const names = new Set(identity.tokenPolicies);
   if (!identity.noDefaultPolicy) names.add(DEFAULT_POLICY_NAME);
   const tokenPolicies = [...names].sort();
@@ -102,6 +107,6 @@ function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, live
     else if (liveStore) problems.push(`policy "${name}" is missing on the store; the store ignores a policy it does not have, so it grants nothing until it is written (a declared policy: apply its stack)`);
     else problems.push(`policy "${name}" is not declared in the synthesized stacks; the store ignores a policy it does not have, so it grants nothing here`);
   }
-  const acl = Acl.fromPolicies(policies, { templating: 'literal' });
+  const acl = Acl.fromPolicies(policies, { templating: 'literal', listLookup });
   return { identity, tokenPolicies, acl, policies, problems, loginRefused: false };
 }

@@ -2,6 +2,7 @@ import { AuthMethod, BindingValue, Identity } from './identity';
 import { ReferenceResolver } from '../sources/terraform-reference';
 import { ResourceBlock, SynthStack, readSynthOutput } from '../sources/synth-output';
 import { compareStrings } from '../private/compare-strings';
+import { StoreTarget } from '../model/store-target';
 
 /** A policy declared by a `vault_policy` resource. */
 export interface DeclaredPolicy {
@@ -28,6 +29,11 @@ export interface StoreConfiguration {
   readonly stacks: readonly string[];
   /** True when read from a live store (a policy it lacks is missing there, not undeclared). */
   readonly liveStore?: boolean;
+  /**
+   * The store the configuration targets (its built-in `default` policy, capabilities and LIST
+   * semantics); OpenBao with its version unknown when undefined.
+   */
+  readonly store?: StoreTarget;
 }
 
 /** Provider defaults for fields left unset (so that unset and default compare equal). */

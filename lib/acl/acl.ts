@@ -2,6 +2,7 @@ import { AclPolicy, ParsedPolicyRule } from './acl-policy';
 import { RulePath } from './rule-path';
 import { CAPABILITY_BITS, StoreCapability, isDenyMask, maskHas, storeCapabilityAnswer } from './store-capability';
 import { compareStrings } from '../private/compare-strings';
+import { StoreTarget } from '../model/store-target';
 
 /** A rule of an ACL after merging every policy's rule with the same path string. */
 export interface AclRule {
@@ -31,10 +32,31 @@ export type TemplatingMode =
   /** Keep them as literal paths: a report's view of a login identity, whose entity is unknown offline. */
   | 'literal';
 
+/**
+ * How a LIST (or SCAN) request ending in `/` falls back to non-exact rules, which changed with
+ * GHSA-xp3c-3jw3-4vcr (a `deny` on `a/b/*` bypassed by a `list` on `a/*` for `LIST a/b/`):
+ * - `trimmed-first`: the rules matching the path without its `/` first, then the path itself, and
+ *   for LIST only (OpenBao before 2.6.0, Vault 1.x: the bypass);
+ * - `path-first`: the path itself first, then without its `/`, for LIST and SCAN (OpenBao 2.6.0+).
+ */
+export type ListLookup = 'trimmed-first' | 'path-first';
+
+/**
+ * The LIST lookup of a store version: `path-first` from OpenBao 2.6.0 and from Vault 2.0.3 (its
+ * changelog's fix of the same bypass), `trimmed-first` before and when the version is unknown
+ * (the older lookup grants more, so a report built on it never hides an access).
+ */
+export function listLookupOf(target: StoreTarget): ListLookup {
+  const fixedIn = target.kind === 'vault' ? '2.0.3' : '2.6.0';
+  return target.atLeast(fixedIn) === true ? 'path-first' : 'trimmed-first';
+}
+
 /** How an {@link Acl} is built. */
 export interface AclOptions {
   /** @default 'literal' */
   readonly templating?: TemplatingMode;
+  /** @default 'trimmed-first' (OpenBao 2.4, Vault 1.21) */
+  readonly listLookup?: ListLookup;
 }
 
 /** The outcome of checking one capability on one path. */
@@ -111,7 +133,7 @@ interface Candidate {
 export class Acl {
   /** The ACL of a root token: everything allowed, no rule. */
   static root(): Acl {
-    return new Acl([], true);
+    return new Acl([], true, 'trimmed-first');
   }
 
   /**
@@ -134,7 +156,7 @@ export class Acl {
     const rules = [...slots.values()].map((entries) =>
       entries.length === 1 ? singleRule(entries[0].policy, entries[0].rule) : mergedRule(entries),
     );
-    return new Acl(rules, false);
+    return new Acl(rules, false, options.listLookup ?? 'trimmed-first');
   }
 
   /** Every merged rule, sorted by path then kind: what a report lists. */
@@ -147,6 +169,8 @@ export class Acl {
     merged: readonly AclRule[],
     /** True for a root token's ACL. */
     readonly isRoot: boolean,
+    /** The store version's LIST fallback. */
+    readonly listLookup: ListLookup,
   ) {
     this.rules = [...merged].sort(
       (a, b) => compareStrings(a.path.display, b.path.display) || compareStrings(a.path.kind, b.path.kind),
@@ -172,9 +196,12 @@ export class Acl {
       const exactTrimmed = this.exact.get(trimmed);
       if (exactTrimmed) return exactTrimmed;
     }
-    if (mode === 'list' && request.endsWith('/')) {
-      const rule = this.nonExact(trimmed);
-      if (rule) return rule;
+    if (mode !== 'other' && request.endsWith('/')) {
+      if (this.listLookup === 'path-first') return this.nonExact(request) ?? this.nonExact(trimmed);
+      if (mode === 'list') {
+        const rule = this.nonExact(trimmed);
+        if (rule) return rule;
+      }
     }
     return this.nonExact(request);
   }

@@ -1,3 +1,5 @@
+import { StoreKind } from '../model/store-target';
+
 /** Name of the store's built-in policy attached to tokens unless `token_no_default_policy`. */
 export const DEFAULT_POLICY_NAME = 'default';
 
@@ -126,3 +128,40 @@ export const DEFAULT_POLICY_DECODED: { path: Record<string, Array<{ capabilities
     'identity/oidc/provider/+/authorize': [{ capabilities: ['read', 'update'] }],
   },
 };
+
+/** The rule HashiCorp Vault's `default` policy has and OpenBao's lacks (Enterprise control groups). */
+const VAULT_CONTROL_GROUP_RULE = `# Allow checking the status of a Control Group request if the user has the
+# accessor
+path "sys/control-group/request" {
+    capabilities = ["update"]
+}
+
+`;
+
+const OIDC_COMMENT = '# Allow a token to make requests to the Authorization Endpoint for OIDC providers.';
+
+/**
+ * The text of the `default` policy as HashiCorp Vault 1.21 ships it (`vault/policy_store.go`):
+ * OpenBao's with one more rule, `sys/control-group/request` (update), before the OIDC rule.
+ * Verified byte for byte against `GET sys/policies/acl/default` of a fresh Vault by the store tests.
+ */
+export const VAULT_DEFAULT_POLICY_TEXT = DEFAULT_POLICY_TEXT.replace(OIDC_COMMENT, VAULT_CONTROL_GROUP_RULE + OIDC_COMMENT);
+
+/** {@link VAULT_DEFAULT_POLICY_TEXT} decoded. */
+export const VAULT_DEFAULT_POLICY_DECODED: typeof DEFAULT_POLICY_DECODED = {
+  path: {
+    ...Object.fromEntries(Object.entries(DEFAULT_POLICY_DECODED.path).filter(([p]) => p !== 'identity/oidc/provider/+/authorize')),
+    'sys/control-group/request': [{ capabilities: ['update'] }],
+    'identity/oidc/provider/+/authorize': [{ capabilities: ['read', 'update'] }],
+  },
+};
+
+/** The built-in `default` policy text of a store kind. */
+export function defaultPolicyText(kind: StoreKind = 'openbao'): string {
+  return kind === 'vault' ? VAULT_DEFAULT_POLICY_TEXT : DEFAULT_POLICY_TEXT;
+}
+
+/** True when `text` is the built-in `default` policy of either store, as shipped. */
+export function isBuiltinDefaultPolicyText(text: string): boolean {
+  return text === DEFAULT_POLICY_TEXT || text === VAULT_DEFAULT_POLICY_TEXT;
+}

@@ -2,6 +2,7 @@ import { AclPolicy, ParsedPolicyRule, PolicySyntax } from './acl-policy';
 import { PolicyItem, PolicyValue, isPolicyObject } from './policy-item';
 import { RulePath } from './rule-path';
 import { CAPABILITY_BITS, StoreCapability, isStoreCapability } from './store-capability';
+import { StoreKind } from '../model/store-target';
 
 /** Top-level keys the store accepts in a policy. */
 const POLICY_KEYS = new Set(['name', 'path']);
@@ -37,6 +38,7 @@ const LEGACY_POLICY: Readonly<Record<string, readonly StoreCapability[]>> = {
  * `parseACLPolicyWithTemplating` and `parsePaths`).
  *
  * @param now the time against which `expiration` is checked: the store drops expired rules
+ * @param kind the store whose capability words apply (`scan` is OpenBao's, `subscribe`/`recover` Vault's)
  * @throws Error naming the policy and the rule for anything the store would refuse
  */
 export function decodePolicy(
@@ -44,6 +46,7 @@ export function decodePolicy(
   items: readonly PolicyItem[],
   syntax: PolicySyntax,
   now: Date = new Date(),
+  kind: StoreKind = 'openbao',
 ): AclPolicy {
   const fail = (message: string): never => {
     throw new Error(`policy "${name}": ${message}`);
@@ -57,7 +60,7 @@ export function decodePolicy(
     // A path item without a label is the rule for the literal path "path", as in the store.
     const written = item.keys[1] ?? 'path';
     if (!isPolicyObject(item.value)) fail(`path "${written}": the rule must be a block`);
-    const rule = decodeRule(written, item.value as Record<string, PolicyValue>, now, (m) => fail(`path "${written}": ${m}`));
+    const rule = decodeRule(written, item.value as Record<string, PolicyValue>, now, kind, (m) => fail(`path "${written}": ${m}`));
     if (rule) rules.push(rule);
   }
   return { name: name.toLowerCase(), rules, syntax };
@@ -68,6 +71,7 @@ function decodeRule(
   written: string,
   block: Record<string, PolicyValue>,
   now: Date,
+  kind: StoreKind,
   fail: (m: string) => never,
 ): ParsedPolicyRule | undefined {
   for (const key of Object.keys(block)) {
@@ -87,7 +91,7 @@ function decodeRule(
   const words = capabilityWords(block, fail);
   return {
     path,
-    mask: maskOf(words, fail),
+    mask: maskOf(words, kind, fail),
     constraints: Object.keys(block)
       .filter((k) => k !== 'capabilities' && k !== 'policy' && k !== 'comment')
       .sort(),
@@ -117,11 +121,11 @@ function capabilityWords(block: Record<string, PolicyValue>, fail: (m: string) =
  * stops the reading, so an unknown word after `deny` is never looked at (the store accepts
  * `["deny", "bogus"]` and refuses `["bogus", "deny"]`).
  */
-function maskOf(words: readonly string[], fail: (m: string) => never): number {
+function maskOf(words: readonly string[], kind: StoreKind, fail: (m: string) => never): number {
   let mask = 0;
   for (const word of words) {
     if (word === 'deny') return CAPABILITY_BITS.deny;
-    if (!isStoreCapability(word)) fail(`invalid capability "${word}"`);
+    if (!isStoreCapability(word, kind)) fail(`invalid capability "${word}"`);
     mask |= CAPABILITY_BITS[word as StoreCapability];
   }
   return mask;

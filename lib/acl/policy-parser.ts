@@ -1,10 +1,11 @@
 import { AclPolicy } from './acl-policy';
-import { DEFAULT_POLICY_DECODED, DEFAULT_POLICY_TEXT } from './default-policy';
+import { DEFAULT_POLICY_DECODED, DEFAULT_POLICY_TEXT, VAULT_DEFAULT_POLICY_DECODED, VAULT_DEFAULT_POLICY_TEXT } from './default-policy';
 import { hcl1JsonItems } from './hcl1-json-items';
 import { hcl2Items, parseHclPolicyText } from './hcl-policy-parser';
 import { readLibraryPolicy } from './library-policy-reader';
 import { decodePolicy } from './policy-decoder';
 import { PolicyValue } from './policy-item';
+import { StoreKind } from '../model/store-target';
 
 /**
  * Parses policy texts into {@link AclPolicy} values, the way the store reads them, with a cache:
@@ -23,8 +24,12 @@ export class PolicyParser {
 
   /**
    * @param now time against which rule `expiration`s are checked (the store drops expired rules)
+   * @param kind the store that reads the policies: which capability words it accepts
    */
-  constructor(private readonly now: Date = new Date()) {}
+  constructor(
+    private readonly now: Date = new Date(),
+    readonly kind: StoreKind = 'openbao',
+  ) {}
 
   /**
    * Parses one policy.
@@ -42,7 +47,10 @@ export class PolicyParser {
   }
 
   private async parseUncached(name: string, text: string): Promise<AclPolicy> {
-    if (text === DEFAULT_POLICY_TEXT) return decodePolicy(name, hcl2Items(DEFAULT_POLICY_DECODED), 'builtin', this.now);
+    if (text === DEFAULT_POLICY_TEXT) return decodePolicy(name, hcl2Items(DEFAULT_POLICY_DECODED), 'builtin', this.now, this.kind);
+    if (text === VAULT_DEFAULT_POLICY_TEXT) {
+      return decodePolicy(name, hcl2Items(VAULT_DEFAULT_POLICY_DECODED), 'builtin', this.now, this.kind);
+    }
     if (text.trimStart().startsWith('{')) {
       let decoded: unknown;
       try {
@@ -50,13 +58,13 @@ export class PolicyParser {
       } catch (e) {
         throw new Error(`policy "${name}": not valid JSON: ${(e as Error).message}`);
       }
-      return decodePolicy(name, hcl1JsonItems(decoded as PolicyValue), 'json', this.now);
+      return decodePolicy(name, hcl1JsonItems(decoded as PolicyValue), 'json', this.now, this.kind);
     }
     const library = readLibraryPolicy(text);
     if (library) {
       const items = library.map((r) => ({ keys: ['path', r.path], value: { capabilities: [...r.capabilities] } }));
-      return decodePolicy(name, items, 'library', this.now);
+      return decodePolicy(name, items, 'library', this.now, this.kind);
     }
-    return decodePolicy(name, await parseHclPolicyText(name, text), 'hcl', this.now);
+    return decodePolicy(name, await parseHclPolicyText(name, text), 'hcl', this.now, this.kind);
   }
 }

@@ -1,14 +1,28 @@
-import { CAPABILITIES } from '../model/capability';
+import { CAPABILITIES, CAPABILITIES_BY_STORE } from '../model/capability';
+import { StoreKind } from '../model/store-target';
 
 /**
- * A capability the store (OpenBao 2.x) accepts in an ACL rule. Vault's `subscribe` and `recover`
- * are not among them: OpenBao refuses a policy naming them, so the evaluator does too.
+ * A capability one of the stores accepts in an ACL rule: `scan` is OpenBao's only, `subscribe` and
+ * `recover` are Vault's only (each store refuses a policy naming the other's: Vault with
+ * `invalid capability "scan"`). Which store's set applies is {@link capabilitiesOf}.
  */
-export type StoreCapability = 'create' | 'read' | 'update' | 'patch' | 'delete' | 'list' | 'scan' | 'sudo' | 'deny';
+export type StoreCapability =
+  | 'create'
+  | 'read'
+  | 'update'
+  | 'patch'
+  | 'delete'
+  | 'list'
+  | 'scan'
+  | 'sudo'
+  | 'deny'
+  | 'subscribe'
+  | 'recover';
 
 /**
- * Capability bits, the same values as the store's `cap2Int` table, so a mask printed while
- * debugging reads like the store's own.
+ * Capability bits, the same values as OpenBao's `cap2Int` table up to `scan`, so a mask printed
+ * while debugging reads like the store's own; Vault's `subscribe` and `recover` follow (Vault
+ * numbers them 1<<8 and 1<<9, where OpenBao has `scan`).
  */
 export const CAPABILITY_BITS: Readonly<Record<StoreCapability, number>> = {
   deny: 1 << 0,
@@ -20,15 +34,24 @@ export const CAPABILITY_BITS: Readonly<Record<StoreCapability, number>> = {
   sudo: 1 << 6,
   patch: 1 << 7,
   scan: 1 << 8,
+  subscribe: 1 << 9,
+  recover: 1 << 10,
 };
 
-/** True when `word` is a capability the store accepts. */
-export function isStoreCapability(word: string): word is StoreCapability {
-  return Object.prototype.hasOwnProperty.call(CAPABILITY_BITS, word);
+const BY_STORE = CAPABILITIES_BY_STORE;
+
+/** The capabilities `kind` accepts in a policy. */
+export function capabilitiesOf(kind: StoreKind): ReadonlySet<string> {
+  return BY_STORE[kind];
 }
 
-/** Capabilities in documentation order, the library's rendering order less Vault-only words. */
-export const STORE_CAPABILITIES: readonly StoreCapability[] = CAPABILITIES.filter(isStoreCapability);
+/** True when `word` is a capability the store `kind` accepts (default: OpenBao). */
+export function isStoreCapability(word: string, kind: StoreKind = 'openbao'): word is StoreCapability {
+  return BY_STORE[kind].has(word);
+}
+
+/** Capabilities in documentation order, the library's rendering order (every store's words). */
+export const STORE_CAPABILITIES: readonly StoreCapability[] = CAPABILITIES.filter((c) => BY_STORE.openbao.has(c) || BY_STORE.vault.has(c));
 
 /** The mask of a list of capabilities; `deny` anywhere makes the mask `deny` alone. */
 export function capabilityMask(capabilities: Iterable<StoreCapability>): number {

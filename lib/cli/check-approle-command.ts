@@ -66,7 +66,7 @@ export const checkAppRoleCommand: Command = {
         throw new Error(
           `the mount "${operator.mount}" is not an AppRole method on this store: a login there without credentials is refused (HTTP 403) ` +
             `instead of answered by AppRole, so the pair from ${source} was not checked. Fix: pass --mount with the path the AppRole ` +
-            'method is mounted at (default approle; `bao auth list` shows it)',
+            'method is mounted at (default approle; `bao auth list` or `vault auth list` shows it)',
         );
       }
       io.stdout(

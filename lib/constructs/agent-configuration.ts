@@ -162,7 +162,7 @@ const SAFE_RELATIVE = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
  * - `env.ctmpl`: the template ({@link AgentEnvTemplate}).
  * - `entrypoint.sh` ({@link renderAgentEntrypoint}): the agent container's entrypoint: turns the provisioned `SECRETSTORE_ROLE_ID` /
  *   `SECRETSTORE_SECRET_ID` (the env file of spec §4.1 flow 3) into the two files, maps
- *   `SECRETSTORE_ADDR` to `BAO_ADDR`, and runs the agent.
+ *   `SECRETSTORE_ADDR` to `BAO_ADDR` and `VAULT_ADDR`, and runs the target store's agent (`bao` or `vault`).
  *
  * Token renewal: the agent renews its token by itself (its lifetime watcher), at about two thirds of
  * the remaining lease: with the 12h TTL after roughly 8h, again until the 24h max TTL, then it logs in
@@ -266,6 +266,7 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
       secretIdFile: this.paths.secretIdFile,
       addressInConfiguration: this.storeAddress !== undefined,
       renewal: this.renewalOf(app),
+      agentBinary: SecretStoreStack.of(app).settings.store.kind === 'vault' ? 'vault' : 'bao',
     });
   }
 

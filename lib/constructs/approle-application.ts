@@ -8,7 +8,7 @@ import { Grant, IGrantee } from '../model/grant';
 import { identifierNameProblems } from '../model/identifier-name';
 import { cidrProblems } from '../model/cidr-block';
 import { KvPath } from '../model/kv-path';
-import { PolicyDocument } from '../model/policy-document';
+import { PolicyDocument, storeCapabilityProblems } from '../model/policy-document';
 import { SecretDeclaration } from '../model/secret-declaration';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
@@ -254,6 +254,8 @@ export class AppRoleApplication extends Construct implements IGrantee {
       ),
     );
     problems.push(...this.readablePath.problems('readablePath'));
+    const store = SecretStoreStack.of(this).settings.store;
+    for (const rule of this.policy.rules) problems.push(...storeCapabilityProblems(`policy.rules["${rule.path}"]`, rule.capabilities, store));
     return problems;
   }
 }

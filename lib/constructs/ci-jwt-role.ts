@@ -230,7 +230,7 @@ export class CiJwtRole extends Construct implements IGrantee {
       problems.push(new ValidationProblem('jobTimeout', this.jobTimeout.toString(), 'must be a positive whole number of seconds'));
     }
     this.tokenBoundCidrs.forEach((c) => problems.push(...cidrProblems('tokenBoundCidrs', c)));
-    problems.push(...this.policy.problems('policy'));
+    problems.push(...this.policy.problems('policy', SecretStoreStack.of(this).settings.store));
     return problems;
   }
 }

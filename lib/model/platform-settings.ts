@@ -3,9 +3,11 @@ import { KvMount } from './kv-mount';
 import { ValidationProblem } from './validation-problem';
 import { httpUrlProblems } from '../private/http-url';
 import { hostNameProblems } from './host-name';
+import { STORE_KINDS, StoreTarget, StoreTargetProps } from './store-target';
 import {
   checked,
   checkProps,
+  expectEnum,
   expectInstance,
   expectNumber,
   expectShape,
@@ -46,6 +48,15 @@ export interface PlatformSettingsProps {
    * @default none
    */
   readonly insecureHttpHosts?: readonly string[];
+  /**
+   * The store the platform runs on: `openbao` or `vault`, and its version when known. It decides
+   * what synthesis accepts (capabilities the store knows, mount paths it reserves), which built-in
+   * `default` policy and LIST semantics the access analysis uses, and the agent binary the
+   * generated entrypoints run (docs/stores.md). The live commands read the kind and version of the
+   * store they talk to from `sys/seal-status` instead.
+   * @default { kind: 'openbao' } (version unknown)
+   */
+  readonly store?: StoreTargetProps;
 }
 
 /** The run-time checks of {@link PlatformSettingsProps}. */
@@ -56,6 +67,7 @@ export const PLATFORM_SETTINGS_SCHEMA: PropsSchema = {
   registryPorts: optional(expectShape({ push: expectNumber, pull: expectNumber }, 'an object { push, pull } of port numbers')),
   kvMount: optional(expectInstance(KvMount, "a KvMount (new KvMount('secret', 2))")),
   insecureHttpHosts: optional(expectStringArray),
+  store: optional(expectShape({ kind: expectEnum(STORE_KINDS), version: optional(expectString) }, "an object { kind: 'openbao' | 'vault', version? }")),
 };
 
 const DEFAULT_REGISTRY_PORTS = { push: 8443, pull: 8444 };
@@ -74,6 +86,10 @@ export class PlatformSettings {
   readonly kvMount: KvMount;
   /** Hosts besides loopback that URLs may reach over plain http. */
   readonly insecureHttpHosts: readonly string[];
+  /** The target store (default OpenBao, version unknown). */
+  readonly store: StoreTarget;
+  /** True when `store` was given: without it, reserved names of either store are refused. */
+  readonly storeGiven: boolean;
   private readonly typeProblems: ValidationProblem[];
   private readonly givenProps: unknown;
 
@@ -91,6 +107,9 @@ export class PlatformSettings {
     this.registryPorts = read('registryPorts', DEFAULT_REGISTRY_PORTS);
     this.kvMount = read('kvMount', KvMount.DEFAULT);
     this.insecureHttpHosts = [...read<readonly string[]>('insecureHttpHosts', [])];
+    const store = read<StoreTargetProps | undefined>('store', undefined);
+    this.storeGiven = store !== undefined;
+    this.store = store ? new StoreTarget(store.kind, store.version) : StoreTarget.DEFAULT;
   }
 
   /** What the URL checks allow of plain http. */
@@ -126,6 +145,7 @@ export class PlatformSettings {
       }
     }
     problems.push(...this.kvMount.problems('kvMount'));
+    if (this.storeGiven) problems.push(...StoreTarget.problems('store', this.store));
     return problems;
   }
 }

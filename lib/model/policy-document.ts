@@ -1,4 +1,5 @@
-import { Capability, normalizeCapabilities } from './capability';
+import { Capability, normalizeCapabilities, unknownToStore } from './capability';
+import { StoreTarget } from './store-target';
 import { ValidationProblem } from './validation-problem';
 
 /** One `path "..." { capabilities = [...] }` block of a policy, with why it is there. */
@@ -61,8 +62,11 @@ export class PolicyDocument {
     return this.byPath.size === 0;
   }
 
-  /** Problems: an empty policy, or a rule with an empty capability list. */
-  problems(field = 'policy'): ValidationProblem[] {
+  /**
+   * Problems: an empty policy, a rule with an empty capability list, and with `store`, a capability
+   * that store does not know (it would refuse the whole policy at apply).
+   */
+  problems(field = 'policy', store?: StoreTarget): ValidationProblem[] {
     const problems: ValidationProblem[] = [];
     if (this.isEmpty) {
       problems.push(
@@ -73,7 +77,25 @@ export class PolicyDocument {
       if (rule.capabilities.length === 0) {
         problems.push(new ValidationProblem(`${field}.rules["${rule.path}"]`, [], 'must name at least one capability'));
       }
+      if (store) problems.push(...storeCapabilityProblems(`${field}.rules["${rule.path}"]`, rule.capabilities, store));
     }
     return problems;
   }
+}
+
+/**
+ * The problem of capabilities the target store does not know: the store refuses the whole policy
+ * (`invalid capability "scan"` from Vault), so apply would fail.
+ */
+export function storeCapabilityProblems(field: string, capabilities: readonly string[], store: StoreTarget): ValidationProblem[] {
+  const unknown = unknownToStore(store.kind, capabilities);
+  if (unknown.length === 0) return [];
+  return [
+    new ValidationProblem(
+      field,
+      [...capabilities],
+      `names ${unknown.map((c) => `"${c}"`).join(', ')}, which ${store.productName} does not know: it refuses the whole policy ` +
+        `with invalid capability "${unknown[0]}"; remove it, or set settings.store to the store you run`,
+    ),
+  ];
 }

@@ -1,4 +1,5 @@
 import { ValidationProblem } from './validation-problem';
+import { StoreKind } from './store-target';
 
 /**
  * Policy names the store itself defines. `root` and `response-wrapping` cannot be written at all;
@@ -11,24 +12,39 @@ export const RESERVED_POLICY_NAMES: readonly string[] = ['default', 'response-wr
 export type MountKind = 'auth' | 'secrets';
 
 /**
- * Mount paths the store reserves, per kind, as OpenBao refuses them (test/store/hardening): an auth
- * method cannot be mounted at `token` (the token method itself), `cubbyhole` or `identity`; a secrets
- * engine not at `sys`, `identity`, `cubbyhole`, `audit` or `auth`. Declaring one fails at apply, or
- * for `token` replaces the store's own method (an AppRole mount there made apply delete every role).
+ * Mount paths each store reserves, per kind of mount, as the stores refuse them (test/store/hardening
+ * on both): an auth method cannot be mounted at `token` (the token method itself) on either store,
+ * nor at `cubbyhole` or `identity` on OpenBao (HashiCorp Vault accepts those two); a secrets engine
+ * not at `sys`, `identity`, `cubbyhole`, `audit` or `auth` on either. Declaring one fails at apply,
+ * or for `token` replaces the store's own method (an AppRole mount there made apply delete every role).
  */
-export const RESERVED_MOUNT_PATHS: Readonly<Record<MountKind, readonly string[]>> = {
-  auth: ['cubbyhole', 'identity', 'token'],
-  secrets: ['audit', 'auth', 'cubbyhole', 'identity', 'sys'],
+export const RESERVED_MOUNT_PATHS_BY_STORE: Readonly<Record<StoreKind, Readonly<Record<MountKind, readonly string[]>>>> = {
+  openbao: { auth: ['cubbyhole', 'identity', 'token'], secrets: ['audit', 'auth', 'cubbyhole', 'identity', 'sys'] },
+  vault: { auth: ['token'], secrets: ['audit', 'auth', 'cubbyhole', 'identity', 'sys'] },
 };
+
+/** Mount paths either store reserves: what is refused when the target store is not known. */
+export const RESERVED_MOUNT_PATHS: Readonly<Record<MountKind, readonly string[]>> = {
+  auth: [...new Set([...RESERVED_MOUNT_PATHS_BY_STORE.openbao.auth, ...RESERVED_MOUNT_PATHS_BY_STORE.vault.auth])].sort(),
+  secrets: [...new Set([...RESERVED_MOUNT_PATHS_BY_STORE.openbao.secrets, ...RESERVED_MOUNT_PATHS_BY_STORE.vault.secrets])].sort(),
+};
+
+/** The reserved mount paths of a store kind, or of either store when `store` is undefined. */
+export function reservedMountPaths(kind: MountKind, store?: StoreKind): readonly string[] {
+  return store ? RESERVED_MOUNT_PATHS_BY_STORE[store][kind] : RESERVED_MOUNT_PATHS[kind];
+}
 
 /** True when `name` is one of the store's built-in policies. */
 export function isReservedPolicyName(name: string): boolean {
   return RESERVED_POLICY_NAMES.includes(name.toLowerCase());
 }
 
-/** True when the first segment of `path` is a mount path the store reserves for this kind. */
-export function isReservedMountPath(path: string, kind: MountKind): boolean {
-  return RESERVED_MOUNT_PATHS[kind].includes(path.split('/')[0].toLowerCase());
+/**
+ * True when the first segment of `path` is a mount path the store reserves for this kind.
+ * @param store the target store; undefined: reserved by either store
+ */
+export function isReservedMountPath(path: string, kind: MountKind, store?: StoreKind): boolean {
+  return reservedMountPaths(kind, store).includes(path.split('/')[0].toLowerCase());
 }
 
 /** The problem of a role (and so its policy) named after one of the store's built-in policies (SSI-R9). */
@@ -41,13 +57,13 @@ export function reservedPolicyNameProblem(name: string): ValidationProblem {
   );
 }
 
-/** The problem of a mount path the store reserves (SSI-R9). */
-export function reservedMountProblem(field: string, path: string, kind: MountKind): ValidationProblem {
+/** The problem of a mount path the store reserves (SSI-R9); `store` as for {@link isReservedMountPath}. */
+export function reservedMountProblem(field: string, path: string, kind: MountKind, store?: StoreKind): ValidationProblem {
   const what = kind === 'auth' ? 'for auth methods' : 'for secrets engines';
   return new ValidationProblem(
     field,
     path,
-    `is reserved by the store ${what} (${RESERVED_MOUNT_PATHS[kind].join(', ')}): mounting there fails or replaces what the store itself serves; choose another path`,
+    `is reserved by the store ${what} (${reservedMountPaths(kind, store).join(', ')}): mounting there fails or replaces what the store itself serves; choose another path`,
     'SSI-R9',
   );
 }

@@ -1,4 +1,5 @@
-import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME } from '../acl/default-policy';
+import { DEFAULT_POLICY_NAME, ROOT_POLICY_NAME, defaultPolicyText, isBuiltinDefaultPolicyText } from '../acl/default-policy';
+import { StoreTarget } from '../model/store-target';
 import { compareStrings } from '../private/compare-strings';
 import { StoreClient, StoreError } from '../store/store-client';
 import { AuthMethod, Identity } from '../access/identity';
@@ -103,6 +104,20 @@ export interface LiveStore {
   readonly roles: readonly LiveRole[];
   /** ACL policy texts by name (`root` included, with an empty text), sorted by name. */
   readonly policies: ReadonlyMap<string, string>;
+  /**
+   * The store's kind and version as `sys/seal-status` reports them (unauthenticated); undefined
+   * when that answer could not be read or names no version.
+   */
+  readonly store?: StoreTarget;
+}
+
+/** The store kind and version from `GET sys/seal-status`, or undefined when it cannot be read. */
+export async function readStoreTarget(client: StoreClient): Promise<StoreTarget | undefined> {
+  try {
+    return StoreTarget.fromSealStatus((await client.request('GET', 'sys/seal-status')).body);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The live store could not be read (unreachable, token refused, a path the token may not read). */
@@ -302,7 +317,9 @@ export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
   }
   const policyNames = parseList(await call('LIST', 'sys/policies/acl'), 'LIST sys/policies/acl');
   const texts = await mapLimited(policyNames, 8, async (name) => parsePolicy(name, await call('GET', `sys/policies/acl/${name}`)));
+  const store = await readStoreTarget(client);
   return {
+    ...(store ? { store } : {}),
     address: client.address,
     mounts,
     jwtConfigs,
@@ -344,8 +361,22 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
   const policies = new Map<string, DeclaredPolicy>();
   for (const [name, text] of store.policies) {
     if (name === ROOT_POLICY_NAME) continue;
-    if (name === DEFAULT_POLICY_NAME && text === DEFAULT_POLICY_TEXT) continue;
+    if (name === DEFAULT_POLICY_NAME && isUnchangedDefault(store, text)) continue;
     policies.set(name, { name, text, stack: label });
   }
-  return { identities: identities.sort((a, b) => compareStrings(a.name, b.name)), policies, stacks: [label], liveStore: true };
+  return {
+    identities: identities.sort((a, b) => compareStrings(a.name, b.name)),
+    policies,
+    stacks: [label],
+    liveStore: true,
+    ...(store.store ? { store: store.store } : {}),
+  };
+}
+
+/**
+ * True when `text` is the live store's built-in `default` as shipped: that store's text when its
+ * kind is known, either store's otherwise.
+ */
+export function isUnchangedDefault(store: Pick<LiveStore, 'store'>, text: string): boolean {
+  return store.store ? text === defaultPolicyText(store.store.kind) : isBuiltinDefaultPolicyText(text);
 }

@@ -1,5 +1,5 @@
 import { Acl } from '../acl/acl';
-import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT } from '../acl/default-policy';
+import { DEFAULT_POLICY_NAME, defaultPolicyText } from '../acl/default-policy';
 import { PolicyParser } from '../acl/policy-parser';
 import { capabilityNames, maskHas } from '../acl/store-capability';
 import { compareStrings } from '../private/compare-strings';
@@ -8,7 +8,7 @@ import { AccessModel } from '../access/access-model';
 import { formatBinding, isPemField, pemFingerprint } from '../access/binding-format';
 import { DeclaredObject } from './declared-object';
 import { describeMountAttributeChange, mountAttributeChanges } from './mount-attribute-changes';
-import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
+import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, isUnchangedDefault, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
 import { JWT_METHOD_FIELDS, StoreConfiguration } from '../access/store-configuration';
 
 /** Kinds of drift, in the order a report lists them. */
@@ -63,7 +63,7 @@ export async function detectDrift(
   live: LiveStore,
   options: DriftOptions = {},
 ): Promise<DriftReport> {
-  const parser = options.parser ?? new PolicyParser();
+  const parser = options.parser ?? new PolicyParser(undefined, live.store?.kind ?? configuration.store?.kind);
   const inScope = declared.filter((o) => options.stack === undefined || o.stack === options.stack);
   const liveConfiguration = liveStoreConfiguration(live);
   const liveModel = await AccessModel.load(liveConfiguration, parser);
@@ -179,13 +179,15 @@ export async function detectDrift(
 
   // The built-in default policy changed on the store while no stack declares it.
   const liveDefault = live.policies.get(DEFAULT_POLICY_NAME);
-  if (!configuration.policies.has(DEFAULT_POLICY_NAME) && liveDefault !== undefined && liveDefault !== DEFAULT_POLICY_TEXT) {
+  // Compared with the live store's own built-in text (Vault's has a control-group rule OpenBao's lacks).
+  if (!configuration.policies.has(DEFAULT_POLICY_NAME) && liveDefault !== undefined && !isUnchangedDefault(live, liveDefault)) {
+    const builtin = defaultPolicyText(live.store?.kind ?? configuration.store?.kind);
     findings.push({
       kind: 'builtin-changed',
       storePath: `sys/policies/acl/${DEFAULT_POLICY_NAME}`,
       identities: usersOf(DEFAULT_POLICY_NAME),
       summary: 'the built-in default policy was changed on the store (every token without token_no_default_policy has it)',
-      details: await policyRuleChanges(parser, DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, liveDefault),
+      details: await policyRuleChanges(parser, DEFAULT_POLICY_NAME, builtin, liveDefault),
     });
   }
 

@@ -28,6 +28,11 @@ export interface AgentEntrypointOptions {
   readonly addressInConfiguration: boolean;
   /** The renew-self loop, started in the background just before the agent; none when undefined. */
   readonly renewal?: AgentRenewalLoop;
+  /**
+   * The agent binary run unless `SECRETSTORE_AGENT_BINARY` says otherwise: the target store's CLI.
+   * @default 'bao'
+   */
+  readonly agentBinary?: 'bao' | 'vault';
 }
 
 /**
@@ -39,7 +44,8 @@ const ENTRYPOINT_TEMPLATE = readRenderAsset(__dirname, 'agent-entrypoint.sh');
 /**
  * Renders the agent container's entrypoint of one application (`agents/<role>/entrypoint.sh`, POSIX
  * sh): turns the provisioned `SECRETSTORE_ROLE_ID` / `SECRETSTORE_SECRET_ID` into the two files the
- * AppRole auto-auth reads, maps `SECRETSTORE_ADDR` to `BAO_ADDR`, optionally starts the renew-self
+ * AppRole auto-auth reads, maps `SECRETSTORE_ADDR` to `BAO_ADDR` and `VAULT_ADDR` (`vault agent` reads
+ * only the latter), optionally starts the renew-self
  * loop, and `exec`s the agent. The loop POSTs to the agent's loopback API proxy, which adds the token,
  * so the script never holds one; it logs the HTTP status only. Holds no secret.
  *
@@ -62,6 +68,7 @@ export function renderAgentEntrypoint(options: AgentEntrypointOptions): string {
       RENEWAL_INTERVAL: renewal ? renewal.interval.toString() : '',
       RENEWAL_SECONDS: renewal ? String(renewal.interval.toSeconds()) : '',
       PROXY_URL: proxy,
+      AGENT_BINARY: options.agentBinary ?? 'bao',
     },
     { ADDRESS_FROM_ENVIRONMENT: !options.addressInConfiguration, RENEWAL_LOOP: renewal !== undefined },
     'agent-entrypoint.sh',

@@ -1,3 +1,4 @@
+import { StoreTarget } from '../model/store-target';
 import { storeText } from '../private/terminal-text';
 import { resolveStoreAddress } from './store-address';
 import { StoreTransport, StoreTransportError } from './store-transport';
@@ -148,16 +149,18 @@ export class StoreClient {
    * Why the store answers 503, from `sys/health` (no token): not initialized (501), sealed (503), or
    * undefined when it cannot tell.
    */
-  private async unavailableReason(): Promise<'not-initialized' | 'sealed' | undefined> {
+  private async unavailableReason(): Promise<{ reason?: 'not-initialized' | 'sealed'; cli: string }> {
     try {
       const res = await this.transport.request({ method: 'GET', url: `${this.address}/v1/sys/health?standbyok=true&perfstandbyok=true` });
       const body = JSON.parse(res.text);
-      if (res.status === 501 || body?.initialized === false) return 'not-initialized';
-      if (res.status === 503 || body?.sealed === true) return 'sealed';
+      // The fix names the CLI of the store that answered (`bao` or `vault`, from its version).
+      const cli = StoreTarget.cliNamed(body);
+      if (res.status === 501 || body?.initialized === false) return { reason: 'not-initialized', cli };
+      if (res.status === 503 || body?.sealed === true) return { reason: 'sealed', cli };
     } catch {
       // Answered the request with 503, then nothing usable: the generic message stays.
     }
-    return undefined;
+    return { cli: 'bao (or vault)' };
   }
 
   /**
@@ -221,11 +224,11 @@ export class StoreClient {
     }
     if (res.status === 503) {
       // Say which: an uninitialised store answers 503 like a sealed one, but needs `operator init`.
-      const reason = await this.unavailableReason();
+      const { reason, cli } = await this.unavailableReason();
       if (reason === 'not-initialized') {
         throw new StoreError(
           'not-initialized',
-          `the secrets store at ${this.address} is not initialized (${where}: HTTP 503; GET /v1/sys/health: not initialized): initialize and unseal it first (bao operator init)`,
+          `the secrets store at ${this.address} is not initialized (${where}: HTTP 503; GET /v1/sys/health: not initialized): initialize and unseal it first (${cli} operator init)`,
           res.status,
           storeErrors,
         );
@@ -233,7 +236,7 @@ export class StoreClient {
       if (reason === 'sealed') {
         throw new StoreError(
           'sealed',
-          `the secrets store at ${this.address} is sealed (${where}: HTTP 503 (${said})): unseal it (bao operator unseal) and run the command again`,
+          `the secrets store at ${this.address} is sealed (${where}: HTTP 503 (${said})): unseal it (${cli} operator unseal) and run the command again`,
           res.status,
           storeErrors,
         );

@@ -1,3 +1,4 @@
+import { StoreTarget } from '../model/store-target';
 import { storeText } from '../private/terminal-text';
 import { STORE_TRANSPORT_VARIABLES, StoreTransport, StoreTransportError } from './store-transport';
 
@@ -50,13 +51,13 @@ export const STORE_HEALTH_STATUSES: Readonly<Record<number, { up: boolean; probl
   530: { up: false, problem: 'removed', meaning: 'a node removed from its cluster' },
 };
 
-/** What to do about each problem. */
-const FIX: Partial<Record<StoreHealthProblem, string>> = {
-  'dr-secondary': 'point SECRETSTORE_ADDR / VAULT_ADDR at the primary',
-  'standby-without-active': 'check the cluster: the active node is down or unreachable from this node',
-  'not-initialized': 'initialize and unseal it first (bao operator init)',
-  sealed: 'unseal it (bao operator unseal) before planning or applying',
-  removed: 'point SECRETSTORE_ADDR / VAULT_ADDR at a node of the cluster',
+/** What to do about each problem; `cli` is the answering store's CLI (`bao` or `vault`). */
+const FIX: Partial<Record<StoreHealthProblem, (cli: string) => string>> = {
+  'dr-secondary': () => 'point SECRETSTORE_ADDR / VAULT_ADDR at the primary',
+  'standby-without-active': () => 'check the cluster: the active node is down or unreachable from this node',
+  'not-initialized': (cli) => `initialize and unseal it first (${cli} operator init)`,
+  sealed: (cli) => `unseal it (${cli} operator unseal) before planning or applying`,
+  removed: () => 'point SECRETSTORE_ADDR / VAULT_ADDR at a node of the cluster',
 };
 
 /** True when `body` is the store's `sys/health` JSON: an object with boolean `initialized` and `sealed`. */
@@ -174,7 +175,7 @@ export async function checkStoreHealth(address: string, transport: StoreTranspor
   }
   if (!known.up) {
     const problem = known.problem!;
-    throw new StoreHealthError(problem, `the secrets store at ${base} is ${known.meaning} (GET /v1/sys/health: HTTP ${status}): ${FIX[problem]}`, status);
+    throw new StoreHealthError(problem, `the secrets store at ${base} is ${known.meaning} (GET /v1/sys/health: HTTP ${status}): ${FIX[problem]!(StoreTarget.cliNamed(body))}`, status);
   }
   const role = storeNodeRole(status, body);
   if (role === 'active') return { address: base, status, role };

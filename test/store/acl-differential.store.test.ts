@@ -2,7 +2,9 @@
  * Differential test of the offline ACL evaluator against the real store.
  *
  * Random policies over a small alphabet (so that identical path strings, prefixes, `+` and `*`
- * collide often) are written to a real OpenBao dev server; random policy sets become tokens
+ * collide often) are written to a real dev server of the selected store (SECRETSTORE_IAC_STORE:
+ * OpenBao or HashiCorp Vault; the evaluator is told the kind and version the store reports in
+ * `sys/seal-status`, as the live commands do); random policy sets become tokens
  * (`auth/token/create`, with or without the `default` policy); `sys/capabilities` is asked for
  * random request paths, and every answer must equal the evaluator's. Policies the store refuses
  * must be refused by the parser too, and the other way round.
@@ -10,9 +12,11 @@
  * The generator is seeded: the seed is printed, and ACL_DIFF_SEED=<seed> replays a run.
  * ACL_DIFF_SETS sets the number of policy sets (8 paths each; default 250, i.e. 2,000 cases).
  */
-import { Acl } from '../../lib/acl/acl';
+import { Acl, listLookupOf } from '../../lib/acl/acl';
 import { AclPolicy } from '../../lib/acl/acl-policy';
-import { DEFAULT_POLICY_TEXT } from '../../lib/acl/default-policy';
+import { defaultPolicyText } from '../../lib/acl/default-policy';
+import { StoreTarget } from '../../lib/model/store-target';
+import { storeKind } from '../support/store/store-facts';
 import { PolicyParser } from '../../lib/acl/policy-parser';
 import { AccessModel } from '../../lib/access/access-model';
 import { PolicyDocument } from '../../lib/model/policy-document';
@@ -41,7 +45,13 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.le
 const chance = (p: number): boolean => random() < p;
 const between = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
 
-const CAPABILITIES = ['create', 'read', 'update', 'patch', 'delete', 'list', 'scan', 'sudo'] as const;
+/**
+ * The selected store's own capability words, and now and then the other store's (`scan` on Vault,
+ * `subscribe`/`recover` on OpenBao): the store refuses those policies, and the parser must too.
+ */
+const OWN_CAPABILITIES = ['create', 'read', 'update', 'patch', 'delete', 'list', 'sudo', ...(storeKind() === 'vault' ? ['subscribe', 'recover'] : ['scan'])];
+const FOREIGN_CAPABILITIES = storeKind() === 'vault' ? ['scan'] : ['subscribe', 'recover'];
+const CAPABILITIES: readonly string[] = OWN_CAPABILITIES;
 /** Rule segments: `+`, a literal plus inside a segment, empty segments, and prefixes of each other. */
 const RULE_SEGMENTS = ['a', 'a', 'b', 'b', 'ab', 'ba', '+', '+', '', 'a+', '+a'];
 const REQUEST_SEGMENTS = ['a', 'a', 'b', 'b', 'ab', 'ba', 'abb', '', '+', 'a+', '+a'];
@@ -84,6 +94,7 @@ function generatedRule(): GeneratedRule {
   if (chance(0.1)) return { path, capabilities: chance(0.5) ? ['deny'] : [pick(CAPABILITIES), 'deny'] };
   if (chance(0.05)) return { path, capabilities: [] };
   const caps = CAPABILITIES.filter(() => chance(0.3));
+  if (chance(0.04)) caps.push(pick(FOREIGN_CAPABILITIES));
   return { path, capabilities: caps.length > 0 ? caps : [pick(CAPABILITIES)] };
 }
 
@@ -117,9 +128,43 @@ function policyText(name: string, rules: readonly GeneratedRule[]): string {
 
 describe('offline ACL evaluator against the real store (sys/capabilities)', () => {
   let store: RunningStore | undefined;
+  /** Kind and version as the store reports them in sys/seal-status. */
+  let target: StoreTarget;
 
   beforeAll(async () => {
     store = await startStore();
+    target = StoreTarget.fromSealStatus((await storeRequest(store, 'GET', 'sys/seal-status')).body)!;
+  });
+
+  it(`sys/seal-status names the store the suite runs against (${storeKind()}) and its version`, () => {
+    expect(target.kind).toBe(storeKind());
+    expect(target.version).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it(`the store refuses a policy naming the other store's capability, as the parser does (${FOREIGN_CAPABILITIES.join(', ')})`, async () => {
+    for (const word of FOREIGN_CAPABILITIES) {
+      const text = `path "a/*" {\n  capabilities = ["read", "${word}"]\n}\n`;
+      const written = await storeRequest(store!, 'PUT', 'sys/policies/acl/foreign', { policy: text });
+      expect(written.status).toBe(400);
+      expect(JSON.stringify(written.body.errors)).toContain(`invalid capability \\"${word}\\"`);
+      await expect(new PolicyParser(undefined, target.kind).parse('foreign', text)).rejects.toThrow(`invalid capability "${word}"`);
+    }
+  });
+
+  it('GHSA-xp3c-3jw3-4vcr: LIST on a denied sub-tree under a broader list grant, as this store version answers and as the evaluator says', async () => {
+    const text = 'path "secret/metadata/*" {\n  capabilities = ["list"]\n}\npath "secret/metadata/restricted/*" {\n  capabilities = ["deny"]\n}\n';
+    expect((await storeRequest(store!, 'PUT', 'sys/policies/acl/ghsa', { policy: text })).status).toBe(204);
+    const created = await storeRequest(store!, 'POST', 'auth/token/create', { policies: ['ghsa'], no_default_policy: true, ttl: '10m' });
+    const paths = ['secret/metadata/restricted/', 'secret/metadata/restricted/app/', 'secret/metadata/open/'];
+    const answer = await storeRequest(store!, 'POST', 'sys/capabilities', { token: created.body.auth.client_token, paths });
+    const acl = Acl.fromPolicies([await new PolicyParser(undefined, target.kind).parse('ghsa', text)], { listLookup: listLookupOf(target) });
+    const bypass = listLookupOf(target) === 'trimmed-first';
+    expect(Object.fromEntries(paths.map((p) => [p, answer.body.data[p]]))).toEqual({
+      'secret/metadata/restricted/': bypass ? ['list'] : ['deny'],
+      'secret/metadata/restricted/app/': ['deny'],
+      'secret/metadata/open/': ['list'],
+    });
+    for (const p of paths) expect(acl.capabilities(p)).toEqual(answer.body.data[p]);
   });
 
   afterAll(async () => {
@@ -129,14 +174,14 @@ describe('offline ACL evaluator against the real store (sys/capabilities)', () =
   it('the default policy shipped by the store is the one the evaluator uses', async () => {
     const response = await storeRequest(store!, 'GET', 'sys/policies/acl/default');
     expect(response.status).toBe(200);
-    expect(response.body.data.policy).toBe(DEFAULT_POLICY_TEXT);
+    expect(response.body.data.policy).toBe(defaultPolicyText(target.kind));
   });
 
   it(`at least 1,000 random (policy set, path) cases agree (seed ${SEED})`, async () => {
     // eslint-disable-next-line no-console
-    console.log(`ACL differential: seed ${SEED} (replay with ACL_DIFF_SEED=${SEED}), ${POLICY_SETS} policy sets`);
+    console.log(`ACL differential on ${target}: seed ${SEED} (replay with ACL_DIFF_SEED=${SEED}), ${POLICY_SETS} policy sets`);
     const s = store!;
-    const parser = new PolicyParser();
+    const parser = new PolicyParser(undefined, target.kind);
     const pool = new Map<string, AclPolicy>();
     const validity: string[] = [];
     for (let i = 0; pool.size < POOL_SIZE && i < POOL_SIZE * 3; i++) {
@@ -156,7 +201,7 @@ describe('offline ACL evaluator against the real store (sys/capabilities)', () =
     }
     expect(validity).toEqual([]);
 
-    const defaultPolicy = await parser.parse('default', DEFAULT_POLICY_TEXT);
+    const defaultPolicy = await parser.parse('default', defaultPolicyText(target.kind));
     const names = [...pool.keys()];
     const disagreements: string[] = [];
     let cases = 0;
@@ -182,7 +227,7 @@ describe('offline ACL evaluator against the real store (sys/capabilities)', () =
       // Tokens made by auth/token/create have no entity: templated rules of `default` drop out.
       const acl = Acl.fromPolicies(
         [...chosen.map((n) => pool.get(n)!), ...(withDefault ? [defaultPolicy] : [])],
-        { templating: 'drop' },
+        { templating: 'drop', listLookup: listLookupOf(target) },
       );
       for (const path of paths) {
         cases++;

@@ -6,7 +6,11 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { READER_POLICY } from '../../lib/reconcile/live-store-reader';
 import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
-import { DEFAULT_POLICY_TEXT } from '../../lib/acl/default-policy';
+import { defaultPolicyText } from '../../lib/acl/default-policy';
+import { storeKind } from '../support/store/store-facts';
+
+/** The selected store's built-in `default` as it ships (Vault's has a sys/control-group/request rule OpenBao's lacks). */
+const DEFAULT_POLICY_TEXT = defaultPolicyText(storeKind());
 import { runCli } from '../../lib/cli/run-cli';
 import { createHandMadePlatform, HandMadePlatform, HAND_MADE_TTL } from '../support/store/hand-made-platform';
 import { generateSigningKey } from '../support/store/jwt-signer';

@@ -21,6 +21,7 @@ import { AppRoleApplication, Duration } from '../../lib';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { PlatformFixture, testPlatformConfig, writeKv2 } from '../support/store/platform-fixture';
 import { freePort, RunningStore, startStore } from '../support/store/store-server';
+import { STORE_TOKEN_PATTERN, serviceTokenPattern, storeCli } from '../support/store/store-facts';
 import { toolchain } from '../support/store/toolchain-env';
 import { commandPath, requiredCommand } from '../support/required-command';
 
@@ -102,7 +103,7 @@ class AgentRun {
   }
 }
 
-describe('the synthesized agent configuration with the real bao agent', () => {
+describe(`the synthesized agent configuration with the real ${storeCli()} agent`, () => {
   // BusyBox's wget, as in the OpenBao image, or the host's; neither fails one test naming busybox
   // (or is reported skipped with SECRETSTORE_IAC_ALLOW_SKIP=busybox).
   const WGET = commandPath('busybox') ?? commandPath('wget') ?? requiredCommand('busybox', 'the renew-self loop with wget');
@@ -113,13 +114,9 @@ describe('the synthesized agent configuration with the real bao agent', () => {
   const running: AgentRun[] = [];
   /** Loopback port of each agent's API proxy, by its directory below test-agents. */
   const proxyPorts: Record<string, number> = {};
-  /** The renew-self loop's clients, each run with a PATH that offers it first (curl, wget, then the bao CLI). */
-  const LOOP_CLIENTS = ['curl', 'wget', 'bao'] as const;
+  /** The renew-self loop's clients, each run with a PATH that offers it first (curl, wget, then the store's CLI). */
+  const LOOP_CLIENTS = ['curl', 'wget', storeCli()] as const;
   const renewLoopDir = (client: string) => `renew-loop-${client}/renewloop-test`;
-  // Where each agent's files are generated below test-agents/: one output directory per agent
-  // configuration (output directories may not overlap), the role's directory inside it.
-  const GENERATED: Record<string, string> = { 'orchestrator-dev': 'orchestrator/orchestrator-dev', 'renewal-test': 'renewal/renewal-test' };
-  const generated = (dir: string) => GENERATED[dir] ?? dir;
   /** Values that must never appear in any log or output. */
   const secrets = new Set<string>();
 
@@ -139,9 +136,14 @@ describe('the synthesized agent configuration with the real bao agent', () => {
     return { SECRETSTORE_ROLE_ID: vars.get('SECRETSTORE_ROLE_ID')!, SECRETSTORE_SECRET_ID: vars.get('SECRETSTORE_SECRET_ID')! };
   };
 
-  /** Starts `test-agents/<dir>/entrypoint.sh` (dir: the role, or a sub-directory for the loop's clients). */
+  /**
+   * Where below test-agents each agent's files are: every AgentConfigurations has its own output
+   * directory (nested or shared output directories are refused at synthesis).
+   */
+  const agentDir = (dir: string): string => ({ 'orchestrator-dev': 'main/orchestrator-dev', 'renewal-test': 'watcher/renewal-test' })[dir] ?? dir;
+  /** Starts `test-agents/<agentDir(dir)>/entrypoint.sh` (dir: the role, or a sub-directory for the loop's clients). */
   const startAgent = (dir: string, credentials: Record<string, string>, env: NodeJS.ProcessEnv = {}): AgentRun => {
-    const entrypoint = path.join(fixture.dir, 'cdktf.out', 'test-agents', generated(dir), 'entrypoint.sh');
+    const entrypoint = path.join(fixture.dir, 'cdktf.out', 'test-agents', agentDir(dir), 'entrypoint.sh');
     const agent = new AgentRun(
       entrypoint,
       { ...credentials, SECRETSTORE_ADDR: store.addr, SECRETSTORE_AGENT_BINARY: toolchain().bao, ...env },
@@ -202,10 +204,10 @@ describe('the synthesized agent configuration with the real bao agent', () => {
       // The per-role paths differ, but one AgentConfigurations has one set of paths: declare one per role.
       new AgentConfigurations(stack, 'test-agents-orchestrator', {
         applications: stack.applications.filter((a) => a.roleName === 'orchestrator-dev'),
-        outputDirectory: 'test-agents/orchestrator',
+        outputDirectory: 'test-agents/main',
         paths: {
-          configFile: path.join(out, generated('orchestrator-dev'), 'agent.hcl'),
-          templateFile: path.join(out, generated('orchestrator-dev'), 'env.ctmpl'),
+          configFile: path.join(out, agentDir('orchestrator-dev'), 'agent.hcl'),
+          templateFile: path.join(out, agentDir('orchestrator-dev'), 'env.ctmpl'),
           roleIdFile: path.join(paths('orchestrator-dev').auth, 'role-id'),
           secretIdFile: path.join(paths('orchestrator-dev').auth, 'secret-id'),
           envFile: paths('orchestrator-dev').env,
@@ -216,10 +218,10 @@ describe('the synthesized agent configuration with the real bao agent', () => {
       // Without the renew-self loop: today's behaviour, the lifetime watcher alone.
       new AgentConfigurations(stack, 'test-agents-renewal', {
         applications: [renewal],
-        outputDirectory: 'test-agents/renewal',
+        outputDirectory: 'test-agents/watcher',
         paths: {
-          configFile: path.join(out, generated('renewal-test'), 'agent.hcl'),
-          templateFile: path.join(out, generated('renewal-test'), 'env.ctmpl'),
+          configFile: path.join(out, agentDir('renewal-test'), 'agent.hcl'),
+          templateFile: path.join(out, agentDir('renewal-test'), 'env.ctmpl'),
           roleIdFile: path.join(paths('renewal-test').auth, 'role-id'),
           secretIdFile: path.join(paths('renewal-test').auth, 'secret-id'),
           envFile: paths('renewal-test').env,
@@ -303,7 +305,7 @@ describe('the synthesized agent configuration with the real bao agent', () => {
   });
 
   it('without the renew-self loop, renews its token before the TTL runs out (6 s TTL role): the lifetime watcher, ~2/3 into the lease', async () => {
-    const hcl = fs.readFileSync(path.join(fixture.dir, 'cdktf.out', 'test-agents', generated('renewal-test'), 'agent.hcl'), 'utf8');
+    const hcl = fs.readFileSync(path.join(fixture.dir, 'cdktf.out', 'test-agents', agentDir('renewal-test'), 'agent.hcl'), 'utf8');
     expect(hcl).not.toMatch(/api_proxy|listener/);
     await writeKv2(store, 'secret', 'acme/test/renewal/config', { value: 'v' });
     const agent = startAgent('renewal-test', await provision('renewal-test'));
@@ -318,13 +320,13 @@ describe('the synthesized agent configuration with the real bao agent', () => {
     expect(agent.exitCode).toBeUndefined();
   });
 
-  it('renews through the agent\'s loopback proxy every renewalInterval (3 s on a 30 s token) with curl, wget or the bao CLI, never logging a token, and the loop ends with the agent', async () => {
+  it(`renews through the agent's loopback proxy every renewalInterval (3 s on a 30 s token) with curl, wget or the ${storeCli()} CLI, never logging a token, and the loop ends with the agent`, async () => {
     await writeKv2(store, 'secret', 'acme/test/renewloop/config', { value: 'v' });
     // Each client first on its PATH: curl as here; wget (BusyBox, as in the OpenBao image) without curl;
     // the bao CLI alone. The entrypoint needs only sh, mkdir and sleep besides.
     const bins: Record<string, string | undefined> = { curl: undefined };
     const wget = WGET;
-    for (const client of ['wget', 'bao']) {
+    for (const client of ['wget', storeCli()]) {
       if (client === 'wget' && !wget) continue;
       const bin = path.join(work, `bin-${client}`);
       fs.mkdirSync(bin, { recursive: true });
@@ -349,7 +351,7 @@ describe('the synthesized agent configuration with the real bao agent', () => {
     const admin = new StoreClient({ address: store.addr, token: store.rootToken });
     const unwrapped = await admin.request('POST', 'sys/wrapping/unwrap', undefined, ((await wrapped.json()) as any).wrap_info.token);
     const { client_token: token, accessor } = unwrapped.body.auth;
-    expect(token).toMatch(/^s\./);
+    expect(token).toMatch(serviceTokenPattern());
     secrets.add(token);
 
     // Sample the token for 10 s: its TTL never falls far below 30 s, and it is renewed about every 3 s.
@@ -375,7 +377,7 @@ describe('the synthesized agent configuration with the real bao agent', () => {
       // The loop's renewals are not the watcher's: one login, and the watcher's renewal at login only.
       expect(log.match(/agent\.auth\.handler: authenticating/g)).toHaveLength(1);
       expect(log.match(/renewed auth token/g)).toHaveLength(1);
-      expect(log).not.toMatch(/\bs\.[A-Za-z0-9]{20,}/);
+      expect(log).not.toMatch(STORE_TOKEN_PATTERN);
       expect(agent.exitCode).toBeUndefined();
     }
     expect(agents.curl.logText().match(/renew-self: HTTP 200/g)!.length).toBeGreaterThanOrEqual(3);

@@ -17,22 +17,20 @@ import { PlatformConfig } from '../../stacks/platform-config';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { clientToken, firstError, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { storeKind } from '../support/store/store-facts';
+import { RESERVED_MOUNT_PATHS_BY_STORE, isReservedMountPath } from '../../lib/model/reserved-store-names';
 
 const CI = TEST_SETTINGS.ciUrl;
 /** Seen on OpenBao: AppRole and JWT role names and policy names are case-insensitive (a name differing only in case is the same role or policy). */
-/** HTTP status of mounting at each reserved path, seen on OpenBao. */
-const RESERVED_MOUNT_FACTS: Record<string, number> = {
-  'secrets sys': 400,
-  'secrets identity': 400,
-  'secrets cubbyhole': 400,
-  'secrets audit': 400,
-  'secrets auth': 400,
-  'secrets token': 204,
-  'auth token': 400,
-  'auth sys': 204,
-  'auth identity': 400,
-  'auth cubbyhole': 400,
-};
+/**
+ * HTTP status of mounting at each probed path on the selected store: 400 exactly where the library's
+ * reserved list of that store (RESERVED_MOUNT_PATHS_BY_STORE) says so, 204 elsewhere. Seen: OpenBao
+ * refuses auth methods at token, identity and cubbyhole; HashiCorp Vault only at token.
+ */
+const RESERVED_MOUNT_FACTS: Record<string, number> = Object.fromEntries([
+  ...['sys', 'identity', 'cubbyhole', 'audit', 'auth', 'token'].map((m) => [`secrets ${m}`, isReservedMountPath(m, 'secrets', storeKind()) ? 400 : 204]),
+  ...['token', 'sys', 'identity', 'cubbyhole'].map((m) => [`auth ${m}`, isReservedMountPath(m, 'auth', storeKind()) ? 400 : 204]),
+]);
 const CASE_FACTS = { approleLower: 200, jwtLower: 200, policyNames: ['caseprobe'] };
 /** The construct id of the issue: it ended the policy comment and added a rule granting sudo on sys/. */
 const BREAKOUT_ID = 'x\npath "sys/*" { capabilities = ["create", "read", "update", "delete", "list", "sudo"] }\n#';
@@ -157,7 +155,7 @@ describe('refused configurations on a real store (issue 11)', () => {
     expect({ approleLower: approleLower.status, jwtLower: jwtLower.status, policyNames: policies.filter((p) => /caseprobe/i.test(p)) }).toEqual(CASE_FACTS);
   });
 
-  it('why the reserved mounts: the store refuses a secrets engine at sys, identity, cubbyhole, audit, auth and an auth method at token, identity, cubbyhole', async () => {
+  it(`why the reserved mounts: ${storeKind()} refuses a secrets engine at sys, identity, cubbyhole, audit, auth and an auth method at ${RESERVED_MOUNT_PATHS_BY_STORE[storeKind()].auth.join(', ')}, exactly the library's list for it`, async () => {
     const statuses: Record<string, number> = {};
     for (const mount of ['sys', 'identity', 'cubbyhole', 'audit', 'auth', 'token']) {
       statuses[`secrets ${mount}`] = (await storeRequest(store, 'POST', `sys/mounts/${mount}`, { type: 'kv' })).status;

@@ -33,10 +33,13 @@ import {
 } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { toolchain } from '../support/store/toolchain-env';
+import { storeCli, storeKind } from '../support/store/store-facts';
 
 const ACL_DENIED = '1 error occurred:\n\t* permission denied\n\n';
+/** The KV v2 engine's warning for the older form; it names the store's CLI. */
 const KV2_INVALID_PATH_WARNING =
-  "Invalid path for a versioned K/V secrets engine. See the API docs for the appropriate API endpoints to use. If using the OpenBao CLI, use 'bao kv get' for this operation.";
+  'Invalid path for a versioned K/V secrets engine. See the API docs for the appropriate API endpoints to use. ' +
+  (storeKind() === 'vault' ? "If using the Vault CLI, use 'vault kv get' for this operation." : "If using the OpenBao CLI, use 'bao kv get' for this operation.");
 
 
 /** The test-only account declared with the older-form grant. */
@@ -57,12 +60,12 @@ interface Layout {
   seeded: Record<string, Record<string, string>>;
 }
 
-/** `bao kv get -format=json <args>` with a token; the parsed JSON, or the exit status and stderr. */
+/** `<store cli> kv get -format=json <args>` (bao or vault) with a token; the parsed JSON, or the exit status and stderr. */
 function cliKvGet(store: RunningStore, token: string, args: string[]): { status: number | null; json?: any; stderr: string } {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-cli-'));
   try {
     const res = spawnSync(toolchain().bao, ['kv', 'get', '-format=json', ...args], {
-      env: { PATH: process.env.PATH, HOME: home, BAO_ADDR: store.addr, BAO_TOKEN: token },
+      env: { PATH: process.env.PATH, HOME: home, BAO_ADDR: store.addr, BAO_TOKEN: token, VAULT_ADDR: store.addr, VAULT_TOKEN: token },
       encoding: 'utf8',
       timeout: 30_000,
       killSignal: 'SIGKILL',
@@ -154,7 +157,7 @@ describe('older-form paths', () => {
       expect({ status: root.status, warnings: root.body.warnings }).toEqual({ status: 404, warnings: [KV2_INVALID_PATH_WARNING] });
     });
 
-    it('the CLI reads the older form with the data/ grant alone: `bao kv get secret/registry/svc-orchestrator`', async () => {
+    it(`the CLI reads the older form with the data/ grant alone: \`${storeCli()} kv get secret/registry/svc-orchestrator\``, async () => {
       // The CLI asks sys/internal/ui/mounts/<path> (allowed to every token) and inserts data/ itself.
       const mountInfo = await get(v2, 'sys/internal/ui/mounts/secret/registry/svc-orchestrator');
       expect(mountInfo.status).toBe(200);

@@ -385,7 +385,7 @@ describe('operator commands against a real store', () => {
       expect(r.stderr).toBe(
         'secretstore-iac check-approle: the mount "apps" is not an AppRole method on this store: a login there without credentials is refused (HTTP 403) ' +
           `instead of answered by AppRole, so the pair from ${file} was not checked. Fix: pass --mount with the path the AppRole ` +
-          'method is mounted at (default approle; `bao auth list` shows it)',
+          'method is mounted at (default approle; `bao auth list` or `vault auth list` shows it)',
       );
     });
 
@@ -417,6 +417,8 @@ describe('operator commands against a real store', () => {
         stdio: 'pipe',
       });
       bin = path.join(build, 'bin', 'secretstore-iac.js');
+      // The compiled CLI requires its dependencies (cdktf, constructs) as an installed package does.
+      fs.symlinkSync(path.join(root, 'node_modules'), path.join(build, 'node_modules'));
     });
     afterAll(() => fs.rmSync(build, { recursive: true, force: true }));
 

@@ -10,6 +10,7 @@ import { runCli } from '../../lib/cli/run-cli';
 import { checkStoreHealth } from '../../lib/store/store-health';
 import { freePort, RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { toolchain } from '../support/store/toolchain-env';
+import { storeCli } from '../support/store/store-facts';
 
 describe('tf checks sys/health of the real store first', () => {
   let store: RunningStore;
@@ -44,13 +45,13 @@ describe('tf checks sys/health of the real store first', () => {
     await expect(checkStoreHealth(store.addr)).resolves.toEqual({ address: store.addr, status: 200, role: 'active' });
   });
 
-  it('stops with "sealed" once the store is sealed (bao operator seal)', async () => {
+  it(`stops with "sealed" once the store is sealed (${storeCli()} operator seal), naming that store's CLI`, async () => {
     const sealed = await storeRequest(store, 'PUT', 'sys/seal');
     expect(sealed.status).toBe(204);
     const r = await tf('plan');
     expect(r.code).toBe(3);
     expect(r.stderr).toBe(
-      `secretstore-iac tf: the secrets store at ${store.addr} is sealed (GET /v1/sys/health: HTTP 503): unseal it (bao operator unseal) before planning or applying`,
+      `secretstore-iac tf: the secrets store at ${store.addr} is sealed (GET /v1/sys/health: HTTP 503): unseal it (${storeCli()} operator unseal) before planning or applying`,
     );
     expect(r.stdout).toBe('');
     expect(r.ms).toBeLessThan(5000);
@@ -64,7 +65,7 @@ describe('tf checks sys/health of the real store first', () => {
     expect(code).toBe(3);
     expect(err.join('\n')).toBe(
       `secretstore-iac access: cannot read the live store at ${store.addr}: the secrets store at ${store.addr} is sealed ` +
-        '(GET /v1/sys/auth: HTTP 503 (Vault is sealed)): unseal it (bao operator unseal) and run the command again',
+        `(GET /v1/sys/auth: HTTP 503 (Vault is sealed)): unseal it (${storeCli()} operator unseal) and run the command again`,
     );
   });
 
@@ -133,11 +134,11 @@ describe('a real store that was never initialised is named so, not "sealed"', ()
     });
     expect(code).toBe(3);
     expect(err.join('\n')).toContain(`the secrets store at ${addr} is not initialized (`);
-    expect(err.join('\n')).toContain('initialize and unseal it first (bao operator init)');
+    expect(err.join('\n')).toContain(`initialize and unseal it first (${storeCli()} operator init)`);
     expect(fs.existsSync(path.join(dir, 'registry.env'))).toBe(false);
   });
 
   it('tf stops with "not initialized" before the engine runs', async () => {
-    await expect(checkStoreHealth(addr)).rejects.toThrow(`the secrets store at ${addr} is not initialized (GET /v1/sys/health: HTTP 501): initialize and unseal it first (bao operator init)`);
+    await expect(checkStoreHealth(addr)).rejects.toThrow(`the secrets store at ${addr} is not initialized (GET /v1/sys/health: HTTP 501): initialize and unseal it first (${storeCli()} operator init)`);
   });
 });

@@ -1,8 +1,9 @@
 /**
- * Smoke test of the store toolchain: a real store (OpenBao dev server), the real engine
+ * Smoke test of the store toolchain: a real store (the selected OpenBao or Vault dev server), the real engine
  * (OpenTofu) and the hashicorp/vault provider from the local filesystem mirror, on a
  * hand-written cdk.tf.json (the shape the library synthesizes, provider ">= 5.6.0, < 6.0.0").
  */
+import { storeKind } from '../support/store/store-facts';
 import { DEFAULT_VAULT_PROVIDER_VERSION } from '../../lib';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -27,7 +28,13 @@ const config = {
   },
 };
 
-describe('store toolchain (real OpenBao + OpenTofu + vault provider)', () => {
+/** The pinned store builds (scripts/toolchain.sh): version and the tag commit's date as build date. */
+const PINNED = {
+  openbao: { version: '2.4.0', build_date: '2025-08-28T20:23:15Z' },
+  vault: { version: '1.21.1', build_date: '2025-11-18T21:04:32Z' },
+};
+
+describe(`store toolchain (real ${storeKind()} + OpenTofu + vault provider)`, () => {
   let store: RunningStore | undefined;
   let workDir: string;
 
@@ -42,11 +49,11 @@ describe('store toolchain (real OpenBao + OpenTofu + vault provider)', () => {
     if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('the store is up and answers with its version', async () => {
+  it(`the store is up and answers with the pinned version (${storeKind()} ${PINNED[storeKind()].version})`, async () => {
     const res = await storeRequest(store!, 'GET', 'sys/seal-status');
     expect(res.status).toBe(200);
     expect(res.body.sealed).toBe(false);
-    expect(typeof res.body.version).toBe('string');
+    expect({ version: res.body.version, build_date: res.body.build_date }).toEqual(PINNED[storeKind()]);
   });
 
   it('init, apply, then an empty plan; the policy is in the store', async () => {

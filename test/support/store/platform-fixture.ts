@@ -19,6 +19,7 @@ import { definePlatform, Platform } from '../../../stacks/platform';
 import { PlatformConfig } from '../../../stacks/platform-config';
 import { runEngine } from './engine';
 import { RunningStore, storeRequest, StoreResponse } from './store-server';
+import { storeKind } from './toolchain-env';
 
 /** The test installation's placeholders. */
 export const TEST_SETTINGS = {
@@ -51,7 +52,7 @@ export function testPlatformConfig(publicKeyPem: string, overrides: Partial<Plat
     ciKeySource: JwtKeySource.publicKeys([publicKeyPem]),
     ciJobTimeout: TEST_JOB_TIMEOUT,
     ...overrides,
-    settings: { ...TEST_SETTINGS, ...overrides.settings },
+    settings: { ...TEST_SETTINGS, store: { kind: storeKind() }, ...overrides.settings },
   };
 }
 

@@ -1,16 +1,35 @@
 /**
  * Locates the binaries built by scripts/toolchain.sh.
  *
- * Order: the process environment (SECRETSTORE_IAC_BAO, SECRETSTORE_IAC_TOFU, and a
- * TF_CLI_CONFIG_FILE that exists), then $CACHE/toolchain.env written by the script.
+ * Order: the process environment (SECRETSTORE_IAC_BAO, SECRETSTORE_IAC_VAULT, SECRETSTORE_IAC_TOFU,
+ * and a TF_CLI_CONFIG_FILE that exists), then $CACHE/toolchain.env written by the script.
+ * SECRETSTORE_IAC_STORE (`openbao`, the default, or `vault`) selects the store the tests run against:
+ * its server binary is also its agent and CLI.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+/** The store kinds the store suite runs against. */
+export type StoreKind = 'openbao' | 'vault';
+
+/** The store selected by SECRETSTORE_IAC_STORE (default `openbao`). */
+export function storeKind(): StoreKind {
+  const kind = process.env.SECRETSTORE_IAC_STORE || 'openbao';
+  if (kind !== 'openbao' && kind !== 'vault') {
+    throw new Error(`SECRETSTORE_IAC_STORE=${kind}: must be "openbao" or "vault"`);
+  }
+  return kind;
+}
+
 export interface Toolchain {
-  /** Store server binary (OpenBao `bao`, or a HashiCorp `vault`). */
+  /** The selected store's kind (SECRETSTORE_IAC_STORE). */
+  store: StoreKind;
+  /**
+   * The selected store's binary: its server, agent and CLI (OpenBao `bao` or HashiCorp `vault`).
+   * The name is historical: it is `vault` when SECRETSTORE_IAC_STORE=vault.
+   */
   bao: string;
   /** Engine binary (OpenTofu `tofu`). */
   tofu: string;
@@ -25,7 +44,7 @@ export function cacheDir(): string {
   return process.env.SECRETSTORE_IAC_CACHE || path.join(os.homedir(), '.cache', 'secretstore-iac');
 }
 
-const KEYS = ['SECRETSTORE_IAC_BAO', 'SECRETSTORE_IAC_TOFU', 'TF_CLI_CONFIG_FILE'] as const;
+const KEYS = ['SECRETSTORE_IAC_BAO', 'SECRETSTORE_IAC_VAULT', 'SECRETSTORE_IAC_TOFU', 'TF_CLI_CONFIG_FILE'] as const;
 
 /** Reads toolchain.env through bash, so any quoting the script used is undone correctly. */
 function readToolchainEnv(file: string): Partial<Record<(typeof KEYS)[number], string>> {
@@ -55,11 +74,13 @@ export function toolchain(): Toolchain {
     if (v && fs.existsSync(v)) return v;
     return fromFile[key];
   };
-  const bao = pick('SECRETSTORE_IAC_BAO');
+  const store = storeKind();
+  const storeVar = store === 'vault' ? 'SECRETSTORE_IAC_VAULT' : 'SECRETSTORE_IAC_BAO';
+  const bao = pick(storeVar);
   const tofu = pick('SECRETSTORE_IAC_TOFU');
   const cliConfig = fromFile.TF_CLI_CONFIG_FILE ?? pick('TF_CLI_CONFIG_FILE');
   const missing = [
-    ['SECRETSTORE_IAC_BAO', bao],
+    [storeVar, bao],
     ['SECRETSTORE_IAC_TOFU', tofu],
     ['TF_CLI_CONFIG_FILE', cliConfig],
   ]
@@ -73,6 +94,6 @@ export function toolchain(): Toolchain {
   }
   const pluginCacheDir = path.join(dir, 'plugin-cache');
   fs.mkdirSync(pluginCacheDir, { recursive: true });
-  cached = { bao: bao!, tofu: tofu!, cliConfig: cliConfig!, pluginCacheDir, cacheDir: dir };
+  cached = { store, bao: bao!, tofu: tofu!, cliConfig: cliConfig!, pluginCacheDir, cacheDir: dir };
   return cached;
 }

@@ -31,7 +31,7 @@ describe('secretstore-iac tf', () => {
   });
 
   // A local server answering sys/health as an unsealed store (200) or a sealed one (503).
-  async function healthServer(status: number, body = JSON.stringify({ initialized: true, sealed: status === 503 })): Promise<{ address: string; close: () => Promise<void> }> {
+  async function healthServer(status: number, body = JSON.stringify({ initialized: true, sealed: status === 503, version: '2.4.0' })): Promise<{ address: string; close: () => Promise<void> }> {
     const server = http.createServer((_req, res) => {
       res.writeHead(status, { 'Content-Type': status === 200 && !body.startsWith('{') ? 'text/html' : 'application/json' });
       res.end(body);

@@ -164,6 +164,20 @@ const cases: Case[] = [
     '[app-roles/x] roleName = "Orchestrator-dev": must be lower-case letters, digits and inner hyphens; it contains upper case'],
   ['AppRole mount at token', (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'token' }), undefined,
     '[app-roles/x] SSI-R9 path = "token": is reserved by the store for auth methods (cubbyhole, identity, token): mounting there fails or replaces what the store itself serves; choose another path'],
+  ['AppRole mount at identity, store not given (either store\'s reserved names)', (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'identity' }), undefined,
+    '[app-roles/x] SSI-R9 path = "identity": is reserved by the store for auth methods (cubbyhole, identity, token): mounting there fails or replaces what the store itself serves; choose another path'],
+  ['AppRole mount at cubbyhole on OpenBao', (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'cubbyhole' }), withSettings({ store: { kind: 'openbao' } }),
+    '[app-roles/x] SSI-R9 path = "cubbyhole": is reserved by the store for auth methods (cubbyhole, identity, token): mounting there fails or replaces what the store itself serves; choose another path'],
+  ['AppRole mount at token on Vault', (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'token' }), withSettings({ store: { kind: 'vault' } }),
+    '[app-roles/x] SSI-R9 path = "token": is reserved by the store for auth methods (token): mounting there fails or replaces what the store itself serves; choose another path'],
+  ['the scan capability on Vault (Vault refuses the policy)', (p) => p.ciAccess.registryCi.policy.addRule('secret/metadata/x', ['scan'], 'test'), withSettings({ store: { kind: 'vault' } }),
+    '[ci-access/registry-ci] policy.rules["secret/metadata/x"] = ["scan"]: names "scan", which HashiCorp Vault does not know: it refuses the whole policy with invalid capability "scan"; remove it, or set settings.store to the store you run'],
+  ['the subscribe capability on OpenBao', (p) => app(p, 'x', {}).policy.addRule('sys/events/subscribe/x', ['read', 'subscribe'], 'test'), withSettings({ store: { kind: 'openbao' } }),
+    '[app-roles/x] policy.rules["sys/events/subscribe/x"] = ["read","subscribe"]: names "subscribe", which OpenBao does not know: it refuses the whole policy with invalid capability "subscribe"; remove it, or set settings.store to the store you run'],
+  ['an unknown store kind', undefined as any, withSettings({ store: { kind: 'consul' as any } }),
+    '[ci-access] settings.store.kind = "consul": must be one of "openbao", "vault"'],
+  ['a store version that is not major.minor.patch', undefined as any, withSettings({ store: { kind: 'vault', version: '1.21' } }),
+    '[ci-access] settings.store.version = "1.21": must be a version "major.minor.patch" (2.4.0, 1.21.1)'],
   ['KV mount at sys', undefined as any, withSettings({ kvMount: new KvMount('sys', 2) }),
     '[ci-access] SSI-R9 settings.kvMount.path = "sys": is reserved by the store for secrets engines (audit, auth, cubbyhole, identity, sys): mounting there fails or replaces what the store itself serves; choose another path'],
   ['bound claim of only "*"', undefined as any, { ...platformConfig, ciBoundClaims: { namespace_path: '*' } },
@@ -275,6 +289,21 @@ describe('Bad input: each problem names the construct, field, value and rule', (
 
   it.each(cases)('%s', (_title, change, config, expected) => {
     expect(problemsOf(change ?? (() => undefined), config)).toContain(expected);
+  });
+});
+
+describe('settings.store: what each store accepts (docs/stores.md)', () => {
+  it('HashiCorp Vault accepts auth mounts at identity and cubbyhole, so a Vault target synthesizes them', () => {
+    const vault = withSettings({ store: { kind: 'vault', version: '1.21.1' } });
+    expect(problemsOf((p) => new AppRoleAuth(p.appRoles, 'x', { path: 'identity' }), vault)).toEqual([]);
+    expect(problemsOf((p) => new AppRoleAuth(p.appRoles, 'y', { path: 'cubbyhole' }), vault)).toEqual([]);
+  });
+
+  it('scan is accepted on OpenBao, subscribe and recover on Vault', () => {
+    expect(problemsOf((p) => p.ciAccess.registryCi.policy.addRule('secret/metadata/x', ['scan'], 'test'), withSettings({ store: { kind: 'openbao' } }))).toEqual([]);
+    expect(
+      problemsOf((p) => p.ciAccess.registryCi.policy.addRule('sys/events/subscribe/x', ['read', 'subscribe', 'recover'], 'test'), withSettings({ store: { kind: 'vault' } })),
+    ).toEqual([]);
   });
 });
 

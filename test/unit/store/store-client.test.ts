@@ -114,9 +114,12 @@ describe('StoreClient: what the store says is named exactly and quoted safely', 
   }
 
   it.each([
-    [501, { initialized: false, sealed: true }, 'not-initialized', 'is not initialized (GET /v1/sys/auth: HTTP 503; GET /v1/sys/health: not initialized): initialize and unseal it first (bao operator init)'],
-    [503, { initialized: true, sealed: true }, 'sealed', 'is sealed (GET /v1/sys/auth: HTTP 503 (Vault is sealed)): unseal it (bao operator unseal) and run the command again'],
-  ])('a 503 with sys/health %i is %s', async (code, body, kind, message) => {
+    [501, { initialized: false, sealed: true, version: '2.4.0' }, 'not-initialized', 'is not initialized (GET /v1/sys/auth: HTTP 503; GET /v1/sys/health: not initialized): initialize and unseal it first (bao operator init)'],
+    [503, { initialized: true, sealed: true, version: '2.4.0' }, 'sealed', 'is sealed (GET /v1/sys/auth: HTTP 503 (Vault is sealed)): unseal it (bao operator unseal) and run the command again'],
+    // The fix names the CLI of the store that answered: HashiCorp Vault (1.x) gets `vault`.
+    [503, { initialized: true, sealed: true, version: '1.21.1' }, 'sealed', 'is sealed (GET /v1/sys/auth: HTTP 503 (Vault is sealed)): unseal it (vault operator unseal) and run the command again'],
+    [503, { initialized: true, sealed: true }, 'sealed', 'is sealed (GET /v1/sys/auth: HTTP 503 (Vault is sealed)): unseal it (bao (or vault) operator unseal) and run the command again'],
+  ])('a 503 with sys/health %i is %j', async (code, body, kind, message) => {
     const s = await store(503, '{"errors":["Vault is sealed"]}', { status: code, body });
     try {
       await expect(s.client.request('GET', 'sys/auth')).rejects.toMatchObject({ kind, message: `the secrets store at ${s.address} ${message}` });
