@@ -21,9 +21,10 @@ describe('a command the tests need is installed, or its tests fail unless skippi
     expect(skipAllowed('busybox', { SECRETSTORE_IAC_ALLOW_SKIP: '1' })).toBe(false);
   });
 
-  it.each(Object.keys(REQUIRED_COMMANDS) as RequiredCommand[])('.ci/run installs %s when it is missing', (command) => {
-    const run = fs.readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8');
-    const checked = run.match(/^for cmd in ([^;]+); do command -v/m)?.[1].split(/\s+/) ?? [];
+  it.each(Object.keys(REQUIRED_COMMANDS) as RequiredCommand[])('the README\'s setup command (.ci/run) installs %s when it is missing', (command) => {
+    expect(fs.readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8')).toMatch(/^exec bash scripts\/setup\.sh --test$/m);
+    const setup = fs.readFileSync(path.join(REPO_ROOT, 'scripts', 'setup.sh'), 'utf8');
+    const checked = setup.match(/^\[ "\$mode" = --test \] && needed\+=\(([^)]+)\)/m)?.[1].split(/\s+/) ?? [];
     expect(checked).toContain(command);
     expect(REQUIRED_COMMANDS[command]).toBe(command); // .ci/run installs the package named like the command
   });
