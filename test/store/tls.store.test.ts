@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
-import { runCli } from '../../lib/cli/run-cli';
+import { runStoreCli } from '../support/store/store-cli';
 import { StoreClient } from '../../lib/store/store-client';
 import { StoreTransport } from '../../lib/store/store-transport';
 import { generateSigningKey } from '../support/store/jwt-signer';
@@ -46,27 +46,9 @@ describe('a store behind a private CA: the TLS variables of the store CLI', () =
   const outdir = () => path.join(fixture.dir, 'cdktf.out');
 
   async function cli(args: string[], env: NodeJS.ProcessEnv) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const tools = toolchain();
-    const code = await runCli(args, {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        TF_CLI_CONFIG_FILE: tools.cliConfig,
-        TF_PLUGIN_CACHE_DIR: tools.pluginCacheDir,
-        TF_IN_AUTOMATION: '1',
-        SECRETSTORE_ADDR: store.addr,
-        ...env,
-      },
-      cwd: dir,
-      isTerminal: false,
-      stdout: (l) => out.push(l),
-      stderr: (l) => err.push(l),
-    });
-    const all = out.join('\n') + err.join('\n');
-    expect(all).not.toContain(store.rootToken);
-    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+    const r = await runStoreCli(args, { cwd: dir, addr: store.addr, env: { TF_PLUGIN_CACHE_DIR: toolchain().pluginCacheDir, ...env } });
+    expect(r.stdout + r.stderr).not.toContain(store.rootToken);
+    return r;
   }
 
   const tf = (stack: string, env: NodeJS.ProcessEnv, ...args: string[]) =>
