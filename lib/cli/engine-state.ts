@@ -1,5 +1,5 @@
-import { spawnSync } from 'child_process';
 import * as path from 'path';
+import { runEngineCollected } from './engine-output';
 
 /**
  * The resource addresses in a stack's state, asked of the engine (`state list`) so that every
@@ -8,21 +8,14 @@ import * as path from 'path';
  * @throws Error with the engine's message when the state cannot be read (e.g. `init` not run)
  */
 export function stateAddresses(engine: string, stackDir: string, env: NodeJS.ProcessEnv): string[] {
-  const result = spawnSync(engine, ['state', 'list'], {
-    cwd: stackDir,
-    env: { ...env, TF_IN_AUTOMATION: '1' },
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (result.error) throw result.error;
-  const said = `${result.stderr ?? ''}${result.stdout ?? ''}`.replace(/\x1b\[[0-9;]*m/g, '').trim();
+  const { status, stdout, said } = runEngineCollected(engine, ['state', 'list'], stackDir, env);
   // A local backend that was never applied has no state file yet: nothing in state.
-  if (result.status !== 0 && /No state file was found/.test(said)) return [];
-  if (result.status !== 0) {
+  if (status !== 0 && /No state file was found/.test(said)) return [];
+  if (status !== 0) {
     throw new Error(
-      `cannot read the state of ${stackDir} with \`${path.basename(engine)} state list\` (exit ${result.status}): ${said.split('\n').filter(Boolean).slice(0, 6).join(' ')}. ` +
+      `cannot read the state of ${stackDir} with \`${path.basename(engine)} state list\` (exit ${status}): ${said.split('\n').filter(Boolean).slice(0, 6).join(' ')}. ` +
         'Run `secretstore-iac tf STACK -- init` first',
     );
   }
-  return result.stdout.split('\n').map((l) => l.trim()).filter(Boolean).sort();
+  return stdout.split('\n').map((l) => l.trim()).filter(Boolean).sort();
 }

@@ -1,7 +1,7 @@
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { runEngineCollected } from './engine-output';
 
 /**
  * One object a saved plan would destroy: deleted outright, or replaced (deleted and created again).
@@ -109,20 +109,12 @@ function declarationPaths(stackDir: string): Map<string, string> {
   return paths;
 }
 
-/** Runs the engine in a stack directory; its output is returned, never printed. */
-function engineRun(engine: string, args: string[], stackDir: string, env: NodeJS.ProcessEnv): { status: number; stdout: string; said: string } {
-  const result = spawnSync(engine, args, { cwd: stackDir, env: { ...env, TF_IN_AUTOMATION: '1' }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  if (result.error) throw result.error;
-  const said = `${result.stderr ?? ''}${result.stdout ?? ''}`.replace(/\x1b\[[0-9;]*m/g, '').trim();
-  return { status: result.status ?? 1, stdout: result.stdout ?? '', said };
-}
-
 /**
  * The destructions of a saved plan file (`ENGINE show -json PLAN`), each with its declaration.
  * @throws Error with the engine's message when the plan cannot be read
  */
 export function savedPlanDestructions(engine: string, stackDir: string, env: NodeJS.ProcessEnv, planFile: string): PlannedDestruction[] {
-  const shown = engineRun(engine, ['show', '-json', planFile], stackDir, env);
+  const shown = runEngineCollected(engine, ['show', '-json', planFile], stackDir, env);
   if (shown.status !== 0) throw new Error(`cannot read the plan ${planFile} with \`${path.basename(engine)} show -json\` (exit ${shown.status}): ${firstLines(shown.said)}`);
   const declared = declarationPaths(stackDir);
   return plannedDestructions(JSON.parse(shown.stdout)).map((d) => ({ ...d, declaredAt: declared.get(d.address) }));
@@ -137,7 +129,7 @@ export function planDestructions(engine: string, stackDir: string, env: NodeJS.P
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-guard-'));
   const planFile = path.join(dir, 'guard.tfplan');
   try {
-    const planned = engineRun(engine, ['plan', '-input=false', '-lock=false', `-out=${planFile}`], stackDir, env);
+    const planned = runEngineCollected(engine, ['plan', '-input=false', '-lock=false', `-out=${planFile}`], stackDir, env);
     if (planned.status !== 0) throw new Error(`\`${path.basename(engine)} plan\` failed in ${stackDir} (exit ${planned.status}): ${firstLines(planned.said)}`);
     return savedPlanDestructions(engine, stackDir, env, planFile);
   } finally {

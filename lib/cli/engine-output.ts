@@ -1,0 +1,24 @@
+import { spawnSync } from 'child_process';
+
+/** What the engine printed and how it ended, when a command reads its output instead of showing it. */
+export interface EngineOutput {
+  /** Exit status (1 when the engine was ended by a signal). */
+  readonly status: number;
+  /** Standard output as printed (`show -json`, `state list`). */
+  readonly stdout: string;
+  /** Standard error and output together, without colour codes, trimmed: for messages. */
+  readonly said: string;
+}
+
+/**
+ * Runs the engine in a stack directory to its end and returns its output, never printing it
+ * (`state list` for adopt, `plan`/`show -json` for the replacement guard). `TF_IN_AUTOMATION` keeps
+ * the engine from suggesting commands to type next.
+ * @throws the spawn error when the engine cannot be started
+ */
+export function runEngineCollected(engine: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): EngineOutput {
+  const result = spawnSync(engine, args, { cwd, env: { ...env, TF_IN_AUTOMATION: '1' }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (result.error) throw result.error;
+  const said = `${result.stderr ?? ''}${result.stdout ?? ''}`.replace(/\x1b\[[0-9;]*m/g, '').trim();
+  return { status: result.status ?? 1, stdout: result.stdout ?? '', said };
+}
