@@ -12,13 +12,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
-import { runCli } from '../../lib/cli/run-cli';
+import { runStoreCli } from '../support/store/store-cli';
 import { Duration } from '../../lib/model/duration';
 import { oidcRegistryCi, tunedAppRoleMount } from '../support/store/hand-made-shapes';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { toolchain } from '../support/store/toolchain-env';
 
 const key = generateSigningKey();
 const config = testPlatformConfig(key.publicKeyPem);
@@ -35,19 +34,7 @@ function scenario(label: string, configure = config) {
     await s.store?.stop();
     s.fixture?.cleanup();
   });
-  const cli = async (args: string[], token = s.store.rootToken) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const tools = toolchain();
-    const code = await runCli(args, {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SECRETSTORE_ADDR: s.store.addr, VAULT_TOKEN: token, TF_CLI_CONFIG_FILE: tools.cliConfig, SECRETSTORE_IAC_ENGINE: tools.tofu },
-      cwd: s.fixture.dir,
-      isTerminal: false,
-      stdout: (l) => out.push(l),
-      stderr: (l) => err.push(l),
-    });
-    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-  };
+  const cli = (args: string[], token = s.store.rootToken) => runStoreCli(args, { cwd: s.fixture.dir, addr: s.store.addr, token });
   const mount = async (p: string) => {
     const auth = (await storeRequest(s.store, 'GET', 'sys/auth')).body;
     return (auth.data ?? auth)[`${p}/`];

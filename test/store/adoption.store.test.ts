@@ -11,12 +11,11 @@ import { storeKind } from '../support/store/store-facts';
 
 /** The selected store's built-in `default` as it ships (Vault's has a sys/control-group/request rule OpenBao's lacks). */
 const DEFAULT_POLICY_TEXT = defaultPolicyText(storeKind());
-import { runCli } from '../../lib/cli/run-cli';
+import { runStoreCli } from '../support/store/store-cli';
 import { createHandMadePlatform, HandMadePlatform, HAND_MADE_TTL } from '../support/store/hand-made-platform';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { appRoleLogin, clientToken, firstError, PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { toolchain } from '../support/store/toolchain-env';
 
 /** Keeps a command's output for the README when SECRETSTORE_IAC_KEEP_OUTPUT names a directory. */
 function keep(name: string, text: string): void {
@@ -55,19 +54,7 @@ describe('adopting a hand-made store', () => {
   let readerToken: string;
   const outdir = () => path.join(fixture.dir, 'cdktf.out');
 
-  async function cli(args: string[], token = readerToken) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const tools = toolchain();
-    const code = await runCli(args, {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SECRETSTORE_ADDR: store.addr, VAULT_TOKEN: token, TF_CLI_CONFIG_FILE: tools.cliConfig, SECRETSTORE_IAC_ENGINE: tools.tofu },
-      cwd: fixture.dir,
-      isTerminal: false,
-      stdout: (l) => out.push(l),
-      stderr: (l) => err.push(l),
-    });
-    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-  }
+  const cli = (args: string[], token = readerToken) => runStoreCli(args, { cwd: fixture.dir, addr: store.addr, token });
 
   /** Resource changes of a saved plan, by address: actions and whether it is an import. */
   async function plannedActions(stack: string): Promise<Record<string, string>> {

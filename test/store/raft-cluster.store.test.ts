@@ -9,7 +9,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { AppRoleApplication } from '../../lib';
-import { runCli } from '../../lib/cli/run-cli';
+import { runStoreCli } from '../support/store/store-cli';
 import { checkStoreHealth } from '../../lib/store/store-health';
 import { StoreTransport, StoreTransportError } from '../../lib/store/store-transport';
 import { runEngine } from '../support/store/engine';
@@ -17,7 +17,6 @@ import { generateSigningKey } from '../support/store/jwt-signer';
 import { appRoleLogin, clientToken, mountKv, PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
 import { ClusterNode, RaftCluster, startRaftCluster } from '../support/store/raft-cluster';
 import { RunningStore, storeRequest } from '../support/store/store-server';
-import { toolchain } from '../support/store/toolchain-env';
 
 /** Generated applications on top of the platform's four (each one role and one policy). */
 const GENERATED = 300;
@@ -46,7 +45,6 @@ describe('a 3-node OpenBao cluster with integrated storage (raft)', () => {
   let target: RunningStore;
   let firstLeader: ClusterNode;
   let standby: ClusterNode;
-  const tools = toolchain();
   const outdir = () => path.join(fixture.dir, 'cdktf.out');
   /** Every credential seen: none may appear in any output. */
   const secrets = new Set<string>();
@@ -54,24 +52,7 @@ describe('a 3-node OpenBao cluster with integrated storage (raft)', () => {
   const key = generateSigningKey();
 
   async function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(args, {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        SECRETSTORE_ADDR: target.addr,
-        VAULT_TOKEN: cluster.rootToken,
-        TF_CLI_CONFIG_FILE: tools.cliConfig,
-        SECRETSTORE_IAC_ENGINE: tools.tofu,
-        ...env,
-      },
-      cwd: fixture.dir,
-      isTerminal: false,
-      stdout: (l) => out.push(l),
-      stderr: (l) => err.push(l),
-    });
-    const r = { code, stdout: out.join('\n'), stderr: err.join('\n') };
+    const r = await runStoreCli(args, { cwd: fixture.dir, addr: target.addr, token: cluster.rootToken, env });
     for (const s of secrets) expect(`${r.stdout}\n${r.stderr}`).not.toContain(s);
     return r;
   }

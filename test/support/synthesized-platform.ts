@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Construct } from 'constructs';
-import { SecretStoreApp } from '../../lib';
+import { SecretStoreApp, SecretStoreValidationError } from '../../lib';
 import { definePlatform, Platform } from '../../stacks/platform';
 import { PlatformConfig } from '../../stacks/platform-config';
 import { platformConfig } from '../../stacks/platform.config';
@@ -36,6 +36,29 @@ export function synthesizePlatform(
   extend?.(platform, app);
   app.synth();
   return readOutdir(outdir);
+}
+
+/**
+ * The problems a synthesis of the platform (`config`, then `change`) reports, each as
+ * `[construct path] message`; [] when it succeeds. A failed synthesis must leave nothing behind: no
+ * output directory, no staging directory beside it.
+ */
+export function synthesisProblems(
+  config: PlatformConfig = platformConfig,
+  change: (platform: Platform, app: Construct) => void = () => undefined,
+): string[] {
+  const outdir = tempOutdir();
+  const app = new SecretStoreApp({ outdir });
+  app.define((a) => change(definePlatform(a, config), a));
+  try {
+    app.synth();
+    return [];
+  } catch (e) {
+    if (!(e instanceof SecretStoreValidationError)) throw e;
+    expect(fs.existsSync(outdir)).toBe(false);
+    expect(fs.readdirSync(path.dirname(outdir))).toEqual([]);
+    return e.problems.map((p) => `[${p.constructPath}] ${p.message}`);
+  }
 }
 
 /** Reads every stack of a synthesized output directory. */

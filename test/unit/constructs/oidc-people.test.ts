@@ -1,27 +1,15 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Construct } from 'constructs';
-import { Duration, SecretStoreApp, SecretStoreValidationError } from '../../../lib';
-import { definePlatform, Platform } from '../../../stacks/platform';
+import { Duration } from '../../../lib';
+import { Platform } from '../../../stacks/platform';
 import { PlatformConfig } from '../../../stacks/platform-config';
 import { PeopleConfig } from '../../../stacks/people-stack';
 import { platformConfig } from '../../../stacks/platform.config';
-import { policyRules, resources, synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
+import { policyRules, resources, synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
 import { PEOPLE, withPeople } from '../../support/people-config';
 
-function problemsOf(config: PlatformConfig, change: (p: Platform, app: Construct) => void = () => undefined): string[] {
-  const outdir = tempOutdir();
-  const app = new SecretStoreApp({ outdir });
-  app.define((a) => change(definePlatform(a, config), a));
-  try {
-    app.synth();
-    return [];
-  } catch (e) {
-    if (!(e instanceof SecretStoreValidationError)) throw e;
-    expect(fs.existsSync(outdir)).toBe(false);
-    return e.problems.map((p) => `[${p.constructPath}] ${p.message}`);
-  }
-}
+const problemsOf = (config: PlatformConfig, change?: (p: Platform, app: Construct) => void): string[] => synthesisProblems(config, change);
 
 const people = (change: Partial<PeopleConfig>): PlatformConfig => withPeople({ ...PEOPLE, ...change });
 

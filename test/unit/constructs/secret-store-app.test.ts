@@ -18,26 +18,13 @@ import { definePlatform, Platform } from '../../../stacks/platform';
 import { PlatformConfig } from '../../../stacks/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { stackWithKvMount } from '../../support/kv-mount-stack';
-import { tempOutdir } from '../../support/synthesized-platform';
+import { synthesisProblems, tempOutdir } from '../../support/synthesized-platform';
 
 // The bad-input catalogue: every case names the construct path, the field, the value and the rule,
 // all problems are reported together, and a failed synthesis writes nothing.
 
 /** Synthesizes the platform with a change and returns the problems (or [] when synthesis succeeded). */
-function problemsOf(change: (p: Platform, app: Construct) => void, config: PlatformConfig = platformConfig): string[] {
-  const outdir = tempOutdir();
-  const app = new SecretStoreApp({ outdir });
-  app.define((a) => change(definePlatform(a, config), a));
-  try {
-    app.synth();
-    return [];
-  } catch (e) {
-    if (!(e instanceof SecretStoreValidationError)) throw e;
-    expect(fs.existsSync(outdir)).toBe(false);
-    expect(fs.readdirSync(path.dirname(outdir))).toEqual([]);
-    return e.problems.map((p) => `[${p.constructPath}] ${p.message}`);
-  }
-}
+const problemsOf = (change: (p: Platform, app: Construct) => void, config: PlatformConfig = platformConfig): string[] => synthesisProblems(config, change);
 
 const withSettings = (settings: Partial<PlatformConfig['settings']>): PlatformConfig => ({
   ...platformConfig,

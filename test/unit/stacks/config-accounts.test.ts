@@ -1,10 +1,9 @@
 import * as fs from 'fs';
-import { RegistryServiceAccount, SecretStoreApp, SecretStoreValidationError } from '../../../lib';
+import { RegistryServiceAccount } from '../../../lib';
 import { CiAccessStack } from '../../../stacks/ci-access-stack';
-import { definePlatform } from '../../../stacks/platform';
 import { PlatformConfig } from '../../../stacks/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
-import { policyRules, resources, synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
+import { policyRules, resources, synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
 
 // README "Add a service account": a new key in the configuration's `accounts` map is one declaration.
 
@@ -13,17 +12,7 @@ const registryCiRules = (stacks: Record<string, any>) =>
   policyRules(resources(stacks['ci-access'], 'vault_policy').find((p) => p.name === 'registry-ci').policy);
 
 /** The problems a synthesis with `config` reports, as `[construct path] message`; [] when it succeeds. */
-function problemsOf(config: PlatformConfig): string[] {
-  const app = new SecretStoreApp({ outdir: tempOutdir() });
-  definePlatform(app, config);
-  try {
-    app.synth();
-    return [];
-  } catch (e) {
-    if (!(e instanceof SecretStoreValidationError)) throw e;
-    return e.problems.map((p) => `[${p.constructPath}] ${p.message}`);
-  }
-}
+const problemsOf = (config: PlatformConfig): string[] => synthesisProblems(config);
 
 describe('a registry account declared in the configuration', () => {
   it('gives the account, its secret path and the read grant to registry-ci', () => {
