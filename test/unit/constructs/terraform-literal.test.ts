@@ -19,6 +19,7 @@ import { terraformString } from '../../../lib/render/text-encoders';
 import { definePlatform, Platform } from '../../../stacks/platform';
 import { PlatformConfig } from '../../../stacks/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
+import { PEOPLE, withPeople } from '../../support/people-config';
 import { SeededRandom } from '../../support/seeded-random';
 import { readOutdir, tempOutdir } from '../../support/synthesized-platform';
 
@@ -89,6 +90,15 @@ const FIELDS: Field[] = [
   ['AppRoleApplication roleName', (v) => ({ change: (p) => app(p, { roleName: v }) })],
   ['AppRoleApplication secretIdBoundCidrs', (v) => ({ change: (p) => app(p, { secretIdBoundCidrs: [v] }) })],
   ['AppRoleApplication tokenBoundCidrs', (v) => ({ change: (p) => app(p, { tokenBoundCidrs: [v] }) })],
+  ['authMounts.approle.description', (v) => ({ config: { ...platformConfig, authMounts: { approle: { description: v } } } })],
+  ['authMounts.jwt.description', (v) => ({ config: { ...platformConfig, authMounts: { jwt: { description: v } } } })],
+  ['people.discoveryUrl', (v) => ({ config: withPeople({ ...PEOPLE, discoveryUrl: `https://sso.example/${v}` }) })],
+  ['people.clientId', (v) => ({ config: withPeople({ ...PEOPLE, clientId: v }) })],
+  ['people.storeUrl', (v) => ({ config: withPeople({ ...PEOPLE, storeUrl: `https://vault.example/${v}` }) })],
+  ['people.groupsClaim', (v) => ({ config: withPeople({ ...PEOPLE, groupsClaim: v }) })],
+  ['people.userClaim', (v) => ({ config: withPeople({ ...PEOPLE, userClaim: v }) })],
+  ['people.scopes', (v) => ({ config: withPeople({ ...PEOPLE, scopes: [v] }) })],
+  ['people group binding', (v) => ({ config: withPeople({ ...PEOPLE, groups: { ...PEOPLE.groups, developers: { groups: [v] } } }) })],
 ];
 
 type Outcome = { refused: string[] } | { outdir: string };
@@ -130,7 +140,8 @@ function addresses(stack: any): Set<string> {
 
 /**
  * Template problems of a synthesized output: any interpolation that is not a whole-string reference
- * `${type.id.attribute}` to a resource of the same stack, any directive, anything unterminated.
+ * `${type.id.attribute}` to a resource of the same stack or `${var.name}` to a variable it declares,
+ * any directive, anything unterminated.
  */
 function templateProblems(outdir: string): string[] {
   const out = readOutdir(outdir);
@@ -148,7 +159,10 @@ function templateProblems(outdir: string): string[] {
       for (const part of parts) {
         if (part.expression === undefined) continue;
         const ref = /^([a-z0-9_]+\.[A-Za-z0-9_-]+)\.[a-z0-9_]+$/.exec(part.expression);
-        if (parts.length !== 1 || !ref || !own.has(ref[1])) problems.push(`${where}: interpolation \${${part.expression}} in ${JSON.stringify(text)}`);
+        // The other reference the library builds: a variable the stack declares (the OIDC client secret).
+        const variable = /^var\.([A-Za-z0-9_-]+)$/.exec(part.expression);
+        const known = ref ? own.has(ref[1]) : variable ? Object.prototype.hasOwnProperty.call(stack.variable ?? {}, variable[1]) : false;
+        if (parts.length !== 1 || !known) problems.push(`${where}: interpolation \${${part.expression}} in ${JSON.stringify(text)}`);
       }
     }
   }
@@ -192,7 +206,7 @@ describe('Terraform JSON strings are literals: no input produces a template in c
       }
     }
     // Not vacuous: template text is accepted in the fields that take free text, claims and audiences.
-    for (const f of ['CiJwtRole audiences', 'CiJwtRole boundClaims', 'CiSecret description', 'RegistryServiceAccount usedBy', 'CiJwtRole policy comment']) {
+    for (const f of ['CiJwtRole audiences', 'CiJwtRole boundClaims', 'CiSecret description', 'RegistryServiceAccount usedBy', 'CiJwtRole policy comment', 'authMounts.approle.description', 'people.clientId', 'people group binding']) {
       expect(accepted).toContain(f);
     }
   });
