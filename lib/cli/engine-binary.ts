@@ -75,11 +75,6 @@ export function chooseEngine(wanted: string | undefined, env: NodeJS.ProcessEnv)
   throw new Error(`no engine found: ${ENGINE_NAMES.join(' or ')} is not on PATH and npm run toolchain has not built one; install OpenTofu or Terraform, run npm run toolchain, or pass --engine`);
 }
 
-/** {@link chooseEngine}'s binary. */
-export function findEngine(wanted: string | undefined, env: NodeJS.ProcessEnv): string {
-  return chooseEngine(wanted, env).path;
-}
-
 /** The engine's own version line (`OpenTofu v1.12.6`), or undefined when it does not say. */
 export function engineVersion(engine: string, env: NodeJS.ProcessEnv): string | undefined {
   const result = spawnSync(engine, ['version'], { env: { ...env, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' }, encoding: 'utf8', timeout: 5_000 });

@@ -1,13 +1,15 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { chooseEngine, engineEnvironment, findEngine } from '../../../lib/cli/engine-binary';
+import { chooseEngine, engineEnvironment } from '../../../lib/cli/engine-binary';
+
+const findEngine = (wanted: string | undefined, env: NodeJS.ProcessEnv): string => chooseEngine(wanted, env).path;
 import { runCli } from '../../../lib/cli/run-cli';
 
 // The one engine lookup `tf` and `adopt` share: the engine that reads a stack's state for `adopt`
 // must be the one `tf` applies it with.
 
-describe('findEngine', () => {
+describe('chooseEngine', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-engine-'));
   const pathDir = path.join(dir, 'bin');
   fs.mkdirSync(pathDir);
