@@ -8,12 +8,12 @@
 import { ChildProcess, spawn, spawnSync } from 'child_process';
 import * as crypto from 'crypto';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { JwtKeySource, SecretStoreApp } from '../lib';
 import { runCli } from '../lib/cli/run-cli';
 import { definePlatform } from '../stacks/platform';
+import { startLocalDevStore, toolchain, waitFor } from './local-dev-store';
 import { PlatformConfig } from '../stacks/platform-config';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -30,39 +30,6 @@ function say(what: string, proves: string): void {
 function cleanup(): void {
   for (const child of children) if (child.exitCode === null && child.pid) process.kill(child.pid, 'SIGTERM');
   if (work) fs.rmSync(work, { recursive: true, force: true });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await Promise.resolve(probe()).catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** Reads the toolchain scripts/toolchain.sh built (`export NAME=value` lines). */
-function toolchain(): Record<string, string> {
-  const cache = process.env.SECRETSTORE_IAC_CACHE || path.join(os.homedir(), '.cache', 'secretstore-iac');
-  const file = path.join(cache, 'toolchain.env');
-  const env: Record<string, string> = {};
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const m = /^export ([A-Z_]+)=(.*)$/.exec(line);
-    if (m) env[m[1]] = m[2].replace(/^'(.*)'$/, '$1');
-  }
-  return env;
 }
 
 /** Runs a command; its output is shown only when it fails (and never holds a secret: see callers). */
@@ -94,13 +61,8 @@ async function main(): Promise<void> {
   fs.chmodSync(work, 0o700);
 
   say('start a local OpenBao dev server on a free 127.0.0.1 port', 'the toolchain built by scripts/toolchain.sh runs a real store');
-  const port = await freePort();
-  const rootToken = crypto.randomBytes(24).toString('hex');
-  const log = fs.openSync(path.join(work, 'bao.log'), 'w', 0o600);
-  const bao = spawn(tools.SECRETSTORE_IAC_BAO, ['server', '-dev', `-dev-listen-address=127.0.0.1:${port}`, `-dev-root-token-id=${rootToken}`], { stdio: ['ignore', log, log] });
+  const { addr, rootToken, process: bao } = await startLocalDevStore(work, tools.SECRETSTORE_IAC_BAO);
   children.push(bao);
-  const addr = `http://127.0.0.1:${port}`;
-  await waitFor('the store', async () => ((await fetch(`${addr}/v1/sys/health`)).status === 200 ? true : undefined));
   console.log(`         store at ${addr} (root token kept in memory only)`);
 
   say('generate a test CI key pair and write a local configuration', 'a CI key source needs only a public key: no CI server is contacted');
