@@ -42,7 +42,7 @@ export const driftCommand: Command = {
     '  --print-reader-policy    print the least-privilege ACL policy the reader needs, and exit',
     '',
     'Exit codes: 0 in sync, 1 drift found, 2 usage error, 3 cannot read the store or the declarations,',
-    '4 a declared KV mount does not match the store.',
+    '5 a declared KV mount does not match the store.',
   ].join('\n'),
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
