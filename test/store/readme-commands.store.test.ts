@@ -24,6 +24,7 @@ import * as path from 'node:path';
 import { READER_POLICY } from '../../lib/reconcile/live-store-reader';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { storeCli } from '../support/store/store-facts';
 import { cacheDir, storeKind } from '../support/store/toolchain-env';
 import { fencedBlocks, pageCommands } from '../support/readme-commands';
 import { REPO_ROOT } from '../support/paths';
@@ -155,6 +156,9 @@ const COMMANDS: Readonly<Record<string, RunHere | RunElsewhere>> = {
       expect(jwt.jwt_validation_pubkeys).toHaveLength(1);
       const policies = Object.values<any>(ciAccess.resource.vault_policy).map((p) => p.policy).join('\n');
       expect(policies).toContain('path "secret/data/registry/svc-mirror"');
+      // OpenBao by default; on Vault, the README's settings.store makes the agents run Vault's agent.
+      const entrypoint = fs.readFileSync(path.join(s.clone, 'cdktf.out', 'agents', 'orchestrator-dev', 'entrypoint.sh'), 'utf8');
+      expect(entrypoint).toContain(`overrides the agent binary (default: ${storeCli()}).`);
     },
   },
   'export SECRETSTORE_ADDR=https://secrets.example:8200 VAULT_TOKEN=...': {
