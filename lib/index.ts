@@ -1,6 +1,7 @@
 // Domain model: plain TypeScript, no cdktf.
 export * from './model/capability';
 export * from './model/duration';
+export * from './model/application-sharding';
 export * from './model/auth-mount-tune';
 export * from './model/grant';
 export * from './model/identifier-name';
@@ -24,6 +25,7 @@ export * from './render/gitlab-ci-template';
 export * from './render/policy-hcl';
 // Constructs: render the model with @cdktf/provider-vault.
 export * from './constructs/agent-configuration';
+export * from './constructs/application-stacks';
 export * from './constructs/approle-application';
 export * from './constructs/approle-auth';
 export * from './constructs/ci-jwt-auth';

@@ -1,57 +1,40 @@
 import { Construct } from 'constructs';
 import {
   AgentConfigurations,
-  AppRoleApplication,
+  ApplicationStacks,
   AppRoleAuth,
   PlatformSettings,
-  SecretStoreStack,
   StateBackendFactory,
 } from '../lib';
 import { authMountProps, PlatformConfig } from './platform-config';
 
 /**
  * What applications may read (spec §2.4, §5.2): the AppRole auth method and one role + policy per
- * application, each scoped to `secret/data/{org}/{env}/{app}/*`.
+ * application, each scoped to `secret/data/{org}/{env}/{app}/*`. This stack holds the mount; with
+ * `applicationSharding` in the configuration the applications go to shard stacks beside it
+ * (`app-roles-dev`, `app-roles-03`: docs/sharding.md). Adding an application is one
+ * `addApplication` line below.
  */
-export class AppRolesStack extends SecretStoreStack {
+export class AppRolesStack extends ApplicationStacks {
   /** The AppRole auth method. */
   readonly appRoleAuth: AppRoleAuth;
-  /** The applications. */
-  readonly applications: AppRoleApplication[];
 
   /**
    * @param settings the platform's settings, built once from `config.settings` by `definePlatform`
    */
   constructor(scope: Construct, id: string, config: PlatformConfig, settings: PlatformSettings, stateBackend?: StateBackendFactory) {
-    super(scope, id, { settings, stateBackend });
-    const auth = (this.appRoleAuth = new AppRoleAuth(this, 'approle', authMountProps(config.authMounts?.approle)));
-    this.applications = [
-      new AppRoleApplication(this, 'orchestrator-dev', {
-        auth,
-        name: 'orchestrator',
-        environment: 'dev',
-        secrets: { database: ['pg_host', 'pg_user', 'pg_password'] },
-      }),
-      new AppRoleApplication(this, 'identity-shared', {
-        auth,
-        name: 'identity',
-        environment: 'shared',
-        roleName: 'authentik-role',
-      }),
-      new AppRoleApplication(this, 'sourcehost-shared', {
-        auth,
-        name: 'sourcehost',
-        environment: 'shared',
-        roleName: 'gitlab-role',
-      }),
-      new AppRoleApplication(this, 'registry-shared', {
-        auth,
-        name: 'registry',
-        environment: 'shared',
-        roleName: 'registry',
-      }),
-    ];
-    // Agent configuration of every application of this stack that declares secrets (also those added later).
+    super(scope, id, { settings, stateBackend, auth: authMountProps(config.authMounts?.approle), sharding: config.applicationSharding });
+    this.appRoleAuth = this.auth;
+    this.addApplication('orchestrator-dev', {
+      name: 'orchestrator',
+      environment: 'dev',
+      secrets: { database: ['pg_host', 'pg_user', 'pg_password'] },
+    });
+    this.addApplication('identity-shared', { name: 'identity', environment: 'shared', roleName: 'authentik-role' });
+    this.addApplication('sourcehost-shared', { name: 'sourcehost', environment: 'shared', roleName: 'gitlab-role' });
+    this.addApplication('registry-shared', { name: 'registry', environment: 'shared', roleName: 'registry' });
+    // Agent configuration of every application of this stack and its shards that declares secrets
+    // (also those added later).
     new AgentConfigurations(this, 'agents', config.agents);
   }
 }

@@ -1,5 +1,6 @@
 import {
   AgentConfigurationsProps,
+  ApplicationSharding,
   AuthMountTune,
   ConfigurationPipelineProps,
   Duration,
@@ -58,6 +59,15 @@ export interface PlatformConfig {
     /** The AppRole method's mount (`approle/`): AppRoleAuth's `local`, `description` and `tune`. */
     readonly approle?: AuthMountConfig;
   };
+  /**
+   * How the applications are split across stacks (docs/sharding.md): `{ by: 'environment' }` gives
+   * `app-roles-dev`, `app-roles-shared`; `{ by: 'hash', shards: 8 }` gives `app-roles-00`..`07` by a
+   * stable hash of the role name; `{ by: 'environment-hash', shards: 4 }` gives `app-roles-dev-00`..
+   * The AppRole mount stays in `app-roles`. Changing it moves applications between stacks: run
+   * `secretstore-iac moves` before planning, or the plans destroy and recreate the roles.
+   * @default { by: 'none' }: every application in `app-roles`
+   */
+  readonly applicationSharding?: ApplicationSharding;
   /**
    * Declare the live-store reader's own least-privilege policy (docs/adoption.md) in the `ci-access`
    * stack (`true`: named `secretstore-iac-reader`), so that `drift` does not list it as unmanaged.
@@ -139,6 +149,8 @@ export const PLATFORM_CONFIG_SCHEMA: PropsSchema = {
   ciJobTimeout: checkedByItsConstruct,
   // Each mount's fields are checked by its construct (AppRoleAuth, CiJwtAuth).
   authMounts: optional(expectRecord(optional(expectRecord(undefined, 'an object { local?, description?, tune? }')), 'an object { jwt?: { local?, description?, tune? }, approle?: { ... } }')),
+  // Checked field by field by ApplicationStacks (reported on `app-roles`, field `sharding`).
+  applicationSharding: checkedByItsConstruct,
   readerPolicy: optional((field, value) =>
     typeof value === 'boolean' ? [] : expectShape({ name: optional(expectString) }, 'true, false or an object { name?: string }')(field, value)),
   ciBoundClaims: checkedByItsConstruct,

@@ -9,7 +9,7 @@ import { PlatformConfig, platformConfigProblems } from './platform-config';
 export interface Platform {
   /** `ci-access`: JWT method, `registry-ci`, registry accounts, CI secrets. */
   readonly ciAccess: CiAccessStack;
-  /** `app-roles`: AppRole method and one role per application. */
+  /** `app-roles`: the AppRole method, and the applications (in shard stacks beside it when `applicationSharding` says so). */
   readonly appRoles: AppRolesStack;
   /** `people`: the OIDC login and one role per group of people, when the configuration has `people`. */
   readonly people?: PeopleStack;

@@ -3,6 +3,7 @@ import { AgentRenewalLoop, renderAgentEntrypoint } from '../render/agent-entrypo
 import { AgentEnvTemplate } from '../render/agent-env-template';
 import { renderAgentHcl } from '../render/agent-hcl';
 import { AppRoleApplication } from './approle-application';
+import { ApplicationStacks } from './application-stacks';
 import { Duration, DURATION_HINT } from '../model/duration';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
@@ -75,7 +76,8 @@ export interface AgentConfigurationsProps {
   /**
    * The applications whose agents to configure; those without declared secrets are skipped.
    * @default every AppRoleApplication of the enclosing stack, including those declared later, so that
-   * adding an application is still one instantiation
+   * adding an application is still one instantiation; in an ApplicationStacks mount stack, also those
+   * of its shard stacks
    */
   readonly applications?: readonly AppRoleApplication[];
   /**
@@ -207,14 +209,15 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
-  /** Every candidate application: the given list, or the stack's applications at the time of asking. */
+  /**
+   * Every candidate application: the given list, or the stack's applications at the time of asking
+   * (in an {@link ApplicationStacks} mount stack: also those of its shards).
+   */
   private get candidates(): readonly AppRoleApplication[] {
-    return (
-      this.declaredApplications ??
-      SecretStoreStack.of(this)
-        .node.findAll()
-        .filter((c): c is AppRoleApplication => c instanceof AppRoleApplication)
-    );
+    if (this.declaredApplications) return this.declaredApplications;
+    const stack = SecretStoreStack.of(this);
+    if (stack instanceof ApplicationStacks) return stack.allApplications();
+    return stack.node.findAll().filter((c): c is AppRoleApplication => c instanceof AppRoleApplication);
   }
 
   /** The configured applications (those that declare secrets). */

@@ -180,7 +180,9 @@ export class AppRoleApplication extends Construct implements IGrantee {
     this.policy = this.policyResource.document;
     Grant.onPath(this, this.readablePath.policyPath, ['read'], this.node.path);
     this.role = new ApproleAuthBackendRole(this, 'role', {
-      backend: auth?.backend.path ?? 'approle',
+      // In the mount's stack a reference (the engine creates the mount first); in another stack (a
+      // shard) the path as a literal: a reference would make cdktf read the mount stack's state.
+      backend: auth === undefined ? 'approle' : SecretStoreStack.of(auth) === SecretStoreStack.of(this) ? auth.backend.path : terraformString(auth.path),
       roleName: terraformString(this.roleName),
       bindSecretId: true,
       secretIdTtl: this.secretIdTtl.toSeconds(),

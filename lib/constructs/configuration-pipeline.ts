@@ -94,15 +94,16 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
 
   /** The pipeline file. */
   artifacts(): SynthesisArtifact[] {
-    const stacks = this.node.root.node
-      .findAll()
-      .filter((c): c is SecretStoreStack => c instanceof SecretStoreStack)
-      .map((s) => s.node.id);
+    const all = this.node.root.node.findAll().filter((c): c is SecretStoreStack => c instanceof SecretStoreStack);
+    const stacks = all.map((s) => s.node.id);
+    // Only stacks that depend on another (application shards on their mount stack) are listed.
+    const dependencies = Object.fromEntries(all.filter((s) => s.dependencies.length > 0).map((s) => [s.node.id, s.dependencies.map((d) => d.node.id)]));
     return [
       {
         path: ConfigurationPipeline.PATH,
         content: renderConfigurationPipelineYaml({
           stacks,
+          dependencies,
           // The pipeline roles' own stack first: a change that adds an application also widens the
           // apply role's policy, which the other stacks' applies need (their tokens are made after it).
           firstStack: SecretStoreStack.of(this.props.applyRole).node.id,

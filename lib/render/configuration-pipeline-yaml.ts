@@ -12,6 +12,12 @@ export interface ConfigurationPipelineYamlOptions {
    * @default none: the stacks apply independently
    */
   readonly firstStack?: string;
+  /**
+   * Stacks each stack depends on (cdktf's `addDependency`: an application shard on its mount stack):
+   * a stack's apply job needs theirs, so they apply first.
+   * @default none
+   */
+  readonly dependencies?: Readonly<Record<string, readonly string[]>>;
   /** Mount path of the JWT auth method (`jwt`). */
   readonly authPath: string;
   /** The `aud` of the job's ID token (the CI URL). */
@@ -75,6 +81,13 @@ function checkNames(options: ConfigurationPipelineYamlOptions): void {
     problems.push(`acknowledgeLabel ${q(options.acknowledgeLabel)}: must be letters, digits, "_", ".", ":" or "-"`);
   }
   if (problems.length > 0) throw new Error(`configuration pipeline: ${problems.join('; ')}`);
+}
+
+/** The apply jobs a stack's apply job waits for: the first stack's, then those of the stacks it depends on, sorted. */
+function applyNeeds(options: ConfigurationPipelineYamlOptions, stack: string): string[] {
+  const first = options.firstStack !== undefined && options.firstStack !== stack && options.stacks.includes(options.firstStack) ? [options.firstStack] : [];
+  const own = [...(options.dependencies?.[stack] ?? [])].filter((d) => options.stacks.includes(d) && !first.includes(d)).sort();
+  return [...first, ...own].map((s) => `secretstore-iac-apply-${s}`);
 }
 
 const MR = '$CI_PIPELINE_SOURCE == "merge_request_event"';
@@ -244,9 +257,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         image + rules(DEFAULT_BRANCH),
         // One apply per stack at a time across pipelines; the state lock covers everyone else.
         `  resource_group: ${q(`secretstore-iac-${stack}`)}`,
-        `  needs: [secretstore-iac-synth, secretstore-iac-plan-${stack}-default-branch${
-          options.firstStack !== undefined && options.firstStack !== stack && options.stacks.includes(options.firstStack) ? `, secretstore-iac-apply-${options.firstStack}` : ''
-        }]`,
+        `  needs: [${['secretstore-iac-synth', `secretstore-iac-plan-${stack}-default-branch`, ...applyNeeds(options, stack)].join(', ')}]`,
         OWN_PLUGIN_CACHE,
         '  script:',
         script('    ', [

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Construct } from 'constructs';
 import {
+  ApplicationStacks,
   AppRoleApplication,
   AppRoleAuth,
   CiJwtAuth,
@@ -85,6 +86,9 @@ const FIELDS: Field[] = [
   ['RegistryServiceAccount name', (v) => ({ change: (p) => account(p, { name: v }) })],
   ['RegistryServiceAccount usedBy', (v) => ({ change: (p) => account(p, { usedBy: v }) })],
   ['AppRoleAuth path', (v) => ({ change: (p) => new AppRoleAuth(p.appRoles, 'x', { path: v }) })],
+  // In a shard stack the mount path is written as a literal, not a reference.
+  ['ApplicationStacks auth path (read by shards)', (v) => ({ change: (p, a) => new ApplicationStacks(a, 'apps', { settings: p.appRoles.settings, auth: { path: v }, sharding: { by: 'environment' } }).addApplication('x', { name: 'billing', environment: 'dev' }) })],
+  ['addApplication stack', (v) => ({ change: (p) => p.appRoles.addApplication('x', { name: 'billing', environment: 'dev', stack: v }) })],
   ['AppRoleApplication name', (v) => ({ change: (p) => app(p, { name: v }) })],
   ['AppRoleApplication environment', (v) => ({ change: (p) => app(p, { environment: v }) })],
   ['AppRoleApplication roleName', (v) => ({ change: (p) => app(p, { roleName: v }) })],
