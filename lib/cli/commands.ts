@@ -5,6 +5,7 @@ import { checkAppRoleCommand } from './check-approle-command';
 import { Command } from './command';
 import { driftCommand } from './drift-command';
 import { engineCommand } from './engine-command';
+import { movesCommand } from './moves-command';
 import { provisionCommand } from './provision-command';
 import { rotateSecretIdCommand } from './rotate-secret-id-command';
 import { whoCanCommand } from './who-can-command';
@@ -23,4 +24,5 @@ export const COMMANDS: readonly Command[] = [
   engineCommand,
   driftCommand,
   adoptCommand,
+  movesCommand,
 ];

@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { readStackKvMounts } from '../reconcile/declared-kv-mount';
+import { MOVES_FILE } from '../reconcile/stack-moves';
 import { resolveStoreAddress } from '../store/store-address';
 import { checkStoreBeforeEngine, engineNeedsStore } from '../store/store-health';
 import { StoreClient } from '../store/store-client';
@@ -47,6 +48,9 @@ export const engineCommand: Command = {
     '                  without a plan file plans first and applies only when nothing is destroyed.',
     '                  The generated configuration pipeline passes it to every plan and apply.',
     '',
+    `STACK may also be a retired stack that \`secretstore-iac moves\` wrote (only ${MOVES_FILE}): its plan`,
+    'forgets the objects that moved out (docs/sharding.md).',
+    '',
     'It prints the engine it runs, its version and why that one, on standard error.',
     '',
     'The engine shares the terminal: its output appears as it is written and its prompts (apply\'s',
@@ -73,7 +77,10 @@ export const engineCommand: Command = {
     if (engineArgs.length === 0) throw new UsageError('give the engine\'s arguments after "--", e.g. -- plan');
     const address = resolveStoreAddress(context.env);
     const stackDir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'), 'stacks', positionals[0]);
-    if (!fs.existsSync(path.join(stackDir, 'cdk.tf.json'))) {
+    // A retired stack (a shard the configuration no longer has) holds only the moves file that
+    // forgets its objects: `moves` wrote its backend and provider there.
+    const retired = !fs.existsSync(path.join(stackDir, 'cdk.tf.json')) && fs.existsSync(path.join(stackDir, MOVES_FILE));
+    if (!retired && !fs.existsSync(path.join(stackDir, 'cdk.tf.json'))) {
       throw new Error(`no synthesized stack at ${stackDir}: run \`npm run synth\` first, or pass --outdir`);
     }
     const choice = chooseEngine(values.engine as string | undefined, context.env);
@@ -86,7 +93,8 @@ export const engineCommand: Command = {
       // A standby serves the engine (it forwards to the active node): one line naming the leader.
       if (health?.notice) context.stderr(`secretstore-iac tf: ${health.notice}`);
     }
-    const stopped = await checkKvMountsBeforeEngine(positionals[0], stackDir, address, engineArgs, context);
+    // A retired stack declares no policy: no KV mount to check.
+    const stopped = retired ? undefined : await checkKvMountsBeforeEngine(positionals[0], stackDir, address, engineArgs, context);
     if (stopped !== undefined) return stopped;
     const env = engineEnvironment(context.env, address, choice);
     // Which engine, which version, and why (once the checks passed, just before it runs): a wrong

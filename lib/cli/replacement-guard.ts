@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { locateStoreObject, readDeclaredObjects } from '../reconcile/declared-object';
 import { runEngineCollected } from './engine-output';
 
 /**
@@ -22,6 +23,10 @@ export interface PlannedDestruction {
   readonly reason?: string;
   /** Before → after of each forcing attribute, as text (`true → null`). */
   readonly values: Readonly<Record<string, string>>;
+  /** The store object's path, from the plan's values before (`auth/approle/role/orchestrator-dev`), when the type is known. */
+  readonly storePath?: string;
+  /** The other stack of the same output that declares the destroyed object now (it moved there). */
+  readonly declaredInStack?: string;
 }
 
 /** Thrown when a plan would destroy or replace an object; the CLI exits with `ExitCode.destructionRefused` (4). */
@@ -55,12 +60,14 @@ export function plannedDestructions(plan: unknown): PlannedDestruction[] {
     const attributes = [...new Set(paths.filter((p) => Array.isArray(p) && p.length > 0).map((p) => String(p[0])))].sort();
     const values: Record<string, string> = {};
     for (const a of attributes) values[a] = `${text(rc.change.before?.[a])} → ${text(rc.change.after?.[a])}`;
+    const located = rc.change.before && typeof rc.change.before === 'object' ? locateStoreObject(String(rc.type), rc.change.before) : undefined;
     out.push({
       address: String(rc.address),
       actions,
       attributes,
       values,
       reason: typeof rc.action_reason === 'string' ? rc.action_reason : undefined,
+      ...(located ? { storePath: located.storePath } : {}),
     });
   }
   return out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
@@ -87,6 +94,9 @@ export function describeDestruction(d: PlannedDestruction): string {
   const kind = d.actions.length === 1 ? 'destroyed' : 'replaced (destroyed, then created again)';
   const forcing = d.attributes.length > 0 ? `; forced by ${d.attributes.map((a) => `${a} (${d.values[a]})`).join(', ')}` : d.reason ? `; ${d.reason}` : '';
   const where = d.declaredAt ? ` declared at ${d.declaredAt}` : '';
+  if (d.declaredInStack !== undefined && d.actions.length === 1) {
+    return `${d.address}${where} would be destroyed, but ${d.storePath} is declared in stack ${d.declaredInStack} now: it moved. Fix: run \`secretstore-iac moves BASE HEAD\` (BASE: the configuration last applied, HEAD: this output) to forget it here and import it there, keeping the object (docs/sharding.md)`;
+  }
   const advice = d.attributes.map((a) => ADVICE[`${type}.${a}`]).filter(Boolean);
   const fix = advice.length > 0 ? `. Fix: ${advice.join('; ')}` : d.actions.length === 1 ? '. Fix: declare the object again, or remove it from state on purpose' : '. Fix: declare what the store has';
   return `${d.address}${where} would be ${kind}${forcing}${fix}`;
@@ -110,6 +120,22 @@ function declarationPaths(stackDir: string): Map<string, string> {
 }
 
 /**
+ * Store path → stack, for the objects the other stacks of the stack's output declare (the output is
+ * the directory two levels up, when it has a manifest): a destroyed object found there moved.
+ */
+function declaredInOtherStacks(stackDir: string): Map<string, string> {
+  const outdir = path.dirname(path.dirname(stackDir));
+  const stack = path.basename(stackDir);
+  const found = new Map<string, string>();
+  try {
+    for (const o of readDeclaredObjects(outdir)) if (o.stack !== stack) found.set(o.storePath, o.stack);
+  } catch {
+    // Not a synthesized output (a hand-made directory): the report names no other stack.
+  }
+  return found;
+}
+
+/**
  * The destructions of a saved plan file (`ENGINE show -json PLAN`), each with its declaration.
  * @throws Error with the engine's message when the plan cannot be read
  */
@@ -117,7 +143,12 @@ export function savedPlanDestructions(engine: string, stackDir: string, env: Nod
   const shown = runEngineCollected(engine, ['show', '-json', planFile], stackDir, env);
   if (shown.status !== 0) throw new Error(`cannot read the plan ${planFile} with \`${path.basename(engine)} show -json\` (exit ${shown.status}): ${firstLines(shown.said)}`);
   const declared = declarationPaths(stackDir);
-  return plannedDestructions(JSON.parse(shown.stdout)).map((d) => ({ ...d, declaredAt: declared.get(d.address) }));
+  const elsewhere = declaredInOtherStacks(stackDir);
+  return plannedDestructions(JSON.parse(shown.stdout)).map((d) => ({
+    ...d,
+    declaredAt: declared.get(d.address),
+    ...(d.storePath !== undefined && elsewhere.has(d.storePath) ? { declaredInStack: elsewhere.get(d.storePath) } : {}),
+  }));
 }
 
 /**

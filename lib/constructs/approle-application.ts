@@ -178,7 +178,7 @@ export class AppRoleApplication extends Construct implements IGrantee {
 
     this.policyResource = new StorePolicy(this, 'policy', { name: this.roleName });
     this.policy = this.policyResource.document;
-    Grant.onPath(this, this.readablePath.policyPath, ['read'], this.node.path);
+    Grant.onPath(this, this.readablePath.policyPath, ['read'], declaredUnderMountStack(this, auth));
     this.role = new ApproleAuthBackendRole(this, 'role', {
       // In the mount's stack a reference (the engine creates the mount first); in another stack (a
       // shard) the path as a literal: a reference would make cdktf read the mount stack's state.
@@ -260,6 +260,17 @@ export class AppRoleApplication extends Construct implements IGrantee {
     for (const rule of this.policy.rules) problems.push(...storeCapabilityProblems(`policy.rules["${rule.path}"]`, rule.capabilities, store));
     return problems;
   }
+}
+
+/**
+ * How the policy comment names an application: its construct path with the stack of its auth mount
+ * in front (`app-roles/orchestrator-dev`, whichever shard stack holds it), so that moving it between
+ * stacks changes no policy text; in the mount's own stack that is its construct path.
+ */
+function declaredUnderMountStack(app: AppRoleApplication, auth: AppRoleAuth | undefined): string {
+  const own = SecretStoreStack.of(app);
+  if (auth === undefined || SecretStoreStack.of(auth) === own) return app.node.path;
+  return `${SecretStoreStack.of(auth).node.path}/${app.node.path.slice(own.node.path.length + 1)}`;
 }
 
 /** Longest token max TTL accepted: the store's default `max_lease_ttl` (32 days). */

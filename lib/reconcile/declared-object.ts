@@ -73,6 +73,17 @@ const TYPES: Readonly<Record<string, { kind: DeclaredObjectKind; locate: (f: Rec
   },
 };
 
+/**
+ * Where an object of a resource type lives on the store and how it is imported, from its
+ * attributes (a stack's resolved fields, or a plan's `before` values); undefined for a type the
+ * reconciliation does not know.
+ */
+export function locateStoreObject(type: string, fields: Readonly<Record<string, unknown>>): { kind: DeclaredObjectKind; storePath: string; importId: string } | undefined {
+  if (!Object.prototype.hasOwnProperty.call(TYPES, type)) return undefined;
+  const { storePath, importId } = TYPES[type].locate(fields as Record<string, unknown>);
+  return { kind: TYPES[type].kind, storePath, importId };
+}
+
 /** Resource types whose objects the reconciliation knows, sorted. */
 export const RECONCILED_TYPES: readonly string[] = Object.keys(TYPES).sort();
 

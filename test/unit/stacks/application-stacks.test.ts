@@ -63,6 +63,12 @@ describe('By environment: app-roles holds the mount, app-roles-<env> the applica
     });
   });
 
+  it('a policy is the same text in every layout (its comment names the application under app-roles): a move updates nothing', () => {
+    const texts = (stacks: Record<string, any>) => Object.values(stacks).flatMap((st) => resources(st, 'vault_policy').map((p) => `${p.name}\n${p.policy}`)).sort();
+    expect(texts(byEnvironment.stacks)).toEqual(texts(single.stacks));
+    expect(texts(byHash.stacks)).toEqual(texts(single.stacks));
+  });
+
   it('each application\'s role and policy live in one stack, at the address they had in app-roles', () => {
     const before = roleHomes(single.stacks);
     const after = roleHomes(byEnvironment.stacks);
