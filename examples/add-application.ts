@@ -4,11 +4,11 @@ import { AppRolesStack } from '../stacks/app-roles-stack';
 /**
  * Example: a new application. One instantiation gives the AppRole role `billing-dev`, its policy
  * reading `secret/data/{org}/dev/billing/*` only, the Role ID output and the checks (no overlap with
- * other applications, TTLs consistent). Call it from the AppRolesStack constructor.
+ * other applications, TTLs consistent), in the stack its shard key names (docs/sharding.md). Call it
+ * from the AppRolesStack constructor.
  */
 export function addBillingApplication(appRoles: AppRolesStack): AppRoleApplication {
-  return new AppRoleApplication(appRoles, 'billing-dev', {
-    auth: appRoles.appRoleAuth,
+  return appRoles.addApplication('billing-dev', {
     name: 'billing',
     environment: 'dev',
     secrets: { database: ['pg_host', 'pg_user', 'pg_password'], smtp: ['smtp_password'] },
