@@ -10,6 +10,7 @@ import { recordDeclaredKvMounts } from './declared-kv-mounts';
 import { IArtifactSource, isArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 import { artifactLayoutProblems } from './artifact-layout';
 import { compareStrings } from '../private/compare-strings';
+import { OutputUpdate, updateOutputDirectory } from './output-update';
 
 /** One problem of a synthesis: where, and what. */
 export interface SynthesisProblem {
@@ -32,9 +33,10 @@ export class SecretStoreValidationError extends Error {
 
 /**
  * The cdktf App of a platform. Synthesis first validates every construct of every stack and runs
- * the platform rules, reporting all problems together; only then does it write, into a staging
- * directory that replaces the output directory in one rename, so a failed or interrupted synthesis
- * never leaves a half-written `cdktf.out`.
+ * the platform rules, reporting all problems together; only then does it write: cdktf into a staging
+ * directory, from which only the files whose bytes changed replace theirs in the output directory
+ * (lib/constructs/output-update.ts), so a failed synthesis writes nothing, an unchanged file is never
+ * rewritten, and an interrupted one never leaves a half-written `cdktf.out`.
  */
 export class SecretStoreApp extends App {
   private static stagingDir(finalDir: string): string {
@@ -90,26 +92,6 @@ export class SecretStoreApp extends App {
     return { constructPath: '', message: `declaration failed: ${message.split('\n')[0]}` };
   }
 
-  /**
-   * Moves what the engine and its users keep in a stack's working directory (`.terraform/`, the
-   * provider lock file, plans saved with `-out`, the import blocks of `secretstore-iac adopt`: anything
-   * the synthesis itself did not write) from the previous output into the new one, so that a
-   * re-synthesis needs no new `init`, a saved plan can still be applied, and imports written between
-   * adopt and apply are not silently turned back into creates.
-   */
-  private carryOverEngineFiles(previousDir: string, newDir: string): void {
-    const stacks = path.join(previousDir, 'stacks');
-    if (!fs.existsSync(stacks)) return;
-    for (const stack of fs.readdirSync(stacks)) {
-      const target = path.join(newDir, 'stacks', stack);
-      if (!fs.existsSync(target)) continue;
-      for (const name of fs.readdirSync(path.join(stacks, stack))) {
-        if (fs.existsSync(path.join(target, name))) continue;
-        fs.renameSync(path.join(stacks, stack, name), path.join(target, name));
-      }
-    }
-  }
-
   /** Every problem of every construct and platform rule, sorted by construct path. */
   problems(): SynthesisProblem[] {
     const problems: SynthesisProblem[] = [...this.declarationProblems];
@@ -143,31 +125,39 @@ export class SecretStoreApp extends App {
       .sort((a, b) => compareStrings(a.path, b.path));
   }
 
-  /** Paths (relative to the output directory) of the artifacts the last synthesis wrote, sorted. */
+  /** Paths (relative to the output directory) of the artifacts the last synthesis produced, sorted, whether or not their bytes changed. */
   get writtenArtifacts(): readonly string[] {
-    return [...this.written];
+    return this.produced;
   }
 
-  private written = new Set<string>();
+  private produced: readonly string[] = [];
 
-  private writeArtifacts(dir: string): void {
-    const seen = (this.written = new Set<string>());
-    for (const artifact of this.collectArtifacts()) {
+  /** What the last synthesis changed in {@link finalOutdir}: the files it wrote and those it removed; both empty when nothing changed. */
+  get lastUpdate(): OutputUpdate {
+    return this.update;
+  }
+
+  private update: OutputUpdate = { written: [], removed: [] };
+
+  /** The artifacts, each path checked once more before anything is written. */
+  private checkedArtifacts(): SynthesisArtifact[] {
+    const seen = new Set<string>();
+    const artifacts = this.collectArtifacts();
+    for (const artifact of artifacts) {
       // problems() refused these already (artifactLayoutProblems); kept as the last guard before a write.
       if (artifact.path.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(artifact.path)) {
         throw new Error(`artifact path "${artifact.path}" must be relative, without ".." or empty segments`);
       }
       if (seen.has(artifact.path)) throw new Error(`two constructs write the artifact "${artifact.path}"`);
       seen.add(artifact.path);
-      const file = path.join(dir, ...artifact.path.split('/'));
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, artifact.content, { mode: artifact.mode ?? 0o644 });
-      fs.chmodSync(file, artifact.mode ?? 0o644);
     }
+    return artifacts;
   }
 
   /**
-   * Validates, then writes all stacks to {@link finalOutdir}.
+   * Validates, then brings {@link finalOutdir} to the synthesized stacks and artifacts, writing only
+   * the files whose bytes changed (lib/constructs/output-update.ts): a synthesis with no change
+   * writes nothing, and what the engine keeps in a stack's directory stays.
    * @throws SecretStoreValidationError listing every problem; the output directory is left untouched
    */
   synth(): void {
@@ -181,13 +171,9 @@ export class SecretStoreApp extends App {
     fs.mkdirSync(path.join(this.outdir, 'stacks'), { recursive: true });
     try {
       super.synth();
-      this.writeArtifacts(this.outdir);
-      // Swap by renames: the old output stays complete until the new one is complete.
-      const previous = `${this.finalOutdir}.previous-${process.pid}`;
-      this.carryOverEngineFiles(this.finalOutdir, this.outdir);
-      if (fs.existsSync(this.finalOutdir)) fs.renameSync(this.finalOutdir, previous);
-      fs.renameSync(this.outdir, this.finalOutdir);
-      fs.rmSync(previous, { recursive: true, force: true });
+      const artifacts = this.checkedArtifacts();
+      this.update = updateOutputDirectory(this.outdir, this.finalOutdir, artifacts);
+      this.produced = artifacts.map((a) => a.path);
     } finally {
       fs.rmSync(this.outdir, { recursive: true, force: true });
     }
