@@ -1,6 +1,7 @@
 import { accessCommand } from './access-command';
 import { accessDiffCommand } from './access-diff-command';
 import { adoptCommand } from './adopt-command';
+import { changedStacksCommand } from './changed-stacks-command';
 import { checkAppRoleCommand } from './check-approle-command';
 import { Command } from './command';
 import { driftCommand } from './drift-command';
@@ -17,6 +18,7 @@ import { whoCanCommand } from './who-can-command';
 export const COMMANDS: readonly Command[] = [
   accessCommand,
   accessDiffCommand,
+  changedStacksCommand,
   whoCanCommand,
   provisionCommand,
   rotateSecretIdCommand,

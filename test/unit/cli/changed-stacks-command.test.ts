@@ -1,0 +1,80 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { AppRoleApplication, SecretStoreStack } from '../../../lib';
+import { runCli } from '../../../lib/cli/run-cli';
+import { Platform } from '../../../stacks/platform';
+import { platformConfig } from '../../../stacks/platform.config';
+import { synthesizePlatform } from '../../support/synthesized-platform';
+
+// `secretstore-iac changed-stacks BASE HEAD` on two synthesized output directories (git refs are
+// synthesized the way access-diff's are, proven in test/store/configuration-pipeline.store.test.ts).
+
+/** The platform with a shard stack that depends on app-roles, as part A's sharding declares them. */
+const withShard = (extra: (p: Platform) => void = () => undefined) =>
+  synthesizePlatform(platformConfig, (p, app) => {
+    new SecretStoreStack(app, 'app-roles-a', { settings: p.appRoles.settings }).addDependency(p.appRoles);
+    extra(p);
+  }).outdir;
+
+async function changedStacks(...args: string[]) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runCli(['changed-stacks', ...args], { env: {}, cwd: '/', isTerminal: false, stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) });
+  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
+}
+
+describe('secretstore-iac changed-stacks BASE HEAD', () => {
+  const base = withShard();
+  const same = withShard();
+  // A new application changes app-roles (its role) and ci-access (the pipeline roles' policies).
+  const billing = withShard((p) => new AppRoleApplication(p.appRoles, 'billing-dev', { auth: p.appRoles.appRoleAuth, name: 'billing', environment: 'dev' }));
+
+  it('no change: exit 0 and nothing on standard output', async () => {
+    expect(await changedStacks(base, same)).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('one line per stack to plan, dependencies first: a change to app-roles selects its shard after it', async () => {
+    const r = await changedStacks(base, billing);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')).toEqual(['app-roles', 'app-roles-a', 'ci-access']);
+  });
+
+  it('a removed stack is reported on standard error, never on standard output', async () => {
+    const head = synthesizePlatform().outdir;
+    const r = await changedStacks(base, head);
+    expect(r).toEqual({ code: 0, stdout: '', stderr: `removed stack app-roles-a: in ${base}, not in ${head}; nothing plans it` });
+  });
+
+  it('--format json: every stack with its change, digests, dependencies and files; the selection in order', async () => {
+    const r = await changedStacks(base, billing, '--format', 'json');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout);
+    expect(json.selected).toEqual(['app-roles', 'app-roles-a', 'ci-access']);
+    expect(json.removed).toEqual([]);
+    const shard = json.stacks.find((s: any) => s.name === 'app-roles-a');
+    expect(shard).toMatchObject({ change: 'unchanged', selected: true, via: ['app-roles'], dependencies: ['app-roles'], files: ['cdk.tf.json'] });
+    expect(shard.baseDigest).toBe(shard.headDigest);
+    const appRoles = json.stacks.find((s: any) => s.name === 'app-roles');
+    expect(appRoles.change).toBe('changed');
+    expect(appRoles.baseDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(appRoles.headDigest).not.toBe(appRoles.baseDigest);
+  });
+
+  it('--format md: a table for the merge-request note, with the planned stacks and short digests', async () => {
+    const r = await changedStacks(base, billing, '--format', 'md');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('### Stacks planned: 3 of 3');
+    expect(r.stdout).toMatch(/\| `app-roles-a` \| unchanged \| yes: depends on `app-roles` \| `sha256:[0-9a-f]{16}` \| `sha256:[0-9a-f]{16}` \|/);
+    expect(r.stdout).toMatch(/\| `app-roles` \| changed \| yes \|/);
+  });
+
+  it('usage errors exit 2: one argument, an unknown format, a directory that is no synthesized output', async () => {
+    expect((await changedStacks(base)).code).toBe(2);
+    expect((await changedStacks(base, same, '--format', 'yaml')).code).toBe(2);
+    const empty = path.dirname(base);
+    fs.mkdirSync(path.join(empty, 'not-an-output'));
+    const r = await changedStacks(base, path.join(empty, 'not-an-output'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is a directory but not a synthesized output (no manifest.json)');
+  });
+});
