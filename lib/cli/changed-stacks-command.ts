@@ -1,3 +1,5 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import { readStackDigests } from '../sources/stack-digest';
 import { renderStackSelectionMarkdown } from '../sources/stack-selection-markdown';
 import { selectChangedStacks } from '../sources/stack-selection';
@@ -14,7 +16,7 @@ export const changedStacksCommand: Command = {
   name: 'changed-stacks',
   summary: 'the stacks whose synthesized content differs between two configurations, and their dependents',
   usage: [
-    'Usage: secretstore-iac changed-stacks BASE HEAD [--format lines|md|json]',
+    'Usage: secretstore-iac changed-stacks BASE HEAD [--format lines|md|json] [--markdown-file FILE]',
     '',
     'Prints the stacks of HEAD to plan and apply for the change from BASE: those whose content digest',
     'differs (added stacks included), and every stack that depends on one of them, directly or not',
@@ -28,6 +30,7 @@ export const changedStacksCommand: Command = {
     '                  of BASE that HEAD no longer has is reported on standard error, never selected',
     '  --format md     per stack: change, planned or not, digests (for a merge-request note)',
     '  --format json   the same, with the full digests and the files each covers',
+    '  --markdown-file FILE  also write the md form to FILE (the pipeline\'s merge-request note)',
     '',
     'Exit codes: 0 the stacks were printed (none when nothing changed), 2 usage error,',
     '3 runtime error (a side that cannot be synthesized or read).',
@@ -35,7 +38,7 @@ export const changedStacksCommand: Command = {
     'Example (CI): for stack in $(secretstore-iac changed-stacks origin/main cdktf.out); do ...; done',
   ].join('\n'),
   async run(args, context) {
-    const { values, positionals } = parseCommandArguments(args, { format: { type: 'string' } }, { min: 2, max: 2, names: 'BASE and HEAD' });
+    const { values, positionals } = parseCommandArguments(args, { format: { type: 'string' }, 'markdown-file': { type: 'string' } }, { min: 2, max: 2, names: 'BASE and HEAD' });
     const format = formatOption(values.format, ['lines', 'md', 'json'] as const, 'lines');
     const sides: ConfigurationSource[] = [];
     try {
@@ -43,11 +46,14 @@ export const changedStacksCommand: Command = {
       const [base, head] = sides.map((s) => readStackDigests(s.dir));
       const selection = selectChangedStacks(base, head);
       const labels = { base: sides[0].label, head: sides[1].label };
+      const markdown = () => renderStackSelectionMarkdown(selection, labels);
+      const markdownFile = values['markdown-file'];
+      if (typeof markdownFile === 'string') fs.writeFileSync(path.resolve(context.cwd, markdownFile), markdown());
       if (format === 'json') {
         const files = (name: string) => head.get(name)?.files ?? [];
         context.stdout(terminalJson({ ...labels, ...selection, stacks: selection.stacks.map((s) => ({ ...s, files: files(s.name) })) }));
       } else if (format === 'md') {
-        context.stdout(highlightMarkdown(terminalText(renderStackSelectionMarkdown(selection, labels).trimEnd()), stylingEnabled(context.isTerminal, context.env)));
+        context.stdout(highlightMarkdown(terminalText(markdown().trimEnd()), stylingEnabled(context.isTerminal, context.env)));
       } else {
         selection.removed.forEach((name) => context.stderr(terminalLine(`removed stack ${name}: in ${labels.base}, not in ${labels.head}; nothing plans it`)));
         if (selection.selected.length > 0) context.stdout(selection.selected.map(terminalLine).join('\n'));

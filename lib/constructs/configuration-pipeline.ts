@@ -53,7 +53,7 @@ export interface ConfigurationPipelineProps {
 /**
  * Writes `ci/secretstore-iac.gitlab-ci.yml`: the pipeline of the repository that holds this
  * configuration (see {@link renderConfigurationPipelineYaml}), with one plan/apply/drift job per stack
- * of the app.
+ * of the app; a stack's apply job needs those of the stacks it depends on.
  */
 export class ConfigurationPipeline extends Construct implements IArtifactSource {
   /** Path of the pipeline file in the output. */
@@ -107,6 +107,7 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
           // The pipeline roles' own stack first: a change that adds an application also widens the
           // apply role's policy, which the other stacks' applies need (their tokens are made after it).
           firstStack: SecretStoreStack.of(this.props.applyRole).node.id,
+          dependencies,
           authPath: this.props.applyRole.identityName.split('/')[0],
           audience: this.props.applyRole.audiences[0],
           applyRoleName: this.props.applyRole.roleName,

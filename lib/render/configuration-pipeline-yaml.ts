@@ -45,6 +45,10 @@ export interface ConfigurationPipelineYamlOptions {
 export const ACCEPT_RISK_VARIABLE = 'SECRETSTORE_IAC_ACCEPT_RISK';
 /** Directory of the saved plans, relative to the project directory (outside `cdktf.out`, so a synthesis never touches them). */
 export const PLAN_DIR = 'secretstore-iac-plans';
+/** The synth job's artifact: the stacks to plan and apply, one per line (`secretstore-iac changed-stacks`). */
+export const CHANGED_STACKS_FILE = 'changed-stacks.txt';
+/** The synth job's artifact: the same selection with the stacks' digests, for the merge request's note. */
+export const CHANGED_STACKS_NOTE = 'changed-stacks.md';
 
 const q = yamlScalar;
 /** Comment text: one line whatever the value holds. */
@@ -73,6 +77,11 @@ function checkNames(options: ConfigurationPipelineYamlOptions): void {
   for (const stack of options.stacks) {
     if (!/^[A-Za-z0-9_.-]+$/.test(stack)) problems.push(`stack ${q(stack)}: must be letters, digits, "_", "." or "-"`);
   }
+  for (const [stack, dependencies] of Object.entries(options.dependencies ?? {})) {
+    for (const d of dependencies) {
+      if (d === stack || !options.stacks.includes(d)) problems.push(`stack ${q(stack)}: depends on ${q(d)}, which is ${d === stack ? 'itself' : 'not one of the stacks'}`);
+    }
+  }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.noteTokenVariable)) {
     problems.push(`noteTokenVariable ${q(options.noteTokenVariable)}: must be a shell variable name`);
   }
@@ -88,6 +97,55 @@ function applyNeeds(options: ConfigurationPipelineYamlOptions, stack: string): s
   const first = options.firstStack !== undefined && options.firstStack !== stack && options.stacks.includes(options.firstStack) ? [options.firstStack] : [];
   const own = [...(options.dependencies?.[stack] ?? [])].filter((d) => options.stacks.includes(d) && !first.includes(d)).sort();
   return [...first, ...own].map((s) => `secretstore-iac-apply-${s}`);
+}
+
+/**
+ * The synth job's step that writes {@link CHANGED_STACKS_FILE} (and {@link CHANGED_STACKS_NOTE}): the
+ * stacks changed against the merge request's target branch, or on the default branch against the
+ * commit before the push. Without such a commit (a new branch, a pipeline started by hand: all zeros)
+ * or when the comparison fails, every stack: planning too much is safe, too little is not. Schedules
+ * (drift) check every stack and skip it.
+ */
+function selectStacks(stacks: readonly string[]): string {
+  const all = `printf '%s\\n' ${stacks.join(' ')} > ${CHANGED_STACKS_FILE}`;
+  return [
+    '# The stacks to plan and apply: those whose synthesized content differs from the base, and their dependents.',
+    'if [ "$CI_PIPELINE_SOURCE" != "schedule" ]; then',
+    '  if [ "$CI_PIPELINE_SOURCE" = "merge_request_event" ]; then',
+    '    base="origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"',
+    '    git fetch --quiet origin "$CI_MERGE_REQUEST_TARGET_BRANCH_NAME" || true',
+    '  else',
+    '    base="${CI_COMMIT_BEFORE_SHA:-}"',
+    '  fi',
+    '  # GitLab gives forty zeros when there is no previous commit.',
+    '  case "$base" in *[!0]*) ;; *) base= ;; esac',
+    '  if [ -z "$base" ]; then',
+    '    echo "secretstore-iac: no previous commit to compare with: every stack is planned"',
+    `    ${all}`,
+    `    echo "### Stacks planned: every stack (no previous commit to compare with)" > ${CHANGED_STACKS_NOTE}`,
+    `  elif ! npx secretstore-iac changed-stacks "$base" cdktf.out --markdown-file ${CHANGED_STACKS_NOTE} > ${CHANGED_STACKS_FILE}; then`,
+    '    echo "secretstore-iac: the stacks changed since $base could not be told (the error is above): every stack is planned" >&2',
+    `    ${all}`,
+    `    echo "### Stacks planned: every stack (the comparison with \\\`$base\\\` failed: see the synth job)" > ${CHANGED_STACKS_NOTE}`,
+    '  fi',
+    '  echo "secretstore-iac: stacks to plan and apply, in dependency order (against ${base:-nothing}):"',
+    `  cat ${CHANGED_STACKS_FILE}`,
+    'fi',
+  ].join('\n');
+}
+
+/**
+ * The first step of a stack's plan or apply job: when the synth job did not select the stack, the
+ * job ends at once, successfully, saying so. A missing selection fails the job instead of skipping it.
+ */
+function skipUnchanged(stack: string, what: 'plan' | 'apply'): string {
+  return [
+    `if [ ! -f ${CHANGED_STACKS_FILE} ]; then echo "secretstore-iac: ${CHANGED_STACKS_FILE}, the synth job's selection of the stacks, is missing" >&2; exit 1; fi`,
+    `if ! grep -qxF ${shellQuote(stack)} ${CHANGED_STACKS_FILE}; then`,
+    `  echo "secretstore-iac: stack ${stack} is unchanged (same content digest as the base, and no stack it depends on changed): nothing to ${what}"`,
+    '  exit 0',
+    'fi',
+  ].join('\n');
 }
 
 const MR = '$CI_PIPELINE_SOURCE == "merge_request_event"';
@@ -130,11 +188,16 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       '#   include:',
       `#     - local: ${c(options.committedCopy)}`,
       '#',
-      '# Merge request: build, synth, a saved plan per stack, and the access diff against the target',
-      `# branch as the MR's note (needs ${c(options.noteTokenVariable)}, a project access token with scope api;`,
-      '# unset: an artifact and the job log). Risk flags fail the access diff unless the MR has the label',
-      `# "${c(options.acknowledgeLabel)}" or ${ACCEPT_RISK_VARIABLE} is "true".`,
-      '# Default branch: build, synth, plan, apply of the saved plan per stack, one apply at a time.',
+      '# Only the changed stacks are planned and applied: those whose synthesized content (a digest per',
+      '# stack) differs from the target branch\'s (merge request) or the previous commit\'s (default branch),',
+      '# and the stacks that depend on them (secretstore-iac changed-stacks, in the synth job); the jobs of',
+      '# the other stacks finish at once, saying so. Without a previous commit, every stack is planned.',
+      '# Merge request: build, synth, a saved plan per changed stack, and the access diff against the target',
+      `# branch with the stacks' digests as the MR's note (needs ${c(options.noteTokenVariable)}, a project access`,
+      '# token with scope api; unset: an artifact and the job log). Risk flags fail the access diff unless the',
+      `# MR has the label "${c(options.acknowledgeLabel)}" or ${ACCEPT_RISK_VARIABLE} is "true".`,
+      '# Default branch: build, synth, plan, apply of the saved plan per changed stack, one apply at a time,',
+      '# a stack after the stacks it depends on.',
       '# Schedule: plan -detailed-exitcode per stack; a drift fails the job.',
       `# Store tokens: JWT login as "${c(options.planRoleName)}" (merge requests, read only) or`,
       `# "${c(options.applyRoleName)}" (protected branches). SECRETSTORE_ADDR and PG_CONN_STR (the state) are`,
@@ -186,6 +249,9 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       'secretstore-iac-synth:',
       '  stage: synth',
       image + rules(MR, DEFAULT_BRANCH, SCHEDULE),
+      '  variables:',
+      '    # The whole history: the base of the stack selection (the previous commit, the target branch) is in it.',
+      '    GIT_DEPTH: "0"',
       '  script:',
       script('    ', [
         'eval "$SECRETSTORE_IAC_INSTALL"',
@@ -200,9 +266,10 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           '  exit 1',
           'fi',
         ].join('\n'),
+        selectStacks(stacks),
       ]),
       '  artifacts:',
-      '    paths: [cdktf.out/, dist/]',
+      `    paths: [cdktf.out/, dist/, ${CHANGED_STACKS_FILE}, ${CHANGED_STACKS_NOTE}]`,
       '    exclude: ["cdktf.out/**/.terraform/**/*"]',
       '    expire_in: 1 week',
       '',
@@ -234,6 +301,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           OWN_PLUGIN_CACHE,
           '  script:',
           script('    ', [
+            skipUnchanged(stack, 'plan'),
             'eval "$SECRETSTORE_IAC_INSTALL"',
             `mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
             MAKE_PLUGIN_CACHE,
@@ -261,6 +329,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         OWN_PLUGIN_CACHE,
         '  script:',
         script('    ', [
+          skipUnchanged(stack, 'apply'),
           'eval "$SECRETSTORE_IAC_INSTALL"',
           MAKE_PLUGIN_CACHE,
           tf(stack, 'init -input=false'),
@@ -290,7 +359,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       'secretstore-iac-access-diff:',
       '  stage: review',
       image + rules(MR),
-      '  needs: [secretstore-iac-build]',
+      '  needs: [secretstore-iac-build, secretstore-iac-synth]',
       '  variables:',
       '    GIT_DEPTH: "0"',
       '  script:',
@@ -305,6 +374,8 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           'set -e',
           '# 0 no access change, 1 access changed; anything else is an error of the diff itself.',
           'if [ "$rc" -gt 1 ]; then cat access-diff.md; exit "$rc"; fi',
+          `# The note shows which stacks this merge request plans, with their digests (the synth job's ${CHANGED_STACKS_NOTE}).`,
+          `if [ -f ${CHANGED_STACKS_NOTE} ]; then printf '\\n' >> access-diff.md; cat ${CHANGED_STACKS_NOTE} >> access-diff.md; fi`,
           'cat access-diff.md',
           `if [ -n "\${${options.noteTokenVariable}:-}" ]; then`,
           '  # The token goes to curl on standard input, never on its command line.',

@@ -68,6 +68,13 @@ describe('secretstore-iac changed-stacks BASE HEAD', () => {
     expect(r.stdout).toMatch(/\| `app-roles` \| changed \| yes \|/);
   });
 
+  it('--markdown-file FILE: the md form written to FILE beside the lines on standard output, for the pipeline\'s note', async () => {
+    const file = path.join(path.dirname(base), 'changed-stacks.md');
+    const r = await changedStacks(base, billing, '--markdown-file', file);
+    expect(r.stdout.split('\n')).toEqual(['app-roles', 'app-roles-a', 'ci-access']);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${(await changedStacks(base, billing, '--format', 'md')).stdout}\n`);
+  });
+
   it('usage errors exit 2: one argument, an unknown format, a directory that is no synthesized output', async () => {
     expect((await changedStacks(base)).code).toBe(2);
     expect((await changedStacks(base, same, '--format', 'yaml')).code).toBe(2);

@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
+import { SecretStoreStack } from '../../../lib';
 import { platformConfig } from '../../../stacks/platform.config';
 import { policyRules, resources, synthesizePlatform } from '../../support/synthesized-platform';
 import { REPO_ROOT } from '../../support/paths';
@@ -86,6 +87,17 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
       expect(pipeline[`secretstore-iac-drift-${s}`].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
       expect(pipeline[`secretstore-iac-drift-${s}`].script.join('\n')).toContain('plan -input=false -lock-timeout=10m -detailed-exitcode');
     }
+  });
+
+  it('a stack that depends on another (addDependency) applies after it: the apply job needs the other\'s', () => {
+    const sharded = synthesizePlatform({ ...platformConfig, configurationProject: { projectId: '4242' } }, (p, app) => {
+      new SecretStoreStack(app, 'app-roles-a', { settings: p.appRoles.settings }).addDependency(p.appRoles);
+    });
+    const jobs = yaml.load(fs.readFileSync(path.join(sharded.outdir, 'ci', 'secretstore-iac.gitlab-ci.yml'), 'utf8')) as Record<string, any>;
+    expect(jobs['secretstore-iac-apply-app-roles-a'].needs).toEqual([
+      'secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-app-roles', 'secretstore-iac-apply-ci-access',
+    ]);
+    expect(jobs['secretstore-iac-apply-app-roles'].needs).not.toContain('secretstore-iac-apply-app-roles-a');
   });
 
   it('the store token comes from a JWT login with the job\'s ID token, never from a variable', () => {

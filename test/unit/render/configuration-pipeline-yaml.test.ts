@@ -43,7 +43,7 @@ interface Received {
 }
 
 /** Runs the posting item against a notes API answering `status`; returns what the API saw and the job's output. */
-async function runJob(status: number, env: Record<string, string>): Promise<{ code: number | null; output: string; received: Received[] }> {
+async function runJob(status: number, env: Record<string, string>, stacksNote?: string): Promise<{ code: number | null; output: string; received: Received[] }> {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     let data = '';
@@ -61,6 +61,7 @@ async function runJob(status: number, env: Record<string, string>): Promise<{ co
     const bin = path.join(dir, 'bin');
     fs.mkdirSync(bin);
     fs.writeFileSync(path.join(dir, 'report.md'), REPORT);
+    if (stacksNote !== undefined) fs.writeFileSync(path.join(dir, 'changed-stacks.md'), stacksNote);
     // The prepared diff: exit 1 (access changed), no risk flag.
     fs.writeFileSync(
       path.join(bin, 'npx'),
@@ -113,6 +114,13 @@ describe('the access-diff job posts the diff as the merge request\'s note', () =
     expect(output).toContain(`check ${TOKEN_VARIABLE}`);
     expect(output).not.toContain('access diff posted');
     expect(output).not.toContain(TOKEN);
+  });
+
+  it('the note shows the stacks the merge request plans, with their digests: the synth job\'s changed-stacks.md after the diff', async () => {
+    const note = '### Stacks planned: 1 of 2\n\n| stack | change | planned |\n| --- | --- | --- |\n| `ci-access` | changed | yes |\n';
+    const { code, received } = await runJob(201, { [TOKEN_VARIABLE]: TOKEN }, note);
+    expect(code).toBe(0);
+    expect(received[0].body.get('body')).toBe(`${REPORT}\n${note}`);
   });
 
   it('token unset: no request, the diff is in the log and the job passes', async () => {

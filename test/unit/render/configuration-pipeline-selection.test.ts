@@ -1,0 +1,124 @@
+/**
+ * The configuration pipeline plans and applies only the stacks the synth job selects: the rendered
+ * steps run for real under the runner's `bash -eo pipefail`. Only `secretstore-iac changed-stacks`
+ * is a prepared answer here (an `npx` on PATH); the pipeline with the real command runs under
+ * gitlab-ci-local in test/store/configuration-pipeline.store.test.ts.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { ConfigurationPipelineYamlOptions, renderConfigurationPipelineYaml } from '../../../lib/render/configuration-pipeline-yaml';
+
+const OPTIONS: ConfigurationPipelineYamlOptions = {
+  stacks: ['app-roles', 'app-roles-a', 'app-roles-b', 'ci-access'],
+  firstStack: 'ci-access',
+  dependencies: { 'app-roles-a': ['app-roles'], 'app-roles-b': ['app-roles'] },
+  authPath: 'jwt',
+  audience: 'https://gitlab.acme.example',
+  applyRoleName: 'secretstore-iac-pipeline',
+  planRoleName: 'secretstore-iac-plan',
+  acknowledgeLabel: 'access-risk-acknowledged',
+  noteTokenVariable: 'SECRETSTORE_IAC_NOTE_TOKEN',
+  installCommand: 'true',
+  committedCopy: '.gitlab/secretstore-iac.gitlab-ci.yml',
+};
+const pipeline = yaml.load(renderConfigurationPipelineYaml(OPTIONS)) as Record<string, any>;
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+/** Runs one script item in a fresh directory holding `files`, with an `npx` that runs `npx` (a shell body). */
+function runItem(item: string, env: Record<string, string>, files: Record<string, string> = {}, npx = 'exit 127') {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-selection-'));
+  dirs.push(dir);
+  fs.mkdirSync(path.join(dir, 'bin'));
+  fs.writeFileSync(path.join(dir, 'bin', 'npx'), `#!/bin/sh\n${npx}\n`, { mode: 0o755 });
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
+  const r = spawnSync('bash', ['-eo', 'pipefail', '-c', `${item}\necho "job went on"`], { cwd: dir, encoding: 'utf8', env: { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`, HOME: dir, ...env } });
+  const read = (name: string) => (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), 'utf8') : undefined);
+  return { code: r.status, output: `${r.stdout}${r.stderr}`, read };
+}
+
+describe('the synth job selects the stacks to plan and apply', () => {
+  const item: string = pipeline['secretstore-iac-synth'].script.find((i: string) => i.includes('changed-stacks'));
+
+  it('keeps the selection and its note as artifacts, with the whole history to compare with', () => {
+    expect(pipeline['secretstore-iac-synth'].artifacts.paths).toEqual(expect.arrayContaining(['changed-stacks.txt', 'changed-stacks.md']));
+    expect(pipeline['secretstore-iac-synth'].variables).toEqual({ GIT_DEPTH: '0' });
+  });
+
+  it('merge request: against the target branch, the command\'s lines and Markdown kept', () => {
+    const npx = 'echo "$*" > args.txt; echo "| note |" > changed-stacks.md; printf "app-roles\\napp-roles-a\\n"';
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' }, {}, npx);
+    expect(r.code).toBe(0);
+    expect(r.read('args.txt')).toBe('secretstore-iac changed-stacks origin/main cdktf.out --markdown-file changed-stacks.md\n');
+    expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\n');
+    expect(r.output).toContain('stacks to plan and apply, in dependency order (against origin/main):\napp-roles\napp-roles-a\n');
+  });
+
+  it('default branch: against the commit before the push', () => {
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, 'echo "$*" > args.txt; echo ci-access');
+    expect(r.read('args.txt')).toBe('secretstore-iac changed-stacks 1a2b3c cdktf.out --markdown-file changed-stacks.md\n');
+    expect(r.read('changed-stacks.txt')).toBe('ci-access\n');
+  });
+
+  it.each([['no previous commit (forty zeros)', { CI_COMMIT_BEFORE_SHA: '0'.repeat(40) }], ['none given', {}]])('%s: every stack, and the note says why', (_, env) => {
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'web', ...env }, {}, 'echo called > args.txt');
+    expect(r.code).toBe(0);
+    expect(r.read('args.txt')).toBeUndefined();
+    expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\napp-roles-b\nci-access\n');
+    expect(r.read('changed-stacks.md')).toContain('every stack (no previous commit to compare with)');
+  });
+
+  it('a comparison that fails plans every stack, saying why, instead of planning none', () => {
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, 'echo "cannot synthesize 1a2b3c" >&2; exit 3');
+    expect(r.code).toBe(0);
+    expect(r.output).toContain('the stacks changed since 1a2b3c could not be told (the error is above): every stack is planned');
+    expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\napp-roles-b\nci-access\n');
+    expect(r.read('changed-stacks.md')).toContain('the comparison with `1a2b3c` failed');
+  });
+
+  it('schedule (drift of every stack): no selection', () => {
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'schedule' }, {}, 'echo called > args.txt');
+    expect(r.code).toBe(0);
+    expect(r.read('args.txt')).toBeUndefined();
+    expect(r.read('changed-stacks.txt')).toBeUndefined();
+  });
+});
+
+describe('a stack the synth job did not select: its plan and apply jobs finish at once, saying so', () => {
+  const jobs = ['secretstore-iac-plan-app-roles-a', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-app-roles-a'];
+
+  it.each(jobs)('%s: first step; skips when unselected, goes on when selected, fails without the selection', (job) => {
+    const first: string = pipeline[job].script[0];
+    const what = job.includes('apply') ? 'apply' : 'plan';
+    const skipped = runItem(first, {}, { 'changed-stacks.txt': 'app-roles\napp-roles-ab\n' });
+    expect(skipped.code).toBe(0);
+    expect(skipped.output).toBe(`secretstore-iac: stack app-roles-a is unchanged (same content digest as the base, and no stack it depends on changed): nothing to ${what}\n`);
+    const selected = runItem(first, {}, { 'changed-stacks.txt': 'ci-access\napp-roles-a\n' });
+    expect(selected).toMatchObject({ code: 0, output: 'job went on\n' });
+    const missing = runItem(first, {});
+    expect(missing.code).toBe(1);
+    expect(missing.output).toContain('changed-stacks.txt, the synth job\'s selection of the stacks, is missing');
+  });
+
+  it('the drift jobs check every stack', () => {
+    expect(pipeline['secretstore-iac-drift-app-roles-a'].script.join('\n')).not.toContain('changed-stacks.txt');
+  });
+});
+
+describe('apply order: a stack after the stacks it depends on, and after the pipeline roles\' stack', () => {
+  it('each apply job needs its plan and the apply jobs of its dependencies and of ci-access', () => {
+    const needs = (s: string) => pipeline[`secretstore-iac-apply-${s}`].needs;
+    expect(needs('ci-access')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-ci-access-default-branch']);
+    expect(needs('app-roles')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-default-branch', 'secretstore-iac-apply-ci-access']);
+    expect(needs('app-roles-a')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-app-roles', 'secretstore-iac-apply-ci-access']);
+  });
+
+  it('a dependency on a stack the pipeline does not have, or on itself, is refused', () => {
+    expect(() => renderConfigurationPipelineYaml({ ...OPTIONS, dependencies: { 'app-roles-a': ['nope', 'app-roles-a'] } })).toThrow(
+      'configuration pipeline: stack "app-roles-a": depends on "nope", which is not one of the stacks; stack "app-roles-a": depends on "app-roles-a", which is itself',
+    );
+  });
+});
