@@ -2,7 +2,8 @@
  * Synthesis benchmark (not a test): prints figures, asserts nothing.
  *
  * 1. Library overhead: the platform stacks synthesized through the library, next to the same
- *    resources written with the raw provider classes (target: at most 1.2x).
+ *    resources written with the raw provider classes and literal values (target: at most 1.2x); the
+ *    bench says whether both sides wrote the same resources and values (references aside).
  * 2. Scale: time and peak memory (max RSS of a fresh process) to synthesize 100, 1,000 and 5,000
  *    generated applications (target: 1,000 apps under 2 s and 400 MB, growing linearly).
  *
@@ -69,8 +70,54 @@ function synthLibrary(extraApps = 0, withSecrets = true): string {
   return outdir;
 }
 
-/** The same resources with the raw provider classes and literal policy texts, as a hand-written stack would. */
-function synthRaw(): string {
+/** Policy texts by policy name: a hand-written stack holds them as literals. */
+type PolicyTexts = Readonly<Record<string, string>>;
+
+/**
+ * The policy texts the library's stacks hold, read once before any timing: the raw stacks below
+ * carry them as literal strings, so that both sides write the same resources with the same values.
+ */
+function libraryPolicyTexts(): PolicyTexts {
+  const outdir = synthLibraryStacksOnly();
+  const texts: Record<string, string> = {};
+  for (const stack of ['ci-access', 'app-roles']) {
+    const json = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', stack, 'cdk.tf.json'), 'utf8'));
+    for (const policy of Object.values(json.resource.vault_policy) as { name: string; policy: string }[]) texts[policy.name] = policy.policy;
+  }
+  fs.rmSync(path.dirname(outdir), { recursive: true, force: true });
+  return texts;
+}
+
+/** The JWT role settings every CI role of the platform shares. */
+const JWT_ROLE_DEFAULTS = {
+  roleType: 'jwt',
+  userClaim: 'project_path',
+  userClaimJsonPointer: false,
+  boundAudiences: ['https://gitlab.acme.example'],
+  boundSubject: '',
+  claimMappings: {},
+  groupsClaim: '',
+  disableBoundClaimsParsing: false,
+  clockSkewLeeway: 0,
+  expirationLeeway: 0,
+  notBeforeLeeway: 0,
+  verboseOidcLogging: false,
+  tokenNoDefaultPolicy: false,
+  tokenTtl: 3600,
+  tokenMaxTtl: 3600,
+  tokenExplicitMaxTtl: 3600,
+  tokenPeriod: 0,
+  tokenNumUses: 0,
+  tokenType: 'service',
+  tokenBoundCidrs: [],
+};
+
+/**
+ * The same resources as the library's platform stacks, with the raw provider classes and literal
+ * values, as a hand-written stack would: the JWT method, registry-ci and the configuration
+ * pipeline's two roles with their policies; the AppRole method and the four applications.
+ */
+function synthRaw(policies: PolicyTexts): string {
   const outdir = tmp();
   const app = new App({ outdir });
   const ci = new TerraformStack(app, 'ci-access');
@@ -79,63 +126,24 @@ function synthRaw(): string {
   const jwt = new JwtAuthBackend(ci, 'jwt', {
     path: 'jwt',
     type: 'jwt',
-    description: 'CI job tokens',
+    description: 'CI job tokens (managed by secretstore-iac)',
     boundIssuer: 'https://gitlab.acme.example',
     oidcDiscoveryUrl: 'https://gitlab.acme.example',
   });
-  const paths = [
-    'codequality/svc-orchestrator',
-    'orchestrator/e2e-test-user',
-    'registry/svc-executor',
-    'registry/svc-orchestrator',
-    'testreport/svc-orchestrator',
-    'vulnmgmt/svc-orchestrator',
-  ];
-  const ciPolicy = new Policy(ci, 'registry-ci-policy', {
-    name: 'registry-ci',
-    policy: paths.map((p) => `path "secret/data/${p}" {\n  capabilities = ["read"]\n}\n`).join('\n'),
-  });
-  new JwtAuthBackendRole(ci, 'registry-ci', {
-    backend: jwt.path,
-    roleName: 'registry-ci',
-    roleType: 'jwt',
-    userClaim: 'project_path',
-    userClaimJsonPointer: false,
-    boundAudiences: ['https://gitlab.acme.example'],
-    boundClaims: { namespace_path: 'acme,acme/*' },
-    boundClaimsType: 'glob',
-    boundSubject: '',
-    claimMappings: {},
-    groupsClaim: '',
-    disableBoundClaimsParsing: false,
-    clockSkewLeeway: 0,
-    expirationLeeway: 0,
-    notBeforeLeeway: 0,
-    verboseOidcLogging: false,
-    tokenPolicies: [ciPolicy.name],
-    tokenNoDefaultPolicy: false,
-    tokenTtl: 3600,
-    tokenMaxTtl: 3600,
-    tokenExplicitMaxTtl: 3600,
-    tokenPeriod: 0,
-    tokenNumUses: 0,
-    tokenType: 'service',
-    tokenBoundCidrs: [],
-  });
+  for (const [role, boundClaims, boundClaimsType] of [
+    ['registry-ci', { namespace_path: 'acme,acme/*' }, 'glob'],
+    ['secretstore-iac-pipeline', { project_id: '42', ref_protected: 'true', ref_type: 'branch' }, 'string'],
+    ['secretstore-iac-plan', { project_id: '42' }, 'string'],
+  ] as const) {
+    const policy = new Policy(ci, `${role}-policy`, { name: role, policy: policies[role] });
+    new JwtAuthBackendRole(ci, role, { ...JWT_ROLE_DEFAULTS, backend: jwt.path, roleName: role, boundClaims, boundClaimsType, tokenPolicies: [policy.name] });
+  }
   const apps = new TerraformStack(app, 'app-roles');
   new VaultProvider(apps, 'vault', {});
   new LocalBackend(apps, { path: 'terraform.app-roles.tfstate' });
-  const approle = new AuthBackend(apps, 'approle', { type: 'approle', path: 'approle', description: 'agents' });
-  for (const [role, prefix] of [
-    ['orchestrator-dev', 'acme/dev/orchestrator'],
-    ['authentik-role', 'acme/shared/identity'],
-    ['gitlab-role', 'acme/shared/sourcehost'],
-    ['registry', 'acme/shared/registry'],
-  ]) {
-    const policy = new Policy(apps, `${role}-policy`, {
-      name: role,
-      policy: `path "secret/data/${prefix}/*" {\n  capabilities = ["read"]\n}\n`,
-    });
+  const approle = new AuthBackend(apps, 'approle', { type: 'approle', path: 'approle', description: 'Application sidecar agents (managed by secretstore-iac)' });
+  for (const role of ['orchestrator-dev', 'authentik-role', 'gitlab-role', 'registry']) {
+    const policy = new Policy(apps, `${role}-policy`, { name: role, policy: policies[role] });
     const r = new ApproleAuthBackendRole(apps, role, {
       backend: approle.path,
       roleName: role,
@@ -153,10 +161,30 @@ function synthRaw(): string {
       tokenType: 'service',
       tokenBoundCidrs: [],
     });
-    new TerraformOutput(apps, `${role}-role-id`, { value: r.roleId, description: `Role ID of AppRole ${role}` });
+    new TerraformOutput(apps, `${role}-role-id`, {
+      value: r.roleId,
+      description: `Role ID of AppRole ${role} (non-sensitive; the Secret ID is issued by deployment automation)`,
+    });
   }
   app.synth();
   return outdir;
+}
+
+/**
+ * The resources of both sides, per stack, as `type: count` with every attribute value but references
+ * and cdktf's metadata: the comparison is fair only when they are the same.
+ */
+function resourceSummary(outdir: string): string {
+  const strip = (value: unknown): unknown =>
+    typeof value === 'string' ? value.replace(/\$\{[^}]*\}/g, '${ref}') : Array.isArray(value) ? value.map(strip)
+      : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([k]) => k !== '//').map(([k, v]) => [k, strip(v)])) : value;
+  return ['ci-access', 'app-roles']
+    .map((stack) => {
+      const json = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', stack, 'cdk.tf.json'), 'utf8'));
+      const blocks = Object.entries(json.resource as Record<string, Record<string, unknown>>).flatMap(([type, byId]) => Object.values(byId).map((b) => `${type} ${JSON.stringify(strip(b))}`));
+      return `${stack}: ${blocks.sort().join('\n')}\noutputs ${Object.keys(json.output ?? {}).length}`;
+    })
+    .join('\n');
 }
 
 function median(values: number[]): number {
@@ -196,10 +224,15 @@ function main(): void {
   if (process.argv[2] === '--child') return child(Number(process.argv[3]), process.argv[4] === 'secrets');
   const runs = Number(process.env.BENCH_RUNS ?? 41);
   console.log(`secretstore-iac synthesis benchmark (node ${process.version}, ${os.cpus().length} cpus, median of ${runs} runs)`);
-  const [lib, raw] = timeAlternately(synthLibraryStacksOnly, synthRaw, runs);
-  const [full] = timeAlternately(() => synthLibrary(), synthRaw, runs);
+  const policies = libraryPolicyTexts();
+  const synthRawStacks = () => synthRaw(policies);
+  const [libraryOut, rawOut] = [synthLibraryStacksOnly(), synthRawStacks()];
+  const same = resourceSummary(libraryOut) === resourceSummary(rawOut);
+  [libraryOut, rawOut].forEach((dir) => fs.rmSync(path.dirname(dir), { recursive: true, force: true }));
+  const [lib, raw] = timeAlternately(synthLibraryStacksOnly, synthRawStacks, runs);
+  const [full] = timeAlternately(() => synthLibrary(), synthRawStacks, runs);
   console.log(`platform stacks via library      ${lib.toFixed(1).padStart(8)} ms`);
-  console.log(`same resources, raw provider     ${raw.toFixed(1).padStart(8)} ms`);
+  console.log(`same resources, raw provider     ${raw.toFixed(1).padStart(8)} ms   (${same ? 'same resources and values on both sides' : 'NOT the same resources: the figures do not compare'})`);
   console.log(`library overhead                 ${(lib / raw).toFixed(2).padStart(8)} x   (target <= 1.20 x)`);
   console.log(`with CI template + agent files   ${full.toFixed(1).padStart(8)} ms   (5 more files than the raw stacks write)`);
   console.log('');

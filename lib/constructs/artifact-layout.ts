@@ -1,6 +1,6 @@
 import { IConstruct } from 'constructs';
 import { ValidationProblem } from '../model/validation-problem';
-import { IArtifactSource } from './synthesis-artifact';
+import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 import { compareStrings } from '../private/compare-strings';
 
 /** One problem of the output layout, at the construct that causes it. */
@@ -49,15 +49,19 @@ function pathProblem(field: string, value: unknown): ValidationProblem | undefin
  * directory, and no exclusive directory (an agents' `outputDirectory`) shared with another source.
  *
  * @param sources the artifact sources whose own validation passed (others are not rendered)
+ * @param render renders a source's artifacts (the synthesis keeps them for writing)
  * @returns the problems, by construct path
  */
-export function artifactLayoutProblems(sources: readonly IArtifactSource[]): ArtifactLayoutProblem[] {
+export function artifactLayoutProblems(
+  sources: readonly IArtifactSource[],
+  render: (source: IArtifactSource) => readonly SynthesisArtifact[] = (source) => source.artifacts(),
+): ArtifactLayoutProblem[] {
   const problems: ArtifactLayoutProblem[] = [];
   const files: { path: string; source: IConstruct }[] = [];
   for (const source of sources) {
-    let artifacts: { path: string }[];
+    let artifacts: readonly { path: string }[];
     try {
-      artifacts = source.artifacts();
+      artifacts = render(source);
     } catch (error) {
       // A renderer's own refusal (its construct should have reported it) is a problem, not a stack trace.
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error);

@@ -107,7 +107,6 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
           // The pipeline roles' own stack first: a change that adds an application also widens the
           // apply role's policy, which the other stacks' applies need (their tokens are made after it).
           firstStack: SecretStoreStack.of(this.props.applyRole).node.id,
-          dependencies,
           authPath: this.props.applyRole.identityName.split('/')[0],
           audience: this.props.applyRole.audiences[0],
           applyRoleName: this.props.applyRole.roleName,

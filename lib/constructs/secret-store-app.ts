@@ -58,7 +58,9 @@ export class SecretStoreApp extends App {
     this.finalOutdir = finalOutdir;
     // cdktf creates the staging directory (and its stacks/) at construction; remove it until synth()
     // writes, so that a declaration that fails, or an app never synthesized, leaves nothing behind.
-    fs.rmSync(this.outdir, { recursive: true, force: true });
+    // Both are empty: two rmdir, where a recursive removal costs milliseconds on a slow disk.
+    fs.rmdirSync(path.join(this.outdir, 'stacks'));
+    fs.rmdirSync(this.outdir);
   }
 
   private readonly declarationProblems: SynthesisProblem[] = [];
@@ -105,7 +107,7 @@ export class SecretStoreApp extends App {
       if (own.length === 0 && isArtifactSource(c)) renderable.push(c);
     }
     // Where the artifacts go is checked with everything else, before anything is written.
-    artifactLayoutProblems(renderable).forEach((p) => problems.push({ constructPath: p.constructPath, message: String(p.problem) }));
+    artifactLayoutProblems(renderable, (source) => this.artifactsOf(source)).forEach((p) => problems.push({ constructPath: p.constructPath, message: String(p.problem) }));
     const declarations = new PlatformDeclarations(this);
     for (const rule of PLATFORM_RULES) {
       rule.check(declarations).forEach((f) => problems.push({ constructPath: f.constructPath, message: String(f.problem) }));
@@ -121,8 +123,19 @@ export class SecretStoreApp extends App {
     return this.node
       .findAll()
       .filter(isArtifactSource)
-      .flatMap((c) => c.artifacts())
+      .flatMap((c) => this.artifactsOf(c))
       .sort((a, b) => compareStrings(a.path, b.path));
+  }
+
+  /** Artifacts rendered during the current {@link synth}: its layout check and its writing share one rendering. */
+  private rendered?: Map<IArtifactSource, readonly SynthesisArtifact[]>;
+
+  private artifactsOf(source: IArtifactSource): readonly SynthesisArtifact[] {
+    const kept = this.rendered?.get(source);
+    if (kept) return kept;
+    const artifacts = source.artifacts();
+    this.rendered?.set(source, artifacts);
+    return artifacts;
   }
 
   /** Paths (relative to the output directory) of the artifacts the last synthesis produced, sorted, whether or not their bytes changed. */
@@ -161,6 +174,15 @@ export class SecretStoreApp extends App {
    * @throws SecretStoreValidationError listing every problem; the output directory is left untouched
    */
   synth(): void {
+    this.rendered = new Map();
+    try {
+      this.synthesize();
+    } finally {
+      this.rendered = undefined;
+    }
+  }
+
+  private synthesize(): void {
     const problems = this.problems();
     if (problems.length > 0) {
       fs.rmSync(this.outdir, { recursive: true, force: true });
@@ -168,14 +190,16 @@ export class SecretStoreApp extends App {
     }
     // The stacks never create the KV mount: record which one they rely on, for tf, drift and adopt.
     recordDeclaredKvMounts(this);
-    fs.mkdirSync(path.join(this.outdir, 'stacks'), { recursive: true });
+    fs.mkdirSync(this.outdir);
+    fs.mkdirSync(path.join(this.outdir, 'stacks'));
     try {
       super.synth();
       const artifacts = this.checkedArtifacts();
       this.update = updateOutputDirectory(this.outdir, this.finalOutdir, artifacts);
       this.produced = artifacts.map((a) => a.path);
     } finally {
-      fs.rmSync(this.outdir, { recursive: true, force: true });
+      // A first synthesis renamed the staging directory into place; an update leaves what did not change.
+      if (fs.existsSync(this.outdir)) fs.rmSync(this.outdir, { recursive: true, force: true });
     }
   }
 }

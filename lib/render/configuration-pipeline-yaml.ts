@@ -92,9 +92,16 @@ function checkNames(options: ConfigurationPipelineYamlOptions): void {
   if (problems.length > 0) throw new Error(`configuration pipeline: ${problems.join('; ')}`);
 }
 
-/** The apply jobs a stack's apply job waits for: the first stack's, then those of the stacks it depends on, sorted. */
+/**
+ * The apply jobs a stack's apply job waits for: the first stack's, then those of the stacks it depends
+ * on, sorted. Not the first stack's when that one depends on this stack, directly or not: a declared
+ * dependency wins over the rule, and the needs form no cycle.
+ */
 function applyNeeds(options: ConfigurationPipelineYamlOptions, stack: string): string[] {
-  const first = options.firstStack !== undefined && options.firstStack !== stack && options.stacks.includes(options.firstStack) ? [options.firstStack] : [];
+  const dependsOn = (from: string, on: string, seen = new Set<string>()): boolean =>
+    (options.dependencies?.[from] ?? []).some((d) => d === on || (!seen.has(d) && (seen.add(d), dependsOn(d, on, seen))));
+  const firstApplies = options.firstStack !== undefined && options.firstStack !== stack && options.stacks.includes(options.firstStack) && !dependsOn(options.firstStack, stack);
+  const first = firstApplies ? [options.firstStack!] : [];
   const own = [...(options.dependencies?.[stack] ?? [])].filter((d) => options.stacks.includes(d) && !first.includes(d)).sort();
   return [...first, ...own].map((s) => `secretstore-iac-apply-${s}`);
 }

@@ -76,8 +76,11 @@ export function yamlMultiline(lines: readonly string[], indent: number): string 
  * line feeds and tabs (which a literal block keeps).
  */
 export function isLiteralBlockSafe(text: string): boolean {
-  return !new RegExp(UNSAFE.source).test(String(text).replace(/[\n\t]/g, ''));
+  return !UNSAFE_IN_LITERAL_BLOCK.test(String(text));
 }
+
+/** {@link UNSAFE} but line feed and tab; without the `g` flag, so that `test` keeps no state. */
+const UNSAFE_IN_LITERAL_BLOCK = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
 
 /**
  * A POSIX shell word with exactly the value: bare when it holds only characters no shell treats

@@ -2,7 +2,9 @@
  * The generated pipeline of the configuration repository, run by gitlab-ci-local (shell executor,
  * artifacts isolated per job) against a real OpenBao and a real PostgreSQL state: the merge-request
  * jobs plan with the read-only role and gate the access diff on risk flags; the default-branch jobs
- * apply the saved plans with the apply role. gitlab-ci-local does not mint ID tokens: the test signs
+ * apply the saved plans with the apply role. Only the changed stacks (and those depending on them) are
+ * planned and applied: the synth job runs `secretstore-iac changed-stacks` against the target branch
+ * or the commit before the push (gitlab-ci-local has no CI_COMMIT_BEFORE_SHA: the test gives it). gitlab-ci-local does not mint ID tokens: the test signs
  * one per pipeline with the key the store's JWT method trusts and passes it as a variable.
  */
 import { execFileSync, spawn } from 'child_process';
@@ -103,6 +105,9 @@ export const platformConfig: PlatformConfig = {
     return Object.entries(vars).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
   };
 
+  /** A default-branch pipeline of a push onto `before` (GitLab's CI_COMMIT_BEFORE_SHA). */
+  const pushedOnto = (before: string) => ['--variable', `CI_COMMIT_BEFORE_SHA=${before}`];
+
   const glci = (args: string[], claims: Record<string, unknown>, extra: string[] = [], cwd = repo) =>
     run(GLCI, [...args, '--shell-isolation', '--no-color', '--json-schema-validation', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...variables(claims), ...extra], cwd, { HOME: root });
 
@@ -197,7 +202,16 @@ export const platformConfig: PlatformConfig = {
       const pipeline = await glci([], claims, mr);
       const out = pipeline.output;
       expect(out).toContain('json schema validated');
-      for (const stack of ['app-roles', 'ci-access']) {
+      // Only ci-access changed (its JWT roles' TTLs): app-roles's plan job ends at once, saying so.
+      expect(out).toMatch(/secretstore-iac-plan-app-roles\s+finished in/);
+      expect(out).toContain('secretstore-iac: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
+      expect(fs.existsSync(path.join(repo, '.gitlab-ci-local', 'artifacts', 'secretstore-iac-plan-app-roles', 'secretstore-iac-plans', 'app-roles.tfplan'))).toBe(false);
+      expect(out).toMatch(/stacks to plan and apply, in dependency order \(against origin\/main\):\n[^\n]*?\bci-access\n/);
+      // The MR note: the access diff, then the stacks planned with their digests.
+      expect(out).toContain('### Stacks planned: 1 of 2');
+      expect(out).toMatch(/\| `app-roles` \| unchanged \| no \| `sha256:([0-9a-f]{16})` \| `sha256:\1` \|/);
+      expect(out).toMatch(/\| `ci-access` \| changed \| yes \| `sha256:[0-9a-f]{16}` \| `sha256:[0-9a-f]{16}` \|/);
+      for (const stack of ['ci-access']) {
         expect(out).toMatch(new RegExp(`secretstore-iac-plan-${stack}\\s+finished in`));
         const plan = path.join(repo, '.gitlab-ci-local', 'artifacts', `secretstore-iac-plan-${stack}`, 'secretstore-iac-plans', `${stack}.tfplan`);
         // The saved plan is an artifact: neither the state's connection string nor a store token is in it.
@@ -225,15 +239,19 @@ export const platformConfig: PlatformConfig = {
   }, 900_000);
 
   it('default branch: saved plans applied with the apply role, state in PostgreSQL; two concurrent applies are serialized', async () => {
+    const before = git(repo, 'rev-parse', 'main');
     git(repo, 'merge', '-q', '--ff-only', 'feature');
     git(repo, 'push', '-q', 'origin', 'main');
     const claims = { ref: 'main', ref_protected: 'true' };
     const list = await glci(['--list'], claims);
     expect(list.output).toMatch(/secretstore-iac-apply-ci-access\s/);
     expect(list.output).not.toMatch(/secretstore-iac-access-diff/);
-    const pipeline = await glci([], claims);
+    const pipeline = await glci([], claims, pushedOnto(before));
     expect(pipeline.output).toMatch(/Apply complete! Resources: 0 added, 3 changed, 0 destroyed/);
-    expect(pipeline.output).toMatch(/Apply complete! Resources: 0 added, 0 changed, 0 destroyed/);
+    // app-roles did not change: neither planned nor applied.
+    expect(pipeline.output).toContain('secretstore-iac: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
+    expect(pipeline.output).toContain('secretstore-iac: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to apply');
+    expect(pipeline.output).not.toMatch(/Apply complete! Resources: 0 added, 0 changed, 0 destroyed/);
     expect(pipeline.code).toBe(0);
     const role = await fetch(`${store.addr}/v1/auth/jwt/role/registry-ci`, { headers: { 'X-Vault-Token': store.rootToken } });
     expect(((await role.json()) as any).data.token_ttl).toBe(20 * 60);
@@ -288,10 +306,13 @@ export const platformConfig: PlatformConfig = {
       ),
     );
     expect(fs.readFileSync(stackFile, 'utf8')).toContain("'billing-dev'");
+    const before = git(repo, 'rev-parse', 'main');
     git(repo, 'commit', '-q', '-am', 'add the billing application');
     git(repo, 'push', '-q', 'origin', 'main');
     const claims = { ref: 'main', ref_protected: 'true' };
-    const pipeline = await glci([], claims);
+    const pipeline = await glci([], claims, pushedOnto(before));
+    // A new application changes both stacks: its role (app-roles) and the apply role's policy (ci-access).
+    expect(pipeline.output).not.toContain('is unchanged');
     expect(pipeline.output).not.toMatch(/permission denied/);
     expect(pipeline.output).toMatch(/secretstore-iac-apply-app-roles\s+finished in/);
     expect(pipeline.code).toBe(0);
@@ -300,5 +321,30 @@ export const platformConfig: PlatformConfig = {
     expect(order[0]).toBeLessThan(order[1]);
     const role = await fetch(`${store.addr}/v1/auth/approle/role/billing-dev`, { headers: { 'X-Vault-Token': store.rootToken } });
     expect(role.status).toBe(200);
+  }, 900_000);
+
+  it('a change to a stack others depend on selects them too: app-roles, declared to depend on ci-access, is planned and applied after it', async () => {
+    const platformFile = path.join(repo, 'stacks', 'platform.ts');
+    fs.writeFileSync(
+      platformFile,
+      fs.readFileSync(platformFile, 'utf8').replace('  const people =', '  appRoles.addDependency(ciAccess);\n  const people ='),
+    );
+    expect(fs.readFileSync(platformFile, 'utf8')).toContain('appRoles.addDependency(ciAccess);');
+    // Only ci-access's content changes (the job timeout); app-roles's digest stays.
+    fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(30));
+    const before = git(repo, 'rev-parse', 'main');
+    git(repo, 'commit', '-q', '-am', 'app-roles depends on ci-access; longer CI jobs');
+    git(repo, 'push', '-q', 'origin', 'main');
+    const claims = { ref: 'main', ref_protected: 'true' };
+    const pipeline = await glci([], claims, pushedOnto(before));
+    const out = pipeline.output;
+    expect(out).toMatch(/stacks to plan and apply, in dependency order \(against [0-9a-f]{40}\):\n[^\n]*?\bci-access\n[^\n]*?\bapp-roles\n/);
+    expect(out).not.toContain('is unchanged');
+    expect(out).toMatch(/Apply complete! Resources: 0 added, 3 changed, 0 destroyed/);
+    expect(out).toMatch(/Apply complete! Resources: 0 added, 0 changed, 0 destroyed/);
+    expect(pipeline.code).toBe(0);
+    const order = ['secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles'].map((job) => out.search(new RegExp(`${job}\\s+finished in`)));
+    expect(order[0]).toBeGreaterThanOrEqual(0);
+    expect(order[0]).toBeLessThan(order[1]);
   }, 900_000);
 });

@@ -95,7 +95,7 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     });
     const jobs = yaml.load(fs.readFileSync(path.join(sharded.outdir, 'ci', 'secretstore-iac.gitlab-ci.yml'), 'utf8')) as Record<string, any>;
     expect(jobs['secretstore-iac-apply-app-roles-a'].needs).toEqual([
-      'secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-app-roles', 'secretstore-iac-apply-ci-access',
+      'secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles',
     ]);
     expect(jobs['secretstore-iac-apply-app-roles'].needs).not.toContain('secretstore-iac-apply-app-roles-a');
   });

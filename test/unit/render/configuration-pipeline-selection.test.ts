@@ -113,7 +113,14 @@ describe('apply order: a stack after the stacks it depends on, and after the pip
     const needs = (s: string) => pipeline[`secretstore-iac-apply-${s}`].needs;
     expect(needs('ci-access')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-ci-access-default-branch']);
     expect(needs('app-roles')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-default-branch', 'secretstore-iac-apply-ci-access']);
-    expect(needs('app-roles-a')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-app-roles', 'secretstore-iac-apply-ci-access']);
+    expect(needs('app-roles-a')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles']);
+  });
+
+  it('the pipeline roles\' stack depending on another: that one applies before it, not after (no cycle of needs)', () => {
+    const jobs = yaml.load(renderConfigurationPipelineYaml({ ...OPTIONS, dependencies: { 'ci-access': ['app-roles'], 'app-roles-a': ['app-roles'] } })) as Record<string, any>;
+    expect(jobs['secretstore-iac-apply-ci-access'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-ci-access-default-branch', 'secretstore-iac-apply-app-roles']);
+    expect(jobs['secretstore-iac-apply-app-roles'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-default-branch']);
+    expect(jobs['secretstore-iac-apply-app-roles-a'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles']);
   });
 
   it('a dependency on a stack the pipeline does not have, or on itself, is refused', () => {
