@@ -3,7 +3,7 @@
  *
  * | code | meaning |
  * |---|---|
- * | 0 | success; for `access-diff`: no access change; for `check-approle`: the pair is valid |
+ * | 0 | success; for `access-diff`: no access change; for `check-approle`: the pair is valid; for `changed-stacks`: the list was printed, empty or not |
  * | 1 | a result that needs attention, not a failure: `access-diff` access changed, `check-approle` pair invalid, `drift` drift found |
  * | 2 | usage error: unknown command or option, missing argument, unknown source |
  * | 3 | runtime error: unreadable output, unresolvable reference, policy the store would refuse, failed synthesis |
