@@ -1,23 +1,11 @@
 import * as yaml from 'js-yaml';
 import { renderConfigurationPipelineYaml } from '../../../lib/render/configuration-pipeline-yaml';
+import { PIPELINE_OPTIONS } from '../../support/pipeline-options';
 
 // The plan jobs of the stacks run at the same time: a plugin cache shared between them races
 // (test/store/configuration-pipeline.store.test.ts). Every job that installs providers has its own.
 
-const pipeline = yaml.load(
-  renderConfigurationPipelineYaml({
-    stacks: ['app-roles', 'ci-access'],
-    firstStack: 'ci-access',
-    authPath: 'jwt',
-    audience: 'https://gitlab.acme.example',
-    applyRoleName: 'secretstore-iac-pipeline',
-    planRoleName: 'secretstore-iac-plan',
-    acknowledgeLabel: 'access-risk-acknowledged',
-    noteTokenVariable: 'SECRETSTORE_IAC_NOTE_TOKEN',
-    installCommand: 'true',
-    committedCopy: '.gitlab/secretstore-iac.gitlab-ci.yml',
-  } as Parameters<typeof renderConfigurationPipelineYaml>[0]),
-) as Record<string, any>;
+const pipeline = yaml.load(renderConfigurationPipelineYaml(PIPELINE_OPTIONS)) as Record<string, any>;
 
 const installing = Object.entries(pipeline).filter(([, job]) => Array.isArray(job?.script) && job.script.some((item: string) => / -- init /.test(item)));
 

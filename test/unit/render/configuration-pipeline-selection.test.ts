@@ -10,19 +10,12 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { ConfigurationPipelineYamlOptions, renderConfigurationPipelineYaml } from '../../../lib/render/configuration-pipeline-yaml';
+import { PIPELINE_OPTIONS } from '../../support/pipeline-options';
 
 const OPTIONS: ConfigurationPipelineYamlOptions = {
+  ...PIPELINE_OPTIONS,
   stacks: ['app-roles', 'app-roles-a', 'app-roles-b', 'ci-access'],
-  firstStack: 'ci-access',
   dependencies: { 'app-roles-a': ['app-roles'], 'app-roles-b': ['app-roles'] },
-  authPath: 'jwt',
-  audience: 'https://gitlab.acme.example',
-  applyRoleName: 'secretstore-iac-pipeline',
-  planRoleName: 'secretstore-iac-plan',
-  acknowledgeLabel: 'access-risk-acknowledged',
-  noteTokenVariable: 'SECRETSTORE_IAC_NOTE_TOKEN',
-  installCommand: 'true',
-  committedCopy: '.gitlab/secretstore-iac.gitlab-ci.yml',
 };
 const pipeline = yaml.load(renderConfigurationPipelineYaml(OPTIONS)) as Record<string, any>;
 const dirs: string[] = [];
