@@ -32,15 +32,15 @@ const billing = (hours: number) => (p: Platform) =>
 
 const OLD = new Date('2001-02-03T04:05:06Z');
 
-/** Every file below `dir`, relative, with inode and mtime; every mtime first set far in the past, so a rewrite shows. */
-function stamp(dir: string): Map<string, string> {
+/** Every file below `dir`, relative, as `inode@mtime`; with `age`, every mtime is first set far in the past. */
+function fileStamps(dir: string, age = false): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (rel: string) => {
     for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const file = path.join(rel, entry.name);
       if (entry.isDirectory()) walk(file);
       else {
-        fs.utimesSync(path.join(dir, file), OLD, OLD);
+        if (age) fs.utimesSync(path.join(dir, file), OLD, OLD);
         const s = fs.statSync(path.join(dir, file));
         files.set(file, `${s.ino}@${s.mtimeMs}`);
       }
@@ -50,20 +50,12 @@ function stamp(dir: string): Map<string, string> {
   return files;
 }
 
+/** Every file's inode and mtime, each mtime set far in the past first, so that a rewrite shows. */
+const stamp = (dir: string) => fileStamps(dir, true);
+
 /** The files whose inode or mtime differ from `before` (or that are new), and those gone. */
 function touched(dir: string, before: Map<string, string>): { changed: string[]; gone: string[] } {
-  const now = new Map<string, string>();
-  const walk = (rel: string) => {
-    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const file = path.join(rel, entry.name);
-      if (entry.isDirectory()) walk(file);
-      else {
-        const s = fs.statSync(path.join(dir, file));
-        now.set(file, `${s.ino}@${s.mtimeMs}`);
-      }
-    }
-  };
-  walk('');
+  const now = fileStamps(dir);
   return {
     changed: [...now].filter(([f, v]) => before.get(f) !== v).map(([f]) => f).sort(),
     gone: [...before.keys()].filter((f) => !now.has(f)).sort(),
