@@ -1,7 +1,9 @@
 import { Construct } from 'constructs';
-import { AgentRenewalLoop, renderAgentEntrypoint } from '../render/agent-entrypoint';
+import { AgentRenewalLoop, renderAgentEntrypoint, StoreClientProcess } from '../render/agent-entrypoint';
 import { AgentEnvTemplate } from '../render/agent-env-template';
 import { renderAgentHcl } from '../render/agent-hcl';
+import { renderProxyHcl } from '../render/proxy-hcl';
+import { StoreCli } from '../model/store-target';
 import { AppRoleApplication } from './approle-application';
 import { ApplicationStacks } from './application-stacks';
 import { Duration, DURATION_HINT } from '../model/duration';
@@ -13,6 +15,7 @@ import {
   CheckedProps,
   expectArrayOf,
   expectBoolean,
+  expectEnum,
   expectInstance,
   expectNumber,
   expectShape,
@@ -20,6 +23,12 @@ import {
   optional,
   PropsSchema,
 } from '../model/props-check';
+
+/**
+ * Which process serves an application's loopback API proxy: the store's agent (its `api_proxy`,
+ * deprecated by both stores) or the store's proxy (`bao proxy` / `vault proxy`, a process of its own).
+ */
+export const API_PROXY_PROCESSES: readonly StoreClientProcess[] = ['agent', 'proxy'];
 
 /** The run-time checks of {@link AgentConfigurationsProps}. */
 export const AGENT_CONFIGURATIONS_SCHEMA: PropsSchema = {
@@ -32,6 +41,9 @@ export const AGENT_CONFIGURATIONS_SCHEMA: PropsSchema = {
       roleIdFile: optional(expectString),
       secretIdFile: optional(expectString),
       envFile: optional(expectString),
+      proxyConfigFile: optional(expectString),
+      proxyRoleIdFile: optional(expectString),
+      proxySecretIdFile: optional(expectString),
     }),
   ),
   secretRefreshInterval: optional(expectInstance(Duration, DURATION_HINT)),
@@ -39,12 +51,13 @@ export const AGENT_CONFIGURATIONS_SCHEMA: PropsSchema = {
   storeAddress: optional(expectString),
   renewalLoop: optional(expectBoolean),
   proxyPort: optional(expectNumber),
+  apiProxy: optional(expectEnum(API_PROXY_PROCESSES)),
 };
 
-/** Where the agent finds and writes its files, inside the agent's container. */
+/** Where the agent (and, with `apiProxy: 'proxy'`, the proxy) finds and writes its files, inside its container. */
 export interface AgentPaths {
   /**
-   * The agent configuration itself (`bao agent -config=<this>`).
+   * The agent configuration itself (`bao agent -config=<this>`, `vault agent` on Vault).
    * @default '/secretstore/config/agent.hcl'
    */
   readonly configFile?: string;
@@ -69,6 +82,24 @@ export interface AgentPaths {
    * @default '/secretstore/secrets/.env'
    */
   readonly envFile?: string;
+  /**
+   * The proxy configuration (`bao proxy -config=<this>`, `vault proxy` on Vault), with `apiProxy: 'proxy'`.
+   * @default '/secretstore/config/proxy.hcl'
+   */
+  readonly proxyConfigFile?: string;
+  /**
+   * Role ID file of the proxy's own AppRole auto-auth (written by proxy-entrypoint.sh), with
+   * `apiProxy: 'proxy'`. Apart from the agent's, so that the two never race for one file when they
+   * share a directory.
+   * @default '/secretstore/proxy-auth/role-id'
+   */
+  readonly proxyRoleIdFile?: string;
+  /**
+   * Secret ID file of the proxy's AppRole auto-auth, removed after reading, with `apiProxy: 'proxy'`.
+   * Keep its directory on a tmpfs.
+   * @default '/secretstore/proxy-auth/secret-id'
+   */
+  readonly proxySecretIdFile?: string;
 }
 
 /** Properties of {@link AgentConfigurations}. */
@@ -112,24 +143,42 @@ export interface AgentConfigurationsProps {
    * proxy listener on `127.0.0.1:<proxyPort>` that adds the agent's own token to requests
    * (`api_proxy { use_auto_auth_token = true }`, `listener "tcp"` with `require_request_header`), and
    * `entrypoint.sh` POSTs `auth/token/renew-self` to it every `renewalInterval` (curl, else wget, else
-   * the `bao` CLI), logging the HTTP status only. No token is written to disk, held by the script or
-   * logged.
+   * the store's CLI, `bao` or `vault`), logging the HTTP status only. No token is written to disk, held
+   * by the script or logged. With `apiProxy: 'proxy'` the listener is the proxy's and the loop runs in
+   * `proxy-entrypoint.sh`, renewing the proxy's token.
    *
    * Exposure: the listener serves any process that can reach 127.0.0.1 in the agent container's network
    * namespace (in a Kubernetes pod or a container sharing the namespace: the application too). Such a
    * process can act with the agent's token and can obtain the token itself (e.g. with a response-wrapped
    * request); see docs/operators.md.
    *
-   * When false: no listener and no loop; the agent's lifetime watcher alone renews the token, at about
-   * two thirds of the lease.
+   * When false: no loop, and no listener unless `apiProxy` is `'proxy'`; the lifetime watcher alone
+   * renews the token, at about two thirds of the lease.
    * @default true
    */
   readonly renewalLoop?: boolean;
   /**
-   * Loopback port of the agent's API proxy listener (with `renewalLoop`).
+   * Loopback port of the API proxy listener: the agent's (with `renewalLoop`) or the proxy's (with
+   * `apiProxy: 'proxy'`).
    * @default 8100
    */
   readonly proxyPort?: number;
+  /**
+   * Which process serves the loopback API proxy on `127.0.0.1:<proxyPort>` that the renew-self loop,
+   * and an application that talks to the store without a token of its own, use:
+   * - `'agent'`: the agent's own API proxy (`api_proxy` and `listener` in `agent.hcl`), present only
+   *   with `renewalLoop`. Both stores have announced its removal from the agent (OpenBao 2.4.0 and
+   *   Vault 1.21.1 print a deprecation note at start when the agent has a listener).
+   * - `'proxy'`: the store's proxy, `bao proxy` (OpenBao) or `vault proxy` (Vault), in a container of
+   *   its own: synthesis also writes `proxy.hcl` (AppRole auto-auth from its own Role ID and Secret ID
+   *   files, `api_proxy { use_auto_auth_token = true }`, the listener, no cache) and
+   *   `proxy-entrypoint.sh` (which runs the renew-self loop with `renewalLoop`). The agent then only
+   *   renders the env file: no listener in `agent.hcl`, and its token is renewed by its lifetime
+   *   watcher. Agent and proxy log in separately with the same Role ID and Secret ID, so a Secret ID
+   *   must allow two logins (`secretIdNumUses` 0 or at least 2).
+   * @default 'agent' (the files of earlier releases, unchanged)
+   */
+  readonly apiProxy?: StoreClientProcess;
 }
 
 /** Resolved {@link AgentPaths}. */
@@ -141,10 +190,19 @@ const DEFAULT_PATHS: ResolvedAgentPaths = {
   roleIdFile: '/secretstore/auth/role-id',
   secretIdFile: '/secretstore/auth/secret-id',
   envFile: '/secretstore/secrets/.env',
+  proxyConfigFile: '/secretstore/config/proxy.hcl',
+  proxyRoleIdFile: '/secretstore/proxy-auth/role-id',
+  proxySecretIdFile: '/secretstore/proxy-auth/secret-id',
 };
 
-/** File names below `<outputDirectory>/<role>/`. */
-export const AGENT_ARTIFACT_FILES = { config: 'agent.hcl', template: 'env.ctmpl', entrypoint: 'entrypoint.sh' } as const;
+/** File names below `<outputDirectory>/<role>/`; the proxy's two only with `apiProxy: 'proxy'`. */
+export const AGENT_ARTIFACT_FILES = {
+  config: 'agent.hcl',
+  template: 'env.ctmpl',
+  entrypoint: 'entrypoint.sh',
+  proxyConfig: 'proxy.hcl',
+  proxyEntrypoint: 'proxy-entrypoint.sh',
+} as const;
 
 /** One own, text field of a paths object. */
 function ownPath(paths: AgentPaths, key: string): string | undefined {
@@ -158,7 +216,8 @@ const SAFE_RELATIVE = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
 /**
  * The sidecar agents of the applications (spec §4.1 flow 2, §2.4). For every application that declares
  * secrets, synthesis writes to `<outputDirectory>/<role>/`:
- * - `agent.hcl` ({@link renderAgentHcl}): `bao agent` configuration: AppRole auto-auth from the Role ID and Secret ID files,
+ * - `agent.hcl` ({@link renderAgentHcl}): the configuration of the target store's agent (`bao agent`,
+ *   `vault agent`): AppRole auto-auth from the Role ID and Secret ID files,
  *   the Secret ID file removed after reading; one template rendering the declared keys to the env file
  *   with mode 0600, missing keys being an error; KV secrets re-read every `secretRefreshInterval`.
  * - `env.ctmpl`: the template ({@link AgentEnvTemplate}).
@@ -168,9 +227,14 @@ const SAFE_RELATIVE = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
  *
  * Token renewal: the agent renews its token by itself (its lifetime watcher), at about two thirds of
  * the remaining lease: with the 12h TTL after roughly 8h, again until the 24h max TTL, then it logs in
- * again with the Secret ID it keeps in memory. `bao agent` has no setting for that interval; with
+ * again with the Secret ID it keeps in memory. The agent has no setting for that interval; with
  * `renewalLoop` (the default) the entrypoint adds the spec's renewal every `renewalInterval` (45m)
  * through the agent's loopback API proxy, which adds the token; see docs/operators.md.
+ *
+ * With `apiProxy: 'proxy'` the loopback API proxy is the store's proxy instead (`bao proxy`,
+ * `vault proxy`), in a container of its own: `proxy.hcl` ({@link renderProxyHcl}) and
+ * `proxy-entrypoint.sh` join the three files, the renew-self loop moves to the proxy's entrypoint, and
+ * the agent only renders the env file.
  *
  * None of the files holds a secret.
  */
@@ -190,6 +254,8 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
   readonly renewalLoop: boolean;
   /** Loopback port of the API proxy listener. */
   readonly proxyPort: number;
+  /** Which process serves the loopback API proxy: the agent, or the store's proxy. */
+  readonly apiProxy: StoreClientProcess;
 
   constructor(scope: Construct, id: string, props: AgentConfigurationsProps = {}) {
     super(scope, id);
@@ -206,6 +272,7 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
     this.storeAddress = checked.value<string | undefined>('storeAddress', undefined);
     this.renewalLoop = checked.value('renewalLoop', true);
     this.proxyPort = checked.value('proxyPort', 8100);
+    this.apiProxy = checked.value<StoreClientProcess>('apiProxy', 'agent');
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
@@ -240,14 +307,25 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
     return new AgentEnvTemplate(app.roleName, app.secrets);
   }
 
-  /** The renew-self loop of one application, when on. */
+  /** The renew-self loop of one application, when on (run by the process that serves the API proxy). */
   private renewalOf(app: AppRoleApplication): AgentRenewalLoop | undefined {
     return this.renewalLoop ? { interval: app.renewalInterval, proxyPort: this.proxyPort } : undefined;
   }
 
-  /** The `bao agent` configuration of one application ({@link renderAgentHcl}). */
+  /** The renew-self loop the entrypoint of `which` runs for one application, if any. */
+  private renewalIn(which: StoreClientProcess, app: AppRoleApplication): AgentRenewalLoop | undefined {
+    return which === this.apiProxy ? this.renewalOf(app) : undefined;
+  }
+
+  /** The target store's CLI, whose agent and proxy the files are for. */
+  private cliOf(app: AppRoleApplication): StoreCli {
+    return SecretStoreStack.of(app).settings.store.cli;
+  }
+
+  /** The agent configuration of one application ({@link renderAgentHcl}). */
   agentConfig(app: AppRoleApplication): string {
     return renderAgentHcl({
+      cli: this.cliOf(app),
       roleName: app.roleName,
       authPath: app.authPath,
       tokenTtl: app.tokenTtl,
@@ -256,24 +334,51 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
       secretRefreshInterval: this.secretRefreshInterval,
       exitOnError: this.exitOnError,
       storeAddress: this.storeAddress,
-      renewal: this.renewalOf(app),
+      renewal: this.renewalIn('agent', app),
+      separateProxy: this.apiProxy === 'proxy' ? { configFile: this.paths.proxyConfigFile, proxyPort: this.proxyPort } : undefined,
+    });
+  }
+
+  /** The proxy configuration of one application, with `apiProxy: 'proxy'` ({@link renderProxyHcl}). */
+  proxyConfig(app: AppRoleApplication): string {
+    return renderProxyHcl({
+      cli: this.cliOf(app),
+      roleName: app.roleName,
+      authPath: app.authPath,
+      tokenTtl: app.tokenTtl,
+      paths: { configFile: this.paths.proxyConfigFile, roleIdFile: this.paths.proxyRoleIdFile, secretIdFile: this.paths.proxySecretIdFile },
+      exitOnError: this.exitOnError,
+      storeAddress: this.storeAddress,
+      proxyPort: this.proxyPort,
+      renewal: this.renewalIn('proxy', app),
     });
   }
 
   /** The agent container's entrypoint of one application, POSIX sh ({@link renderAgentEntrypoint}). */
   entrypoint(app: AppRoleApplication): string {
+    return this.entrypointOf('agent', app);
+  }
+
+  /** The proxy container's entrypoint of one application, with `apiProxy: 'proxy'` ({@link renderAgentEntrypoint}). */
+  proxyEntrypoint(app: AppRoleApplication): string {
+    return this.entrypointOf('proxy', app);
+  }
+
+  private entrypointOf(which: StoreClientProcess, app: AppRoleApplication): string {
+    const proxy = which === 'proxy';
     return renderAgentEntrypoint({
+      process: which,
       roleName: app.roleName,
-      configFile: this.paths.configFile,
-      roleIdFile: this.paths.roleIdFile,
-      secretIdFile: this.paths.secretIdFile,
+      configFile: proxy ? this.paths.proxyConfigFile : this.paths.configFile,
+      roleIdFile: proxy ? this.paths.proxyRoleIdFile : this.paths.roleIdFile,
+      secretIdFile: proxy ? this.paths.proxySecretIdFile : this.paths.secretIdFile,
       addressInConfiguration: this.storeAddress !== undefined,
-      renewal: this.renewalOf(app),
-      agentBinary: SecretStoreStack.of(app).settings.store.kind === 'vault' ? 'vault' : 'bao',
+      renewal: this.renewalIn(which, app),
+      agentBinary: this.cliOf(app),
     });
   }
 
-  /** Three files per configured application. */
+  /** Three files per configured application, five with `apiProxy: 'proxy'`. */
   artifacts(): SynthesisArtifact[] {
     return this.applications.flatMap((app) => {
       const dir = this.directoryOf(app);
@@ -281,6 +386,12 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
         { path: `${dir}/${AGENT_ARTIFACT_FILES.config}`, content: this.agentConfig(app), mode: 0o644 },
         { path: `${dir}/${AGENT_ARTIFACT_FILES.template}`, content: this.templateOf(app).render(), mode: 0o644 },
         { path: `${dir}/${AGENT_ARTIFACT_FILES.entrypoint}`, content: this.entrypoint(app), mode: 0o755 },
+        ...(this.apiProxy === 'proxy'
+          ? [
+              { path: `${dir}/${AGENT_ARTIFACT_FILES.proxyConfig}`, content: this.proxyConfig(app), mode: 0o644 },
+              { path: `${dir}/${AGENT_ARTIFACT_FILES.proxyEntrypoint}`, content: this.proxyEntrypoint(app), mode: 0o755 },
+            ]
+          : []),
       ];
     });
   }
@@ -325,6 +436,15 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
       problems.push(...httpUrlProblems('storeAddress', this.storeAddress, SecretStoreStack.of(this).settings.httpPolicy));
     }
     for (const app of this.applications) {
+      if (this.apiProxy === 'proxy' && app.secretIdNumUses === 1) {
+        problems.push(
+          new ValidationProblem(
+            `applications["${app.roleName}"].secretIdNumUses`,
+            1,
+            'allows one login per Secret ID, but with apiProxy "proxy" the agent and the proxy each log in with it: allow at least 2 (0: unlimited), or set apiProxy "agent"',
+          ),
+        );
+      }
       problems.push(
         ...this.templateOf(app)
           .problems()

@@ -6,6 +6,9 @@ export const STORE_KINDS = ['openbao', 'vault'] as const;
 /** One store kind: OpenBao or HashiCorp Vault. */
 export type StoreKind = (typeof STORE_KINDS)[number];
 
+/** The CLI (and agent and proxy binary) of a store kind: OpenBao's `bao`, HashiCorp Vault's `vault`. */
+export type StoreCli = 'bao' | 'vault';
+
 /** The store a configuration targets, as given in `PlatformSettingsProps.store`. */
 export interface StoreTargetProps {
   /** `openbao` or `vault`. */
@@ -59,8 +62,8 @@ export class StoreTarget {
     return this.kind === 'vault' ? 'HashiCorp Vault' : 'OpenBao';
   }
 
-  /** The store's CLI and agent binary (`bao` or `vault`). */
-  get cli(): string {
+  /** The store's CLI, agent and proxy binary (`bao` or `vault`). */
+  get cli(): StoreCli {
     return this.kind === 'vault' ? 'vault' : 'bao';
   }
 

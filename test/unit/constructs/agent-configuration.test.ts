@@ -12,13 +12,13 @@ const SETTINGS = { organisation: 'acme', ciUrl: 'https://gitlab.acme.example', r
 
 /** Synthesizes one stack with applications and their agents; returns the output dir. */
 function synth(
-  apps: { name: string; environment: string; roleName?: string; renewalInterval?: Duration; secrets?: Record<string, string[]> }[],
+  apps: { name: string; environment: string; roleName?: string; renewalInterval?: Duration; secretIdNumUses?: number; secrets?: Record<string, string[]> }[],
   props: Omit<AgentConfigurationsProps, 'applications'> = {},
-  options: { authPath?: string; kvMount?: KvMount } = {},
+  options: { authPath?: string; kvMount?: KvMount; store?: { kind: 'openbao' | 'vault' } } = {},
 ): { outdir: string; agents: AgentConfigurations } {
   const outdir = tempOutdir();
   const app = new SecretStoreApp({ outdir });
-  const stack = new SecretStoreStack(app, 'apps', { settings: new PlatformSettings({ ...SETTINGS, kvMount: options.kvMount }) });
+  const stack = new SecretStoreStack(app, 'apps', { settings: new PlatformSettings({ ...SETTINGS, kvMount: options.kvMount, store: options.store }) });
   const auth = new AppRoleAuth(stack, 'approle', { path: options.authPath });
   const applications = apps.map((a) => new AppRoleApplication(stack, `${a.name}-${a.environment}`, { auth, ...a }));
   const agents = new AgentConfigurations(stack, 'agents', { applications, ...props });
@@ -161,6 +161,90 @@ describe('the renew-self loop (spec §4.1 flow 2 step 4)', () => {
   });
 });
 
+describe("apiProxy 'proxy': the store's proxy serves the loopback API proxy, the agent only renders", () => {
+  const apps: Parameters<typeof synth>[0] = [{ name: 'orchestrator', environment: 'dev', secrets: { database: ['pg_host'] } }];
+  const on = synth(apps, { apiProxy: 'proxy', proxyPort: 18200 });
+  const quiet = synth(apps, { apiProxy: 'proxy', renewalLoop: false });
+  const files = (outdir: string) => fs.readdirSync(path.join(outdir, 'agents/orchestrator-dev')).sort();
+
+  it("writes proxy.hcl (0644) and proxy-entrypoint.sh (0755) beside the agent's three files; 'agent' (the default) writes three", () => {
+    expect(files(on.outdir)).toEqual(['agent.hcl', 'entrypoint.sh', 'env.ctmpl', 'proxy-entrypoint.sh', 'proxy.hcl']);
+    expect(modeOf(on.outdir, 'agents/orchestrator-dev/proxy.hcl')).toBe(0o644);
+    expect(modeOf(on.outdir, 'agents/orchestrator-dev/proxy-entrypoint.sh')).toBe(0o755);
+    expect(on.agents.apiProxy).toBe('proxy');
+    expect(synth(apps).agents.apiProxy).toBe('agent');
+    expect(files(synth(apps).outdir)).toEqual(['agent.hcl', 'entrypoint.sh', 'env.ctmpl']);
+  });
+
+  it('proxy.hcl: AppRole auto-auth from its own files, the token-adding API proxy on 127.0.0.1:<proxyPort>; no cache, no sink, no template', () => {
+    const hcl = read(on.outdir, 'agents/orchestrator-dev/proxy.hcl');
+    expect(hcl).toContain('mount_path  = "auth/approle"');
+    expect(hcl).toContain('role_id_file_path                   = "/secretstore/proxy-auth/role-id"');
+    expect(hcl).toContain('secret_id_file_path                 = "/secretstore/proxy-auth/secret-id"');
+    expect(hcl).toContain('remove_secret_id_file_after_reading = true');
+    expect(hcl).toContain('exit_on_err = true');
+    expect(hcl).toContain('api_proxy {\n  use_auto_auth_token = true\n}');
+    expect(hcl).toContain('listener "tcp" {\n  address                = "127.0.0.1:18200"\n  tls_disable            = true\n  require_request_header = true\n}');
+    expect(hcl).not.toMatch(/^\s*(cache|sink|template|template_config)\b/m);
+    expect(hcl).toContain('#   bao proxy -config=/secretstore/config/proxy.hcl\n');
+  });
+
+  it('agent.hcl has no listener and says where the API proxy is', () => {
+    const hcl = read(on.outdir, 'agents/orchestrator-dev/agent.hcl');
+    expect(hcl).not.toMatch(/^(api_proxy|listener)\b/m);
+    expect(hcl).toContain("# No API proxy here (the agent's is deprecated): the loopback listener 127.0.0.1:18200 is bao proxy's,");
+    expect(hcl).toContain('# Token renewal: automatic (lifetime watcher)');
+  });
+
+  it('the renew-self loop moves to proxy-entrypoint.sh, which execs `bao proxy`; entrypoint.sh runs the agent without a loop', () => {
+    const proxy = read(on.outdir, 'agents/orchestrator-dev/proxy-entrypoint.sh');
+    expect(proxy).toContain('\nrenew_every=2700\nrenew_proxy=http://127.0.0.1:18200\n');
+    expect(proxy).toContain(`printf '%s' "$SECRETSTORE_SECRET_ID" > /secretstore/proxy-auth/secret-id`);
+    expect(proxy).toContain('echo "secretstore proxy: renew-self: HTTP $(renew_self)" >&2');
+    expect(proxy.trimEnd().split('\n').slice(-2)).toEqual(['renew_loop </dev/null &', 'exec "${SECRETSTORE_AGENT_BINARY:-bao}" proxy -config=/secretstore/config/proxy.hcl']);
+    const agent = read(on.outdir, 'agents/orchestrator-dev/entrypoint.sh');
+    expect(agent).not.toMatch(/renew/);
+    expect(agent.trimEnd().split('\n').pop()).toBe('exec "${SECRETSTORE_AGENT_BINARY:-bao}" agent -config=/secretstore/config/agent.hcl');
+    expect(() => execFileSync('sh', ['-n', path.join(on.outdir, 'agents/orchestrator-dev/proxy-entrypoint.sh')])).not.toThrow();
+  });
+
+  it('without renewalLoop the proxy still listens (the application uses it), and no entrypoint loops', () => {
+    expect(read(quiet.outdir, 'agents/orchestrator-dev/proxy.hcl')).toContain('address                = "127.0.0.1:8100"');
+    expect(read(quiet.outdir, 'agents/orchestrator-dev/proxy.hcl')).toContain('# Token renewal: automatic (lifetime watcher)');
+    expect(read(quiet.outdir, 'agents/orchestrator-dev/proxy-entrypoint.sh')).not.toMatch(/renew/);
+    expect(read(quiet.outdir, 'agents/orchestrator-dev/agent.hcl')).not.toMatch(/^(api_proxy|listener)\b/m);
+  });
+
+  it('takes apiProxy and the proxy paths from the platform configuration', () => {
+    const custom = synthesizePlatform({ ...platformConfig, agents: { apiProxy: 'proxy', paths: { proxyConfigFile: '/run/proxy/proxy.hcl' } } });
+    expect(read(custom.outdir, 'agents/orchestrator-dev/proxy-entrypoint.sh')).toContain(' proxy -config=/run/proxy/proxy.hcl\n');
+  });
+});
+
+describe('the files name the target store\'s CLI (settings.store.kind)', () => {
+  const apps: Parameters<typeof synth>[0] = [{ name: 'orchestrator', environment: 'dev', secrets: { database: ['pg_host'] } }];
+  const all = (outdir: string) =>
+    ['agent.hcl', 'env.ctmpl', 'entrypoint.sh', 'proxy.hcl', 'proxy-entrypoint.sh'].map((f) => read(outdir, `agents/orchestrator-dev/${f}`)).join('\n');
+
+  it('on Vault: `vault agent` and `vault proxy`, the binary run by default, and no `bao` anywhere', () => {
+    const { outdir } = synth(apps, { apiProxy: 'proxy' }, { store: { kind: 'vault' } });
+    expect(read(outdir, 'agents/orchestrator-dev/agent.hcl')).toMatch(/^# vault agent configuration of AppRole orchestrator-dev .*\n.*\n#   vault agent -config=/);
+    expect(read(outdir, 'agents/orchestrator-dev/proxy.hcl')).toMatch(/^# vault proxy configuration of AppRole orchestrator-dev/);
+    expect(read(outdir, 'agents/orchestrator-dev/entrypoint.sh')).toContain('exec "${SECRETSTORE_AGENT_BINARY:-vault}" agent -config=');
+    expect(read(outdir, 'agents/orchestrator-dev/proxy-entrypoint.sh')).toContain('exec "${SECRETSTORE_AGENT_BINARY:-vault}" proxy -config=');
+    expect(all(outdir)).not.toMatch(/\bbao\b/);
+    const watcherOnly = synth(apps, { renewalLoop: false }, { store: { kind: 'vault' } });
+    expect(read(watcherOnly.outdir, 'agents/orchestrator-dev/agent.hcl')).toContain('(not settable in vault agent, see docs/operators.md)');
+  });
+
+  it('on OpenBao: `bao agent` and `bao proxy`, and no `vault` CLI named', () => {
+    const { outdir } = synth(apps, { apiProxy: 'proxy' }, { store: { kind: 'openbao' } });
+    expect(all(outdir)).toContain('#   bao agent -config=');
+    expect(all(outdir)).toContain('#   bao proxy -config=');
+    expect(all(outdir)).not.toMatch(/`vault|vault (agent|proxy)\b|:-vault\}/);
+  });
+});
+
 describe('configurable output directory, paths, interval, exit behaviour and address', () => {
   const paths = {
     configFile: '/srv/agent/agent.hcl',
@@ -253,11 +337,30 @@ describe('validation', () => {
     }
   });
 
+  it('rejects an apiProxy other than "agent" or "proxy"', () => {
+    expect(problemsOf(() => synth([{ name: 'shop', environment: 'dev', secrets: { db: ['x'] } }], { apiProxy: 'sidecar' as any }))).toContain(
+      'apiProxy = "sidecar": must be one of',
+    );
+  });
+
+  it('with apiProxy "proxy", rejects a Secret ID good for one login: the agent and the proxy each log in', () => {
+    const message = problemsOf(() =>
+      synth([{ name: 'shop', environment: 'dev', secretIdNumUses: 1, secrets: { db: ['x'] } }], { apiProxy: 'proxy' }),
+    );
+    expect(message).toContain('applications["shop-dev"].secretIdNumUses = 1: allows one login per Secret ID, but with apiProxy "proxy" the agent and the proxy each log in with it');
+    expect(() => synth([{ name: 'shop', environment: 'dev', secretIdNumUses: 1, secrets: { db: ['x'] } }])).not.toThrow();
+    expect(() => synth([{ name: 'shop', environment: 'dev', secretIdNumUses: 2, secrets: { db: ['x'] } }], { apiProxy: 'proxy' })).not.toThrow();
+  });
+
   it('rejects two files at the same path', () => {
     const message = problemsOf(() =>
       synth([{ name: 'shop', environment: 'dev', secrets: { db: ['x'] } }], { paths: { envFile: '/secretstore/auth/secret-id' } }),
     );
     expect(message).toContain('paths.envFile = "/secretstore/auth/secret-id": is also paths.secretIdFile');
+    const proxy = problemsOf(() =>
+      synth([{ name: 'shop', environment: 'dev', secrets: { db: ['x'] } }], { apiProxy: 'proxy', paths: { proxySecretIdFile: '/secretstore/auth/secret-id' } }),
+    );
+    expect(proxy).toContain('paths.proxySecretIdFile = "/secretstore/auth/secret-id": is also paths.secretIdFile');
   });
 
   it('skips applications without declared secrets rather than rendering an empty env file (spec §7)', () => {

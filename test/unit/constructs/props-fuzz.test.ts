@@ -129,7 +129,7 @@ const TARGETS: Target[] = [
   },
   {
     name: 'AgentConfigurations',
-    fields: ['applications', 'outputDirectory', 'paths', 'secretRefreshInterval', 'exitOnError', 'storeAddress', 'renewalLoop', 'proxyPort'],
+    fields: ['applications', 'outputDirectory', 'paths', 'secretRefreshInterval', 'exitOnError', 'storeAddress', 'renewalLoop', 'proxyPort', 'apiProxy'],
     valid: () => ({ outputDirectory: 'agents2' }),
     build: (p, props) => new AgentConfigurations(p.appRoles, 'fuzz', any(props)),
   },
@@ -165,7 +165,7 @@ const CONFIG_FIELDS = [
   'settings.kvMount', 'settings.insecureHttpHosts', 'ciKeySource', 'ciJobTimeout', 'ciBoundClaims', 'ciBoundClaims.namespace_path',
   'accounts', 'accounts.mirror', 'accounts.mirror.readByCi', 'accounts.mirror.permissions', 'accounts.mirror.usedBy', 'accounts.mirror.consumers',
   'accounts.mirror.olderFormGrant', 'agents', 'agents.outputDirectory', 'agents.paths', 'agents.paths.envFile', 'agents.exitOnError', 'agents.storeAddress',
-  'agents.proxyPort', 'agents.secretRefreshInterval', 'agents.renewalLoop', 'configurationProject', 'configurationProject.projectId',
+  'agents.proxyPort', 'agents.apiProxy', 'agents.paths.proxyConfigFile', 'agents.secretRefreshInterval', 'agents.renewalLoop', 'configurationProject', 'configurationProject.projectId',
   'configurationProject.committedCopy', 'configurationProject.image', 'configurationProject.acknowledgeLabel',
   'configurationProject.noteTokenVariable', 'configurationProject.installCommand', 'e2eTests', 'e2eTests.ciBaseUrl', 'e2eTests.branch', 'e2eTests.needs', 'e2eTests.login',
   'e2eTests.image', 'e2eTests.reportingReporter', 'e2eTests.login.usernameField', 'e2eTests.login.entryFields',

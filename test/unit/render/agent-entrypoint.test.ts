@@ -26,6 +26,25 @@ describe('the rendered text', () => {
     expect(renderAgentEntrypoint({ ...DEFAULTS, roleIdFile: '/a/r', secretIdFile: '/b/s', addressInConfiguration: false })).toContain('\nmkdir -p /a /b\n');
   });
 
+  it('runs `<binary> proxy` for the proxy container, its messages and comments naming the proxy', () => {
+    const text = renderAgentEntrypoint({ ...DEFAULTS, process: 'proxy', configFile: '/c/proxy.hcl', addressInConfiguration: false, renewal: RENEWAL });
+    expect(text.endsWith('\nrenew_loop </dev/null &\nexec "${SECRETSTORE_AGENT_BINARY:-bao}" proxy -config=/c/proxy.hcl\n')).toBe(true);
+    expect(text).toContain('# Entrypoint of the proxy container of AppRole orchestrator-dev');
+    expect(text).toContain('fail() { echo "secretstore proxy: $*" >&2; exit 78; }');
+    expect(text).toContain('echo "secretstore proxy: renew-self every $renew_every s through $renew_proxy with ${renew_with##*/}" >&2');
+    expect(text).not.toMatch(/\bagent\b/);
+  });
+
+  it("names the target store's binary in its comments and runs it by default", () => {
+    const vault = renderAgentEntrypoint({ ...DEFAULTS, agentBinary: 'vault', addressInConfiguration: false, renewal: RENEWAL });
+    expect(vault).toContain('# Both names, whichever binary SECRETSTORE_AGENT_BINARY names: `vault` reads only VAULT_ADDR (without it, it dials https://127.0.0.1:8200).\n');
+    expect(vault).toContain('renew_with="${SECRETSTORE_AGENT_BINARY:-vault}"');
+    expect(vault).not.toMatch(/\bbao\b/);
+    const bao = renderAgentEntrypoint({ ...DEFAULTS, addressInConfiguration: false, renewal: RENEWAL });
+    expect(bao).toContain('# Both names, whichever binary SECRETSTORE_AGENT_BINARY names: `bao` reads BAO_ADDR (and VAULT_ADDR).\n');
+    expect(bao).not.toMatch(/`vault|:-vault\}/);
+  });
+
   it('checks the environment for a store address only when the configuration has none', () => {
     const check = '[ -n "${BAO_ADDR:-}${VAULT_ADDR:-}" ] || fail "SECRETSTORE_ADDR is unset or empty';
     expect(renderAgentEntrypoint({ ...DEFAULTS, addressInConfiguration: false })).toContain(check);
@@ -34,8 +53,8 @@ describe('the rendered text', () => {
 
   it('adds the renew-self loop with the interval in seconds and the proxy, and no template line of its own', () => {
     const text = renderAgentEntrypoint({ ...DEFAULTS, addressInConfiguration: true, renewal: { interval: Duration.minutes(20), proxyPort: 18200 } });
-    expect(text).toContain('# Spec §4.1 flow 2 step 4: every 20m, POST auth/token/renew-self to the agent\'s API proxy on http://127.0.0.1:18200,\n');
-    expect(text).toContain('\nrenew_every=1200\nrenew_proxy=http://127.0.0.1:18200\nagent_pid=$$\n');
+    expect(text).toContain('# Spec §4.1 flow 2 step 4: every 20m, POST auth/token/renew-self to the agent\'s loopback listener http://127.0.0.1:18200,\n');
+    expect(text).toContain('\nrenew_every=1200\nrenew_proxy=http://127.0.0.1:18200\nmain_pid=$$\n');
     expect(text).not.toMatch(/#@|@@/);
     expect(renderAgentEntrypoint({ ...DEFAULTS, addressInConfiguration: true })).not.toMatch(/renew|#@|@@/);
   });

@@ -4,6 +4,7 @@ import { AgentHclOptions, renderAgentHcl } from '../../../lib/render/agent-hcl';
 // The bao agent configuration of one application (spec §4.1 flow 2, §2.4), rendered on its own.
 
 const OPTIONS: AgentHclOptions = {
+  cli: 'bao',
   roleName: 'billing-prod',
   authPath: 'apps',
   tokenTtl: Duration.hours(12),

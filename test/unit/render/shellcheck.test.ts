@@ -62,4 +62,15 @@ describe('shellcheck -s sh', () => {
     fs.writeFileSync(file, renderAgentEntrypoint({ ...options, addressInConfiguration: false, renewal: { interval: Duration.minutes(45), proxyPort: 8100 } }));
     expect(shellcheck([file])).toEqual({ status: 0, report: '' });
   });
+
+  it("reports nothing on the proxy's entrypoint (apiProxy 'proxy'), with and without the loop, on either store", () => {
+    const file = path.join(path.dirname(tempOutdir()), 'proxy-entrypoint.sh');
+    const options = { process: 'proxy' as const, roleName: 'orchestrator-dev', configFile: '/c/proxy.hcl', roleIdFile: '/a/role-id', secretIdFile: '/b/secret-id' };
+    for (const agentBinary of ['bao', 'vault'] as const) {
+      fs.writeFileSync(file, renderAgentEntrypoint({ ...options, agentBinary, addressInConfiguration: false, renewal: { interval: Duration.minutes(45), proxyPort: 8100 } }));
+      expect(shellcheck([file])).toEqual({ status: 0, report: '' });
+      fs.writeFileSync(file, renderAgentEntrypoint({ ...options, agentBinary, addressInConfiguration: true }));
+      expect(shellcheck([file])).toEqual({ status: 0, report: '' });
+    }
+  });
 });
