@@ -8,7 +8,7 @@
  *
  * Every agent with the renew-self loop (the default) gets its own free loopback port for its API proxy.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -21,87 +21,10 @@ import { AppRoleApplication, Duration } from '../../lib';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { PlatformFixture, testPlatformConfig, writeKv2 } from '../support/store/platform-fixture';
 import { freePort, RunningStore, startStore } from '../support/store/store-server';
-import { STORE_TOKEN_PATTERN, serviceTokenPattern, storeCli } from '../support/store/store-facts';
+import { AGENT_API_PROXY_DEPRECATION, STORE_TOKEN_PATTERN, serviceTokenPattern, storeCli } from '../support/store/store-facts';
 import { toolchain } from '../support/store/toolchain-env';
 import { commandPath, requiredCommand } from '../support/required-command';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `probe` until it returns a value other than undefined. */
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-
-/** Pids of the processes whose command line names `file` (the entrypoint's shell and its renew-self loop). */
-function processesRunning(file: string): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(file);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-/** One agent container, played by entrypoint.sh in a private directory. */
-class AgentRun {
-  readonly log: string;
-  readonly entrypoint: string;
-  private readonly child: ChildProcess;
-  exitCode: number | null | undefined = undefined;
-  private readonly exited: Promise<void>;
-
-  constructor(entrypoint: string, env: NodeJS.ProcessEnv, home: string) {
-    this.log = path.join(home, 'agent.log');
-    this.entrypoint = entrypoint;
-    const fd = fs.openSync(this.log, 'w', 0o600);
-    this.child = spawn('sh', [entrypoint], { cwd: home, env: { PATH: process.env.PATH, HOME: home, ...env }, stdio: ['ignore', fd, fd] });
-    fs.closeSync(fd);
-    this.exited = new Promise((resolve) =>
-      this.child.once('exit', (code) => {
-        this.exitCode = code;
-        resolve();
-      }),
-    );
-  }
-
-  logText(): string {
-    return fs.readFileSync(this.log, 'utf8');
-  }
-
-  /** Resolves with the exit code, or throws after the timeout. */
-  async exit(timeoutMs = 30_000): Promise<number | null> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('agent did not exit')), timeoutMs);
-    });
-    try {
-      await Promise.race([this.exited, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-    return this.exitCode ?? null;
-  }
-
-  /** Stops the agent by its pid (entrypoint.sh exec'd the agent, so the pid is the agent's). */
-  async stop(): Promise<void> {
-    if (this.exitCode === undefined && this.child.pid !== undefined) {
-      process.kill(this.child.pid, 'SIGTERM');
-      await this.exit(15_000).catch(() => process.kill(this.child.pid!, 'SIGKILL'));
-    }
-  }
-}
+import { AgentRun, processesRunning, sleep, waitFor } from '../support/store/agent-run';
 
 describe(`the synthesized agent configuration with the real ${storeCli()} agent`, () => {
   // BusyBox's wget, as in the OpenBao image, or the host's; neither fails one test naming busybox
@@ -302,11 +225,14 @@ describe(`the synthesized agent configuration with the real ${storeCli()} agent`
     expect(log).toContain(`secretstore agent: renew-self every 2700 s through http://127.0.0.1:${proxyPorts['orchestrator-dev']} with curl`);
     const health = await fetch(`http://127.0.0.1:${proxyPorts['orchestrator-dev']}/v1/sys/health`, { headers: { 'X-Vault-Request': 'true' } });
     expect(health.status).toBe(200);
+    // The agent's API proxy works, but the store announces its move to the proxy (apiProxy 'proxy', api-proxy.store.test.ts).
+    expect(log).toMatch(AGENT_API_PROXY_DEPRECATION);
   });
 
   it('without the renew-self loop, renews its token before the TTL runs out (6 s TTL role): the lifetime watcher, ~2/3 into the lease', async () => {
     const hcl = fs.readFileSync(path.join(fixture.dir, 'cdktf.out', 'test-agents', agentDir('renewal-test'), 'agent.hcl'), 'utf8');
     expect(hcl).not.toMatch(/api_proxy|listener/);
+    expect(hcl).toMatch(new RegExp(`^# ${storeCli()} agent configuration of AppRole renewal-test `));
     await writeKv2(store, 'secret', 'acme/test/renewal/config', { value: 'v' });
     const agent = startAgent('renewal-test', await provision('renewal-test'));
     await waitFor('the env file', () => (fs.existsSync(paths('renewal-test').env) ? true : undefined));
@@ -317,6 +243,7 @@ describe(`the synthesized agent configuration with the real ${storeCli()} agent`
     // Renewed, not replaced: one login only.
     expect(log.match(/agent\.auth\.handler: authenticating/g)).toHaveLength(1);
     expect(log).not.toContain('renew-self');
+    expect(log).not.toMatch(AGENT_API_PROXY_DEPRECATION);
     expect(agent.exitCode).toBeUndefined();
   });
 

@@ -33,3 +33,10 @@ export function onStores(kinds: readonly StoreKind[], reason: string): { runs: b
   const runs = kinds.includes(storeKind());
   return { runs, title: (t) => (runs ? t : `${t} [not on ${storeKind()}: ${reason}]`) };
 }
+
+/**
+ * The note both stores' agents print at start when they serve an API proxy (a `listener`): OpenBao
+ * 2.4.0 "OpenBao Agent will be deprecating API proxy functionality in a future release ...", Vault
+ * 1.21.1 "Vault Agent will be deprecating ...", both pointing to the proxy subcommand.
+ */
+export const AGENT_API_PROXY_DEPRECATION = /Agent will be deprecating API proxy functionality in a future release/;
