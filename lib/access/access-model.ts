@@ -56,7 +56,7 @@ export class AccessModel {
     const listLookup = listLookupOf(target);
     const identities = configuration.identities.map((identity) => access(identity, parsed, listLookup, configuration.liveStore === true));
     const unattached = [...configuration.policies.keys()].filter((name) => !used.has(name)).sort();
-    return new AccessModel(identities, unattached, builtinDefault, configuration.stacks, textOf(DEFAULT_POLICY_NAME) ?? builtinText);
+    return new AccessModel(identities, unattached, builtinDefault, configuration.stacks, textOf(DEFAULT_POLICY_NAME) ?? builtinText, target);
   }
 
   private readonly byName: ReadonlyMap<string, IdentityAccess>;
@@ -72,6 +72,8 @@ export class AccessModel {
     readonly stacks: readonly string[],
     /** Text of the `default` policy every token carries: the declared one, else the built-in one. */
     readonly defaultPolicyText: string = DEFAULT_POLICY_TEXT,
+    /** The store the configuration targets, whose capabilities, `default` policy and LIST semantics the ACLs follow. */
+    readonly store: StoreTarget = StoreTarget.DEFAULT,
   ) {
     this.byName = new Map(identities.map((i) => [i.identity.name, i]));
   }

@@ -1,6 +1,6 @@
 import { AuthMethod, BindingValue, Identity } from './identity';
 import { ReferenceResolver } from '../sources/terraform-reference';
-import { ResourceBlock, SynthStack, readSynthOutput } from '../sources/synth-output';
+import { ResourceBlock, STORE_TARGET_METADATA_KEY, SynthStack, readSynthOutput } from '../sources/synth-output';
 import { compareStrings } from '../private/compare-strings';
 import { StoreTarget } from '../model/store-target';
 
@@ -124,11 +124,39 @@ export function readStoreConfiguration(dir: string): StoreConfiguration {
       identities.set(identity.name, identity);
     }
   }
+  const store = recordedStoreTarget(stacks);
   return {
     identities: [...identities.values()].sort((a, b) => compareStrings(a.name, b.name)),
     policies,
     stacks: stacks.map((s) => s.name),
+    ...(store ? { store } : {}),
   };
+}
+
+/**
+ * The store the stacks record in `//.metadata["secretstore-iac-store"]` (written when
+ * `settings.store` is given), or undefined when none records one.
+ * @throws Error naming the stacks when two record different stores, or a record is not what the synthesis writes
+ */
+function recordedStoreTarget(stacks: readonly SynthStack[]): StoreTarget | undefined {
+  let found: { stack: string; target: StoreTarget } | undefined;
+  for (const stack of stacks) {
+    const record = stack.metadata[STORE_TARGET_METADATA_KEY] as { kind?: unknown; version?: unknown } | undefined;
+    if (record === undefined) continue;
+    const version = typeof record?.version === 'string' ? record.version : undefined;
+    if (!StoreTarget.isKind(record?.kind) || (record.version !== undefined && version === undefined)) {
+      throw new Error(`stack ${stack.name}: //.metadata["${STORE_TARGET_METADATA_KEY}"] is not what the synthesis writes: synthesize again`);
+    }
+    const target = new StoreTarget(record.kind, version);
+    if (found && String(found.target) !== String(target)) {
+      throw new Error(
+        `stacks ${found.stack} and ${stack.name} target different stores (${found.target}, ${target}): ` +
+          'the access analysis takes all stacks to target one store; give every stack the same settings.store',
+      );
+    }
+    found ??= { stack: stack.name, target };
+  }
+  return found?.target;
 }
 
 function readPolicies(stack: SynthStack, resolver: ReferenceResolver): DeclaredPolicy[] {

@@ -1,6 +1,7 @@
 import { AccessModel } from '../access/access-model';
-import { whoCan } from '../access/who-can';
-import { isStoreCapability } from '../acl/store-capability';
+import { whoCan, whoCanCapabilities, whoCanRefusal } from '../access/who-can';
+import { STORE_KINDS, StoreTarget } from '../model/store-target';
+import { StoreCapability } from '../acl/store-capability';
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
@@ -8,6 +9,9 @@ import { LIVE_SOURCE, loadConfiguration } from './live-source';
 import { DEFAULT_SOURCE, SOURCE_HELP } from './source-argument';
 import { terminalJson, terminalLine } from '../private/terminal-text';
 import { UsageError } from './usage-error';
+
+/** Each store `who-can` knows the capability words of. */
+const STORE_TARGETS: readonly StoreTarget[] = STORE_KINDS.map((kind) => new StoreTarget(kind));
 
 /** `secretstore-iac who-can CAPABILITY PATH [SOURCE]`: the identities that can, and through which rule. */
 export const whoCanCommand: Command = {
@@ -17,9 +21,11 @@ export const whoCanCommand: Command = {
     'Usage: secretstore-iac who-can CAPABILITY PATH [SOURCE] [--format text|json]',
     '',
     'Lists the identities whose tokens may use CAPABILITY (create, read, update, patch, delete,',
-    'list, scan, sudo) on the request PATH (e.g. secret/data/registry/svc-orchestrator), each with',
-    'the one rule that governs the request and the policies behind it; then the identities an',
-    'explicit deny rule stops.',
+    'list, sudo; scan on OpenBao; subscribe, recover on HashiCorp Vault) on the request PATH',
+    '(e.g. secret/data/registry/svc-orchestrator), each with the one rule that governs the request',
+    'and the policies behind it; then the identities an explicit deny rule stops. The store is the',
+    "configuration's settings.store (OpenBao when not given), or the live store's own (sys/seal-status);",
+    'a word that store does not know is refused, as the store refuses a policy naming it.',
     '',
     SOURCE_HELP,
     `SOURCE defaults to ${DEFAULT_SOURCE}; \`${LIVE_SOURCE}\` reads the live store (VAULT_TOKEN, read/list only).`,
@@ -36,11 +42,25 @@ export const whoCanCommand: Command = {
     );
     const format = formatOption(values.format, ['text', 'json'] as const, 'text');
     const [capability, path, sourceArgument] = positionals;
-    if (!isStoreCapability(capability) || capability === 'deny') {
-      throw new UsageError(`"${capability}" is not a capability: use create, read, update, patch, delete, list, scan or sudo`);
+    // A word of neither store is refused before any source is read; one the source's store lacks, after.
+    if (STORE_TARGETS.every((t) => whoCanRefusal(capability, t) !== undefined)) {
+      const words = STORE_TARGETS.map((t) => `${whoCanCapabilities(t).join(', ')} (${t.productName})`);
+      throw new UsageError(`"${capability}" is not a capability: use ${words.join(', or ')}`);
     }
-    const { configuration } = await loadConfiguration(sourceArgument ?? DEFAULT_SOURCE, context);
-    const answer = whoCan(await AccessModel.load(configuration), capability, path);
+    const source = sourceArgument ?? DEFAULT_SOURCE;
+    const { configuration, label } = await loadConfiguration(source, context);
+    const target = configuration.store ?? StoreTarget.DEFAULT;
+    const refusal = whoCanRefusal(capability, target);
+    if (refusal !== undefined) {
+      const whence =
+        source === LIVE_SOURCE
+          ? `${label} is ${target} (sys/seal-status)`
+          : configuration.store
+            ? `${label} targets ${target} (settings.store)`
+            : `${label} names no settings.store, so OpenBao is assumed`;
+      throw new UsageError(`${refusal} (${terminalLine(whence)})`);
+    }
+    const answer = whoCan(await AccessModel.load(configuration), capability as StoreCapability, path);
     if (format === 'json') {
       context.stdout(terminalJson(answer));
       return ExitCode.ok;

@@ -4,6 +4,7 @@ import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
 import { PlatformSettings, PlatformSettingsProps } from '../model/platform-settings';
 import { ValidationProblem } from '../model/validation-problem';
 import { checked, checkProps, expectFunction, expectInstance, expectString, optional, ownValue, PropsSchema } from '../model/props-check';
+import { StoreTargetRecord } from './store-target-record';
 
 /** The run-time checks of {@link SecretStoreStackProps}. */
 export const SECRET_STORE_STACK_SCHEMA: PropsSchema = {
@@ -63,6 +64,7 @@ export class SecretStoreStack extends TerraformStack {
     // Settings given as plain props (a cast, a JSON file) are checked field by field like any others.
     this.settings = given instanceof PlatformSettings ? given : new PlatformSettings((given ?? {}) as PlatformSettingsProps);
     new VaultProvider(this, 'vault', {});
+    new StoreTargetRecord(this, 'secretstore-iac-store', this.settings);
     // cdktf writes the bindings' exact version (5.6.0); a 5.x range lets the engine use the 5.x
     // release it has (the lock file then pins it).
     this.addOverride(

@@ -73,3 +73,12 @@ function readJson(file: string): unknown {
  * so that the CLI never loads cdktf to read it.
  */
 export const DECLARED_KV_MOUNTS_METADATA_KEY = 'secretstore-iac-kv-mounts';
+
+/**
+ * Key under a synthesized stack's `//.metadata` that records the store it targets, when
+ * `settings.store` gives it: `{"kind": "vault", "version": "1.21.1"}`. The offline analyses read it
+ * (lib/access/store-configuration.ts) so as to apply that store's capabilities, `default` policy and
+ * LIST semantics. Defined here, beside the reader of synthesized output, so that the CLI never loads
+ * cdktf to read it.
+ */
+export const STORE_TARGET_METADATA_KEY = 'secretstore-iac-store';

@@ -4,6 +4,8 @@ import { CommandContext } from '../../../lib/cli/command';
 import { ExitCode } from '../../../lib/cli/exit-code';
 import { runCli } from '../../../lib/cli/run-cli';
 import { ACCESS_FIXTURES, REPO_ROOT } from '../../support/paths';
+import { platformConfig } from '../../../stacks/platform.config';
+import { synthesizePlatform } from '../../support/synthesized-platform';
 
 const FIXTURES = ACCESS_FIXTURES;
 
@@ -127,5 +129,24 @@ describe('who-can', () => {
     );
     const no = await cli(['who-can', 'delete', 'secret/data/registry/svc-executor', 'base']);
     expect(no.stdout).toBe('delete on secret/data/registry/svc-executor:\n  nobody');
+  });
+
+  it("refuses a word of neither store at once, and a word the source's store does not know, saying where the store came from (exit 2)", async () => {
+    const neither = await cli(['who-can', 'frobnicate', 'secret/data/x', 'base']);
+    expect(neither.code).toBe(ExitCode.usage);
+    expect(neither.stderr).toContain(
+      '"frobnicate" is not a capability: use create, read, update, patch, delete, list, scan, sudo (OpenBao), or create, read, update, patch, delete, list, sudo, subscribe, recover (HashiCorp Vault)',
+    );
+    const assumed = await cli(['who-can', 'subscribe', 'secret/data/x', 'base']);
+    expect(assumed.code).toBe(ExitCode.usage);
+    expect(assumed.stderr).toContain('"subscribe" is a capability of HashiCorp Vault, not of OpenBao');
+    expect(assumed.stderr).toMatch(/\(.*base.* names no settings\.store, so OpenBao is assumed\)/);
+    const vault = synthesizePlatform({ ...platformConfig, settings: { ...platformConfig.settings, store: { kind: 'vault' } } });
+    const scan = await cli(['who-can', 'scan', 'secret/metadata/acme/', vault.outdir]);
+    expect(scan.code).toBe(ExitCode.usage);
+    expect(scan.stderr).toContain('"scan" is a capability of OpenBao, not of HashiCorp Vault: HashiCorp Vault refuses every policy naming it (invalid capability "scan")');
+    expect(scan.stderr).toMatch(/targets vault \(settings\.store\)\)/);
+    const subscribe = await cli(['who-can', 'subscribe', 'secret/data/acme/dev/orchestrator/database', vault.outdir]);
+    expect(subscribe).toEqual({ code: ExitCode.ok, stdout: 'subscribe on secret/data/acme/dev/orchestrator/database:\n  nobody', stderr: '' });
   });
 });
