@@ -37,7 +37,7 @@ export interface AdoptionPlan {
 
 /**
  * Whether a declared object is on the store: `present`, `absent`, or why an import cannot adopt
- * what holds its place (a mount of another type at the declared path).
+ * what holds its place (a mount of another type at the declared path), its hand fix naming the live store's CLI.
  */
 export function storePresence(o: DeclaredObject, live: LiveStore): 'present' | 'absent' | string {
   if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
@@ -48,12 +48,13 @@ export function storePresence(o: DeclaredObject, live: LiveStore): 'present' | '
     if (o.kind === 'jwt-auth-mount' && live.jwtConfigs.find((c) => c.mount === o.name)?.configured === false) {
       // The provider reads a JWT method through its configuration: without one it cannot import it.
       const roles = live.roles.filter((r) => r.mount === o.name).length;
+      const cli = live.store?.cli ?? 'bao';
       return (
         `${o.name}/ is mounted but was never configured (GET auth/${o.name}/config: 404; an apply that failed after mounting it, e.g. on OIDC discovery, leaves it so), ` +
         'and the provider cannot import a JWT method without its configuration. ' +
         (roles === 0
-          ? `It holds no role: disable it (bao auth disable ${o.name}) and apply; nothing is lost`
-          : `It holds ${roles} role(s): write its configuration by hand (bao write auth/${o.name}/config ...), then run adopt again`)
+          ? `It holds no role: disable it (${cli} auth disable ${o.name}) and apply; nothing is lost`
+          : `It holds ${roles} role(s): write its configuration by hand (${cli} write auth/${o.name}/config ...), then run adopt again`)
       );
     }
     return 'present';
@@ -93,7 +94,7 @@ export async function planAdoption(
   for (const o of toImport) {
     if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
       const mount = live.mounts.find((m) => m.path === o.name)!;
-      for (const change of mountAttributeChanges(o, mount)) {
+      for (const change of mountAttributeChanges(o, mount, live.store?.cli)) {
         const line = `${o.name}/ (${o.address}): ${describeMountAttributeChange(change)}`;
         (change.effect === 'replace' ? risks : attributeChanges).push(line);
       }

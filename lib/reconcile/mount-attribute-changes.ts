@@ -2,6 +2,7 @@ import { Duration } from '../model/duration';
 import { TUNE_FIELD_NAMES } from '../model/auth-mount-tune';
 import { DeclaredObject } from './declared-object';
 import { LiveAuthMount, LiveMountTune } from './live-store-reader';
+import { StoreCli } from '../model/store-target';
 
 /**
  * What applying the declarations does with one differing attribute (vault provider 5.9.0):
@@ -67,9 +68,10 @@ function tuneDeclaration(field: string, value: unknown): string {
  * The attributes of a declared auth mount (`vault_auth_backend`, `vault_jwt_auth_backend`) that
  * differ on the store, each with what applying does: `local` (ForceNew: replacement), the
  * description, and every tune setting (in place when declared, kept when not). `seal_wrap` is not
- * compared: the provider neither declares nor changes it.
+ * compared: the provider neither declares nor changes it. Hand fixes name `cli`, the store's CLI
+ * (the live store's, from `sys/seal-status`).
  */
-export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount): MountAttributeChange[] {
+export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount, cli: StoreCli = 'bao'): MountAttributeChange[] {
   const by = DECLARED_BY[o.type] ?? { config: 'the mount', construct: 'the mount construct' };
   const out: MountAttributeChange[] = [];
   const declaredLocal = o.fields.local === true;
@@ -96,7 +98,7 @@ export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount): 
             effect: 'kept' as const,
             consequence:
               'the apply does not change it: the vault provider (5.9.0) writes a JWT mount\'s description only when it creates the mount; ' +
-              `set it by hand (\`bao auth tune -description=... ${o.name}/\`) or ${keep}`,
+              `set it by hand (\`${cli} auth tune -description=... ${o.name}/\`) or ${keep}`,
           }
         : { effect: 'in-place' as const, consequence: `the apply changes it in place (no replacement); ${keep}` }),
     });
@@ -116,7 +118,7 @@ export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount): 
       effect: isDeclared ? 'in-place' : 'kept',
       consequence: isDeclared
         ? `the apply changes it in place (tune, no replacement); declare ${declaration} to keep the store's`
-        : `not declared, so the apply keeps the store's value; declare ${declaration} to manage it, or reset it by hand (\`bao auth tune\`)`,
+        : `not declared, so the apply keeps the store's value; declare ${declaration} to manage it, or reset it by hand (\`${cli} auth tune\`)`,
     });
   }
   return out;

@@ -89,7 +89,7 @@ export async function detectDrift(
         continue;
       }
       // local (forces a replacement), description, tune: each with what applying does.
-      const attributes = mountAttributeChanges(o, mount);
+      const attributes = mountAttributeChanges(o, mount, live.store?.cli);
       if (attributes.length > 0) {
         const replace = attributes.some((a) => a.effect === 'replace');
         findings.push({

@@ -11,6 +11,7 @@ import { AccessModel } from '../../../lib/access/access-model';
 import { renderAccessDiffMarkdown } from '../../../lib/access/access-diff-markdown';
 import { appliedLiveStore, AppliedStore } from '../../support/applied-live-store';
 import { ACCESS_FIXTURES } from '../../support/paths';
+import { StoreTarget } from '../../../lib/model/store-target';
 
 // Mount settings, role_type and PEM keys in drift and adoption, on the base fixture against an
 // in-memory store as an apply leaves it, then changed by hand. The same on a real store:
@@ -50,6 +51,23 @@ describe('drift covers mount settings', () => {
   it('a JWT mount\'s description: the apply does not change it (the provider writes it only when creating the mount)', async () => {
     const r = await detectDrift(declared, configuration, live((s) => (mount(s, 'jwt').description = 'hand')));
     expect(details(r, 'sys/auth/jwt')).toEqual([expect.stringMatching(/^description: declared "[^"]*", store "hand": the apply does not change it: .*bao auth tune -description=\.\.\. jwt\//)]);
+  });
+
+  it("the hand fixes name the live store's CLI: vault on Vault, bao on OpenBao or an unknown store", async () => {
+    const onVault = await detectDrift(declared, configuration, live((s) => {
+      mount(s, 'jwt').description = 'hand';
+      mount(s, 'approle').tune = { ...mount(s, 'approle').tune, max_lease_ttl: 7200 };
+      (s as { store?: StoreTarget }).store = new StoreTarget('vault', '1.21.1');
+    }));
+    const text = [...details(onVault, 'sys/auth/jwt'), ...details(onVault, 'sys/auth/approle')].join('\n');
+    expect(text).toContain('`vault auth tune -description=... jwt/`');
+    expect(text).toContain('reset it by hand (`vault auth tune`)');
+    expect(text).not.toMatch(/\bbao\b/);
+    const onBao = await detectDrift(declared, configuration, live((s) => {
+      mount(s, 'jwt').description = 'hand';
+      (s as { store?: StoreTarget }).store = new StoreTarget('openbao', '2.4.0');
+    }));
+    expect(details(onBao, 'sys/auth/jwt').join('\n')).toContain('`bao auth tune -description=... jwt/`');
   });
 
   it('a local mount on the store: a replacement, refused by the plan check, and the declaration that keeps it', async () => {
