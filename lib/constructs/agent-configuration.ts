@@ -322,18 +322,25 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
     return SecretStoreStack.of(app).settings.store.cli;
   }
 
-  /** The agent configuration of one application ({@link renderAgentHcl}). */
-  agentConfig(app: AppRoleApplication): string {
-    return renderAgentHcl({
+  /** What the agent's and the proxy's configurations of one application both say: the store's CLI, the login, the address. */
+  private loginOf(app: AppRoleApplication) {
+    return {
       cli: this.cliOf(app),
       roleName: app.roleName,
       authPath: app.authPath,
       tokenTtl: app.tokenTtl,
+      exitOnError: this.exitOnError,
+      storeAddress: this.storeAddress,
+    };
+  }
+
+  /** The agent configuration of one application ({@link renderAgentHcl}). */
+  agentConfig(app: AppRoleApplication): string {
+    return renderAgentHcl({
+      ...this.loginOf(app),
       renewalInterval: app.renewalInterval,
       paths: this.paths,
       secretRefreshInterval: this.secretRefreshInterval,
-      exitOnError: this.exitOnError,
-      storeAddress: this.storeAddress,
       renewal: this.renewalIn('agent', app),
       separateProxy: this.apiProxy === 'proxy' ? { configFile: this.paths.proxyConfigFile, proxyPort: this.proxyPort } : undefined,
     });
@@ -342,13 +349,8 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
   /** The proxy configuration of one application, with `apiProxy: 'proxy'` ({@link renderProxyHcl}). */
   proxyConfig(app: AppRoleApplication): string {
     return renderProxyHcl({
-      cli: this.cliOf(app),
-      roleName: app.roleName,
-      authPath: app.authPath,
-      tokenTtl: app.tokenTtl,
+      ...this.loginOf(app),
       paths: { configFile: this.paths.proxyConfigFile, roleIdFile: this.paths.proxyRoleIdFile, secretIdFile: this.paths.proxySecretIdFile },
-      exitOnError: this.exitOnError,
-      storeAddress: this.storeAddress,
       proxyPort: this.proxyPort,
       renewal: this.renewalIn('proxy', app),
     });
