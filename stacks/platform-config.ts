@@ -93,8 +93,9 @@ export interface PlatformConfig {
   readonly accounts?: Readonly<Record<string, RegistryAccountConfig>>;
   /**
    * Where the agent files go and the paths inside the agent's container (env file, Role ID and
-   * Secret ID files, refresh interval).
-   * @default `cdktf.out/agents/<role>/`, rendering to `/secretstore/secrets/.env`
+   * Secret ID files, refresh interval), and which process serves the loopback API proxy
+   * (`apiProxy`: the agent's, or the store's proxy with `proxy.hcl` and `proxy-entrypoint.sh`).
+   * @default `cdktf.out/agents/<role>/`, rendering to `/secretstore/secrets/.env`, the agent's API proxy
    */
   readonly agents?: Omit<AgentConfigurationsProps, 'applications'>;
   /**
