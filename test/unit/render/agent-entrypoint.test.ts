@@ -39,6 +39,7 @@ describe('the rendered text', () => {
     const vault = renderAgentEntrypoint({ ...DEFAULTS, agentBinary: 'vault', addressInConfiguration: false, renewal: RENEWAL });
     expect(vault).toContain('# Both names, whichever binary SECRETSTORE_AGENT_BINARY names: `vault` reads only VAULT_ADDR (without it, it dials https://127.0.0.1:8200).\n');
     expect(vault).toContain('renew_with="${SECRETSTORE_AGENT_BINARY:-vault}"');
+    expect(vault).toContain('# SECRETSTORE_AGENT_BINARY overrides the agent binary (default: vault).\n');
     expect(vault).not.toMatch(/\bbao\b/);
     const bao = renderAgentEntrypoint({ ...DEFAULTS, addressInConfiguration: false, renewal: RENEWAL });
     expect(bao).toContain('# Both names, whichever binary SECRETSTORE_AGENT_BINARY names: `bao` reads BAO_ADDR (and VAULT_ADDR).\n');
