@@ -15,6 +15,7 @@ import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../
 import { appRoleLogin, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { runStoreCli } from '../support/store/store-cli';
+import { storeCli } from '../support/store/store-facts';
 import { readDeclaredObjects } from '../../lib/reconcile/declared-object';
 
 async function ok(store: RunningStore, method: string, apiPath: string, body?: unknown): Promise<any> {
@@ -127,8 +128,10 @@ describe('adoption never destroys (issue 15)', () => {
     const adopted = await cli(['adopt', 'ci-access', '--outdir', 'cdktf.out']);
     expect(adopted.code).toBe(3);
     expect(adopted.stderr).toMatch(
-      /nothing written: .*ci-access: vault_jwt_auth_backend\.\S+: jwt\/ is mounted but was never configured \(GET auth\/jwt\/config: 404; .*It holds no role: disable it \(bao auth disable jwt\) and apply; nothing is lost/s,
+      /nothing written: .*ci-access: vault_jwt_auth_backend\.\S+: jwt\/ is mounted but was never configured \(GET auth\/jwt\/config: 404; .*It holds no role: disable it \((bao|vault) auth disable jwt\) and apply; nothing is lost/s,
     );
+    // The fix names the CLI of the store adopt talks to (read from sys/seal-status).
+    expect(adopted.stderr).toContain(`disable it (${storeCli()} auth disable jwt)`);
     expect(fs.existsSync(importFile('ci-access'))).toBe(false);
     // The fix the message gives.
     await ok(store, 'DELETE', 'sys/auth/jwt');
