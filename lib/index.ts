@@ -20,6 +20,7 @@ export * from './model/validation-problem';
 export * from './render/agent-entrypoint';
 export * from './render/agent-env-template';
 export * from './render/agent-hcl';
+export * from './render/proxy-hcl';
 export * from './render/ci-login-script';
 export * from './render/gitlab-ci-template';
 export * from './render/policy-hcl';
