@@ -107,8 +107,8 @@ function applyNeeds(options: ConfigurationPipelineYamlOptions, stack: string): s
 }
 
 /**
- * The synth job's step that writes {@link CHANGED_STACKS_FILE} (and {@link CHANGED_STACKS_NOTE}): the
- * stacks changed against the merge request's target branch, or on the default branch against the
+ * The synth job's step that writes the moves between stacks (`secretstore-iac moves`) and
+ * {@link CHANGED_STACKS_FILE} (and {@link CHANGED_STACKS_NOTE}): the stacks changed against the merge request's target branch, or on the default branch against the
  * commit before the push. Without such a commit (a new branch, a pipeline started by hand: all zeros)
  * or when the comparison fails, every stack: planning too much is safe, too little is not. Schedules
  * (drift) check every stack and skip it.
@@ -130,10 +130,16 @@ function selectStacks(stacks: readonly string[]): string {
     '    echo "secretstore-iac: no previous commit to compare with: every stack is planned"',
     `    ${all}`,
     `    echo "### Stacks planned: every stack (no previous commit to compare with)" > ${CHANGED_STACKS_NOTE}`,
-    `  elif ! npx secretstore-iac changed-stacks "$base" cdktf.out --markdown-file ${CHANGED_STACKS_NOTE} > ${CHANGED_STACKS_FILE}; then`,
-    '    echo "secretstore-iac: the stacks changed since $base could not be told (the error is above): every stack is planned" >&2',
-    `    ${all}`,
-    `    echo "### Stacks planned: every stack (the comparison with \\\`$base\\\` failed: see the synth job)" > ${CHANGED_STACKS_NOTE}`,
+    '  else',
+    '    # Objects that moved between stacks since the base (sharding, docs/sharding.md): removed blocks',
+    '    # (kept on the store) where they were, import blocks where they are now, so no plan recreates them.',
+    '    # Without them, --refuse-replace refuses the plan that would destroy a moved object.',
+    '    npx secretstore-iac moves "$base" cdktf.out || echo "secretstore-iac: the moves since $base could not be written (the error is above): a plan that destroys a moved object will be refused" >&2',
+    `    if ! npx secretstore-iac changed-stacks "$base" cdktf.out --markdown-file ${CHANGED_STACKS_NOTE} > ${CHANGED_STACKS_FILE}; then`,
+    '      echo "secretstore-iac: the stacks changed since $base could not be told (the error is above): every stack is planned" >&2',
+    `      ${all}`,
+    `      echo "### Stacks planned: every stack (the comparison with \\\`$base\\\` failed: see the synth job)" > ${CHANGED_STACKS_NOTE}`,
+    '    fi',
     '  fi',
     '  echo "secretstore-iac: stacks to plan and apply, in dependency order (against ${base:-nothing}):"',
     `  cat ${CHANGED_STACKS_FILE}`,

@@ -41,8 +41,11 @@ describe('the synth job selects the stacks to plan and apply', () => {
     expect(pipeline['secretstore-iac-synth'].variables).toEqual({ GIT_DEPTH: '0' });
   });
 
+  /** An npx whose `moves` logs its call and succeeds (or runs `moves`), and whose other commands run `rest`. */
+  const withMoves = (rest: string, moves = 'exit 0') => `echo "$*" >> calls.txt; if [ "$2" = moves ]; then ${moves}; fi; ${rest}`;
+
   it('merge request: against the target branch, the command\'s lines and Markdown kept', () => {
-    const npx = 'echo "$*" > args.txt; echo "| note |" > changed-stacks.md; printf "app-roles\\napp-roles-a\\n"';
+    const npx = withMoves('echo "$*" > args.txt; echo "| note |" > changed-stacks.md; printf "app-roles\\napp-roles-a\\n"');
     const r = runItem(item, { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' }, {}, npx);
     expect(r.code).toBe(0);
     expect(r.read('args.txt')).toBe('secretstore-iac changed-stacks origin/main cdktf.out --markdown-file changed-stacks.md\n');
@@ -51,8 +54,26 @@ describe('the synth job selects the stacks to plan and apply', () => {
   });
 
   it('default branch: against the commit before the push', () => {
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, 'echo "$*" > args.txt; echo ci-access');
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, withMoves('echo "$*" > args.txt; echo ci-access'));
     expect(r.read('args.txt')).toBe('secretstore-iac changed-stacks 1a2b3c cdktf.out --markdown-file changed-stacks.md\n');
+    expect(r.read('changed-stacks.txt')).toBe('ci-access\n');
+  });
+
+  it('writes the moves between stacks against the same base first, so the selection and the plans see them', () => {
+    for (const [env, base] of [
+      [{ CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' }, 'origin/main'],
+      [{ CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, '1a2b3c'],
+    ] as const) {
+      const r = runItem(item, env, {}, withMoves('echo ci-access'));
+      expect(r.code).toBe(0);
+      expect(r.read('calls.txt')).toBe(`secretstore-iac moves ${base} cdktf.out\nsecretstore-iac changed-stacks ${base} cdktf.out --markdown-file changed-stacks.md\n`);
+    }
+  });
+
+  it('moves that cannot be written leave the selection to go on, saying that a plan destroying a moved object will be refused', () => {
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, withMoves('echo ci-access', 'echo "cannot synthesize 1a2b3c" >&2; exit 3'));
+    expect(r.code).toBe(0);
+    expect(r.output).toContain('the moves since 1a2b3c could not be written (the error is above): a plan that destroys a moved object will be refused');
     expect(r.read('changed-stacks.txt')).toBe('ci-access\n');
   });
 
