@@ -1,7 +1,8 @@
 /**
- * A throw-away local OpenBao dev server for `npm run demo` and `npm run bench:store`: the toolchain
+ * A throw-away local dev server (OpenBao, or HashiCorp Vault given its binary: the dev flags are the
+ * same) for `npm run demo` and `npm run bench:store`: the toolchain
  * scripts/toolchain.sh built, on a free 127.0.0.1 port, with a random root token that stays in
- * memory (the server's banner, which prints it, goes to a 0600 log file in the caller's work dir).
+ * memory (the server's banner, which prints it, goes to a 0600 `store.log` in the caller's work dir).
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as crypto from 'crypto';
@@ -58,13 +59,13 @@ export function toolchain(): Record<string, string> {
 }
 
 /**
- * Starts `bao server -dev` and waits until `sys/health` answers 200.
- * @param workDir a private directory for the server's log (`bao.log`, mode 0600)
+ * Starts `<binary> server -dev` (`bao` unless told) and waits until `sys/health` answers 200.
+ * @param workDir a private directory for the server's log (`store.log`, mode 0600)
  */
 export async function startLocalDevStore(workDir: string, binary = toolchain().SECRETSTORE_IAC_BAO): Promise<LocalDevStore> {
   const port = await freePort();
   const rootToken = crypto.randomBytes(24).toString('hex');
-  const log = fs.openSync(path.join(workDir, 'bao.log'), 'w', 0o600);
+  const log = fs.openSync(path.join(workDir, 'store.log'), 'w', 0o600);
   const child = spawn(binary, ['server', '-dev', `-dev-listen-address=127.0.0.1:${port}`, `-dev-root-token-id=${rootToken}`], { stdio: ['ignore', log, log] });
   fs.closeSync(log);
   const addr = `http://127.0.0.1:${port}`;
@@ -76,7 +77,7 @@ export async function startLocalDevStore(workDir: string, binary = toolchain().S
       if (child.exitCode !== null) return 'exited';
       return (await fetch(`${addr}/v1/sys/health`)).status === 200 ? 'up' : undefined;
     });
-    if (state === 'exited') throw new Error(`the store exited (${child.exitCode}); see ${path.join(workDir, 'bao.log')}`);
+    if (state === 'exited') throw new Error(`the store exited (${child.exitCode}); see ${path.join(workDir, 'store.log')}`);
   } catch (error) {
     stop();
     throw error;
