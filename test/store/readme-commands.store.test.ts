@@ -145,6 +145,10 @@ const COMMANDS: Readonly<Record<string, RunHere | RunElsewhere>> = {
   },
   'bash scripts/setup.sh --test': { ranBy: '.ci/run, the CI job', evidence: [CI_RUNS_ALL_TESTS[0]] },
   'npm run demo': { ranBy: 'test/store/demo.store.test.ts', evidence: [{ file: 'test/store/demo.store.test.ts', contains: "spawn('npm', ['run', 'demo']" }] },
+  'npm run bench:store': {
+    ranBy: 'test/store/store-bench.store.test.ts, at 24 applications (the README\'s sizes take minutes; the figures come from a full run)',
+    evidence: [{ file: 'test/store/store-bench.store.test.ts', contains: "['run', 'bench:store', '--'" }],
+  },
   'npm test': { ranBy: '.ci/run through npm run test:all', evidence: CI_RUNS_ALL_TESTS },
   'npm run test:store': { ranBy: '.ci/run through npm run test:all', evidence: CI_RUNS_ALL_TESTS },
   'npm run synth': {
