@@ -267,6 +267,17 @@ const cases: Case[] = [
     `[ci-access] settings.registryHost = "--help": ${HOST_NAME_RULE}`],
   ['registry host ".."', undefined as any, withSettings({ registryHost: '..' }),
     `[ci-access] settings.registryHost = "..": ${HOST_NAME_RULE}`],
+  // Issue 16 and 20: sharding and the agents' API proxy.
+  ['hash sharding without a shard count', undefined as any, { ...platformConfig, applicationSharding: { by: 'hash' } },
+    '[app-roles] sharding.shards = undefined: is required with by "hash": the number of hash shards, 1 to 100'],
+  ['more hash shards than two digits name', undefined as any, { ...platformConfig, applicationSharding: { by: 'hash', shards: 500 } },
+    '[app-roles] sharding.shards = 500: must be a whole number from 1 to 100 (shard numbers are two digits)'],
+  ['a sharding mode that does not exist', undefined as any, { ...platformConfig, applicationSharding: { by: 'region' as any } },
+    '[app-roles] sharding.by = "region": must be one of "none", "environment", "hash", "environment-hash"'],
+  ['an application stack that is not a stack name', (p) => p.appRoles.addApplication('billing-dev', { name: 'billing', environment: 'dev', stack: 'Payments!' }), undefined,
+    '[app-roles] applications["billing-dev"].stack = "Payments!": must be lower-case letters, digits and inner hyphens; it contains upper case'],
+  ['an API proxy mode that does not exist', undefined as any, { ...platformConfig, agents: { apiProxy: 'sidecar' as any } },
+    '[app-roles/agents] apiProxy = "sidecar": must be one of "agent", "proxy"'],
 ];
 
 describe('Bad input: each problem names the construct, field, value and rule', () => {
