@@ -1,5 +1,9 @@
 import { PgBackend } from 'cdktf';
+import { ValidationProblem } from '../model/validation-problem';
 import { StateBackendFactory } from './secret-store-stack';
+
+/** Longest PostgreSQL identifier, in bytes (NAMEDATALEN - 1). */
+export const MAX_POSTGRES_SCHEMA_NAME_BYTES = 63;
 
 /** Properties of {@link postgresState}. */
 export interface PostgresStateProps {
@@ -23,10 +27,22 @@ export interface PostgresStateProps {
  */
 export function postgresState(props: PostgresStateProps = {}): StateBackendFactory {
   const prefix = props.schemaPrefix ?? 'secretstore_iac_';
-  return (stack) =>
+  return (stack) => {
+    const schemaName = `${prefix}${stack.node.id.replace(/-/g, '_')}`;
     new PgBackend(stack, {
       // Left out on purpose (the engine falls back to PG_CONN_STR); cdktf types it as required.
       connStr: undefined as unknown as string,
-      schemaName: `${prefix}${stack.node.id.replace(/-/g, '_')}`,
+      schemaName,
     });
+    // PostgreSQL cuts a longer name to 63 bytes without an error: two long stack names (shards of
+    // a long environment) would then share one schema, so one state.
+    if (Buffer.byteLength(schemaName, 'utf8') > MAX_POSTGRES_SCHEMA_NAME_BYTES) {
+      const problem = new ValidationProblem(
+        'stateBackend.schemaName',
+        schemaName,
+        `must be at most ${MAX_POSTGRES_SCHEMA_NAME_BYTES} bytes: PostgreSQL cuts longer names without an error, so two stacks could share one state; shorten the stack name (an environment, an application's stack) or the schemaPrefix`,
+      );
+      stack.node.addValidation({ validate: () => [String(problem)] });
+    }
+  };
 }

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { ApplicationStacks, hashShard, PlatformSettings, postgresState, SecretStoreApp, shardLabel, SSI_R1, SSI_R5 } from '../../../lib';
+import { ApplicationStacks, hashShard, PlatformSettings, postgresState, SecretStoreApp, SecretStoreValidationError, shardLabel, SSI_R1, SSI_R5 } from '../../../lib';
 import { AccessModel } from '../../../lib/access/access-model';
 import { readStoreConfiguration } from '../../../lib/access/store-configuration';
 import { whoCan } from '../../../lib/access/who-can';
@@ -113,6 +113,28 @@ describe('A shard is a stack of its own, depending on the mount stack, with no c
     const pg = (s: string) => JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', s, 'cdk.tf.json'), 'utf8')).terraform.backend;
     expect(pg('app-roles-dev')).toEqual({ pg: { schema_name: 'secretstore_iac_app_roles_dev' } });
     expect(pg('app-roles-shared')).toEqual({ pg: { schema_name: 'secretstore_iac_app_roles_shared' } });
+  });
+
+  it('refuses a shard whose PostgreSQL schema name would pass 63 bytes (PostgreSQL would cut it, and two shards could share a state)', () => {
+    const environment = `e${'x'.repeat(40)}`;
+    const app = new SecretStoreApp({ outdir: tempOutdir() }).define((a) => {
+      definePlatform(a, sharded({ by: 'environment-hash', shards: 2 }), postgresState()).appRoles.addApplication('long', { name: 'long', environment });
+    });
+    const problems = (() => {
+      try {
+        app.synth();
+        return [];
+      } catch (e) {
+        return (e as SecretStoreValidationError).problems.map((p) => `[${p.constructPath}] ${p.message}`);
+      }
+    })();
+    const schema = `secretstore_iac_app_roles_${environment}_${shardLabel(hashShard(`long-${environment}`, 2))}`;
+    expect(schema.length).toBeGreaterThan(63);
+    expect(problems).toContain(
+      `[app-roles-${environment}-${shardLabel(hashShard(`long-${environment}`, 2))}] stateBackend.schemaName = "${schema}": must be at most 63 bytes: PostgreSQL cuts longer names without an error, so two stacks could share one state; shorten the stack name (an environment, an application's stack) or the schemaPrefix`,
+    );
+    // The spec's stacks and shorter shards stay well within it.
+    expect(problems.filter((p) => p.includes('schemaName'))).toHaveLength(1);
   });
 });
 
