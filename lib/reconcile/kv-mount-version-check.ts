@@ -2,6 +2,7 @@ import type { DeclaredKvMount } from './declared-kv-mount';
 import { KvVersion } from '../model/kv-mount';
 import { compareStrings } from '../private/compare-strings';
 import { StoreClient, StoreError } from '../store/store-client';
+import { readStoreTarget } from './live-store-reader';
 
 /** A secrets engine mount as `GET sys/mounts` lists it. */
 export interface LiveSecretsMount {
@@ -77,14 +78,15 @@ const describe = (m: LiveSecretsMount) => (m.kvVersion !== undefined ? `KV v${m.
 const stacksOf = (d: DeclaredKvMount) => `stack${d.stacks.length === 1 ? '' : 's'} ${d.stacks.join(', ')}`;
 /** `stack a declares` / `stacks a, b declare`. */
 const stacksDeclare = (d: DeclaredKvMount) => `${stacksOf(d)} declare${d.stacks.length === 1 ? 's' : ''}`;
-const enable = (d: DeclaredKvMount) => `bao secrets enable -path=${d.path} -version=${d.version} kv`;
+const enable = (d: DeclaredKvMount, cli: string) => `${cli} secrets enable -path=${d.path} -version=${d.version} kv`;
 
 /**
  * Compares each declared KV mount with the store's mount table. Returns one line per
  * contradiction, naming the mount, what the store has, what the stacks declare, the consequence and
  * the fix; [] when every declared mount is on the store, at its path, with its version.
+ * @param cli the store's CLI the fixes name (`bao`, `vault`)
  */
-export function kvMountProblems(declared: readonly DeclaredKvMount[], live: readonly LiveSecretsMount[]): string[] {
+export function kvMountProblems(declared: readonly DeclaredKvMount[], live: readonly LiveSecretsMount[], cli = 'bao'): string[] {
   const problems: string[] = [];
   const byPath = new Map<string, DeclaredKvMount[]>();
   for (const d of declared) byPath.set(d.path, [...(byPath.get(d.path) ?? []), d]);
@@ -108,7 +110,7 @@ export function kvMountProblems(declared: readonly DeclaredKvMount[], live: read
     if (serving === undefined) {
       if (inside.length === 0) {
         problems.push(
-          `${path}/ is not mounted on the store, but ${stacksOf(d)} rel${d.stacks.length === 1 ? 'ies' : 'y'} on it as KV v${d.version} (the stacks never create KV mounts; applications and CI jobs read their secrets there): enable it first (${enable(d)})`,
+          `${path}/ is not mounted on the store, but ${stacksOf(d)} rel${d.stacks.length === 1 ? 'ies' : 'y'} on it as KV v${d.version} (the stacks never create KV mounts; applications and CI jobs read their secrets there): enable it first (${enable(d, cli)})`,
         );
       }
       continue;
@@ -160,6 +162,9 @@ export async function checkKvMountVersions(client: StoreClient, declared: readon
     if (e instanceof StoreError) throw new KvMountCheckError(`cannot compare the declared KV mounts with the store at ${client.address}: ${e.message}`);
     throw e;
   }
-  const problems = kvMountProblems(declared, parseSecretsMounts(body));
-  if (problems.length > 0) throw new KvMountMismatchError(problems, client.address);
+  const live = parseSecretsMounts(body);
+  if (kvMountProblems(declared, live).length === 0) return;
+  // Only a mismatch needs the fixes' CLI: one more (unauthenticated) request, to sys/seal-status.
+  const cli = (await readStoreTarget(client))?.cli ?? 'bao (or vault)';
+  throw new KvMountMismatchError(kvMountProblems(declared, live, cli), client.address);
 }

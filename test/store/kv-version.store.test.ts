@@ -14,6 +14,7 @@ import { CiSecret, KvMount, SecretStoreApp, SecretStoreValidationError } from '.
 import { READER_POLICY } from '../../lib/reconcile/live-store-reader';
 import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
 import { runStoreCli } from '../support/store/store-cli';
+import { storeCli } from '../support/store/store-facts';
 import { definePlatform } from '../../stacks/platform';
 import { PlatformConfig } from '../../stacks/platform-config';
 import { generateSigningKey } from '../support/store/jwt-signer';
@@ -226,6 +227,22 @@ describe('the declared KV version against the real store', () => {
         expect(r.stdout).toContain('vault_policy.');
       } finally {
         v2.cleanup();
+      }
+    });
+  });
+
+  describe('(d) a declared KV mount the store does not have', () => {
+    it("tf plan stops with exit 5 before the engine runs, and the fix names the store's own CLI (sys/seal-status)", async () => {
+      const fixture = PlatformFixture.create(v2Store, 'kv-missing');
+      try {
+        fixture.synthPlatform(testPlatformConfig(pem, { settings: { ...TEST_SETTINGS, kvMount: new KvMount('kv', 1) } }));
+        const r = await tf(fixture, v2Store.rootToken, 'plan', '-input=false');
+        expect(r.code).toBe(5);
+        expect(r.stderr).toContain('kv/ is not mounted on the store, but stack ci-access relies on it as KV v1');
+        expect(r.stderr).toContain(`enable it first (${storeCli()} secrets enable -path=kv -version=1 kv)`);
+        expect(r.stderr).not.toContain('engine ');
+      } finally {
+        fixture.cleanup();
       }
     });
   });

@@ -80,6 +80,10 @@ describe('declared KV mounts compared with the store', () => {
     ]);
   });
 
+  it("the fix names the store's CLI it is given (the live check reads it from sys/seal-status)", () => {
+    expect(kvMountProblems([declared('kv', 1)], DEV_STORE, 'vault')[0]).toMatch(/enable it first \(vault secrets enable -path=kv -version=1 kv\)$/);
+  });
+
   it('a declared mount path inside a store mount: its paths are the outer mount\'s paths', () => {
     expect(kvMountProblems([declared('secret/data', 1)], DEV_STORE)).toEqual([
       "secret/data/ is not a mount on the store: its paths are served by secret/ (KV v2), where the paths of stacks app-roles, ci-access would be other secrets' paths (secret/data/<p> is secret/'s data/<p>); declare settings.kvMount at secret, or mount secret/data/ on a path of its own",
@@ -127,7 +131,7 @@ describe('checkKvMountVersions against an HTTP store', () => {
     }
   });
 
-  it('reads GET sys/mounts once and throws every contradiction at once', async () => {
+  it('reads GET sys/mounts once (then sys/seal-status, for the CLI its fixes name) and throws every contradiction at once', async () => {
     const store = await fakeStore(200, { data: { 'secret/': { type: 'kv', options: { version: '1' } } } });
     try {
       const check = checkKvMountVersions(new StoreClient({ address: store.address, token: 't' }), [declared('secret', 2), declared('kv', 2)]);
@@ -135,7 +139,8 @@ describe('checkKvMountVersions against an HTTP store', () => {
       await expect(check).rejects.toThrow(
         new RegExp(`^the declared KV mounts do not match the secrets store at ${store.address}; nothing was planned, applied or written:\\n  kv/ is not mounted .*\\n  secret/ is KV v1 on the store`),
       );
-      expect(store.paths).toEqual(['GET /v1/sys/mounts']);
+      // sys/seal-status only because there is a mismatch: its fixes name the store's CLI.
+      expect(store.paths).toEqual(['GET /v1/sys/mounts', 'GET /v1/sys/seal-status']);
     } finally {
       await store.close();
     }
