@@ -104,7 +104,7 @@ export class SecretStoreApp extends App {
       const own = c.node.validate();
       own.forEach((message) => problems.push({ constructPath: c.node.path, message }));
       // A source with problems of its own may not render; its layout is checked once they are fixed.
-      if (own.length === 0 && isArtifactSource(c)) renderable.push(c);
+      if (own.length === 0 && this.writesArtifactsOf(c)) renderable.push(c);
     }
     // Where the artifacts go is checked with everything else, before anything is written.
     artifactLayoutProblems(renderable, (source) => this.artifactsOf(source)).forEach((p) => problems.push({ constructPath: p.constructPath, message: String(p.problem) }));
@@ -118,11 +118,19 @@ export class SecretStoreApp extends App {
       .sort((a, b) => compareStrings(a.constructPath, b.constructPath));
   }
 
+  /**
+   * Whether this app writes the artifacts of `c`: every artifact source's. A subclass that writes
+   * only the stacks (the synthesis benchmark's) says no, and neither renders nor checks them.
+   */
+  protected writesArtifactsOf(c: IConstruct): c is IArtifactSource {
+    return isArtifactSource(c);
+  }
+
   /** The artifacts of every artifact source, sorted by path. */
   collectArtifacts(): SynthesisArtifact[] {
     return this.node
       .findAll()
-      .filter(isArtifactSource)
+      .filter((c): c is IArtifactSource => this.writesArtifactsOf(c))
       .flatMap((c) => this.artifactsOf(c))
       .sort((a, b) => compareStrings(a.path, b.path));
   }
