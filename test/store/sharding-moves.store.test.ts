@@ -173,4 +173,35 @@ describe('moving applications between stacks never recreates them', () => {
     for (const stack of retired) expect({ stack, state: await stateOf(stack) }).toEqual({ stack, state: [] });
     for (const stack of fixture.stacks) expect({ stack, code: (await fixture.plan(stack)).code }).toEqual({ stack, code: 0 });
   });
+
+  it('changed-stacks selects the shard of a changed application only, and every shard when the mount stack changes (mount first)', async () => {
+    const sharding: ApplicationSharding = { by: 'environment-hash', shards: 2 };
+    // The moves of the re-shard are applied: their files are no-ops now, and would count as changes.
+    for (const stack of stackDirs()) fs.rmSync(path.join(outdir(), 'stacks', stack, MOVES_FILE), { force: true });
+    synthBase('base-2', config(sharding));
+    const changed = async () => {
+      const res = await cli(['changed-stacks', 'base-2', 'cdktf.out']);
+      expect(res.code).toBe(0);
+      return res.stdout.split('\n').filter(Boolean);
+    };
+    expect(await changed()).toEqual([]);
+
+    // One more application: only the stack its key names.
+    fixture.synthPlatform(config(sharding), (p) => {
+      addGenerated(p);
+      p.appRoles.addApplication('extra-dev', { name: 'extra', environment: 'dev' });
+    });
+    expect(await changed()).toEqual([applicationStackName('app-roles', sharding, { roleName: 'extra-dev', environment: 'dev' })]);
+
+    // The mount's description: the mount stack, then every shard that depends on it.
+    const described = { ...config(sharding), authMounts: { approle: { description: 'Application agents (changed by the sharding test)' } } };
+    fixture.synthPlatform(described, addGenerated);
+    const shards = fixture.stacks.filter((s) => s.startsWith('app-roles-')).sort();
+    expect(shards.length).toBeGreaterThanOrEqual(2);
+    expect(await changed()).toEqual(['app-roles', ...shards]);
+    // On the store: the mount changes in place; the shards, selected for their dependency, plan nothing.
+    const mount = await plannedActions('app-roles');
+    expect(mount.filter((a) => !a.endsWith(': no-op'))).toEqual([expect.stringMatching(/^vault_auth_backend\.approle_backend_[0-9A-F]+: update$/)]);
+    for (const stack of shards) expect({ stack, code: (await fixture.plan(stack)).code }).toEqual({ stack, code: 0 });
+  });
 });
