@@ -300,12 +300,13 @@ export const platformConfig: PlatformConfig = {
     const stackFile = path.join(repo, 'stacks', 'app-roles-stack.ts');
     fs.writeFileSync(
       stackFile,
+      // The README's way: one addApplication line in the AppRolesStack constructor.
       fs.readFileSync(stackFile, 'utf8').replace(
-        '    ];\n    // Agent configuration',
-        "      new AppRoleApplication(this, 'billing-dev', { auth, name: 'billing', environment: 'dev' }),\n    ];\n    // Agent configuration",
+        '    // Agent configuration',
+        "    this.addApplication('billing-dev', { name: 'billing', environment: 'dev' });\n    // Agent configuration",
       ),
     );
-    expect(fs.readFileSync(stackFile, 'utf8')).toContain("'billing-dev'");
+    expect(fs.readFileSync(stackFile, 'utf8')).toContain("this.addApplication('billing-dev'");
     const before = git(repo, 'rev-parse', 'main');
     git(repo, 'commit', '-q', '-am', 'add the billing application');
     git(repo, 'push', '-q', 'origin', 'main');
