@@ -151,7 +151,14 @@ if [[ " $STORES " == *" vault "* ]]; then
     "$LDFLAGS_COMMON -X $VAULT_PKG/version.GitCommit=$VAULT_COMMIT -X $VAULT_PKG/version.BuildDate=$VAULT_COMMIT_DATE" \
     "vault $VAULT_VERSION $VAULT_COMMIT"
 else
+  # Not asked for: keep an up-to-date cached build in toolchain.env all the same, so that a run for
+  # OpenBao only (npm run bench:store, SECRETSTORE_IAC_STORES=openbao) never hides a Vault built before.
   VAULT=${SECRETSTORE_IAC_VAULT:-}
+  VAULT_STAMP="vault $VAULT_VERSION $VAULT_COMMIT $(cd "$ROOT/tools/vault" && sha256sum go.mod go.sum | sha256sum | cut -c1-16)"
+  if [[ -z $VAULT ]] && stamp_ok "$BIN/vault" "$VAULT_STAMP"; then
+    VAULT=$BIN/vault
+    log "vault: not asked for; the cached build stays in toolchain.env ($VAULT)"
+  fi
 fi
 resolve_tool TOFU tofu SECRETSTORE_IAC_TOFU "$TOFU_ACCEPT" "tofu" "$ROOT/tools/opentofu" "$TOFU_PKG" \
   "$LDFLAGS_COMMON -X 'github.com/opentofu/opentofu/version.dev=no'" \
