@@ -25,6 +25,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { ApplicationStacks, Duration, PlatformSettings, SecretStoreApp } from '../lib';
 import { startLocalDevStore, toolchain } from '../demo/local-dev-store';
+import { mapLimited } from '../lib/private/map-limited';
 import { EngineRun, runEngine } from './engine-run';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -111,20 +112,6 @@ function changedStacks(base: string, head: string, env: NodeJS.ProcessEnv): { ms
   return { ms: r.ms, stacks: r.stdout.split('\n').map((l) => l.trim()).filter(Boolean) };
 }
 
-/** Runs `fn` over `items`, at most `parallel` at a time; results in input order. */
-async function inParallel<T, R>(items: readonly T[], parallel: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
-  return results;
-}
-
 /** Figures of one layout at one size. */
 interface LayoutFigures {
   stacks: number;
@@ -199,7 +186,7 @@ async function measureLayout(size: number, layout: Layout, shards: number, store
     // The mount stack first (the shards depend on it), then the shards as parallel jobs would run.
     const everyStack = async (args: (stack: string) => string[], parallel = PARALLEL_STACKS) => {
       const first = m.take(await runEngine(engine, args(MOUNT_STACK), dir(MOUNT_STACK), env));
-      const others = await inParallel(rest, parallel, async (s) => m.take(await runEngine(engine, args(s), dir(s), env)));
+      const others = await mapLimited(rest, parallel, async (s) => m.take(await runEngine(engine, args(s), dir(s), env)));
       return [first, ...others];
     };
     // One init at a time: concurrent installs into one plugin cache race (docs/pipelines.md gives

@@ -4,6 +4,7 @@ import { compareStrings } from '../private/compare-strings';
 import { StoreClient, StoreError } from '../store/store-client';
 import { AuthMethod, Identity } from '../access/identity';
 import { DeclaredPolicy, JWT_METHOD_FIELDS, StoreConfiguration, jwtMethodBinding, roleBindings } from '../access/store-configuration';
+import { mapLimited } from '../private/map-limited';
 
 /** Policies every store has that no stack creates: never reported as unmanaged. */
 export const BUILTIN_POLICIES: readonly string[] = ['default', 'response-wrapping', 'root'];
@@ -247,19 +248,6 @@ export const READER_POLICY_RULES: readonly { readonly path: string; readonly cap
   ...READER_POLICY.matchAll(/^path "([^"]+)" \{\n  capabilities = \[([^\]]*)\]\n\}$/gm),
 ].map((m) => ({ path: m[1], capabilities: [...m[2].matchAll(/"(read|list)"/g)].map((c) => c[1] as 'read' | 'list') }));
 
-/** Runs `work` over `items` with at most `limit` at a time, results in input order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 /** What the reader takes for the answer of a JWT method's configuration that does not exist. */
 const UNCONFIGURED = Object.freeze({ data: {} });
