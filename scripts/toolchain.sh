@@ -105,6 +105,12 @@ go_build() { # name dir out pkg ldflags
   mv -f "$out.tmp" "$out"
 }
 
+# tool_stamp PREFIX TOOL_DIR: the stamp of a build: what was built, and the digest of the Go module
+# files that pinned it (a changed pin rebuilds).
+tool_stamp() {
+  printf '%s %s' "$1" "$(cd "$2" && sha256sum go.mod go.sum | sha256sum | cut -c1-16)"
+}
+
 stamp_ok() { # binary stamp-text
   [[ $REBUILD != 1 && -x $1 && -f $1.stamp && "$(cat "$1.stamp")" == "$2" ]]
 }
@@ -117,7 +123,7 @@ first_line() { "$@" 2>/dev/null | head -n1 || true; }
 resolve_tool() {
   local var=$1 name=$2 override=$3 accept=$4 candidates=$5 dir=$6 pkg=$7 ldflags=$8 stamp t found="" p cand
   t=$(now)
-  stamp="$9 $(cd "$dir" && sha256sum go.mod go.sum | sha256sum | cut -c1-16)"
+  stamp=$(tool_stamp "$9" "$dir")
   if [[ -n ${!override:-} ]]; then
     [[ -x ${!override} ]] || die "$override=${!override} is not executable"
     found=${!override}; log "$name: using $override ($found) [$(elapsed "$t")]"
@@ -154,8 +160,7 @@ else
   # Not asked for: keep an up-to-date cached build in toolchain.env all the same, so that a run for
   # OpenBao only (npm run bench:store, SECRETSTORE_IAC_STORES=openbao) never hides a Vault built before.
   VAULT=${SECRETSTORE_IAC_VAULT:-}
-  VAULT_STAMP="vault $VAULT_VERSION $VAULT_COMMIT $(cd "$ROOT/tools/vault" && sha256sum go.mod go.sum | sha256sum | cut -c1-16)"
-  if [[ -z $VAULT ]] && stamp_ok "$BIN/vault" "$VAULT_STAMP"; then
+  if [[ -z $VAULT ]] && stamp_ok "$BIN/vault" "$(tool_stamp "vault $VAULT_VERSION $VAULT_COMMIT" "$ROOT/tools/vault")"; then
     VAULT=$BIN/vault
     log "vault: not asked for; the cached build stays in toolchain.env ($VAULT)"
   fi
@@ -167,7 +172,7 @@ resolve_tool TOFU tofu SECRETSTORE_IAC_TOFU "$TOFU_ACCEPT" "tofu" "$ROOT/tools/o
 # ---- provider (always our own build: it must match the mirror layout) -------------------------
 T=$(now)
 PROVIDER_BIN=$BIN/terraform-provider-vault
-PROVIDER_STAMP="terraform-provider-vault $PROVIDER_BUILT $(cd "$ROOT/tools/vault-provider" && sha256sum go.mod go.sum | sha256sum | cut -c1-16)"
+PROVIDER_STAMP=$(tool_stamp "terraform-provider-vault $PROVIDER_BUILT" "$ROOT/tools/vault-provider")
 if stamp_ok "$PROVIDER_BIN" "$PROVIDER_STAMP"; then
   log "provider: up to date ($PROVIDER_BUILT) [$(elapsed "$T")]"
 else
