@@ -23,6 +23,7 @@ import {
   optional,
   PropsSchema,
 } from '../model/props-check';
+import { markStackLocal } from './stack-local-element';
 
 /** The run-time checks of {@link AppRoleApplicationProps}. */
 export const APPROLE_APPLICATION_SCHEMA: PropsSchema = {
@@ -179,10 +180,10 @@ export class AppRoleApplication extends Construct implements IGrantee {
     this.policyResource = new StorePolicy(this, 'policy', { name: this.roleName });
     this.policy = this.policyResource.document;
     Grant.onPath(this, this.readablePath.policyPath, ['read'], declaredUnderMountStack(this, auth));
-    this.role = new ApproleAuthBackendRole(this, 'role', {
+    this.role = markStackLocal(new ApproleAuthBackendRole(this, 'role', {
       // In the mount's stack a reference (the engine creates the mount first); in another stack (a
       // shard) the path as a literal: a reference would make cdktf read the mount stack's state.
-      backend: auth === undefined ? 'approle' : SecretStoreStack.of(auth) === SecretStoreStack.of(this) ? auth.backend.path : terraformString(auth.path),
+      backend: auth === undefined ? 'approle' : SecretStoreStack.of(auth) === SecretStoreStack.of(this) ? auth.pathReference : terraformString(auth.path),
       roleName: terraformString(this.roleName),
       bindSecretId: true,
       secretIdTtl: this.secretIdTtl.toSeconds(),
@@ -197,11 +198,11 @@ export class AppRoleApplication extends Construct implements IGrantee {
       tokenNumUses: 0,
       tokenType: 'service',
       tokenBoundCidrs: terraformStrings(this.tokenBoundCidrs),
-    });
-    this.roleIdOutput = new TerraformOutput(this, 'role-id', {
+    }));
+    this.roleIdOutput = markStackLocal(new TerraformOutput(this, 'role-id', {
       value: this.role.roleId,
       description: terraformString(`Role ID of AppRole ${this.roleName} (non-sensitive; the Secret ID is issued by deployment automation)`),
-    });
+    }));
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 

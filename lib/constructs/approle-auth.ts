@@ -4,6 +4,7 @@ import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
 import { mountSegmentProblems } from '../private/mount-segment';
 import { CheckedProps, expectBoolean, expectString, optional, PropsSchema } from '../model/props-check';
 import { AuthMountTune, authMountTuneProblems, expectAuthMountTune, renderAuthMountTune } from '../model/auth-mount-tune';
+import { markStackLocal } from './stack-local-element';
 
 /** The description the library gives the AppRole mount unless one is declared. */
 export const APPROLE_AUTH_DESCRIPTION = 'Application sidecar agents (managed by secretstore-iac)';
@@ -50,18 +51,27 @@ export class AppRoleAuth extends Construct {
   readonly path: string;
   /** The rendered auth backend. */
   readonly backend: AuthBackend;
+  private mountPathReference?: string;
+
+  /**
+   * A reference to the mount's path (`${...path}`), for this method's roles: one token shared by
+   * all of them, since every token costs a stack trace when cdktf creates it.
+   */
+  get pathReference(): string {
+    return (this.mountPathReference ??= this.backend.path);
+  }
 
   constructor(scope: Construct, id: string, props: AppRoleAuthProps = {}) {
     super(scope, id);
     const checked = new CheckedProps(APPROLE_AUTH_SCHEMA, props, true);
     this.path = checked.value('path', 'approle');
-    this.backend = new AuthBackend(this, 'backend', {
+    this.backend = markStackLocal(new AuthBackend(this, 'backend', {
       type: 'approle',
       path: terraformString(this.path),
       description: terraformString(checked.value('description', APPROLE_AUTH_DESCRIPTION)),
       local: checked.value<boolean | undefined>('local', undefined),
       tune: renderAuthMountTune(checked.value<AuthMountTune | undefined>('tune', undefined), terraformStrings),
-    });
+    }));
     this.node.addValidation({
       validate: () =>
         checked.with([...mountSegmentProblems('path', this.path), ...authMountTuneProblems('tune', checked.value<AuthMountTune | undefined>('tune', undefined))]).map(String),

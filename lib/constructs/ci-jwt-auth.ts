@@ -9,6 +9,7 @@ import { httpUrlProblems } from '../private/http-url';
 import { CheckedProps, expectBoolean, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
 import { PlatformSettings } from '../model/platform-settings';
 import { AuthMountTune, authMountTuneProblems, expectAuthMountTune, renderAuthMountTune } from '../model/auth-mount-tune';
+import { markStackLocal } from './stack-local-element';
 
 /** The description the library gives the CI JWT mount unless one is declared. */
 export const CI_JWT_AUTH_DESCRIPTION = 'CI job tokens (managed by secretstore-iac)';
@@ -77,6 +78,15 @@ export class CiJwtAuth extends Construct {
   readonly local?: boolean;
   /** The rendered auth backend. */
   readonly backend: JwtAuthBackend;
+  private mountPathReference?: string;
+
+  /**
+   * A reference to the mount's path (`${...path}`), for this method's roles: one token shared by
+   * all of them, since every token costs a stack trace when cdktf creates it.
+   */
+  get pathReference(): string {
+    return (this.mountPathReference ??= this.backend.path);
+  }
 
   constructor(scope: Construct, id: string, props: CiJwtAuthProps = {}) {
     super(scope, id);
@@ -86,7 +96,7 @@ export class CiJwtAuth extends Construct {
     this.issuer = checked.value('issuer', settings.ciUrl);
     this.keySource = checked.value('keySource', JwtKeySource.oidcDiscovery(settings.ciUrl));
     const source = this.keySource;
-    this.backend = new JwtAuthBackend(this, 'backend', {
+    this.backend = markStackLocal(new JwtAuthBackend(this, 'backend', {
       path: terraformString(this.path),
       type: 'jwt',
       description: terraformString(checked.value('description', CI_JWT_AUTH_DESCRIPTION)),
@@ -96,7 +106,7 @@ export class CiJwtAuth extends Construct {
       jwtValidationPubkeys: source.kind === 'jwt_validation_pubkeys' ? terraformStrings(source.publicKeysPem) : undefined,
       local: checked.value<boolean | undefined>('local', undefined),
       tune: renderAuthMountTune(checked.value<AuthMountTune | undefined>('tune', undefined), terraformStrings),
-    });
+    }));
     this.local = checked.value<boolean | undefined>('local', undefined);
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }

@@ -11,6 +11,7 @@ import { PolicyDocument } from '../model/policy-document';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
 import { StorePolicy } from './store-policy';
+import { oncePerSynthesis } from './synthesis-round';
 import {
   CheckedProps,
   expectEnum,
@@ -22,6 +23,7 @@ import {
   optional,
   PropsSchema,
 } from '../model/props-check';
+import { markStackLocal } from './stack-local-element';
 
 /** The run-time checks of {@link CiJwtRoleProps}. */
 export const CI_JWT_ROLE_SCHEMA: PropsSchema = {
@@ -138,10 +140,10 @@ export class CiJwtRole extends Construct implements IGrantee {
     this.tokenBoundCidrs = [...checked.value<readonly string[]>('tokenBoundCidrs', [])];
     const ttl = this.jobTimeout.toSeconds();
 
-    this.policyResource = new StorePolicy(this, 'policy', { name: this.roleName, complete: () => this.completePolicy() });
+    this.policyResource = new StorePolicy(this, 'policy', { name: this.roleName, complete: () => this.completePolicyOnce() });
     this.policy = this.policyResource.document;
-    this.role = new JwtAuthBackendRole(this, 'role', {
-      backend: auth?.backend.path ?? 'jwt',
+    this.role = markStackLocal(new JwtAuthBackendRole(this, 'role', {
+      backend: auth?.pathReference ?? 'jwt',
       roleName: terraformString(this.roleName),
       roleType: 'jwt',
       userClaim: terraformString(this.userClaim),
@@ -166,7 +168,7 @@ export class CiJwtRole extends Construct implements IGrantee {
       tokenNumUses: 0,
       tokenType: terraformString(checked.value('tokenType', 'service')),
       tokenBoundCidrs: terraformStrings(this.tokenBoundCidrs),
-    });
+    }), auth);
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
@@ -176,10 +178,15 @@ export class CiJwtRole extends Construct implements IGrantee {
    */
   protected completePolicy(): void {}
 
+  /** {@link completePolicy}, once per synthesis: validation and both of cdktf's passes ask for it. */
+  private completePolicyOnce(): void {
+    oncePerSynthesis(this, 'completePolicy', () => this.completePolicy());
+  }
+
   private readonly checked: CheckedProps;
 
   private problems(): ValidationProblem[] {
-    this.completePolicy();
+    this.completePolicyOnce();
     return this.checked.with(this.valueProblems());
   }
 

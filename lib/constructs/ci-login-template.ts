@@ -17,6 +17,7 @@ import { RegistryServiceAccount } from './registry-service-account';
 import { SecretStoreStack } from './secret-store-stack';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 import { compareStrings } from '../private/compare-strings';
+import { oncePerSynthesis } from './synthesis-round';
 import { CheckedProps, expectInstance, expectRecord, expectString, optional, ownValue, PropsSchema } from '../model/props-check';
 
 /** The run-time checks of {@link CiLoginTemplateProps}. */
@@ -136,7 +137,7 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
 
   /** Every declared CI secret of the app, with whether this template's role may read it. */
   private declarations(): { readable: ReadableDeclaration[]; unreadable: { construct: IConstruct; secret: SecretDeclaration }[] } {
-    const all = new PlatformDeclarations(this.node.root);
+    const all = PlatformDeclarations.of(this.node.root);
     const readable: ReadableDeclaration[] = [];
     const unreadable: { construct: IConstruct; secret: SecretDeclaration }[] = [];
     for (const { construct, secret } of all.ciSecretDeclarations) {
@@ -173,6 +174,11 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
 
   /** One job template per consumer of a secret the role may read, sorted by consumer. */
   jobTemplates(): CiJobTemplate[] {
+    // Validation, rule SSI-R11 and both rendered files ask for them: computed once per synthesis.
+    return [...oncePerSynthesis(this, 'jobTemplates', () => this.computeJobTemplates())];
+  }
+
+  private computeJobTemplates(): CiJobTemplate[] {
     if (!this.role) return [];
     const { readable } = this.declarations();
     const consumers = [...new Set(readable.flatMap((d) => d.secret.consumers))].sort(compareStrings);

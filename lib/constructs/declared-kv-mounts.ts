@@ -5,6 +5,7 @@ import { compareStrings } from '../private/compare-strings';
 import { PlatformDeclarations } from '../rules/platform-declarations';
 import { SecretStoreStack } from './secret-store-stack';
 import { DECLARED_KV_MOUNTS_METADATA_KEY } from '../sources/synth-output';
+import { markStackLocal } from './stack-local-element';
 
 export { DECLARED_KV_MOUNTS_METADATA_KEY };
 
@@ -21,7 +22,7 @@ export class DeclaredKvMounts extends TerraformElement {
   /** The stack's record, created on first use, holding `mounts` from now on. */
   static record(stack: TerraformStack, mounts: readonly KvMount[]): DeclaredKvMounts {
     const existing = stack.node.tryFindChild(RECORD_ID);
-    const record = existing instanceof DeclaredKvMounts ? existing : new DeclaredKvMounts(stack, RECORD_ID);
+    const record = existing instanceof DeclaredKvMounts ? existing : markStackLocal(new DeclaredKvMounts(stack, RECORD_ID));
     record.mounts = [...mounts].sort((a, b) => compareStrings(a.path, b.path));
     return record;
   }
@@ -42,7 +43,7 @@ export class DeclaredKvMounts extends TerraformElement {
  * Run once the declarations are valid, before the stacks are written.
  */
 export function recordDeclaredKvMounts(root: IConstruct): void {
-  const d = new PlatformDeclarations(root);
+  const d = PlatformDeclarations.of(root);
   const byStack = new Map<SecretStoreStack, Map<string, KvMount>>();
   const use = (c: IConstruct, mount: KvMount) => {
     const stack = SecretStoreStack.of(c);

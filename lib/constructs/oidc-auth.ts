@@ -9,6 +9,7 @@ import { mountSegmentProblems } from '../private/mount-segment';
 import { httpUrlProblems } from '../private/http-url';
 import { CheckedProps, expectBoolean, expectInteger, expectString, expectStringArray, optional, PropsSchema } from '../model/props-check';
 import { PlatformSettings } from '../model/platform-settings';
+import { markStackLocal } from './stack-local-element';
 
 /** The run-time checks of {@link OidcAuthProps}. */
 export const OIDC_AUTH_SCHEMA: PropsSchema = {
@@ -124,6 +125,15 @@ export class OidcAuth extends Construct {
   readonly local?: boolean;
   /** The rendered auth backend. */
   readonly backend: JwtAuthBackend;
+  private mountPathReference?: string;
+
+  /**
+   * A reference to the mount's path (`${...path}`), for this method's roles: one token shared by
+   * all of them, since every token costs a stack trace when cdktf creates it.
+   */
+  get pathReference(): string {
+    return (this.mountPathReference ??= this.backend.path);
+  }
 
   constructor(scope: Construct, id: string, props: OidcAuthProps) {
     super(scope, id);
@@ -143,23 +153,23 @@ export class OidcAuth extends Construct {
       ...(checked.value('cliRedirect', true) ? [OIDC_CLI_REDIRECT_URI] : []),
     ];
     this.clientSecretVariableName = `${this.path.replace(/[^A-Za-z0-9_]/g, '_')}_client_secret`;
-    const secret = new TerraformVariable(this, 'client-secret', {
+    const secret = markStackLocal(new TerraformVariable(this, 'client-secret', {
       type: 'string',
       sensitive: true,
       nullable: false,
       description: terraformString(`OIDC client secret of auth/${this.path} (set TF_VAR_${this.clientSecretVariableName}; never in state)`),
-    });
+    }));
     secret.overrideLogicalId(this.clientSecretVariableName);
     // Ephemeral: the engine keeps the value out of the plan file and the state (OpenTofu >= 1.11).
     secret.addOverride('ephemeral', true);
-    this.backend = new JwtAuthBackend(this, 'backend', {
+    this.backend = markStackLocal(new JwtAuthBackend(this, 'backend', {
       path: terraformString(this.path),
       type: 'oidc',
       description: 'People through single sign-on (managed by secretstore-iac)',
       oidcDiscoveryUrl: terraformString(this.discoveryUrl),
       oidcClientId: terraformString(this.clientId),
       local: this.local,
-    });
+    }));
     // The write-only attribute the bindings (provider 5.6.0) do not know: sent to the store, never stored.
     this.backend.addOverride('oidc_client_secret_wo', secret.stringValue);
     this.backend.addOverride('oidc_client_secret_wo_version', this.clientSecretVersion);

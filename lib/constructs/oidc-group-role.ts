@@ -23,6 +23,7 @@ import {
   optional,
   PropsSchema,
 } from '../model/props-check';
+import { markStackLocal } from './stack-local-element';
 
 /** What a group of people may read: one secret, or a subtree, of the platform's KV mount. */
 export interface PeopleRead {
@@ -146,8 +147,8 @@ export class OidcGroupRole extends Construct implements IGrantee {
     });
     this.policy = this.policyResource.document;
     const groupsClaim = auth?.groupsClaim ?? 'groups';
-    this.role = new JwtAuthBackendRole(this, 'role', {
-      backend: auth?.backend.path ?? 'oidc',
+    this.role = markStackLocal(new JwtAuthBackendRole(this, 'role', {
+      backend: auth?.pathReference ?? 'oidc',
       roleName: terraformString(this.roleName),
       roleType: 'oidc',
       userClaim: terraformString(auth?.userClaim ?? 'sub'),
@@ -174,7 +175,7 @@ export class OidcGroupRole extends Construct implements IGrantee {
       tokenNumUses: 0,
       tokenType: 'service',
       tokenBoundCidrs: terraformStrings(this.tokenBoundCidrs),
-    });
+    }), auth);
     this.reads.forEach((r, i) => {
       if (typeof r.path === 'string' && r.path !== '') this.grantRead(KvPath[r.subtree === true ? 'subtree' : 'secret'](settings.kvMount, r.path), r.machinePathReason, `${this.node.path}/reads[${i}]`);
     });

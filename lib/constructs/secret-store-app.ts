@@ -11,6 +11,7 @@ import { IArtifactSource, isArtifactSource, SynthesisArtifact } from './synthesi
 import { artifactLayoutProblems } from './artifact-layout';
 import { compareStrings } from '../private/compare-strings';
 import { OutputUpdate, updateOutputDirectory } from './output-update';
+import { inSynthesisRound, oncePerSynthesis } from './synthesis-round';
 
 /** One problem of a synthesis: where, and what. */
 export interface SynthesisProblem {
@@ -40,7 +41,8 @@ export class SecretStoreValidationError extends Error {
  */
 export class SecretStoreApp extends App {
   private static stagingDir(finalDir: string): string {
-    fs.mkdirSync(path.dirname(finalDir), { recursive: true });
+    // A recursive mkdir of an existing directory still costs a failed mkdir: look first.
+    if (!fs.existsSync(path.dirname(finalDir))) fs.mkdirSync(path.dirname(finalDir), { recursive: true });
     const staging = `${finalDir}.staging-${process.pid}`;
     fs.rmSync(staging, { recursive: true, force: true });
     return staging;
@@ -108,7 +110,7 @@ export class SecretStoreApp extends App {
     }
     // Where the artifacts go is checked with everything else, before anything is written.
     artifactLayoutProblems(renderable, (source) => this.artifactsOf(source)).forEach((p) => problems.push({ constructPath: p.constructPath, message: String(p.problem) }));
-    const declarations = new PlatformDeclarations(this);
+    const declarations = PlatformDeclarations.of(this);
     for (const rule of PLATFORM_RULES) {
       rule.check(declarations).forEach((f) => problems.push({ constructPath: f.constructPath, message: String(f.problem) }));
     }
@@ -135,15 +137,9 @@ export class SecretStoreApp extends App {
       .sort((a, b) => compareStrings(a.path, b.path));
   }
 
-  /** Artifacts rendered during the current {@link synth}: its layout check and its writing share one rendering. */
-  private rendered?: Map<IArtifactSource, readonly SynthesisArtifact[]>;
-
+  /** The artifacts of `source`, rendered once per synthesis: its layout check and its writing share one rendering. */
   private artifactsOf(source: IArtifactSource): readonly SynthesisArtifact[] {
-    const kept = this.rendered?.get(source);
-    if (kept) return kept;
-    const artifacts = source.artifacts();
-    this.rendered?.set(source, artifacts);
-    return artifacts;
+    return oncePerSynthesis(source, 'artifacts', () => source.artifacts());
   }
 
   /** Paths (relative to the output directory) of the artifacts the last synthesis produced, sorted, whether or not their bytes changed. */
@@ -182,12 +178,7 @@ export class SecretStoreApp extends App {
    * @throws SecretStoreValidationError listing every problem; the output directory is left untouched
    */
   synth(): void {
-    this.rendered = new Map();
-    try {
-      this.synthesize();
-    } finally {
-      this.rendered = undefined;
-    }
+    inSynthesisRound(this, () => this.synthesize());
   }
 
   private synthesize(): void {

@@ -1,9 +1,9 @@
-import { Lazy } from 'cdktf';
 import { Construct } from 'constructs';
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { PolicyDocument } from '../model/policy-document';
 import { renderPolicyHcl } from '../render/policy-hcl';
 import { commentText, terraformString } from '../render/text-encoders';
+import { markStackLocal } from './stack-local-element';
 
 /** Properties of {@link StorePolicy}. */
 export interface StorePolicyProps {
@@ -24,8 +24,12 @@ export interface StorePolicyProps {
 
 /**
  * A store ACL policy: the model's {@link PolicyDocument} (rules added by grants) rendered ({@link renderPolicyHcl}) as the
- * provider's `vault_policy` resource. The HCL is produced lazily, at synthesis, so that grants made
- * after the construct exists are in it.
+ * provider's `vault_policy` resource. The HCL is rendered at synthesis, so that grants made after
+ * the construct exists are in it, and once per revision of the document: cdktf reads a resource's
+ * attributes on each of its passes, and the same rules give the same text.
+ *
+ * The text is not a cdktf `Lazy` token: a token records a stack trace when it is created and is
+ * looked up and resolved again on every pass, which made the library slower than hand-written stacks.
  *
  * It is the provider's `Policy` itself rather than a wrapper around one, so the resource keeps the
  * construct path, and thus the logical id, that the owning role gives it.
@@ -33,23 +37,48 @@ export interface StorePolicyProps {
 export class StorePolicy extends Policy {
   /** The rules of the policy. */
   readonly document: PolicyDocument;
+  private readonly props: StorePolicyProps;
+  private rendered?: { readonly revision: number; readonly text: string };
 
   constructor(scope: Construct, id: string, props: StorePolicyProps) {
-    // The document must exist before the resource, whose `policy` argument reads it lazily.
-    const document = new PolicyDocument(props.name);
-    super(scope, id, {
-      name: terraformString(props.name),
-      policy: Lazy.stringValue({
-        produce: () => {
-          props.complete?.();
-          // Policy comments hold free text (descriptions, construct paths): `${` there is literal too.
-          if (document.isEmpty && props.whenEmpty !== undefined) {
-            return terraformString(`# Policy "${commentText(document.name)}", managed by secretstore-iac. Do not edit in the store.\n\n# ${commentText(props.whenEmpty)}\n`);
-          }
-          return terraformString(renderPolicyHcl(document));
-        },
-      }),
-    });
-    this.document = document;
+    // `policy` is a placeholder here: synthesizeAttributes() puts the rendered text in its place.
+    super(scope, id, { name: terraformString(props.name), policy: '' });
+    this.document = new PolicyDocument(props.name);
+    this.props = props;
+    markStackLocal(this);
+  }
+
+  /**
+   * The policy as the store receives it (HCL, with `${` escaped for Terraform's templates), after
+   * the owner's `complete` step: what synthesis writes into the `policy` argument.
+   */
+  get policyText(): string {
+    this.props.complete?.();
+    const revision = this.document.revision;
+    if (this.rendered?.revision !== revision) this.rendered = { revision, text: this.render() };
+    return this.rendered.text;
+  }
+
+  private render(): string {
+    const document = this.document;
+    // Policy comments hold free text (descriptions, construct paths): `${` there is literal too.
+    if (document.isEmpty && this.props.whenEmpty !== undefined) {
+      return terraformString(`# Policy "${commentText(document.name)}", managed by secretstore-iac. Do not edit in the store.\n\n# ${commentText(this.props.whenEmpty)}\n`);
+    }
+    return terraformString(renderPolicyHcl(document));
+  }
+
+  /** The rendered policy ({@link policyText}): the input is the document, not a value set on the resource. */
+  get policyInput(): string {
+    return this.policyText;
+  }
+
+  protected synthesizeAttributes(): { [name: string]: unknown } {
+    return { ...super.synthesizeAttributes(), policy: this.policyText };
+  }
+
+  protected synthesizeHclAttributes(): { [name: string]: unknown } {
+    const attributes = super.synthesizeHclAttributes() as Record<string, { value?: unknown }>;
+    return { ...attributes, policy: { ...attributes.policy, value: this.policyText } };
   }
 }

@@ -105,7 +105,19 @@ export class KvPath {
 
   /** True when the first segment of the logical path is a KV v2 API prefix (refused by {@link problems}). */
   private get startsWithApiPrefix(): boolean {
-    return KV2_API_PREFIXES.includes(String(this.logical).split('/')[0]);
+    // Kept: asked for every pair the rules compare.
+    return (this.startsWithApiPrefixCache ??= KV2_API_PREFIXES.includes(String(this.logical).split('/')[0]));
+  }
+
+  private startsWithApiPrefixCache?: boolean;
+
+  /**
+   * True when the logical path is text that does not start with a KV v2 API prefix: two such paths
+   * on one mount overlap exactly when the logical paths are equal or one is a subtree above the
+   * other ({@link overlaps}), which lets the rules index them instead of comparing every pair.
+   */
+  get isPlainLogicalPath(): boolean {
+    return typeof this.logical === 'string' && !this.startsWithApiPrefix;
   }
 
   /**

@@ -20,7 +20,10 @@ export interface PolicyRule {
  * capabilities in documentation order: the same declarations always give the same bytes.
  */
 export class PolicyDocument {
-  private readonly byPath = new Map<string, { capabilities: Set<Capability>; sources: Set<string> }>();
+  // `rule` keeps the normalised form until the entry changes: grants ask again and again for the same rule.
+  private readonly byPath = new Map<string, { capabilities: Set<Capability>; sources: Set<string>; rule?: PolicyRule }>();
+  private changes = 0;
+  private sorted?: { readonly revision: number; readonly rules: readonly PolicyRule[] };
 
   /** @param name the policy's name in the store (`registry-ci`, `orchestrator-dev`) */
   constructor(readonly name: string) {}
@@ -36,25 +39,41 @@ export class PolicyDocument {
       entry = { capabilities: new Set(), sources: new Set() };
       this.byPath.set(path, entry);
     }
+    const before = entry.capabilities.size + entry.sources.size;
     capabilities.forEach((c) => entry.capabilities.add(c));
     entry.sources.add(source);
+    if (entry.capabilities.size + entry.sources.size !== before) {
+      entry.rule = undefined;
+      this.changes++;
+    }
     return this.ruleFor(path)!;
+  }
+
+  /**
+   * Changes when a rule is added or grows, and only then (adding a rule that is already there
+   * leaves it): whoever renders the document keeps the text for as long as it stays.
+   */
+  get revision(): number {
+    return this.changes;
   }
 
   /** The rule for exactly this path string, if any. */
   ruleFor(path: string): PolicyRule | undefined {
     const entry = this.byPath.get(path);
     if (!entry) return undefined;
-    return {
+    return (entry.rule ??= {
       path,
       capabilities: normalizeCapabilities(entry.capabilities),
       sources: [...entry.sources].sort(),
-    };
+    });
   }
 
   /** All rules, sorted by path. */
   get rules(): PolicyRule[] {
-    return [...this.byPath.keys()].sort().map((p) => this.ruleFor(p)!);
+    if (this.sorted?.revision !== this.changes) {
+      this.sorted = { revision: this.changes, rules: [...this.byPath.keys()].sort().map((p) => this.ruleFor(p)!) };
+    }
+    return [...this.sorted.rules];
   }
 
   /** True when the policy has no rule: such a policy is never rendered. */

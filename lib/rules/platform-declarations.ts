@@ -9,27 +9,36 @@ import { OidcGroupRole } from '../constructs/oidc-group-role';
 import { RegistryServiceAccount } from '../constructs/registry-service-account';
 import { SecretStoreStack } from '../constructs/secret-store-stack';
 import { SecretDeclaration } from '../model/secret-declaration';
+import { oncePerSynthesis } from '../constructs/synthesis-round';
 
 /** The declarations of a construct tree, grouped by kind. */
 export class PlatformDeclarations {
   /** JWT auth methods. */
-  readonly jwtAuths: CiJwtAuth[];
+  readonly jwtAuths: readonly CiJwtAuth[];
   /** AppRole auth methods. */
-  readonly appRoleAuths: AppRoleAuth[];
+  readonly appRoleAuths: readonly AppRoleAuth[];
   /** CI JWT roles. */
-  readonly jwtRoles: CiJwtRole[];
+  readonly jwtRoles: readonly CiJwtRole[];
   /** Registry service accounts. */
-  readonly accounts: RegistryServiceAccount[];
+  readonly accounts: readonly RegistryServiceAccount[];
   /** Other CI secrets. */
-  readonly ciSecrets: CiSecret[];
+  readonly ciSecrets: readonly CiSecret[];
   /** AppRole applications. */
-  readonly applications: AppRoleApplication[];
+  readonly applications: readonly AppRoleApplication[];
   /** The stacks, with their platform settings. */
-  readonly stacks: SecretStoreStack[];
+  readonly stacks: readonly SecretStoreStack[];
   /** OIDC auth methods (people's single sign-on). */
-  readonly oidcAuths: OidcAuth[];
+  readonly oidcAuths: readonly OidcAuth[];
   /** Roles of groups of people. */
-  readonly peopleRoles: OidcGroupRole[];
+  readonly peopleRoles: readonly OidcGroupRole[];
+
+  /**
+   * The declarations of `root`'s tree, found once per synthesis (validation, the platform rules, the
+   * CI login template and the KV mount record all ask for them) and on every call outside one.
+   */
+  static of(root: IConstruct): PlatformDeclarations {
+    return oncePerSynthesis(root, 'platformDeclarations', () => new PlatformDeclarations(root));
+  }
 
   constructor(root: IConstruct) {
     const all = root.node.findAll();

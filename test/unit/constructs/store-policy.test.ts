@@ -17,7 +17,7 @@ describe('StorePolicy: a PolicyDocument rendered as the store\'s policy resource
 
   it('an empty document is refused at synthesis, never emitted', () => {
     expect(() => Testing.synthScope((scope) => new StorePolicy(scope, 'policy', { name: 'p' }))).toThrow(
-      'policy "p" has no rules; an empty policy is never emitted.',
+      'policy "p" has no rules; an empty policy is never emitted',
     );
   });
 
