@@ -12,7 +12,8 @@ import { Command, CommandContext } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { chooseEngine, engineEnvironment, engineVersion } from './engine-binary';
 import { ExitCode } from './exit-code';
-import { DestructionRefused, planDestructions, savedPlanDestructions } from './replacement-guard';
+import { DestructionRefused, PlanReview, reviewPlan, reviewSavedPlan } from './replacement-guard';
+import { checkPlannedCreates, describeUnchecked, TakeoverRefused } from './takeover-guard';
 import { engineToken, guardKvMounts } from './kv-mount-guard';
 import { UsageError } from './usage-error';
 
@@ -46,6 +47,11 @@ export const engineCommand: Command = {
     '  --refuse-replace  refuse a plan that destroys or replaces an object (exit 4): `apply PLANFILE`',
     '                  reads the saved plan first; `plan -out=FILE` checks the plan it saved; `apply`',
     '                  without a plan file plans first and applies only when nothing is destroyed.',
+    '                  A plan that creates a role or policy the store already has is refused too',
+    '                  (exit 4; the store would overwrite it in place): it moved from another stack',
+    '                  (run `secretstore-iac moves`) or predates the configuration (`adopt` it). Each',
+    '                  created role and policy is looked up with the engine\'s token (GET): 404 lets it',
+    '                  through, and 403 too, with a note (the token may read only what is applied).',
     '                  The generated configuration pipeline passes it to every plan and apply.',
     '',
     `STACK may also be a retired stack that \`secretstore-iac moves\` wrote (only ${MOVES_FILE}): its plan`,
@@ -63,7 +69,8 @@ export const engineCommand: Command = {
     '',
     'Exit codes: the engine\'s own exit code; 2 usage error; 3 no address, no engine or no such stack,',
     'or the mount table cannot be read; 4 (--refuse-replace) the plan would destroy or replace an',
-    'object: nothing applied; 5 a declared KV mount does not match the store.',
+    'object, or create a role or policy the store has: nothing applied; 5 a declared KV mount does not',
+    'match the store.',
   ].join('\n'),
   async run(args, context) {
     const split = args.indexOf('--');
@@ -106,20 +113,38 @@ export const engineCommand: Command = {
     const planOut = engineArgs.map((a) => /^-out=(.+)$/.exec(a)?.[1]).find(Boolean);
     if (sub === 'apply') {
       const planFile = engineArgs.slice(engineArgs.indexOf('apply') + 1).find((a) => !a.startsWith('-'));
-      const found = planFile ? savedPlanDestructions(engine, stackDir, env, planFile) : planDestructions(engine, stackDir, env);
-      if (found.length > 0) throw new DestructionRefused(found, `${positionals[0]}: nothing applied`);
+      const review = planFile ? reviewSavedPlan(engine, stackDir, env, planFile) : reviewPlan(engine, stackDir, env);
+      await refuseReview(review, positionals[0], address, `${positionals[0]}: nothing applied`, context);
       return runEngine(engine, engineArgs, stackDir, env, context);
     }
     if (sub === 'plan' && planOut) {
       const code = await runEngine(engine, engineArgs, stackDir, env, context);
       if (code !== 0 && code !== 2) return code;
-      const found = savedPlanDestructions(engine, stackDir, env, planOut);
-      if (found.length > 0) throw new DestructionRefused(found, `${positionals[0]}: the saved plan must not be applied`);
+      await refuseReview(reviewSavedPlan(engine, stackDir, env, planOut), positionals[0], address, `${positionals[0]}: the saved plan must not be applied`, context);
       return code;
     }
     throw new UsageError('--refuse-replace checks `apply`, `apply PLANFILE` and `plan -out=FILE`');
   },
 };
+
+/**
+ * `--refuse-replace` on a reviewed plan: refused (exit 4) when it destroys or replaces an object, or
+ * when it creates a role or policy the store already has (looked up with the engine's token; one the
+ * token may not read goes through, with a note).
+ * @throws DestructionRefused, TakeoverRefused
+ */
+async function refuseReview(review: PlanReview, stack: string, address: string, what: string, context: CommandContext): Promise<void> {
+  if (review.destructions.length > 0) throw new DestructionRefused(review.destructions, what);
+  if (review.creates.length === 0) return;
+  const token = engineToken(context.env);
+  if (token === undefined) {
+    throw new Error(`no store token: the plan of ${stack} creates ${review.creates.length} role(s) or policies, and --refuse-replace looks each up on the store with the token the vault provider uses: set VAULT_TOKEN`);
+  }
+  const transport = StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l));
+  const checked = await checkPlannedCreates(review.creates, new StoreClient({ address, token, transport }));
+  if (checked.takeovers.length > 0) throw new TakeoverRefused(checked.takeovers, what);
+  if (checked.unchecked.length > 0) context.stderr(`secretstore-iac tf: ${describeUnchecked(checked.unchecked)}`);
+}
 
 /**
  * The KV mount check of `tf` (before plan, apply and import; other subcommands write no policy):

@@ -3,6 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { locateStoreObject, readDeclaredObjects } from '../reconcile/declared-object';
 import { runEngineCollected } from './engine-output';
+import { PlannedCreate, plannedCreates } from './takeover-guard';
 
 /**
  * One object a saved plan would destroy: deleted outright, or replaced (deleted and created again).
@@ -135,37 +136,57 @@ function declaredInOtherStacks(stackDir: string): Map<string, string> {
   return found;
 }
 
+/** What `--refuse-replace` reads in a plan: the objects it would destroy, and those it would create (to look up on the store). */
+export interface PlanReview {
+  /** Deleted or replaced objects, each with its declaration. */
+  readonly destructions: PlannedDestruction[];
+  /** Created objects of the types the store writes in place ({@link plannedCreates}). */
+  readonly creates: PlannedCreate[];
+}
+
 /**
- * The destructions of a saved plan file (`ENGINE show -json PLAN`), each with its declaration.
+ * The review of a saved plan file (`ENGINE show -json PLAN`): its destructions, each with its
+ * declaration, and its creates.
  * @throws Error with the engine's message when the plan cannot be read
  */
-export function savedPlanDestructions(engine: string, stackDir: string, env: NodeJS.ProcessEnv, planFile: string): PlannedDestruction[] {
+export function reviewSavedPlan(engine: string, stackDir: string, env: NodeJS.ProcessEnv, planFile: string): PlanReview {
   const shown = runEngineCollected(engine, ['show', '-json', planFile], stackDir, env);
   if (shown.status !== 0) throw new Error(`cannot read the plan ${planFile} with \`${path.basename(engine)} show -json\` (exit ${shown.status}): ${firstLines(shown.said)}`);
+  const plan = JSON.parse(shown.stdout);
   const declared = declarationPaths(stackDir);
   const elsewhere = declaredInOtherStacks(stackDir);
-  return plannedDestructions(JSON.parse(shown.stdout)).map((d) => ({
+  const destructions = plannedDestructions(plan).map((d) => ({
     ...d,
     declaredAt: declared.get(d.address),
     ...(d.storePath !== undefined && elsewhere.has(d.storePath) ? { declaredInStack: elsewhere.get(d.storePath) } : {}),
   }));
+  return { destructions, creates: plannedCreates(plan) };
+}
+
+/** The destructions of a saved plan file ({@link reviewSavedPlan}). */
+export function savedPlanDestructions(engine: string, stackDir: string, env: NodeJS.ProcessEnv, planFile: string): PlannedDestruction[] {
+  return reviewSavedPlan(engine, stackDir, env, planFile).destructions;
 }
 
 /**
- * Plans a stack into a temporary file and returns what the plan would destroy (nothing is applied;
- * the plan file is removed).
+ * Plans a stack into a temporary file and reviews it (nothing is applied; the plan file is removed).
  * @throws Error with the engine's message when the plan fails
  */
-export function planDestructions(engine: string, stackDir: string, env: NodeJS.ProcessEnv): PlannedDestruction[] {
+export function reviewPlan(engine: string, stackDir: string, env: NodeJS.ProcessEnv): PlanReview {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-guard-'));
   const planFile = path.join(dir, 'guard.tfplan');
   try {
     const planned = runEngineCollected(engine, ['plan', '-input=false', '-lock=false', `-out=${planFile}`], stackDir, env);
     if (planned.status !== 0) throw new Error(`\`${path.basename(engine)} plan\` failed in ${stackDir} (exit ${planned.status}): ${firstLines(planned.said)}`);
-    return savedPlanDestructions(engine, stackDir, env, planFile);
+    return reviewSavedPlan(engine, stackDir, env, planFile);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** What a plan of the stack would destroy ({@link reviewPlan}). */
+export function planDestructions(engine: string, stackDir: string, env: NodeJS.ProcessEnv): PlannedDestruction[] {
+  return reviewPlan(engine, stackDir, env).destructions;
 }
 
 const firstLines = (said: string): string => said.split('\n').filter(Boolean).slice(0, 8).join(' ');

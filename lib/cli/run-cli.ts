@@ -4,6 +4,7 @@ import { cliVersion } from './cli-version';
 import { COMMANDS } from './commands';
 import { ExitCode } from './exit-code';
 import { DestructionRefused } from './replacement-guard';
+import { TakeoverRefused } from './takeover-guard';
 import { UsageError } from './usage-error';
 
 /** The general help: synopsis, commands, exit codes. */
@@ -62,6 +63,6 @@ export async function runCli(argv: readonly string[], context: CommandContext, c
     }
     // Messages quote the store's text: escaped here too, whatever a message forgot.
     context.stderr(terminalText(`secretstore-iac ${name}: ${e instanceof Error ? e.message : String(e)}`));
-    return e instanceof DestructionRefused ? ExitCode.destructionRefused : ExitCode.runtime;
+    return e instanceof DestructionRefused || e instanceof TakeoverRefused ? ExitCode.destructionRefused : ExitCode.runtime;
   }
 }

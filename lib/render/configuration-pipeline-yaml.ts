@@ -49,6 +49,12 @@ export const PLAN_DIR = 'secretstore-iac-plans';
 export const CHANGED_STACKS_FILE = 'changed-stacks.txt';
 /** The synth job's artifact: the same selection with the stacks' digests, for the merge request's note. */
 export const CHANGED_STACKS_NOTE = 'changed-stacks.md';
+/**
+ * The synth job's artifact: the retired stacks, one per line: stacks the base had and this commit no
+ * longer has (fewer shards), for which `secretstore-iac moves` wrote only `moves.tf.json` (their
+ * state forgets the objects that moved; docs/sharding.md).
+ */
+export const RETIRED_STACKS_FILE = 'retired-stacks.txt';
 
 const q = yamlScalar;
 /** Comment text: one line whatever the value holds. */
@@ -117,6 +123,7 @@ function selectStacks(stacks: readonly string[]): string {
   const all = `printf '%s\\n' ${stacks.join(' ')} > ${CHANGED_STACKS_FILE}`;
   return [
     '# The stacks to plan and apply: those whose synthesized content differs from the base, and their dependents.',
+    `: > ${RETIRED_STACKS_FILE}`,
     'if [ "$CI_PIPELINE_SOURCE" != "schedule" ]; then',
     '  if [ "$CI_PIPELINE_SOURCE" = "merge_request_event" ]; then',
     '    base="origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"',
@@ -140,9 +147,18 @@ function selectStacks(stacks: readonly string[]): string {
     `      ${all}`,
     `      echo "### Stacks planned: every stack (the comparison with \\\`$base\\\` failed: see the synth job)" > ${CHANGED_STACKS_NOTE}`,
     '    fi',
+    '    # A stack the base had and this commit no longer has (fewer shards) holds only its moves file: its',
+    '    # state forgets what moved, planned and applied after every other stack (the retired-stacks jobs).',
+    '    for dir in cdktf.out/stacks/*/; do',
+    `      if [ -f "\${dir}moves.tf.json" ] && [ ! -f "\${dir}cdk.tf.json" ]; then basename "$dir" >> ${RETIRED_STACKS_FILE}; fi`,
+    '    done',
+    `    if [ -s ${RETIRED_STACKS_FILE} ]; then`,
+    `      { printf '\\n### Retired stacks: their state forgets the objects that moved; nothing on the store changes\\n\\n'; sed 's/.*/- \`&\`/' ${RETIRED_STACKS_FILE}; } >> ${CHANGED_STACKS_NOTE}`,
+    '    fi',
     '  fi',
     '  echo "secretstore-iac: stacks to plan and apply, in dependency order (against ${base:-nothing}):"',
     `  cat ${CHANGED_STACKS_FILE}`,
+    `  if [ -s ${RETIRED_STACKS_FILE} ]; then echo "secretstore-iac: retired stacks, planned and applied after every other stack (forgets only):"; cat ${RETIRED_STACKS_FILE}; fi`,
     'fi',
   ].join('\n');
 }
@@ -156,6 +172,20 @@ function skipUnchanged(stack: string, what: 'plan' | 'apply'): string {
     `if [ ! -f ${CHANGED_STACKS_FILE} ]; then echo "secretstore-iac: ${CHANGED_STACKS_FILE}, the synth job's selection of the stacks, is missing" >&2; exit 1; fi`,
     `if ! grep -qxF ${shellQuote(stack)} ${CHANGED_STACKS_FILE}; then`,
     `  echo "secretstore-iac: stack ${stack} is unchanged (same content digest as the base, and no stack it depends on changed): nothing to ${what}"`,
+    '  exit 0',
+    'fi',
+  ].join('\n');
+}
+
+/**
+ * The first step of a retired-stacks job: it ends at once, successfully, when the synth job found none;
+ * a missing list fails the job instead.
+ */
+function skipNoRetired(what: 'plan' | 'apply'): string {
+  return [
+    `if [ ! -f ${RETIRED_STACKS_FILE} ]; then echo "secretstore-iac: ${RETIRED_STACKS_FILE}, the synth job's list of retired stacks, is missing" >&2; exit 1; fi`,
+    `if [ ! -s ${RETIRED_STACKS_FILE} ]; then`,
+    `  echo "secretstore-iac: no retired stack (one the base had and this commit no longer has): nothing to ${what}"`,
     '  exit 0',
     'fi',
   ].join('\n');
@@ -210,13 +240,14 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       '# token with scope api; unset: an artifact and the job log). Risk flags fail the access diff unless the',
       `# MR has the label "${c(options.acknowledgeLabel)}" or ${ACCEPT_RISK_VARIABLE} is "true".`,
       '# Default branch: build, synth, plan, apply of the saved plan per changed stack, one apply at a time,',
-      '# a stack after the stacks it depends on.',
+      '# a stack after the stacks it depends on. A retired stack (one the base had and this commit no longer',
+      '# has: fewer shards) is planned with the others and applied after all of them; its state only forgets.',
       '# Schedule: plan -detailed-exitcode per stack; a drift fails the job.',
       `# Store tokens: JWT login as "${c(options.planRoleName)}" (merge requests, read only) or`,
       `# "${c(options.applyRoleName)}" (protected branches). SECRETSTORE_ADDR and PG_CONN_STR (the state) are`,
       '# CI/CD variables; no store token is. See README, "The configuration repository\'s pipeline".',
       '',
-      'stages: [build, synth, plan, review, apply]',
+      'stages: [build, synth, plan, review, apply, retire]',
       '',
       'variables:',
       `  SECRETSTORE_IAC_INSTALL: ${q(options.installCommand)}`,
@@ -282,7 +313,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         selectStacks(stacks),
       ]),
       '  artifacts:',
-      `    paths: [cdktf.out/, dist/, ${CHANGED_STACKS_FILE}, ${CHANGED_STACKS_NOTE}]`,
+      `    paths: [cdktf.out/, dist/, ${CHANGED_STACKS_FILE}, ${CHANGED_STACKS_NOTE}, ${RETIRED_STACKS_FILE}]`,
       '    exclude: ["cdktf.out/**/.terraform/**/*"]',
       '    expire_in: 1 week',
       '',
@@ -299,20 +330,19 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   const tf = (stack: string, args: string, guard = false) =>
     `npx secretstore-iac tf ${shellQuote(stack)}${guard ? ' --refuse-replace' : ''} -- ${args}`;
   const planFile = (stack: string) => `"$CI_PROJECT_DIR/${PLAN_DIR}/${stack}.tfplan"`;
+  // The plan jobs: the merge request's with the read-only role, the default branch's with the apply role.
+  const PLAN_JOBS = [
+    ['', MR, '.secretstore-iac-plan-login'],
+    ['-default-branch', DEFAULT_BRANCH, '.secretstore-iac-apply-login'],
+  ] as const;
+  /** A plan job's lines up to its script. */
+  const planJobHead = (name: string, condition: string, loginJob: string) =>
+    [`${name}:`, '  stage: plan', `  extends: ${loginJob}`, image + rules(condition), '  needs: [secretstore-iac-synth]', OWN_PLUGIN_CACHE, '  script:'].join('\n');
   for (const stack of stacks) {
-    for (const [suffix, condition, loginJob] of [
-      ['mr', MR, '.secretstore-iac-plan-login'],
-      ['default', DEFAULT_BRANCH, '.secretstore-iac-apply-login'],
-    ]) {
+    for (const [suffix, condition, loginJob] of PLAN_JOBS) {
       out.push(
         [
-          `secretstore-iac-plan-${stack}${suffix === 'mr' ? '' : '-default-branch'}:`,
-          '  stage: plan',
-          `  extends: ${loginJob}`,
-          image + rules(condition),
-          '  needs: [secretstore-iac-synth]',
-          OWN_PLUGIN_CACHE,
-          '  script:',
+          planJobHead(`secretstore-iac-plan-${stack}${suffix}`, condition, loginJob),
           script('    ', [
             skipUnchanged(stack, 'plan'),
             'eval "$SECRETSTORE_IAC_INSTALL"',
@@ -367,6 +397,57 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       ].join('\n'),
     );
   }
+  // Retired stacks (docs/sharding.md): known only once `moves` has compared with the base, so one job
+  // of each kind handles all of them, in the order listed. Their apply waits for every other stack's
+  // (the stage after apply): the objects are imported where they moved before this state forgets them.
+  const retiredPlan = `"$CI_PROJECT_DIR/${PLAN_DIR}/$stack.tfplan"`;
+  const forEachRetired = (commands: readonly string[]) =>
+    [`for stack in $(cat ${RETIRED_STACKS_FILE}); do`, ...commands.map((cmd) => `  ${cmd}`), 'done'].join('\n');
+  for (const [suffix, condition, loginJob] of PLAN_JOBS) {
+    out.push(
+      [
+        planJobHead(`secretstore-iac-plan-retired${suffix}`, condition, loginJob),
+        script('    ', [
+          skipNoRetired('plan'),
+          'eval "$SECRETSTORE_IAC_INSTALL"',
+          `mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
+          MAKE_PLUGIN_CACHE,
+          // --refuse-replace: a retired stack's plan may only forget (exit 4 on anything destroyed).
+          forEachRetired([
+            'npx secretstore-iac tf "$stack" -- init -input=false',
+            `npx secretstore-iac tf "$stack" --refuse-replace -- plan -input=false -lock-timeout=10m -out=${retiredPlan}`,
+          ]),
+        ]),
+        '  artifacts:',
+        `    paths: [${PLAN_DIR}/]`,
+        '    expire_in: 1 week',
+        '',
+      ].join('\n'),
+    );
+  }
+  out.push(
+    [
+      'secretstore-iac-apply-retired:',
+      '  stage: retire',
+      '  extends: .secretstore-iac-apply-login',
+      image + rules(DEFAULT_BRANCH),
+      `  resource_group: ${q('secretstore-iac-retired')}`,
+      // No needs: the stage waits for every apply job (a needs list holds at most 50 jobs).
+      '  dependencies: [secretstore-iac-synth, secretstore-iac-plan-retired-default-branch]',
+      OWN_PLUGIN_CACHE,
+      '  script:',
+      script('    ', [
+        skipNoRetired('apply'),
+        'eval "$SECRETSTORE_IAC_INSTALL"',
+        MAKE_PLUGIN_CACHE,
+        forEachRetired([
+          'npx secretstore-iac tf "$stack" -- init -input=false',
+          `npx secretstore-iac tf "$stack" --refuse-replace -- apply -input=false -lock-timeout=10m ${retiredPlan}`,
+        ]),
+      ]),
+      '',
+    ].join('\n'),
+  );
   out.push(
     [
       'secretstore-iac-access-diff:',

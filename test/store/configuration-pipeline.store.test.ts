@@ -15,7 +15,7 @@ import * as zlib from 'zlib';
 import { REPO_ROOT } from '../support/paths';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { jwtLogin, TEST_SETTINGS } from '../support/store/platform-fixture';
-import { RunningPostgres, startPostgres } from '../support/store/postgres-server';
+import { postgresBinDir, RunningPostgres, startPostgres } from '../support/store/postgres-server';
 import { RunningStore, startStore } from '../support/store/store-server';
 import { toolchain } from '../support/store/toolchain-env';
 
@@ -76,17 +76,27 @@ describe('the configuration repository\'s pipeline under gitlab-ci-local', () =>
   const git = (cwd: string, ...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
 
-  /** stacks/platform.config.ts of the test repository: the test settings and key, a given job timeout. */
-  const configSource = (minutes: number) => `import { Duration, JwtKeySource } from '../lib';
+  /** stacks/platform.config.ts of the test repository: the test settings and key, a given job timeout, hash shards if given. */
+  const configSource = (minutes: number, hashShards?: number) => `import { Duration, JwtKeySource } from '../lib';
 import { PlatformConfig } from './platform-config';
 
 export const platformConfig: PlatformConfig = {
   settings: ${JSON.stringify(TEST_SETTINGS)},
   ciKeySource: JwtKeySource.publicKeys([${JSON.stringify(key.publicKeyPem)}]),
   ciJobTimeout: Duration.minutes(${minutes}),
-  configurationProject: { projectId: '${PROJECT_ID}' },
+  configurationProject: { projectId: '${PROJECT_ID}' },${hashShards === undefined ? '' : `\n  applicationSharding: { by: 'hash', shards: ${hashShards} },`}
 };
 `;
+
+  /** Synthesizes the test repository as it is, and copies the pipeline it writes to the committed copy. */
+  const refreshPipelineCopy = () => {
+    execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: repo, stdio: 'pipe' });
+    execFileSync(process.execPath, ['scripts/copy-assets.js'], { cwd: repo, stdio: 'pipe' });
+    execFileSync(process.execPath, ['dist/stacks/main.js'], { cwd: repo, stdio: 'pipe' });
+    fs.copyFileSync(path.join(repo, 'cdktf.out', 'ci', 'secretstore-iac.gitlab-ci.yml'), path.join(repo, '.gitlab', 'secretstore-iac.gitlab-ci.yml'));
+    fs.rmSync(path.join(repo, 'cdktf.out'), { recursive: true, force: true });
+    fs.rmSync(path.join(repo, 'dist'), { recursive: true, force: true });
+  };
 
   /** The engine, the provider mirror and the dependencies every job needs, as gitlab-ci-local variables. */
   const variables = (claims: Record<string, unknown>) => {
@@ -347,5 +357,62 @@ export const platformConfig: PlatformConfig = {
     const order = ['secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles'].map((job) => out.search(new RegExp(`${job}\\s+finished in`)));
     expect(order[0]).toBeGreaterThanOrEqual(0);
     expect(order[0]).toBeLessThan(order[1]);
+  }, 900_000);
+
+  it('sharding through the pipeline: the migration into hash shards, then a re-shard whose retired shard is planned and applied last; nothing recreated, a Secret ID issued before still logs in', async () => {
+    const claims = { ref: 'main', ref_protected: 'true' };
+    const root = { headers: { 'X-Vault-Token': store.rootToken } };
+    const roleId = async (role: string) => ((await (await fetch(`${store.addr}/v1/auth/approle/role/${role}/role-id`, root)).json()) as any).data.role_id as string;
+    // Deployment automation issued a Secret ID before any of this.
+    const issued = await fetch(`${store.addr}/v1/auth/approle/role/orchestrator-dev/secret-id`, { method: 'POST', ...root });
+    const secretId = ((await issued.json()) as any).data.secret_id as string;
+    const before = { 'orchestrator-dev': await roleId('orchestrator-dev'), 'billing-dev': await roleId('billing-dev') };
+    const commitSharding = (shards: number, message: string) => {
+      fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(30, shards));
+      // New shard stacks are new jobs: the committed copy of the pipeline follows the synthesis.
+      refreshPipelineCopy();
+      const base = git(repo, 'rev-parse', 'main');
+      git(repo, 'commit', '-q', '-am', message);
+      git(repo, 'push', '-q', 'origin', 'main');
+      return base;
+    };
+    const stateResources = (stack: string) => {
+      const schema = `secretstore_iac_${stack.replace(/-/g, '_')}`;
+      const data = execFileSync(path.join(postgresBinDir(), 'psql'), [pg.connStr, '-tAc', `select data from ${schema}.states where name = 'default'`], { encoding: 'utf8' });
+      return (JSON.parse(data).resources as { type: string; name: string }[]).map((r) => `${r.type}.${r.name}`);
+    };
+    const noDestroy = (out: string) => expect(out.match(/Resources: [^\n]*?[1-9]\d* destroyed/g) ?? []).toEqual([]);
+
+    // 1. Into three hash shards: authentik-role in app-roles-01, the four others in app-roles-02.
+    const migrated = await glci([], claims, pushedOnto(commitSharding(3, 'applications in 3 hash shards')));
+    let out = migrated.output;
+    expect(out).toMatch(/Wrote cdktf\.out\/stacks\/app-roles\/moves\.tf\.json: forget 10, import 0\./);
+    expect(out).toMatch(/Wrote cdktf\.out\/stacks\/app-roles-02\/moves\.tf\.json: forget 0, import 8\./);
+    expect(out).toMatch(/stacks to plan and apply, in dependency order \(against [0-9a-f]{40}\):\n[^\n]*?\bapp-roles\n[^\n]*?\bapp-roles-01\n[^\n]*?\bapp-roles-02\n/);
+    expect(out).toContain('no retired stack (one the base had and this commit no longer has): nothing to apply');
+    noDestroy(out);
+    expect(migrated.code).toBe(0);
+    expect(stateResources('app-roles').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toEqual([]);
+    expect(stateResources('app-roles-02').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(4);
+
+    // 2. Down to two shards: every application in app-roles-01; app-roles-02 is retired.
+    const resharded = await glci([], claims, pushedOnto(commitSharding(2, 'applications in 2 hash shards')));
+    out = resharded.output;
+    expect(out).toMatch(/Wrote cdktf\.out\/stacks\/app-roles-02\/moves\.tf\.json: forget 8, import 0 \(a stack HEAD no longer has/);
+    expect(out).toMatch(/retired stacks, planned and applied after every other stack \(forgets only\):\n[^\n]*?\bapp-roles-02\n/);
+    expect(out).toMatch(/secretstore-iac-apply-retired\s+finished in/);
+    noDestroy(out);
+    expect(resharded.code).toBe(0);
+    const finished = (job: string) => out.search(new RegExp(`${job}\\s+finished in`));
+    expect(finished('secretstore-iac-apply-app-roles-01')).toBeGreaterThanOrEqual(0);
+    expect(finished('secretstore-iac-apply-app-roles-01')).toBeLessThan(finished('secretstore-iac-apply-retired'));
+    expect(stateResources('app-roles-02')).toEqual([]);
+    expect(stateResources('app-roles-01').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(5);
+
+    // Nothing was recreated: the same Role IDs, and the Secret ID issued before the moves logs in.
+    expect({ 'orchestrator-dev': await roleId('orchestrator-dev'), 'billing-dev': await roleId('billing-dev') }).toEqual(before);
+    const login = await fetch(`${store.addr}/v1/auth/approle/login`, { method: 'POST', body: JSON.stringify({ role_id: before['orchestrator-dev'], secret_id: secretId }) });
+    expect(login.status).toBe(200);
+    expect(out).not.toContain(secretId);
   }, 900_000);
 });

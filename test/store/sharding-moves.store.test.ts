@@ -140,6 +140,27 @@ describe('moving applications between stacks never recreates them', () => {
     fs.rmSync(path.join(fixture.stackDir('app-roles'), 'refused.tfplan'), { force: true });
   });
 
+  it('without moves, a shard\'s tf --refuse-replace refuses the plan that would create roles and policies the store has (exit 4) and names moves', async () => {
+    // The shards are new stacks: their plans would create every application's role and policy, which
+    // the store has (app-roles created them). The store writes them in place: the apply would succeed
+    // and two states would hold each object.
+    const shard = fixture.stacks.find((s) => s.startsWith('app-roles-dev-'))!;
+    await fixture.init(shard);
+    const refused = await cli(['tf', shard, '--refuse-replace', '--', 'plan', '-input=false', '-out=refused.tfplan']);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/the plan would create \d+ objects the store already has, refused/);
+    expect(refused.stderr).toMatch(/vault_approle_auth_backend_role\.\S+ would be created, but auth\/approle\/role\/\S+ exists on the store\. Fix: if it moved from another stack, run `secretstore-iac moves BASE HEAD`/);
+    expect(refused.stderr).toMatch(/vault_policy\.\S+ would be created, but sys\/policies\/acl\/\S+ exists on the store/);
+    // `apply` without a plan file plans first and applies nothing.
+    const applied = await cli(['tf', shard, '--refuse-replace', '--', 'apply', '-input=false', '-auto-approve']);
+    expect(applied.code).toBe(4);
+    expect(applied.stderr).toContain(`${shard}: nothing applied: the plan would create`);
+    // Nothing applied: the shard has no state yet.
+    const state = await fixture.engine(shard, ['state', 'list'], [0, 1]);
+    expect(state.code === 1 ? state.stderr : state.stdout.trim()).toMatch(/^$|No state file was found/);
+    fs.rmSync(path.join(fixture.stackDir(shard), 'refused.tfplan'), { force: true });
+  });
+
   it('migrating app-roles into shards: moves, then plans of only forgets and imports; the issued Secret IDs still log in', async () => {
     const counted = await moveAndCheckPlans('base-single');
     // Every application's role and policy left app-roles.

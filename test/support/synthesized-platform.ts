@@ -18,6 +18,15 @@ const created: string[] = [];
 // Each test file that synthesizes removes its temporary directories when it ends.
 afterAll(() => created.splice(0).forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
+/** Every file below a directory (an output), by path relative to it, with its text. */
+export function outputFiles(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) =>
+    fs.readdirSync(d, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : (out[path.relative(dir, path.join(d, e.name))] = fs.readFileSync(path.join(d, e.name), 'utf8'))));
+  walk(dir);
+  return out;
+}
+
 /** Fresh temporary output directory, removed when the test file ends. */
 export function tempOutdir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-unit-'));

@@ -63,7 +63,7 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
   it('MR: build, synth, one saved plan per stack (read-only role), the access diff', () => {
     const mr = '$CI_PIPELINE_SOURCE == "merge_request_event"';
     const onMr = Object.keys(pipeline).filter((j) => pipeline[j].rules?.some((r: any) => r.if === mr)).sort();
-    expect(onMr).toEqual(['secretstore-iac-access-diff', 'secretstore-iac-build', ...stacks.map((s) => `secretstore-iac-plan-${s}`), 'secretstore-iac-synth']);
+    expect(onMr).toEqual(['secretstore-iac-access-diff', 'secretstore-iac-build', ...stacks.map((s) => `secretstore-iac-plan-${s}`), 'secretstore-iac-plan-retired', 'secretstore-iac-synth']);
     for (const s of stacks) {
       const job = pipeline[`secretstore-iac-plan-${s}`];
       expect(job.extends).toBe('.secretstore-iac-plan-login');
@@ -87,6 +87,27 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
       expect(pipeline[`secretstore-iac-drift-${s}`].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
       expect(pipeline[`secretstore-iac-drift-${s}`].script.join('\n')).toContain('plan -input=false -lock-timeout=10m -detailed-exitcode');
     }
+  });
+
+  it('retired stacks (docs/sharding.md): planned with the others, applied in the last stage after every apply, forgets only', () => {
+    const mr = pipeline['secretstore-iac-plan-retired'];
+    const planned = pipeline['secretstore-iac-plan-retired-default-branch'];
+    const applied = pipeline['secretstore-iac-apply-retired'];
+    expect(mr.extends).toBe('.secretstore-iac-plan-login');
+    expect(planned.extends).toBe('.secretstore-iac-apply-login');
+    expect(applied.extends).toBe('.secretstore-iac-apply-login');
+    for (const job of [mr, planned]) {
+      expect(job.needs).toEqual(['secretstore-iac-synth']);
+      expect(job.script.join('\n')).toContain('npx secretstore-iac tf "$stack" --refuse-replace -- plan -input=false -lock-timeout=10m -out="$CI_PROJECT_DIR/secretstore-iac-plans/$stack.tfplan"');
+    }
+    // The last stage, without needs: it waits for every apply job, however many shards there are.
+    expect(pipeline.stages[pipeline.stages.length - 1]).toBe('retire');
+    expect(applied.stage).toBe('retire');
+    expect(applied.needs).toBeUndefined();
+    expect(applied.dependencies).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-retired-default-branch']);
+    expect(applied.resource_group).toBe('secretstore-iac-retired');
+    expect(applied.script.join('\n')).toContain('npx secretstore-iac tf "$stack" --refuse-replace -- apply -input=false -lock-timeout=10m "$CI_PROJECT_DIR/secretstore-iac-plans/$stack.tfplan"');
+    expect(pipeline['secretstore-iac-synth'].artifacts.paths).toContain('retired-stacks.txt');
   });
 
   it('a stack that depends on another (addDependency) applies after it: the apply job needs the other\'s', () => {

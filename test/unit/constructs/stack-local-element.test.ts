@@ -1,5 +1,3 @@
-import * as fs from 'fs';
-import * as path from 'path';
 import { TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { CiJwtRole, SecretStoreStack } from '../../../lib';
@@ -8,29 +6,20 @@ import { Platform } from '../../../stacks/platform';
 import { PlatformConfig } from '../../../stacks/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { withPeople } from '../../support/people-config';
-import { synthesizePlatform } from '../../support/synthesized-platform';
+import { outputFiles, synthesizePlatform } from '../../support/synthesized-platform';
 
 // SecretStoreStack skips cdktf's preparing resolution of the library's stack-local elements (it only
 // looks for references to other stacks). Proven here: the output is byte for byte what cdktf's own
 // preparation of every element writes, for layouts with references across stacks.
 
-/** Every file of an output directory, by relative path. */
-function files(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) =>
-    fs.readdirSync(d, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : (out[path.relative(dir, path.join(d, e.name))] = fs.readFileSync(path.join(d, e.name), 'utf8'))));
-  walk(dir);
-  return out;
-}
-
 /** The output with the library's preparation, and with cdktf's preparation of every element. */
 function bothWays(config: PlatformConfig, extend?: (p: Platform, app: Construct) => void): [Record<string, string>, Record<string, string>] {
-  const library = files(synthesizePlatform(config, extend).outdir);
+  const library = outputFiles(synthesizePlatform(config, extend).outdir);
   const cdktfOwn = jest.spyOn(SecretStoreStack.prototype, 'prepareStack').mockImplementation(function (this: SecretStoreStack) {
     TerraformStack.prototype.prepareStack.call(this);
   });
   try {
-    return [library, files(synthesizePlatform(config, extend).outdir)];
+    return [library, outputFiles(synthesizePlatform(config, extend).outdir)];
   } finally {
     cdktfOwn.mockRestore();
   }

@@ -27,7 +27,10 @@ function runItem(item: string, env: Record<string, string>, files: Record<string
   dirs.push(dir);
   fs.mkdirSync(path.join(dir, 'bin'));
   fs.writeFileSync(path.join(dir, 'bin', 'npx'), `#!/bin/sh\n${npx}\n`, { mode: 0o755 });
-  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), content);
+  }
   const r = spawnSync('bash', ['-eo', 'pipefail', '-c', `${item}\necho "job went on"`], { cwd: dir, encoding: 'utf8', env: { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`, HOME: dir, ...env } });
   const read = (name: string) => (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), 'utf8') : undefined);
   return { code: r.status, output: `${r.stdout}${r.stderr}`, read };
@@ -93,6 +96,28 @@ describe('the synth job selects the stacks to plan and apply', () => {
     expect(r.read('changed-stacks.md')).toContain('the comparison with `1a2b3c` failed');
   });
 
+  it('lists the retired stacks (only a moves file: fewer shards) for their jobs, and names them in the note', () => {
+    const files = {
+      'cdktf.out/stacks/app-roles/cdk.tf.json': '{}',
+      'cdktf.out/stacks/app-roles-a/cdk.tf.json': '{}',
+      'cdktf.out/stacks/app-roles-a/moves.tf.json': '{}',
+      'cdktf.out/stacks/app-roles-c/moves.tf.json': '{}',
+      'cdktf.out/stacks/app-roles-d/moves.tf.json': '{}',
+    };
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, files, withMoves('echo "| note |" > changed-stacks.md; echo app-roles-a'));
+    expect(r.code).toBe(0);
+    expect(r.read('retired-stacks.txt')).toBe('app-roles-c\napp-roles-d\n');
+    expect(r.read('changed-stacks.md')).toBe('| note |\n\n### Retired stacks: their state forgets the objects that moved; nothing on the store changes\n\n- `app-roles-c`\n- `app-roles-d`\n');
+    expect(r.output).toContain('retired stacks, planned and applied after every other stack (forgets only):\napp-roles-c\napp-roles-d\n');
+  });
+
+  it('without retired stacks, or on a schedule, the list is empty', () => {
+    const pushed = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, { 'cdktf.out/stacks/app-roles/cdk.tf.json': '{}' }, withMoves('echo app-roles'));
+    expect(pushed.read('retired-stacks.txt')).toBe('');
+    expect(pushed.output).not.toContain('retired stacks');
+    expect(runItem(item, { CI_PIPELINE_SOURCE: 'schedule' }).read('retired-stacks.txt')).toBe('');
+  });
+
   it('schedule (drift of every stack): no selection', () => {
     const r = runItem(item, { CI_PIPELINE_SOURCE: 'schedule' }, {}, 'echo called > args.txt');
     expect(r.code).toBe(0);
@@ -115,6 +140,29 @@ describe('a stack the synth job did not select: its plan and apply jobs finish a
     const missing = runItem(first, {});
     expect(missing.code).toBe(1);
     expect(missing.output).toContain('changed-stacks.txt, the synth job\'s selection of the stacks, is missing');
+  });
+
+  it.each(['secretstore-iac-plan-retired', 'secretstore-iac-plan-retired-default-branch', 'secretstore-iac-apply-retired'])(
+    '%s: first step; finishes at once without retired stacks, goes on with one, fails without the list',
+    (job) => {
+      const first: string = pipeline[job].script[0];
+      const what = job.includes('apply') ? 'apply' : 'plan';
+      expect(runItem(first, {}, { 'retired-stacks.txt': '' })).toMatchObject({
+        code: 0,
+        output: `secretstore-iac: no retired stack (one the base had and this commit no longer has): nothing to ${what}\n`,
+      });
+      expect(runItem(first, {}, { 'retired-stacks.txt': 'app-roles-c\n' })).toMatchObject({ code: 0, output: 'job went on\n' });
+      const missing = runItem(first, {});
+      expect(missing.code).toBe(1);
+      expect(missing.output).toContain('retired-stacks.txt, the synth job\'s list of retired stacks, is missing');
+    },
+  );
+
+  it('a retired stack\'s plan fails the job when its engine fails (the loop does not go on)', () => {
+    const loop: string = pipeline['secretstore-iac-plan-retired'].script.find((i: string) => i.startsWith('for stack in'));
+    const r = runItem(loop, { CI_PROJECT_DIR: '/nowhere' }, { 'retired-stacks.txt': 'app-roles-c\napp-roles-d\n' }, 'echo "$*" >> calls.txt; if [ "$3" = app-roles-c ] && [ "$6" = plan ]; then exit 1; fi');
+    expect(r.code).not.toBe(0);
+    expect(r.read('calls.txt')).toBe('secretstore-iac tf app-roles-c -- init -input=false\nsecretstore-iac tf app-roles-c --refuse-replace -- plan -input=false -lock-timeout=10m -out=/nowhere/secretstore-iac-plans/app-roles-c.tfplan\n');
   });
 
   it('the drift jobs check every stack', () => {

@@ -9,7 +9,7 @@ import { definePlatform } from '../../../stacks/platform';
 import { PlatformConfig } from '../../../stacks/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { findingsOf } from '../../support/rule-findings';
-import { resources, synthesisProblems, synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
+import { outputFiles, resources, synthesisProblems, synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
 
 // Issue 16: the applications split across stacks by a documented key; the AppRole mount stays in
 // `app-roles`; each shard is a stack with its own state, applied after the mount stack.
@@ -19,15 +19,6 @@ const single = synthesizePlatform();
 const byEnvironment = synthesizePlatform(sharded({ by: 'environment' }));
 const byHash = synthesizePlatform(sharded({ by: 'hash', shards: 8 }));
 const SPEC_ROLES = ['authentik-role', 'gitlab-role', 'orchestrator-dev', 'registry'];
-
-/** Every file below a directory, by relative path. */
-function files(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) =>
-    fs.readdirSync(d, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : (out[path.relative(dir, path.join(d, e.name))] = fs.readFileSync(path.join(d, e.name), 'utf8'))));
-  walk(dir);
-  return out;
-}
 
 /** Role name → [stack, resource address] of every AppRole role of an output. */
 function roleHomes(stacks: Record<string, any>): Record<string, [string, string]> {
@@ -42,7 +33,7 @@ describe('Sharding off (the default): the spec\'s four applications keep their o
   it('no sharding and by "none" synthesize the same files, in the stacks app-roles and ci-access', () => {
     const none = synthesizePlatform(sharded({ by: 'none' }));
     expect(Object.keys(single.stacks)).toEqual(['app-roles', 'ci-access']);
-    expect(files(none.outdir)).toEqual(files(single.outdir));
+    expect(outputFiles(none.outdir)).toEqual(outputFiles(single.outdir));
     expect(Object.keys(roleHomes(single.stacks)).sort()).toEqual(SPEC_ROLES);
   });
 
@@ -140,7 +131,7 @@ describe('A shard is a stack of its own, depending on the mount stack, with no c
 
 describe('Agent files, the access model and the reconciliation read every layout alike', () => {
   it('writes the same agent files whatever the sharding (AgentConfigurations sees the shards\' applications)', () => {
-    const agents = (outdir: string) => files(path.join(outdir, 'agents'));
+    const agents = (outdir: string) => outputFiles(path.join(outdir, 'agents'));
     expect(Object.keys(agents(single.outdir)).length).toBeGreaterThan(0);
     expect(agents(byEnvironment.outdir)).toEqual(agents(single.outdir));
     expect(agents(byHash.outdir)).toEqual(agents(single.outdir));
