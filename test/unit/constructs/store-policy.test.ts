@@ -30,4 +30,16 @@ describe('StorePolicy: a PolicyDocument rendered as the store\'s policy resource
       expect(policy.node.children).toEqual([]);
     });
   });
+
+  it('its text comes from the document only: reading the input renders it, setting the text is refused with the way to do it', () => {
+    Testing.synthScope((scope) => {
+      const policy = new StorePolicy(scope, 'policy', { name: 'p' });
+      policy.document.addRule('secret/data/a', ['read'], 'test/grant');
+      expect(policy.policyInput).toContain('path "secret/data/a" {\n  capabilities = ["read"]\n}');
+      expect(policy.policy).toMatch(/^\$\{TfToken\[TOKEN\.\d+\]\}$/);
+      expect(() => {
+        policy.policy = 'path "secret/*" { capabilities = ["read"] }';
+      }).toThrow(/policy is rendered from its document at synthesis; add rules to document \(a grant\) instead of setting the text/);
+    });
+  });
 });
