@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { AppRoleApplication } from '../../lib';
 import { runCli } from '../../lib/cli/run-cli';
-import { runEngine } from '../support/store/engine';
+import { killProcessesWorkingIn, runEngine } from '../support/store/engine';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
@@ -40,6 +40,8 @@ describe('recovering from an interrupted apply', () => {
   });
 
   afterAll(async () => {
+    // The killed engine's provider plugin outlives it.
+    if (fixture) killProcessesWorkingIn(fixture.dir);
     fixture?.cleanup();
     await store?.stop();
   });

@@ -12,7 +12,7 @@ import { AppRoleApplication } from '../../lib';
 import { runStoreCli } from '../support/store/store-cli';
 import { checkStoreHealth } from '../../lib/store/store-health';
 import { StoreTransport, StoreTransportError } from '../../lib/store/store-transport';
-import { runEngine } from '../support/store/engine';
+import { killProcessesWorkingIn, runEngine } from '../support/store/engine';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { appRoleLogin, clientToken, mountKv, PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
 import { ClusterNode, RaftCluster, startRaftCluster } from '../support/store/raft-cluster';
@@ -82,6 +82,8 @@ describe('a 3-node OpenBao cluster with integrated storage (raft)', () => {
         /* already ended */
       }
     }
+    // The killed engine's provider plugin outlives it.
+    if (fixture) killProcessesWorkingIn(fixture.dir);
     fixture?.cleanup();
     await cluster?.stop();
   });

@@ -3,6 +3,8 @@
  * against a RunningStore, with providers installed only from the local filesystem mirror.
  */
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { RunningStore } from './store-server';
 import { toolchain } from './toolchain-env';
 
@@ -121,4 +123,31 @@ export async function runEngine(workDir: string, args: string[], options: Engine
     );
   }
   return res;
+}
+
+/**
+ * Kills the processes left working in `dir`: an engine killed with SIGKILL (as a cancelled CI job's)
+ * leaves its provider plugin running, orphaned, since the plugin does not watch its parent.
+ * Returns their pids. Call it before the directory is removed (the link then reads "(deleted)").
+ */
+export function killProcessesWorkingIn(dir: string): number[] {
+  const root = fs.realpathSync(dir);
+  const killed: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let cwd: string;
+    try {
+      cwd = fs.readlinkSync(`/proc/${entry}/cwd`);
+    } catch {
+      continue; // ended, or not ours to read
+    }
+    if (cwd !== root && !cwd.startsWith(root + path.sep)) continue;
+    try {
+      process.kill(Number(entry), 'SIGKILL');
+      killed.push(Number(entry));
+    } catch {
+      /* already ended */
+    }
+  }
+  return killed;
 }
