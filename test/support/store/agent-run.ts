@@ -6,6 +6,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { pidsWhere } from './process-table';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -22,17 +23,7 @@ export async function waitFor<T>(what: string, probe: () => T | undefined, timeo
 
 /** Pids of the processes whose command line names `file` (the entrypoint's shell and its renew-self loop). */
 export function processesRunning(file: string): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(file);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  return pidsWhere((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(file));
 }
 
 /** One agent (or proxy) container, played by its entrypoint in a private directory. */

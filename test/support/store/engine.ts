@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { pidsWhere } from './process-table';
 import type { RunningStore } from './store-server';
 import { toolchain } from './toolchain-env';
 
@@ -132,22 +133,16 @@ export async function runEngine(workDir: string, args: string[], options: Engine
  */
 export function killProcessesWorkingIn(dir: string): number[] {
   const root = fs.realpathSync(dir);
-  const killed: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    let cwd: string;
+  const working = pidsWhere((pid) => {
+    const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+    return cwd === root || cwd.startsWith(root + path.sep);
+  });
+  return working.filter((pid) => {
     try {
-      cwd = fs.readlinkSync(`/proc/${entry}/cwd`);
+      process.kill(pid, 'SIGKILL');
+      return true;
     } catch {
-      continue; // ended, or not ours to read
+      return false; // already ended
     }
-    if (cwd !== root && !cwd.startsWith(root + path.sep)) continue;
-    try {
-      process.kill(Number(entry), 'SIGKILL');
-      killed.push(Number(entry));
-    } catch {
-      /* already ended */
-    }
-  }
-  return killed;
+  });
 }
