@@ -262,6 +262,7 @@ function checkControlGroup(value: PolicyValue, words: readonly string[], refuse:
     refuse('control_group: each factor must be a labelled block (factor "name" { ... })');
     return;
   }
+  if (Object.keys(factors).length === 0) refuse('no control group factors provided');
   for (const raw of Object.values(factors)) {
     const factor = blockBody(raw);
     const identity = blockBody(factor?.identity);
