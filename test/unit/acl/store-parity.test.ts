@@ -46,6 +46,20 @@ describe('policy texts both stores refuse are refused', () => {
   });
 });
 
+describe('the messages of docs/boundaries.md §7, exactly', () => {
+  it.each([
+    [openbao, 'p', 'name {\n}\npath "a" {\n  capabilities = ["read"]\n}\n', 'policy "p": "name" must be a string, not a block'],
+    [vault, 'p', block('  min_wrapping_ttl = "2h"\n  max_wrapping_ttl = "1h"'), 'policy "p": path "secret/data/a": max_wrapping_ttl cannot be less than min_wrapping_ttl (3600 s < 7200 s)'],
+    [openbao, 'p', block('  max_wrapping_ttl = "soon"'), 'policy "p": path "secret/data/a": error parsing max_wrapping_ttl: "soon" is not a duration'],
+    [openbao, 'p', block('  control_group {\n    ttl = "1h"\n  }'), 'policy "p": path "secret/data/a": invalid key "control_group"'],
+    [vault, 'p', block('  control_group {\n    factor "ops" {\n      identity {\n        group_names = ["ops"]\n      }\n    }\n  }'), 'policy "p": path "secret/data/a": must provide more than one identity group and approvals > 0'],
+    [openbao, 'g', block('  expiration = "next year"'), 'policy "g": path "secret/data/a": invalid expiration time "next year"'],
+  ])('%#', async (parser, name, text, message) => {
+    const error = await parser.parse(name, text).then(() => undefined, (e: Error) => e);
+    expect(error?.message).toBe(message);
+  });
+});
+
 describe('each store has its own keys', () => {
   it("OpenBao refuses Vault's control_group and subscribe_event_types; Vault refuses OpenBao's expiration, pagination_limit and listing filter", async () => {
     for (const key of ['control_group {\n    factor "ops" {\n      identity {\n        group_names = ["ops"]\n        approvals = 1\n      }\n    }\n  }', 'subscribe_event_types = ["*"]']) {
