@@ -1,11 +1,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { hashShard } from '../../../lib';
-import { describeDestruction, plannedDestructions } from '../../../lib/cli/replacement-guard';
+import { describeDestruction, plannedDestructions } from '../../../lib/engine/replacement-guard';
 import { runCli } from '../../../lib/cli/run-cli';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { MOVES_FILE, renderMovesFile, stackMoves } from '../../../lib/reconcile/stack-moves';
-import { PlatformConfig } from '../../../stacks/platform-config';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
