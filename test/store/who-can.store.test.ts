@@ -91,8 +91,14 @@ describe(`who-can live with ${storeKind()}'s capability words`, () => {
       // The role lists " Team-Reader\t": found under the name the store files, and its rule is constrained.
       expect(run.stdout).toContain('  approle/team-reader  via "secret/data/team/*" (policies: team-reader; constrained: max_wrapping_ttl, min_wrapping_ttl)');
       const token = await loginToken('team-reader');
-      expect((await storeRequest(store, 'GET', 'secret/data/team/app', undefined, token)).status).not.toBe(403);
-      expect((await storeRequest(store, 'GET', 'secret/team/app', undefined, token)).status).toBe(403);
+      // Constrained indeed: the rule's min_wrapping_ttl makes the store refuse an unwrapped read, and serve a wrapped one.
+      expect((await storeRequest(store, 'GET', 'secret/data/team/app', undefined, token)).status).toBe(403);
+      const wrapped = await fetch(`${store.addr}/v1/secret/data/team/app`, { headers: { 'X-Vault-Token': token, 'X-Vault-Wrap-TTL': '5m' } });
+      expect(wrapped.status).toBe(200);
+      expect(((await wrapped.json()) as { wrap_info?: { token?: string } }).wrap_info?.token).toBeTruthy();
+      // The typed form is not where the mount serves the secret: no rule covers it, the store refuses it.
+      const older = await fetch(`${store.addr}/v1/secret/team/app`, { headers: { 'X-Vault-Token': token, 'X-Vault-Wrap-TTL': '5m' } });
+      expect(older.status).toBe(403);
     });
 
     it('a root-protected path: update without sudo on sys/auth/* is refused by the store, and who-can says so instead of naming the role', async () => {
