@@ -1,5 +1,6 @@
 import { DEFAULT_POLICY_NAME, ROOT_POLICY_NAME, defaultPolicyText, isBuiltinDefaultPolicyText } from '../acl/default-policy';
 import { StoreTarget } from '../model/store-target';
+import { storePolicyName } from '../acl/policy-name';
 import { compareStrings } from '../private/compare-strings';
 import { StoreClient, StoreError } from '../store/store-client';
 import { AuthMethod, Identity } from '../access/identity';
@@ -341,13 +342,15 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
       mount: r.mount,
       role: r.role,
       stack: label,
-      tokenPolicies: [...new Set(policies.map((p) => String(p).trim().toLowerCase()).filter((p) => p !== ''))].sort(compareStrings),
+      tokenPolicies: [...new Set(policies.map((p) => storePolicyName(String(p))).filter((p) => p !== ''))].sort(compareStrings),
       noDefaultPolicy: r.fields.token_no_default_policy === true,
       bindings: Object.fromEntries(Object.entries(bindings).sort(([a], [b]) => compareStrings(a, b))),
     };
   });
   const policies = new Map<string, DeclaredPolicy>();
-  for (const [name, text] of store.policies) {
+  for (const [listed, text] of store.policies) {
+    // The store lists names as it files them; normalised again so that lookups never depend on it.
+    const name = storePolicyName(listed);
     if (name === ROOT_POLICY_NAME) continue;
     if (name === DEFAULT_POLICY_NAME && isUnchangedDefault(store, text)) continue;
     policies.set(name, { name, text, stack: label });
