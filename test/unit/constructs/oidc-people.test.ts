@@ -121,7 +121,7 @@ describe('People: bad input is reported with construct, field, value and rule, a
       '[people] id = "group-Bad Name": must be letters, digits, ".", "_" and "-", at most 100 characters (it contains other characters): construct ids are written into policies, CI templates and reports',
       '[people/group-Bad Name] roleName = "Bad Name": must be lower-case letters, digits and inner hyphens; it contains upper case, white space',
       '[people/group-Bad Name] groups = " admins": must be a group name without leading or trailing spaces, control characters or "," (the store splits on it)',
-      '[people/group-Bad Name] reads[0].machinePathReason = "x": must say why people read a machine\'s path (at least 10 characters)',
+      '[people/group-Bad Name] reads[0].machinePathReason = "x": must say why people read a machine\'s path (at least 10 characters; white space and invisible characters (zero-width, format characters) do not count)',
       '[people/group-Bad Name] tokenMaxTtl = "2d": must be at most 1d: a person\'s token left on a laptop stays usable that long; people log in again',
       expect.stringContaining('[people/oidc] discoveryUrl = "http://sso.acme.example": uses plain http to a host that is not this machine'),
       '[people/oidc] storeUrl = "vault": must be an http(s) URL of host, optional port and path (letters, digits, ".", "_", "~", "-"), without credentials, query, fragment, spaces or shell characters',
