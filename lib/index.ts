@@ -42,7 +42,7 @@ export * from './constructs/e2e-test-template';
 export * from './render/e2e-playwright';
 export * from './constructs/postgres-state-backend';
 export * from './constructs/registry-service-account';
-export * from './constructs/secret-store-app';
+export * from './app/secret-store-app';
 export * from './constructs/secret-store-stack';
 export * from './constructs/store-policy';
 export * from './constructs/live-store-reader-policy';
@@ -53,7 +53,7 @@ export * from './store/approle-operator';
 export * from './store/store-client';
 export * from './constructs/synthesis-artifact';
 // Platform rules: checked across all stacks at every synthesis.
-export * from './rules/platform-declarations';
+export * from './constructs/platform-declarations';
 export * from './rules/platform-rule';
 export * from './rules/platform-rules';
 export * from './rules/rules-document';

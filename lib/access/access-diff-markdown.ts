@@ -3,7 +3,7 @@ import { BindingChange, IdentityChange } from './identity-change';
 import { identitySection } from './access-report-markdown';
 import { formatBinding } from './binding-format';
 import { terminalLine } from '../private/terminal-text';
-import { mdCell, mdCode, mdTable } from './markdown-text';
+import { mdCell, mdCode, mdTable } from '../render/markdown-text';
 import { RISK_LABEL } from './risk-flag';
 
 /** Labels of the two sides, shown in the heading (`main`, `HEAD`, directory names). */

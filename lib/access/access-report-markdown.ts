@@ -1,7 +1,7 @@
 import { AccessReport, ReportIdentity, ReportRule } from './access-report';
 import { formatBinding } from './binding-format';
 import { terminalLine } from '../private/terminal-text';
-import { mdCell, mdCode, mdTable } from './markdown-text';
+import { mdCell, mdCode, mdTable } from '../render/markdown-text';
 
 /** Name of each auth method as people say it. */
 const METHOD_LABEL = { jwt: 'JWT role', approle: 'AppRole role', oidc: 'OIDC role (people, single sign-on)' } as const;

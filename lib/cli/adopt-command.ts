@@ -12,11 +12,11 @@ import { resolveStoreAddress } from '../store/store-address';
 import { StoreClient } from '../store/store-client';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
-import { DestructionRefused, PlannedDestruction, planDestructions } from './replacement-guard';
-import { chooseEngine, engineEnvironment } from './engine-binary';
-import { stateAddresses } from './engine-state';
+import { DestructionRefused, PlannedDestruction, planDestructions } from '../engine/replacement-guard';
+import { chooseEngine, engineEnvironment } from '../engine/engine-binary';
+import { stateAddresses } from '../engine/engine-state';
 import { ExitCode } from './exit-code';
-import { guardKvMounts } from './kv-mount-guard';
+import { guardKvMounts } from '../engine/kv-mount-guard';
 import { readLiveStoreFromEnvironment } from './live-source';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 import { terminalLine, terminalText } from '../private/terminal-text';
@@ -125,8 +125,7 @@ export const adoptCommand: Command = {
     const choice = chooseEngine(values.engine as string | undefined, context.env);
     const engine = choice.path;
     // A KV mount of another version makes every declared policy path wrong: stop before any import.
-    const stopped = await guardKvMounts('adopt', StoreClient.fromEnvironment(context.env), readDeclaredKvMounts(outdir, stacks), context);
-    if (stopped !== undefined) return stopped;
+    if (!(await guardKvMounts('adopt', StoreClient.fromEnvironment(context.env), readDeclaredKvMounts(outdir, stacks), (l) => context.stderr(l)))) return ExitCode.kvMountMismatch;
     const live = await readLiveStoreFromEnvironment(context);
     const configuration = readStoreConfiguration(outdir);
     const parser = new PolicyParser();

@@ -10,7 +10,7 @@ import { detectDrift } from '../reconcile/store-drift';
 import { Command, CommandContext } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
-import { guardKvMounts } from './kv-mount-guard';
+import { guardKvMounts } from '../engine/kv-mount-guard';
 import { readLiveStoreFromEnvironment } from './live-source';
 import { DEFAULT_SOURCE, SOURCE_HELP, openSourceArgument } from './source-argument';
 import { StoreClient } from '../store/store-client';
@@ -74,8 +74,7 @@ export const driftCommand: Command = {
     } finally {
       source.dispose();
     }
-    const stopped = await guardKvMounts('drift', StoreClient.fromEnvironment(context.env), kvMounts, context);
-    if (stopped !== undefined) return stopped;
+    if (!(await guardKvMounts('drift', StoreClient.fromEnvironment(context.env), kvMounts, (l) => context.stderr(l)))) return ExitCode.kvMountMismatch;
     const live = await readLiveStoreFromEnvironment(context);
     const report = await detectDrift(declared, configuration, live, { stack });
     // The report quotes the store's text: escaped before the library adds its own styling.

@@ -1,24 +1,17 @@
-import { spawn } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import { readStackKvMounts } from '../reconcile/declared-kv-mount';
 import { MOVES_FILE } from '../reconcile/stack-moves';
 import { resolveStoreAddress } from '../store/store-address';
 import { checkStoreBeforeEngine, engineNeedsStore } from '../store/store-health';
-import { StoreClient } from '../store/store-client';
 import { StoreTransport } from '../store/store-transport';
-import { Command, CommandContext } from './command';
+import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
-import { chooseEngine, engineEnvironment, engineVersion } from './engine-binary';
+import { chooseEngine, engineEnvironment, engineVersion } from '../engine/engine-binary';
+import { runEngine } from '../engine/engine-process';
+import { checkKvMountsBeforeEngine, refuseReview } from '../engine/plan-guards';
+import { reviewPlan, reviewSavedPlan } from '../engine/replacement-guard';
 import { ExitCode } from './exit-code';
-import { DestructionRefused, PlanReview, reviewPlan, reviewSavedPlan } from './replacement-guard';
-import { checkPlannedCreates, describeUnchecked, TakeoverRefused } from './takeover-guard';
-import { engineToken, guardKvMounts } from './kv-mount-guard';
 import { UsageError } from './usage-error';
-
-/** Engine subcommands that write policies from the declared paths: the KV mount check runs before them. */
-const KV_CHECKED_SUBCOMMANDS = new Set(['plan', 'apply', 'import']);
 
 /**
  * `secretstore-iac tf STACK [--outdir DIR] [--engine BIN] -- ENGINE-ARGS...`: runs OpenTofu or
@@ -101,8 +94,7 @@ export const engineCommand: Command = {
       if (health?.notice) context.stderr(`secretstore-iac tf: ${health.notice}`);
     }
     // A retired stack declares no policy: no KV mount to check.
-    const stopped = retired ? undefined : await checkKvMountsBeforeEngine(positionals[0], stackDir, address, engineArgs, context);
-    if (stopped !== undefined) return stopped;
+    if (!retired && !(await checkKvMountsBeforeEngine(positionals[0], stackDir, address, engineArgs, context))) return ExitCode.kvMountMismatch;
     const env = engineEnvironment(context.env, address, choice);
     // Which engine, which version, and why (once the checks passed, just before it runs): a wrong
     // one otherwise shows only as a registry error.
@@ -126,94 +118,3 @@ export const engineCommand: Command = {
     throw new UsageError('--refuse-replace checks `apply`, `apply PLANFILE` and `plan -out=FILE`');
   },
 };
-
-/**
- * `--refuse-replace` on a reviewed plan: refused (exit 4) when it destroys or replaces an object, or
- * when it creates a role or policy the store already has (looked up with the engine's token; one the
- * token may not read goes through, with a note).
- * @throws DestructionRefused, TakeoverRefused
- */
-async function refuseReview(review: PlanReview, stack: string, address: string, what: string, context: CommandContext): Promise<void> {
-  if (review.destructions.length > 0) throw new DestructionRefused(review.destructions, what);
-  if (review.creates.length === 0) return;
-  const token = engineToken(context.env);
-  if (token === undefined) {
-    throw new Error(`no store token: the plan of ${stack} creates ${review.creates.length} role(s) or policies, and --refuse-replace looks each up on the store with the token the vault provider uses: set VAULT_TOKEN`);
-  }
-  const transport = StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l));
-  const checked = await checkPlannedCreates(review.creates, new StoreClient({ address, token, transport }));
-  if (checked.takeovers.length > 0) throw new TakeoverRefused(checked.takeovers, what);
-  if (checked.unchecked.length > 0) context.stderr(`secretstore-iac tf: ${describeUnchecked(checked.unchecked)}`);
-}
-
-/**
- * The KV mount check of `tf` (before plan, apply and import; other subcommands write no policy):
- * the stack's recorded KV mounts compared with the store's, with the token the provider will use.
- * @returns the exit code to stop with, or undefined to run the engine
- */
-async function checkKvMountsBeforeEngine(
-  stack: string,
-  stackDir: string,
-  address: string,
-  engineArgs: readonly string[],
-  context: CommandContext,
-): Promise<number | undefined> {
-  const sub = engineArgs.find((a) => !a.startsWith('-'));
-  if (sub === undefined || !KV_CHECKED_SUBCOMMANDS.has(sub)) return undefined;
-  const declared = readStackKvMounts(stack, path.join(stackDir, 'cdk.tf.json'));
-  if (declared.length === 0) return undefined;
-  const token = engineToken(context.env);
-  if (token === undefined) {
-    throw new Error(
-      `no store token: the vault provider reads VAULT_TOKEN (or ~/.vault-token), and the KV mount check of ${stack} reads sys/mounts with the same token: set VAULT_TOKEN`,
-    );
-  }
-  // The same transport as every store call (TLS variables, deadline, no cross-origin redirect).
-  const transport = StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l));
-  return guardKvMounts('tf', new StoreClient({ address, token, transport }), declared, context);
-}
-
-/**
- * Runs the engine to its end. With {@link CommandContext.inheritStdio} it shares the terminal (a
- * collected output could never show apply's approval prompt, and a piped standard input answers it
- * with EOF); otherwise its output goes to the context line by line, as it is written.
- */
-function runEngine(engine: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, context: CommandContext): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(engine, args, { cwd, env, stdio: context.inheritStdio ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
-    const forward = (stream: NodeJS.ReadableStream | null, write: (line: string) => void) => {
-      if (!stream) return () => undefined;
-      let pending = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => {
-        const lines = (pending + chunk).split('\n');
-        pending = lines.pop() ?? '';
-        lines.forEach((line) => write(line));
-      });
-      return () => {
-        if (pending) write(pending);
-      };
-    };
-    const flushOut = forward(child.stdout, (l) => context.stdout(l));
-    const flushErr = forward(child.stderr, (l) => context.stderr(l));
-    // Ctrl-C reaches the engine too (same process group): let it stop cleanly (state unlocked)
-    // instead of leaving it behind while the shell prompt comes back.
-    const ignore = () => undefined;
-    if (context.inheritStdio) process.on('SIGINT', ignore);
-    child.on('error', (error) => {
-      process.off('SIGINT', ignore);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      process.off('SIGINT', ignore);
-      flushOut();
-      flushErr();
-      resolve(code ?? (signal ? 128 + (signalNumber(signal) ?? 0) : ExitCode.runtime));
-    });
-  });
-}
-
-/** The number of a signal (`SIGINT` → 2), for the shell's 128+N exit code convention. */
-function signalNumber(signal: NodeJS.Signals): number | undefined {
-  return os.constants.signals[signal];
-}

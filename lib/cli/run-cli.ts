@@ -3,8 +3,8 @@ import { Command, CommandContext } from './command';
 import { cliVersion } from './cli-version';
 import { COMMANDS } from './commands';
 import { ExitCode } from './exit-code';
-import { DestructionRefused } from './replacement-guard';
-import { TakeoverRefused } from './takeover-guard';
+import { DestructionRefused } from '../engine/replacement-guard';
+import { TakeoverRefused } from '../engine/takeover-guard';
 import { UsageError } from './usage-error';
 
 /** The general help: synopsis, commands, exit codes. */

@@ -10,7 +10,7 @@ import { Duration, DURATION_HINT } from '../model/duration';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
-import { httpUrlProblems } from '../private/http-url';
+import { httpUrlProblems } from '../model/http-url';
 import {
   CheckedProps,
   expectArrayOf,

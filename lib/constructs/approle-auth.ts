@@ -1,7 +1,7 @@
 import { Construct } from 'constructs';
 import { terraformString, terraformStrings } from '../render/text-encoders';
 import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
-import { mountSegmentProblems } from '../private/mount-segment';
+import { mountSegmentProblems } from '../model/mount-segment';
 import { CheckedProps, expectBoolean, expectString, optional, PropsSchema } from '../model/props-check';
 import { AuthMountTune, authMountTuneProblems, expectAuthMountTune, mountTokenTypeProblems, renderAuthMountTune, TokenIssuingRole } from '../model/auth-mount-tune';
 import { freeTextProblems } from '../model/free-text';

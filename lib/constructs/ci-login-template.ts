@@ -12,7 +12,7 @@ import {
 import { CiSecret } from './ci-secret';
 import { SecretDeclaration } from '../model/secret-declaration';
 import { ValidationProblem } from '../model/validation-problem';
-import { PlatformDeclarations } from '../rules/platform-declarations';
+import { PlatformDeclarations } from './platform-declarations';
 import { RegistryServiceAccount } from './registry-service-account';
 import { SecretStoreStack } from './secret-store-stack';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';

@@ -2,7 +2,7 @@ import { TerraformElement, TerraformStack } from 'cdktf';
 import { IConstruct } from 'constructs';
 import { KvMount } from '../model/kv-mount';
 import { compareStrings } from '../private/compare-strings';
-import { PlatformDeclarations } from '../rules/platform-declarations';
+import { PlatformDeclarations } from './platform-declarations';
 import { SecretStoreStack } from './secret-store-stack';
 import { DECLARED_KV_MOUNTS_METADATA_KEY } from '../sources/synth-output';
 import { markStackLocal } from './stack-local-element';

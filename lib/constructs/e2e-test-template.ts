@@ -12,7 +12,7 @@ import {
 import { ValidationProblem } from '../model/validation-problem';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 import { CheckedProps, expectShape, expectString, expectStringArray, optional, PropsSchema } from '../model/props-check';
-import { httpUrlProblems } from '../private/http-url';
+import { httpUrlProblems } from '../model/http-url';
 import { SecretStoreStack } from './secret-store-stack';
 
 /** The run-time checks of {@link E2eTestTemplateProps}. */

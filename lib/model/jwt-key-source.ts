@@ -1,5 +1,5 @@
 import { ValidationProblem } from './validation-problem';
-import { HttpUrlPolicy, httpUrlProblems } from '../private/http-url';
+import { HttpUrlPolicy, httpUrlProblems } from './http-url';
 import { expectStringArray } from './props-check';
 
 /**

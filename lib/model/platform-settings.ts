@@ -1,7 +1,7 @@
 import { identifierNameProblems } from './identifier-name';
 import { KvMount } from './kv-mount';
 import { ValidationProblem } from './validation-problem';
-import { httpUrlProblems } from '../private/http-url';
+import { httpUrlProblems } from './http-url';
 import { hostNameProblems } from './host-name';
 import { STORE_KINDS, StoreTarget, StoreTargetProps } from './store-target';
 import {

@@ -1,6 +1,6 @@
 import { renderAccessDiffMarkdown } from '../access/access-diff-markdown';
 import { terminalLine } from '../private/terminal-text';
-import { mdCode } from '../access/markdown-text';
+import { mdCode } from '../render/markdown-text';
 import { DriftKind, DriftReport } from './store-drift';
 
 /** Headings of the finding kinds. */

@@ -1,4 +1,4 @@
-import type { PlatformDeclarations } from './platform-declarations';
+import type { PlatformDeclarations } from '../constructs/platform-declarations';
 import { ValidationProblem } from '../model/validation-problem';
 
 /** A problem found by a platform rule, attached to the construct that breaks it. */

@@ -1,4 +1,4 @@
-import { mdCell, mdCode, mdTable } from '../access/markdown-text';
+import { mdCell, mdCode, mdTable } from '../render/markdown-text';
 import { SelectedStack, StackSelection } from './stack-selection';
 
 /** Digits of a digest shown in Markdown: enough to tell two apart by eye; the JSON form has them all. */

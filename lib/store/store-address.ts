@@ -1,4 +1,4 @@
-import { isHttpUrl } from '../private/http-url';
+import { isHttpUrl } from '../model/http-url';
 import { isLoopbackHost } from '../private/loopback-host';
 
 /** Environment variables that may carry the store address, in the order they are consulted. */

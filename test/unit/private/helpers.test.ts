@@ -1,6 +1,6 @@
 import { compareStrings } from '../../../lib/private/compare-strings';
-import { isHttpUrl } from '../../../lib/private/http-url';
-import { mountSegmentProblems } from '../../../lib/private/mount-segment';
+import { isHttpUrl } from '../../../lib/model/http-url';
+import { mountSegmentProblems } from '../../../lib/model/mount-segment';
 
 describe('compareStrings', () => {
   it('orders by code unit like the default sort, not by locale', () => {

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { hashShard } from '../../../lib';
-import { describeDestruction, plannedDestructions } from '../../../lib/cli/replacement-guard';
+import { describeDestruction, plannedDestructions } from '../../../lib/engine/replacement-guard';
 import { runCli } from '../../../lib/cli/run-cli';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { MOVES_FILE, renderMovesFile, stackMoves } from '../../../lib/reconcile/stack-moves';

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { chooseEngine, engineEnvironment } from '../../../lib/cli/engine-binary';
+import { chooseEngine, engineEnvironment } from '../../../lib/engine/engine-binary';
 
 const findEngine = (wanted: string | undefined, env: NodeJS.ProcessEnv): string => chooseEngine(wanted, env).path;
 import { runCli } from '../../../lib/cli/run-cli';

@@ -1,17 +1,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, AppConfig } from 'cdktf';
-import { PlatformDeclarations } from '../rules/platform-declarations';
+import { PlatformDeclarations } from '../constructs/platform-declarations';
 import { PLATFORM_RULES } from '../rules/platform-rules';
 import { IConstruct } from 'constructs';
 import { escapeRefusedCharacters, hasRefusedCharacter } from '../model/free-text';
 import { ValidationProblem } from '../model/validation-problem';
-import { recordDeclaredKvMounts } from './declared-kv-mounts';
-import { IArtifactSource, isArtifactSource, SynthesisArtifact } from './synthesis-artifact';
-import { artifactLayoutProblems } from './artifact-layout';
+import { recordDeclaredKvMounts } from '../constructs/declared-kv-mounts';
+import { IArtifactSource, isArtifactSource, SynthesisArtifact } from '../constructs/synthesis-artifact';
+import { artifactLayoutProblems } from '../constructs/artifact-layout';
 import { compareStrings } from '../private/compare-strings';
-import { OutputUpdate, updateOutputDirectory } from './output-update';
-import { inSynthesisRound, oncePerSynthesis } from './synthesis-round';
+import { OutputUpdate, updateOutputDirectory } from '../constructs/output-update';
+import { inSynthesisRound, oncePerSynthesis } from '../constructs/synthesis-round';
 
 /** One problem of a synthesis: where, and what. */
 export interface SynthesisProblem {

@@ -1,4 +1,4 @@
-import { describeDestruction, DestructionRefused, plannedDestructions } from '../../../lib/cli/replacement-guard';
+import { describeDestruction, DestructionRefused, plannedDestructions } from '../../../lib/engine/replacement-guard';
 
 // Issue 15: adoption and pipeline applies never destroy. The plan JSON as OpenTofu 1.12 writes it
 // (`show -json`): resource_changes with actions and replace_paths.

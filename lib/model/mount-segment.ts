@@ -1,4 +1,4 @@
-import { ValidationProblem } from '../model/validation-problem';
+import { ValidationProblem } from './validation-problem';
 
 /**
  * Problems with an auth method's mount path: one lower-case segment (`jwt`, `approle`), so that it

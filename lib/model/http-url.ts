@@ -1,5 +1,5 @@
-import { ValidationProblem } from '../model/validation-problem';
-import { isLoopbackHost } from './loopback-host';
+import { ValidationProblem } from './validation-problem';
+import { isLoopbackHost } from '../private/loopback-host';
 
 /** How strictly {@link isHttpUrl} reads the text. */
 export interface HttpUrlCheck {

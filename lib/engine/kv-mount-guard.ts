@@ -3,29 +3,27 @@ import * as path from 'path';
 import type { DeclaredKvMount } from '../reconcile/declared-kv-mount';
 import { checkKvMountVersions, KvMountMismatchError } from '../reconcile/kv-mount-version-check';
 import { StoreClient } from '../store/store-client';
-import { CommandContext } from './command';
-import { ExitCode } from './exit-code';
 
 /**
  * Compares the declared KV mounts with the live store before a command goes on. On a mismatch it
- * prints the contradictions and returns {@link ExitCode.kvMountMismatch}; the caller then stops
- * before planning, applying or writing anything.
- * @returns undefined when the command may go on
+ * reports the contradictions through `stderr` and returns false; the caller then stops (the CLI
+ * with exit 5) before planning, applying or writing anything.
+ * @returns true when the command may go on
  * @throws KvMountCheckError when the mount table cannot be read (exit 3, naming path and capability)
  */
 export async function guardKvMounts(
   command: string,
   client: StoreClient,
   declared: readonly DeclaredKvMount[],
-  context: CommandContext,
-): Promise<number | undefined> {
+  stderr: (line: string) => void,
+): Promise<boolean> {
   try {
     await checkKvMountVersions(client, declared);
-    return undefined;
+    return true;
   } catch (e) {
     if (!(e instanceof KvMountMismatchError)) throw e;
-    context.stderr(`secretstore-iac ${command}: ${e.message}`);
-    return ExitCode.kvMountMismatch;
+    stderr(`secretstore-iac ${command}: ${e.message}`);
+    return false;
   }
 }
 

@@ -1,15 +1,15 @@
 import { IConstruct } from 'constructs';
-import { AppRoleApplication } from '../constructs/approle-application';
-import { AppRoleAuth } from '../constructs/approle-auth';
-import { CiJwtAuth } from '../constructs/ci-jwt-auth';
-import { CiJwtRole } from '../constructs/ci-jwt-role';
-import { CiSecret } from '../constructs/ci-secret';
-import { OidcAuth } from '../constructs/oidc-auth';
-import { OidcGroupRole } from '../constructs/oidc-group-role';
-import { RegistryServiceAccount } from '../constructs/registry-service-account';
-import { SecretStoreStack } from '../constructs/secret-store-stack';
+import { AppRoleApplication } from './approle-application';
+import { AppRoleAuth } from './approle-auth';
+import { CiJwtAuth } from './ci-jwt-auth';
+import { CiJwtRole } from './ci-jwt-role';
+import { CiSecret } from './ci-secret';
+import { OidcAuth } from './oidc-auth';
+import { OidcGroupRole } from './oidc-group-role';
+import { RegistryServiceAccount } from './registry-service-account';
+import { SecretStoreStack } from './secret-store-stack';
 import { SecretDeclaration } from '../model/secret-declaration';
-import { oncePerSynthesis } from '../constructs/synthesis-round';
+import { oncePerSynthesis } from './synthesis-round';
 
 /** The declarations of a construct tree, grouped by kind. */
 export class PlatformDeclarations {

@@ -1,4 +1,4 @@
-import { describeUnchecked, plannedCreates, TakeoverRefused } from '../../../lib/cli/takeover-guard';
+import { describeUnchecked, plannedCreates, TakeoverRefused } from '../../../lib/engine/takeover-guard';
 
 /** One `resource_changes` entry of `show -json`. */
 const change = (address: string, actions: string[], after: Record<string, unknown> | null, extra: Record<string, unknown> = {}) => ({

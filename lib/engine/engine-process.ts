@@ -1,0 +1,60 @@
+import { spawn } from 'child_process';
+import * as os from 'os';
+
+/** Where an engine run's output goes, and whether it may share the terminal (a `CommandContext` is one). */
+export interface EngineIo {
+  /** Writes one line of the engine's standard output. */
+  stdout(line: string): void;
+  /** Writes one line of the engine's standard error. */
+  stderr(line: string): void;
+  /** True when the engine may share this process's standard streams (prompts answered, output live). */
+  readonly inheritStdio?: boolean;
+}
+
+/** Exit code when the engine ended without one and without a signal (the CLI's runtime error). */
+const NO_EXIT_CODE = 3;
+
+/**
+ * Runs the engine to its end. With {@link CommandContext.inheritStdio} it shares the terminal (a
+ * collected output could never show apply's approval prompt, and a piped standard input answers it
+ * with EOF); otherwise its output goes to the context line by line, as it is written.
+ */
+export function runEngine(engine: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, context: EngineIo): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(engine, args, { cwd, env, stdio: context.inheritStdio ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const forward = (stream: NodeJS.ReadableStream | null, write: (line: string) => void) => {
+      if (!stream) return () => undefined;
+      let pending = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => {
+        const lines = (pending + chunk).split('\n');
+        pending = lines.pop() ?? '';
+        lines.forEach((line) => write(line));
+      });
+      return () => {
+        if (pending) write(pending);
+      };
+    };
+    const flushOut = forward(child.stdout, (l) => context.stdout(l));
+    const flushErr = forward(child.stderr, (l) => context.stderr(l));
+    // Ctrl-C reaches the engine too (same process group): let it stop cleanly (state unlocked)
+    // instead of leaving it behind while the shell prompt comes back.
+    const ignore = () => undefined;
+    if (context.inheritStdio) process.on('SIGINT', ignore);
+    child.on('error', (error) => {
+      process.off('SIGINT', ignore);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      process.off('SIGINT', ignore);
+      flushOut();
+      flushErr();
+      resolve(code ?? (signal ? 128 + (signalNumber(signal) ?? 0) : NO_EXIT_CODE));
+    });
+  });
+}
+
+/** The number of a signal (`SIGINT` → 2), for the shell's 128+N exit code convention. */
+function signalNumber(signal: NodeJS.Signals): number | undefined {
+  return os.constants.signals[signal];
+}

@@ -1,0 +1,65 @@
+import * as path from 'path';
+import { readStackKvMounts } from '../reconcile/declared-kv-mount';
+import { StoreClient } from '../store/store-client';
+import { StoreTransport } from '../store/store-transport';
+import { engineToken, guardKvMounts } from './kv-mount-guard';
+import { DestructionRefused, PlanReview } from './replacement-guard';
+import { checkPlannedCreates, describeUnchecked, TakeoverRefused } from './takeover-guard';
+
+/** Engine subcommands that write policies from the declared paths: the KV mount check runs before them. */
+const KV_CHECKED_SUBCOMMANDS = new Set(['plan', 'apply', 'import']);
+
+/** What the guards see of the command that runs the engine. */
+export interface GuardContext {
+  /** Environment (the token the provider uses, the TLS variables). */
+  readonly env: NodeJS.ProcessEnv;
+  /** Writes one line to standard error. */
+  stderr(line: string): void;
+}
+
+/**
+ * `--refuse-replace` on a reviewed plan: refused (exit 4) when it destroys or replaces an object, or
+ * when it creates a role or policy the store already has (looked up with the engine's token; one the
+ * token may not read goes through, with a note).
+ * @throws DestructionRefused, TakeoverRefused
+ */
+export async function refuseReview(review: PlanReview, stack: string, address: string, what: string, context: GuardContext): Promise<void> {
+  if (review.destructions.length > 0) throw new DestructionRefused(review.destructions, what);
+  if (review.creates.length === 0) return;
+  const token = engineToken(context.env);
+  if (token === undefined) {
+    throw new Error(`no store token: the plan of ${stack} creates ${review.creates.length} role(s) or policies, and --refuse-replace looks each up on the store with the token the vault provider uses: set VAULT_TOKEN`);
+  }
+  const transport = StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l));
+  const checked = await checkPlannedCreates(review.creates, new StoreClient({ address, token, transport }));
+  if (checked.takeovers.length > 0) throw new TakeoverRefused(checked.takeovers, what);
+  if (checked.unchecked.length > 0) context.stderr(`secretstore-iac tf: ${describeUnchecked(checked.unchecked)}`);
+}
+
+/**
+ * The KV mount check of `tf` (before plan, apply and import; other subcommands write no policy):
+ * the stack's recorded KV mounts compared with the store's, with the token the provider will use.
+ * @returns false when a declared KV mount does not match the store (reported): the engine must not run
+ */
+export async function checkKvMountsBeforeEngine(
+  stack: string,
+  stackDir: string,
+  address: string,
+  engineArgs: readonly string[],
+  context: GuardContext,
+): Promise<boolean> {
+  const sub = engineArgs.find((a) => !a.startsWith('-'));
+  if (sub === undefined || !KV_CHECKED_SUBCOMMANDS.has(sub)) return true;
+  const declared = readStackKvMounts(stack, path.join(stackDir, 'cdk.tf.json'));
+  if (declared.length === 0) return true;
+  const token = engineToken(context.env);
+  if (token === undefined) {
+    throw new Error(
+      `no store token: the vault provider reads VAULT_TOKEN (or ~/.vault-token), and the KV mount check of ${stack} reads sys/mounts with the same token: set VAULT_TOKEN`,
+    );
+  }
+  // The same transport as every store call (TLS variables, deadline, no cross-origin redirect).
+  const transport = StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l));
+  return guardKvMounts('tf', new StoreClient({ address, token, transport }), declared, (l) => context.stderr(l));
+}
+
