@@ -53,7 +53,7 @@ export const HMAC_ONLY_AUDIT_KEYS: Readonly<Record<string, string>> = {
   secret_id: 'an AppRole Secret ID, the secret half of a login (login and secret-id lookup requests, secret-id responses)',
   secret_id_accessor: 'the accessor of a Secret ID, which looks it up and destroys it (secret-id responses, accessor requests)',
   // The spec calls the Role ID non-sensitive, yet delivers it only through the deployment
-  // automation (spec §6): in clear in the log it is one half of every application's login.
+  // automation (spec §5): in clear in the log it is one half of every application's login.
   role_id: 'an AppRole Role ID, half of a login: delivered only by the deployment automation (login requests, role-id responses)',
   jwt: 'a CI job token (JWT login requests), valid for the CI system\'s other relying parties until it expires',
   id_token: 'an OIDC ID token (callback requests of form_post logins)',
