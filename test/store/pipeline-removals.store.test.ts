@@ -218,7 +218,7 @@ export const platformConfig: PlatformConfig = {
     expect(out).toMatch(/secretstore-iac-plan-app-roles\s+> [^\n]*2 to destroy/);
     expect(out).toMatch(/secretstore-iac tf: people: 3 objects declared nowhere any more, destroyed by this plan \(--allow-removals\):/);
     expect(out).not.toMatch(/secretstore-iac-apply-|destroy-removed-objects\s+> /);
-    expect(out).not.toMatch(/would be destroyed|refused/);
+    expect(out).not.toMatch(/the plan would destroy or replace|nothing applied/);
     expect(review.code).toBe(0);
     expect((await bobLogsIn()).callback.status).toBe(200);
 
