@@ -6,7 +6,7 @@ import { runCli } from '../../../lib/cli/run-cli';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { MOVES_FILE, renderMovesFile, stackMoves } from '../../../lib/reconcile/stack-moves';
 import { renderStackMovesMarkdown } from '../../../lib/reconcile/stack-moves-markdown';
-import { PlatformConfig } from '../../../stacks/platform-config';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
