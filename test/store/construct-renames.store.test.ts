@@ -3,13 +3,14 @@
  * changes the resource addresses of its role and policy, not the store objects. Planned as it is, the
  * engine would create the new addresses and destroy the old ones: a new Role ID, every issued Secret
  * ID refused. `secretstore-iac moves BASE HEAD` compares the objects by store identity and writes
- * `moved` blocks: the plan shows only moves, the Role ID stays and issued Secret IDs still log in.
+ * `moved` blocks: the plan shows only moves (and the policy's comment naming the construct, updated
+ * in place), the Role ID stays and issued Secret IDs still log in.
  */
 import * as path from 'path';
 import { SecretStoreApp } from '../../lib';
 import { MOVES_FILE } from '../../lib/reconcile/stack-moves';
-import { definePlatform, Platform } from '../../stacks/platform';
-import { PlatformConfig } from '../../stacks/platform-config';
+import { definePlatform, Platform } from '../../lib/platform/platform';
+import { PlatformConfig } from '../../lib/platform/platform-config';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { appRoleLogin, clientToken, firstError, PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
 import { runStoreCli } from '../support/store/store-cli';
@@ -78,11 +79,18 @@ describe('renaming an application\'s construct id never recreates its role', () 
 
     const plan = await fixture.planChanges('app-roles');
     const changed = plan.raw.resource_changes.filter((rc: any) => rc.change.actions.join(',') !== 'no-op' || rc.previous_address);
-    // Only the two moves, each a no-op at its new address: nothing created, updated or destroyed.
+    // Only the two moves: nothing created or destroyed. The role is a no-op at its new address; the
+    // policy's text names the construct that asked for each rule (`# app-roles/billing-application`),
+    // so its comment lines change in place, and nothing else of it.
     expect(changed.map((rc: any) => `${rc.previous_address.replace(/_[0-9A-F]{8}$/, '')} -> ${rc.address.replace(/_[0-9A-F]{8}$/, '')}: ${rc.change.actions.join(',')}`).sort()).toEqual([
       'vault_approle_auth_backend_role.billing-dev_role -> vault_approle_auth_backend_role.billing-application_role: no-op',
-      'vault_policy.billing-dev_policy -> vault_policy.billing-application_policy: no-op',
+      'vault_policy.billing-dev_policy -> vault_policy.billing-application_policy: update',
     ]);
+    const policy = changed.find((rc: any) => rc.type === 'vault_policy');
+    const rules = (text: string) => text.split('\n').filter((l) => !l.trim().startsWith('#'));
+    expect(rules(policy.change.after.policy)).toEqual(rules(policy.change.before.policy));
+    expect(policy.change.after.policy).toContain('app-roles/billing-application');
+    expect(Object.keys(policy.change.after).filter((k) => JSON.stringify(policy.change.after[k]) !== JSON.stringify(policy.change.before[k]))).toEqual(['policy']);
 
     const applied = await cli(['tf', 'app-roles', '--refuse-replace', '--', 'apply', '-input=false', '-auto-approve']);
     expect(applied.code).toBe(0);

@@ -76,22 +76,21 @@ describe('removals through the configuration pipeline: planned in the merge requ
   const bobLogsIn = () => ssoLogin(store, { mount: 'oidc', role: 'developers', login: 'bob', redirectUri: OIDC_CLI_REDIRECT_URI });
 
   /** stacks/platform.config.ts of the test repository, with or without the people section. */
-  const configSource = (people: boolean) => `import { Duration, JwtKeySource } from '../lib';
-import { PlatformConfig } from './platform-config';
+  const configSource = (people: boolean) => `import { Duration, JwtKeySource, PlatformConfig } from 'secretstore-iac';
 
 export const platformConfig: PlatformConfig = {
   settings: ${JSON.stringify(TEST_SETTINGS)},
   ciKeySource: JwtKeySource.publicKeys([${JSON.stringify(key.publicKeyPem)}]),
   ciJobTimeout: Duration.minutes(15),
   configurationProject: { projectId: '${PROJECT_ID}' },${
+    people ? "\n  applications: { 'billing-dev': { name: 'billing', environment: 'dev' } }," : ''
+  }${
     people
       ? `\n  people: { discoveryUrl: ${JSON.stringify(provider.issuer)}, clientId: '${CLIENT_ID}', storeUrl: ${JSON.stringify(store.addr)}, groups: { developers: { groups: ['developers'] } } },`
       : ''
   }
 };
 `;
-  const appRolesFile = () => path.join(repo, 'stacks', 'app-roles-stack.ts');
-  const BILLING = "    this.addApplication('billing-dev', { name: 'billing', environment: 'dev' });\n";
 
   /** Synthesizes the repository and copies the pipeline it writes to the committed copy. */
   const synthAndCopyPipeline = () => {
@@ -133,22 +132,20 @@ export const platformConfig: PlatformConfig = {
       fs.cpSync(path.join(REPO_ROOT, entry), path.join(repo, entry), { recursive: true });
     }
     fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(true));
+    // The state in PostgreSQL, and the test's stand-in grants of the pipeline roles (KEPT_GRANTS).
     const main = path.join(repo, 'stacks', 'main.ts');
+    const grants = Object.entries(KEPT_GRANTS)
+      .map(([p, caps]) => `  roles?.apply.policy.addRule(${JSON.stringify(p)}, ${JSON.stringify(caps)} as any, 'test: kept until removed');\n  roles?.plan.policy.addRule(${JSON.stringify(p)}, ['read'], 'test: kept until removed');\n`)
+      .join('');
     fs.writeFileSync(
       main,
-      fs
+      `${fs
         .readFileSync(main, 'utf8')
-        .replace("import { SecretStoreApp, SecretStoreValidationError } from '../lib';", "import { postgresState, SecretStoreApp, SecretStoreValidationError } from '../lib';")
-        .replace(/definePlatform\((\w+), platformConfig\)/, 'definePlatform($1, platformConfig, postgresState())'),
+        .replace("import { definePlatform, SecretStoreApp, SecretStoreValidationError } from 'secretstore-iac';", "import { definePlatform, Platform, postgresState, SecretStoreApp, SecretStoreValidationError } from 'secretstore-iac';")
+        .replace(/definePlatform\((\w+), platformConfig\)/, 'keepGrants(definePlatform($1, platformConfig, postgresState()))')}\nfunction keepGrants(platform: Platform): Platform {\n  const roles = platform.ciAccess.pipelineRoles;\n${grants}  return platform;\n}\n`,
     );
-    const platform = path.join(repo, 'stacks', 'platform.ts');
-    const grants = Object.entries(KEPT_GRANTS)
-      .map(([p, caps]) => `  ciAccess.pipelineRoles?.apply.policy.addRule(${JSON.stringify(p)}, ${JSON.stringify(caps)} as any, 'test: kept until removed');\n  ciAccess.pipelineRoles?.plan.policy.addRule(${JSON.stringify(p)}, ['read'], 'test: kept until removed');\n`)
-      .join('');
-    fs.writeFileSync(platform, fs.readFileSync(platform, 'utf8').replace('  return { ciAccess, appRoles,', `${grants}  return { ciAccess, appRoles,`));
-    expect(fs.readFileSync(platform, 'utf8')).toContain('kept until removed');
-    fs.writeFileSync(appRolesFile(), fs.readFileSync(appRolesFile(), 'utf8').replace('    // Agent configuration', `${BILLING}    // Agent configuration`));
-    expect(fs.readFileSync(appRolesFile(), 'utf8')).toContain(BILLING);
+    expect(fs.readFileSync(main, 'utf8')).toContain('keepGrants(definePlatform(a, platformConfig, postgresState()))');
+    expect(fs.readFileSync(main, 'utf8')).toContain('import { definePlatform, Platform, postgresState,');
     fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\ndist\ncdktf.out\n.gitlab-ci-local\nsecretstore-iac-plans\n');
     fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
     synthAndCopyPipeline();
@@ -199,7 +196,6 @@ export const platformConfig: PlatformConfig = {
     // The change: no people section, no billing application.
     git(repo, 'checkout', '-q', '-b', 'remove-people');
     fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(false));
-    fs.writeFileSync(appRolesFile(), fs.readFileSync(appRolesFile(), 'utf8').replace(BILLING, ''));
     // The people stack's jobs go: the committed copy of the pipeline follows the synthesis.
     synthAndCopyPipeline();
     clean();
