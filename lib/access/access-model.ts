@@ -3,7 +3,7 @@ import { AclPolicy } from '../acl/acl-policy';
 import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME, defaultPolicyText } from '../acl/default-policy';
 import { StoreTarget } from '../model/store-target';
 import { PolicyParser } from '../acl/policy-parser';
-import { storePolicyName } from '../acl/policy-name';
+import { storePolicyName } from '../model/store-policy-name';
 import { Identity } from './identity';
 import { StoreConfiguration } from './store-configuration';
 

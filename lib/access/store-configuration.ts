@@ -3,7 +3,7 @@ import { ReferenceResolver } from '../sources/terraform-reference';
 import { ResourceBlock, STORE_TARGET_METADATA_KEY, SynthStack, readSynthOutput } from '../sources/synth-output';
 import { compareStrings } from '../private/compare-strings';
 import { StoreTarget } from '../model/store-target';
-import { storePolicyName } from '../acl/policy-name';
+import { storePolicyName } from '../model/store-policy-name';
 
 /** A policy declared by a `vault_policy` resource. */
 export interface DeclaredPolicy {

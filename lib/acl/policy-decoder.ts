@@ -1,6 +1,6 @@
 import { AclPolicy, ParsedPolicyRule, PolicySyntax } from './acl-policy';
 import { PolicyItem, PolicyValue, isPolicyObject } from './policy-item';
-import { storePolicyName } from './policy-name';
+import { storePolicyName } from '../model/store-policy-name';
 import { RulePath } from './rule-path';
 import { CAPABILITY_BITS, StoreCapability, isStoreCapability } from './store-capability';
 import { parseDurationSeconds, parseExpiration } from './store-value';

@@ -5,7 +5,7 @@ import { hcl2Items, parseHclPolicyText } from './hcl-policy-parser';
 import { readLibraryPolicy } from './library-policy-reader';
 import { decodePolicy } from './policy-decoder';
 import { PolicyItem, PolicyValue } from './policy-item';
-import { storePolicyName } from './policy-name';
+import { storePolicyName } from '../model/store-policy-name';
 import { StoreKind } from '../model/store-target';
 
 /**

@@ -1,6 +1,6 @@
 import { DEFAULT_POLICY_NAME, ROOT_POLICY_NAME, defaultPolicyText, isBuiltinDefaultPolicyText } from '../acl/default-policy';
 import { StoreTarget } from '../model/store-target';
-import { storePolicyName } from '../acl/policy-name';
+import { storePolicyName } from '../model/store-policy-name';
 import { ListLookup, listLookupOf } from '../acl/acl';
 import { compareStrings } from '../private/compare-strings';
 import { StoreClient, StoreError } from '../store/store-client';

@@ -18,7 +18,7 @@ import { defaultPolicyText } from '../../lib/acl/default-policy';
 import { StoreTarget } from '../../lib/model/store-target';
 import { storeKind } from '../support/store/store-facts';
 import { PolicyParser } from '../../lib/acl/policy-parser';
-import { storePolicyName } from '../../lib/acl/policy-name';
+import { storePolicyName } from '../../lib/model/store-policy-name';
 import { AccessModel } from '../../lib/access/access-model';
 import { PolicyDocument } from '../../lib/model/policy-document';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';

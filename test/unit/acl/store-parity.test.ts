@@ -5,7 +5,7 @@
  */
 import { Acl, requestPathOf } from '../../../lib/acl/acl';
 import { PolicyParser } from '../../../lib/acl/policy-parser';
-import { storePolicyName } from '../../../lib/acl/policy-name';
+import { storePolicyName } from '../../../lib/model/store-policy-name';
 import { capabilityNames } from '../../../lib/acl/store-capability';
 import { parseDurationSeconds, parseExpiration } from '../../../lib/acl/store-value';
 import { sudoOnlyPath } from '../../../lib/acl/sudo-path';

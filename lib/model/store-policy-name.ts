@@ -26,8 +26,15 @@ function goLowerRune(rune: string): string {
  * the analysis compares or looks up policy names goes through this.
  */
 export function storePolicyName(name: string): string {
-  const trimmed = name.replace(LEADING, '').replace(TRAILING, '');
+  return goLowerCase(name.replace(LEADING, '').replace(TRAILING, ''));
+}
+
+/**
+ * Lower-cases a name as Go's `strings.ToLower` does (the AppRole method files role names so:
+ * `strings.ToLower(roleName)`).
+ */
+export function goLowerCase(text: string): string {
   // ASCII fast path, as in Go.
-  if (/^[\x00-\x7f]*$/.test(trimmed)) return trimmed.toLowerCase();
-  return [...trimmed].map(goLowerRune).join('');
+  if (/^[\x00-\x7f]*$/.test(text)) return text.toLowerCase();
+  return [...text].map(goLowerRune).join('');
 }
