@@ -22,7 +22,7 @@ import { RunningOidcProvider, ssoLogin, startOidcProvider } from '../support/sto
 import { TEST_SETTINGS } from '../support/store/platform-fixture';
 import { RunningPostgres, startPostgres } from '../support/store/postgres-server';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { toolchain } from '../support/store/toolchain-env';
+import { storeKind, toolchain } from '../support/store/toolchain-env';
 
 const PROJECT_ID = '4242';
 const CLIENT_ID = 'secretstore';
@@ -63,7 +63,13 @@ const KEPT_GRANTS: Readonly<Record<string, readonly string[]>> = {
   'sys/policies/acl/billing-dev': CRUD,
 };
 
-describe('removals through the configuration pipeline: planned in the merge request, destroyed only by the manual job', () => {
+// The pipeline's jobs run the same commands on either store, and this test takes 12-19 minutes per
+// store under gitlab-ci-local: it runs in the OpenBao suite and is reported skipped in the Vault
+// suite (the removal's guard and the manual apply run on Vault in construct-renames.store.test.ts
+// and engine-command.store.test.ts); docs/store-tests.md says so.
+const describeOnOpenBao = storeKind() === 'openbao' ? describe : describe.skip;
+
+describeOnOpenBao('removals through the configuration pipeline: planned in the merge request, destroyed only by the manual job (OpenBao suite only: the jobs are store-independent)', () => {
   let store: RunningStore;
   let pg: RunningPostgres;
   let provider: RunningOidcProvider;
