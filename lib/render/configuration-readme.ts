@@ -33,7 +33,8 @@ export function renderConfigurationReadme(options: ConfigurationReadmeOptions): 
     '```sh',
     'npm install                     # once; commit package-lock.json (the pipeline runs npm ci)',
     'npm run synth                   # compile, check every value and rule, write cdktf.out/',
-    `cp cdktf.out/ci/secretstore-iac.gitlab-ci.yml ${commentText(CONFIGURATION_PIPELINE_COPY)}   # after a change of stacks or pipeline settings; commit it`,
+    '# the pipeline, after a change of stacks or pipeline settings (its synth job fails on a stale copy); commit it',
+    `mkdir -p ${commentText(CONFIGURATION_PIPELINE_COPY.replace(/\/[^/]*$/, ''))} && cp cdktf.out/ci/secretstore-iac.gitlab-ci.yml ${commentText(CONFIGURATION_PIPELINE_COPY)}`,
     '```',
     '',
     '## Plan and apply',
@@ -55,9 +56,10 @@ export function renderConfigurationReadme(options: ConfigurationReadmeOptions): 
     '',
     '## Upgrading secretstore-iac',
     '',
-    'An upgrade is an access change like any other: synthesize before and after, and review',
-    '`npx secretstore-iac access-diff cdktf.out.before cdktf.out` (or open the merge request: its',
-    'access-diff job compares with the target branch). See the package\'s CHANGELOG.md.',
+    'An upgrade is an access change like any other: synthesize before it and keep the output',
+    '(`cp -r cdktf.out cdktf.out.before`), upgrade (`npm install secretstore-iac@VERSION`), synthesize',
+    'again and review `npx secretstore-iac access-diff cdktf.out.before cdktf.out`; the merge request\'s',
+    'access-diff job shows the same. See the package\'s CHANGELOG.md.',
     '',
   ].join('\n');
 }

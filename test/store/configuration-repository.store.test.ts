@@ -10,13 +10,14 @@
  * npm installs from its cache where it can (`--prefer-offline`); the registry is used for what the
  * cache lacks.
  */
-import { spawn } from 'child_process';
+import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { REPO_ROOT } from '../support/paths';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { jwtLogin, TEST_SETTINGS } from '../support/store/platform-fixture';
+import { RunningPostgres, startPostgres } from '../support/store/postgres-server';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { toolchain } from '../support/store/toolchain-env';
 
@@ -62,20 +63,22 @@ describe('a configuration repository: npm pack, secretstore-iac init, npm instal
   let tarball: string;
 
   /** The test's settings and key in place of the example's (whose OIDC discovery key source a local store cannot reach). */
-  const configSource = () => `import { Duration, JwtKeySource, PlatformConfig } from 'secretstore-iac';
+  const configSource = (projectId = '4242') => `import { Duration, JwtKeySource, PlatformConfig } from 'secretstore-iac';
 
 export const platformConfig: PlatformConfig = {
   settings: ${JSON.stringify(TEST_SETTINGS)},
   ciKeySource: JwtKeySource.publicKeys([${JSON.stringify(key.publicKeyPem)}]),
   ciJobTimeout: Duration.minutes(15),
-  configurationProject: { projectId: '4242' },
+  configurationProject: { projectId: '${projectId}' },
 };
 `;
 
   /** `npx secretstore-iac tf STACK -- ARGS` in the repository, with the installed CLI, as its README says. */
-  const tf = (stack: string, ...args: string[]) => {
+  const tf = (stack: string, ...args: string[]) => tfIn(repo, {}, stack, ...args);
+  const tfIn = (dir: string, env: NodeJS.ProcessEnv, stack: string, ...args: string[]) => {
     const tools = toolchain();
-    return run('npx', ['--no-install', 'secretstore-iac', 'tf', stack, '--', ...args], repo, {
+    return run('npx', ['--no-install', 'secretstore-iac', 'tf', stack, '--', ...args], dir, {
+      ...env,
       SECRETSTORE_ADDR: store.addr,
       VAULT_TOKEN: store.rootToken,
       // The toolchain's engine and its provider mirror (the provider is built from source: docs/toolchain.md).
@@ -203,5 +206,82 @@ export const platformConfig: PlatformConfig = {
     const plan = await tf('app-roles', 'plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(plan.stdout).toMatch(/Plan: 0 to add, 4 to change, 0 to destroy/);
     expect(plan.code).toBe(2);
+  }, 900_000);
+
+  it('its generated pipeline runs green under gitlab-ci-local on the first run (state in PostgreSQL)', async () => {
+    let pg: RunningPostgres | undefined;
+    try {
+      pg = await startPostgres();
+      const PROJECT_ID = '4343';
+      const glciRoot = path.join(work, 'pipeline');
+      fs.mkdirSync(glciRoot);
+      const config = path.join(glciRoot, 'secrets-config');
+      const git = (cwd: string, ...args: string[]) =>
+        execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
+      await ok(process.execPath, [path.join(REPO_ROOT, 'dist', 'bin', 'secretstore-iac.js'), 'init', 'secrets-config', '--package', `file:${tarball}`], glciRoot);
+      await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], config);
+      // A team's repository: the test's settings, and the state in PostgreSQL (postgresState(), as docs/configuration-repository.md says).
+      fs.writeFileSync(path.join(config, 'stacks', 'platform.config.ts'), configSource(PROJECT_ID));
+      const main = path.join(config, 'stacks', 'main.ts');
+      const entry = fs.readFileSync(main, 'utf8');
+      fs.writeFileSync(main, entry.replace('import { definePlatform, ', 'import { definePlatform, postgresState, ').replace(/definePlatform\((\w+), platformConfig\)/, 'definePlatform($1, platformConfig, postgresState())'));
+      expect(fs.readFileSync(main, 'utf8')).toContain('platformConfig, postgresState())');
+      // The README's steps: synthesize, commit the pipeline's copy.
+      await ok('npm', ['run', 'synth'], config);
+      fs.mkdirSync(path.join(config, '.gitlab'));
+      fs.copyFileSync(path.join(config, 'cdktf.out', 'ci', 'secretstore-iac.gitlab-ci.yml'), path.join(config, '.gitlab', 'secretstore-iac.gitlab-ci.yml'));
+      // The first apply, by an administrator: the pipeline's own roles exist only afterwards. Its lock files are committed.
+      for (const stack of ['ci-access', 'app-roles']) {
+        for (const args of [['init', '-input=false', '-no-color'], ['apply', '-input=false', '-auto-approve', '-no-color']]) {
+          const r = await tfIn(config, { PG_CONN_STR: pg.connStr }, stack, ...args);
+          if (r.code !== 0) throw new Error(`bootstrap ${stack} ${args[0]} failed:\n${r.stdout}\n${r.stderr}`);
+        }
+      }
+      expect(fs.readdirSync(path.join(config, 'locks')).sort()).toEqual(['app-roles', 'ci-access']);
+      fs.rmSync(path.join(config, 'cdktf.out'), { recursive: true, force: true });
+      fs.rmSync(path.join(config, 'dist'), { recursive: true, force: true });
+      git(config, 'init', '-q', '-b', 'main');
+      git(config, 'add', '.');
+      expect(git(config, 'status', '--porcelain')).toContain('locks/ci-access/.terraform.lock.hcl');
+      expect(git(config, 'status', '--porcelain')).toContain('package-lock.json');
+      git(config, 'commit', '-q', '-m', 'secrets store configuration');
+      git(glciRoot, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
+      git(config, 'remote', 'add', 'origin', path.join(glciRoot, 'origin.git'));
+      git(config, 'push', '-q', 'origin', 'main');
+      git(config, 'remote', 'set-head', 'origin', 'main');
+
+      const tools = toolchain();
+      const variables: Record<string, string> = {
+        SECRETSTORE_ADDR: store.addr,
+        PG_CONN_STR: pg.connStr,
+        SECRETSTORE_ID_TOKEN: signJwt(key.privateKey, gitlabJobClaims({ project_id: PROJECT_ID, project_path: 'acme/secrets-config', ref: 'main', ref_protected: 'true' }, { ciUrl: TEST_SETTINGS.ciUrl, lifetimeSeconds: 3600 })),
+        // Each job's copy of the repository gets the dependencies npm installed (npm ci would resolve the tarball's relative path from the copy).
+        SECRETSTORE_IAC_INSTALL: `ln -sfn ${path.join(config, 'node_modules')} node_modules`,
+        SECRETSTORE_IAC_TOFU: tools.tofu,
+        TF_CLI_CONFIG_FILE: tools.cliConfig,
+        // A first push: no previous commit, every stack is planned.
+        CI_COMMIT_BEFORE_SHA: '0'.repeat(40),
+      };
+      const glci = path.join(REPO_ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
+      const pipeline = await run(
+        glci,
+        ['--shell-isolation', '--no-color', '--json-schema-validation', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...Object.entries(variables).flatMap(([k, v]) => ['--variable', `${k}=${v}`])],
+        config,
+        { HOME: glciRoot },
+      );
+      const out = (pipeline.stdout + pipeline.stderr).replace(/\u001b\[[0-9;]*m/g, '');
+      if (process.env.SECRETSTORE_IAC_PIPELINE_LOG) fs.appendFileSync(process.env.SECRETSTORE_IAC_PIPELINE_LOG, out);
+      expect(out).toContain('json schema validated');
+      for (const stack of ['ci-access', 'app-roles']) {
+        expect(out).toMatch(new RegExp(`secretstore-iac-apply-${stack}\\s+finished in`));
+      }
+      // Already applied by the administrator: the pipeline finds nothing to change, and installs the committed lock.
+      expect(out.match(/Apply complete! Resources: 0 added, 0 changed, 0 destroyed/g)?.length).toBe(2);
+      expect(out).not.toContain('commit it');
+      expect(out).not.toContain(store.rootToken);
+      expect(pipeline.code).toBe(0);
+    } finally {
+      await pg?.stop();
+    }
   }, 900_000);
 });
