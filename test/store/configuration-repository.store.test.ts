@@ -5,7 +5,9 @@
  * installed CLI (`npx secretstore-iac tf`). The provider lock files land in `locks/<stack>/`, where
  * they are committed, and a later init uses them. Then an upgrade of the library: a second version
  * packed with one changed default (the AppRole token TTL), installed into the same repository, and
- * `secretstore-iac access-diff` between the two syntheses shows that change and nothing else.
+ * `secretstore-iac access-diff` between the two syntheses shows that change and nothing else. Last,
+ * a second repository with its state in PostgreSQL runs its generated pipeline under gitlab-ci-local,
+ * green on the first run, every job using the committed lock files.
  *
  * npm installs from its cache where it can (`--prefer-offline`); the registry is used for what the
  * cache lacks.
@@ -78,13 +80,13 @@ export const platformConfig: PlatformConfig = {
   const tfIn = (dir: string, env: NodeJS.ProcessEnv, stack: string, ...args: string[]) => {
     const tools = toolchain();
     return run('npx', ['--no-install', 'secretstore-iac', 'tf', stack, '--', ...args], dir, {
-      ...env,
       SECRETSTORE_ADDR: store.addr,
       VAULT_TOKEN: store.rootToken,
       // The toolchain's engine and its provider mirror (the provider is built from source: docs/toolchain.md).
       SECRETSTORE_IAC_TOFU: tools.tofu,
       TF_CLI_CONFIG_FILE: tools.cliConfig,
       TF_IN_AUTOMATION: '1',
+      ...env,
     });
   };
 
@@ -210,8 +212,12 @@ export const platformConfig: PlatformConfig = {
 
   it('its generated pipeline runs green under gitlab-ci-local on the first run (state in PostgreSQL)', async () => {
     let pg: RunningPostgres | undefined;
+    // A store of its own: the first repository's objects are on the other one.
+    let fresh: RunningStore | undefined;
     try {
       pg = await startPostgres();
+      fresh = await startStore();
+      const storeEnv = { SECRETSTORE_ADDR: fresh.addr, VAULT_TOKEN: fresh.rootToken };
       const PROJECT_ID = '4343';
       const glciRoot = path.join(work, 'pipeline');
       fs.mkdirSync(glciRoot);
@@ -233,7 +239,7 @@ export const platformConfig: PlatformConfig = {
       // The first apply, by an administrator: the pipeline's own roles exist only afterwards. Its lock files are committed.
       for (const stack of ['ci-access', 'app-roles']) {
         for (const args of [['init', '-input=false', '-no-color'], ['apply', '-input=false', '-auto-approve', '-no-color']]) {
-          const r = await tfIn(config, { PG_CONN_STR: pg.connStr }, stack, ...args);
+          const r = await tfIn(config, { ...storeEnv, PG_CONN_STR: pg.connStr }, stack, ...args);
           if (r.code !== 0) throw new Error(`bootstrap ${stack} ${args[0]} failed:\n${r.stdout}\n${r.stderr}`);
         }
       }
@@ -252,7 +258,7 @@ export const platformConfig: PlatformConfig = {
 
       const tools = toolchain();
       const variables: Record<string, string> = {
-        SECRETSTORE_ADDR: store.addr,
+        SECRETSTORE_ADDR: fresh.addr,
         PG_CONN_STR: pg.connStr,
         SECRETSTORE_ID_TOKEN: signJwt(key.privateKey, gitlabJobClaims({ project_id: PROJECT_ID, project_path: 'acme/secrets-config', ref: 'main', ref_protected: 'true' }, { ciUrl: TEST_SETTINGS.ciUrl, lifetimeSeconds: 3600 })),
         // Each job's copy of the repository gets the dependencies npm installed (npm ci would resolve the tarball's relative path from the copy).
@@ -277,10 +283,13 @@ export const platformConfig: PlatformConfig = {
       }
       // Already applied by the administrator: the pipeline finds nothing to change, and installs the committed lock.
       expect(out.match(/Apply complete! Resources: 0 added, 0 changed, 0 destroyed/g)?.length).toBe(2);
+      // Every job installs the provider the committed lock names.
+      expect(out.match(/Reusing previous version of hashicorp\/vault from the dependency lock file/g)?.length).toBeGreaterThanOrEqual(4);
       expect(out).not.toContain('commit it');
-      expect(out).not.toContain(store.rootToken);
+      expect(out).not.toContain(fresh.rootToken);
       expect(pipeline.code).toBe(0);
     } finally {
+      await fresh?.stop();
       await pg?.stop();
     }
   }, 900_000);
