@@ -16,9 +16,13 @@ const FAKE_ENGINE = [
   '',
 ].join('\n');
 
+const roots: string[] = [];
+afterAll(() => roots.splice(0).forEach((root) => fs.rmSync(root, { recursive: true, force: true })));
+
 /** A configuration repository (cdktf.json) with one synthesized stack, and the fake engine. */
 function repository(withCdktfJson = true) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-locks-'));
+  roots.push(root);
   if (withCdktfJson) fs.writeFileSync(path.join(root, 'cdktf.json'), '{"app":"true"}');
   const stackDir = path.join(root, 'cdktf.out', 'stacks', 'ci-access');
   fs.mkdirSync(stackDir, { recursive: true });
