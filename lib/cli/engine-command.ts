@@ -11,6 +11,7 @@ import { parseCommandArguments } from './command-arguments';
 import { chooseEngine, engineEnvironment, engineVersion } from '../engine/engine-binary';
 import { runEngine } from '../engine/engine-process';
 import { withNoColorArgument } from '../engine/no-color-argument';
+import { keepProviderLockFile } from '../engine/provider-lock-files';
 import { checkKvMountsBeforeEngine, refuseReview } from '../engine/plan-guards';
 import { PlanReview, reviewPlan, reviewSavedPlan } from '../engine/replacement-guard';
 import { ExitCode } from './exit-code';
@@ -122,7 +123,8 @@ export const engineCommand: Command = {
     // one otherwise shows only as a registry error.
     const version = engineVersion(engine, env);
     context.stderr(`secretstore-iac tf: engine ${engine} (${version ?? 'version unknown'}; ${choice.why}${choice.cliConfig ? `, with its provider mirror ${choice.cliConfig}` : ''})`);
-    if (values['refuse-replace'] !== true) return runEngine(engine, engineArgs, stackDir, env, context);
+    // The lock file is committed beside cdktf.json (locks/<stack>/), not in the synthesized output.
+    if (values['refuse-replace'] !== true) return keepProviderLockFile(stackDir, (l) => context.stderr(l), () => runEngine(engine, engineArgs, stackDir, env, context));
     const sub = engineArgs.find((a) => !a.startsWith('-'));
     const planOut = engineArgs.map((a) => /^-out=(.+)$/.exec(a)?.[1]).find(Boolean);
     if (removalsFile !== undefined && !(sub === 'plan' && planOut)) throw new UsageError('--removals-file goes with `plan -out=FILE`');
