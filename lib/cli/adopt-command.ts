@@ -210,7 +210,9 @@ export const adoptCommand: Command = {
       for (const p of toCheck) {
         const dir = makeCheckDirectory(p.stackDir, p.importText);
         checked.set(p.stack, dir);
-        const found = checkPlanDestructions(engine, dir, p.stack, { ...env, TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' });
+        // A relative TF_DATA_DIR names the stack directory's, wherever the engine runs.
+        const dataDir = env.TF_DATA_DIR ? { TF_DATA_DIR: path.resolve(p.stackDir, env.TF_DATA_DIR) } : {};
+        const found = checkPlanDestructions(engine, dir, p.stack, { ...env, ...dataDir, TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' });
         if (found.length > 0) refused.add(p.stack);
         destructions.push(...found);
       }
