@@ -205,6 +205,11 @@ describe('recovering from a store killed mid-apply (tainted objects, issue 27)',
     expect(replaced.length).toBeGreaterThan(0);
     expect(replaced.filter((a: string) => !tainted.includes(a))).toEqual([]);
 
+    // Every Role ID on the store before the recovery (tainted roles' included) must survive it.
+    const onStore = (await storeRequest(target, 'LIST', 'auth/approle/role')).body.data.keys as string[];
+    const roleIds = new Map<string, string>();
+    for (const role of onStore) roleIds.set(role, await roleIdOf(role));
+
     // The one documented command, then one apply.
     const adopt = await cli(['adopt', 'app-roles', '--outdir', path.join(fixture.dir, 'cdktf.out')]);
     expect(adopt.stderr).toBe('');
@@ -223,6 +228,10 @@ describe('recovering from a store killed mid-apply (tainted objects, issue 27)',
     expect((await fixture.plan('app-roles')).code).toBe(0);
     const roles = (await storeRequest(target, 'LIST', 'auth/approle/role')).body.data.keys as string[];
     expect([...roles].sort()).toEqual([...declaredRoles].sort());
+    const changed: string[] = [];
+    for (const [role, id] of roleIds) if ((await roleIdOf(role)) !== id) changed.push(role);
+    expect(changed).toEqual([]);
+    figure(`${roleIds.size} Role IDs on the store before the recovery, all kept`);
     expect(await roleIdOf('orchestrator-dev')).toBe(roleIdBefore);
     expect(await roleIdOf(midRole)).toBe(midRoleId);
     expect((await appRoleLogin(target, roleIdBefore, secretIdBefore)).status).toBe(200);

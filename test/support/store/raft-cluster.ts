@@ -64,8 +64,8 @@ export interface RaftCluster {
   kill(node: ClusterNode, signal?: NodeJS.Signals): Promise<void>;
   /**
    * Starts a killed server again on its data, address and ports, as an operator restarts a store
-   * that died, and unseals it; resolves with the new process once it answers unsealed (the node
-   * object of the killed process stays dead). A cluster of one is active again after this.
+   * that died, and unseals it; resolves with the new process once it is active (`sys/health` 200;
+   * the node object of the killed process stays dead). Meant for a cluster of one.
    */
   restart(node: ClusterNode, timeoutMs?: number): Promise<ClusterNode>;
   /** Stops every server and deletes the temp dirs. Idempotent. */
@@ -295,7 +295,7 @@ export async function startRaftCluster(options: RaftClusterOptions = {}): Promis
         // Sealed after a restart (503), then unsealed with the cluster's key.
         await waitFor(`${fresh.name} to listen again on ${fresh.addr}`, (s) => s === 503);
         await unseal(fresh);
-        await waitFor(`${fresh.name} to be unsealed`, (s) => s === 200 || s === 429);
+        await waitFor(`${fresh.name} to be unsealed and active`, (s) => s === 200);
         return fresh;
       },
       stop,
