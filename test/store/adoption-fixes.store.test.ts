@@ -114,7 +114,9 @@ describe('people with single sign-on', () => {
     beforeAll(async () => {
       s.fixture.synthPlatform(peopleConfig(s.store, provider.issuer));
       // By hand: the OIDC method as declared, and the group's role as a JWT role.
-      await ok(s.store, 'POST', 'sys/auth/oidc', { type: 'oidc' });
+      const mount = readDeclaredObjects(path.join(s.fixture.dir, 'cdktf.out'), 'people').find((o) => o.kind === 'jwt-auth-mount')!;
+      // As declared but the role (the provider writes a JWT method's description only when it mounts it).
+      await ok(s.store, 'POST', 'sys/auth/oidc', { type: 'oidc', description: mount.fields.description });
       await ok(s.store, 'POST', 'auth/oidc/config', { oidc_discovery_url: provider.issuer, oidc_client_id: CLIENT_ID, oidc_client_secret: clientSecret, default_role: '' });
       await ok(s.store, 'POST', 'auth/oidc/role/platform-admins', { role_type: 'jwt', user_claim: 'sub', bound_audiences: ['hand-made'], token_policies: ['default'] });
       for (const stack of s.fixture.stacks) await s.fixture.init(stack);
