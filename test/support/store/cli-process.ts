@@ -12,13 +12,13 @@ export interface CliProcess {
 }
 
 /**
- * Starts `secretstore-iac ARGS` as its own process (from the sources, test/support/store/cli-process.js),
+ * Starts `secretstore-iac ARGS` as its own process (from the sources, test/support/store/cli-process-runner.js),
  * in its own process group, with the environment {@link runStoreCli} gives: for tests that kill the
  * CLI (SIGKILL to it, or SIGINT to its group as Ctrl-C in a terminal does).
  */
 export function spawnStoreCli(args: readonly string[], options: StoreCliOptions): CliProcess {
   const tools = toolchain();
-  const child = spawn(process.execPath, [path.join(__dirname, 'cli-process.js'), ...args], {
+  const child = spawn(process.execPath, [path.join(__dirname, 'cli-process-runner.js'), ...args], {
     cwd: options.cwd,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
