@@ -4,9 +4,14 @@
  * Issue 27: the store itself killed mid-apply (SIGKILL to a one-node server with integrated storage,
  * then started again on its data) also leaves objects the state records as tainted (created, then
  * not read back); `adopt` untaints the ones the store has and forgets the others, and one apply
- * converges with every existing Role ID kept.
+ * converges with every existing Role ID kept. The engine talks to the store through a pass-through
+ * proxy that kills the store right after the store answered a role's write, before the answer
+ * reaches the provider: the moment that leaves a tainted object (a kill at a random moment mostly
+ * hits a write, whose object is then only on the store).
  */
 import * as fs from 'fs';
+import * as http from 'http';
+import { AddressInfo } from 'net';
 import * as path from 'path';
 import { AppRoleApplication } from '../../lib';
 import { runCli } from '../../lib/cli/run-cli';
@@ -156,17 +161,41 @@ describe('recovering from a store killed mid-apply (tainted objects, issue 27)',
     // A pair issued before anything happens.
     const roleIdBefore = await roleIdOf('orchestrator-dev');
     const secretIdBefore = (await storeRequest(target, 'POST', 'auth/approle/role/orchestrator-dev/secret-id', {})).body.data.secret_id;
+    const generated: AppRoleApplication[] = [];
     const platform = fixture.synthPlatform(testPlatformConfig(key.publicKeyPem), (p) => {
-      for (let i = 0; i < APPS; i++) new AppRoleApplication(p.appRoles, `gen-${i}`, { auth: p.appRoles.appRoleAuth, name: `gen${i}`, environment: 'load' });
+      for (let i = 0; i < APPS; i++) generated.push(new AppRoleApplication(p.appRoles, `gen-${i}`, { auth: p.appRoles.appRoleAuth, name: `gen${i}`, environment: 'load' }));
     });
-    const declaredRoles = platform.appRoles.applications.map((a) => a.roleName);
+    const declaredRoles = [...platform.appRoles.applications, ...generated].map((a) => a.roleName);
+    expect(declaredRoles).toHaveLength(APPS + 4);
 
     let pending = '';
     const createdRoles: string[] = [];
     let reached!: () => void;
     const threshold = new Promise<void>((r) => (reached = r));
+    // The proxy: every request passed on; once KILL_AFTER_ROLES roles are created, the store is
+    // SIGKILLed as soon as it has answered the next role write after that, and that answer is still delivered.
+    let killedAt: string | undefined;
+    // Armed once the test has read what it keeps of a role created before the kill.
+    let armed = false;
+    const proxy = http.createServer((req, res) => {
+      const upstream = http.request(new URL(req.url ?? '/', target.addr), { method: req.method, headers: req.headers, agent: false }, (answer) => {
+        const role = /^\/v1\/auth\/approle\/role\/(gen\d+-load)$/.exec(req.url ?? '')?.[1];
+        if (armed && killedAt === undefined && role && (req.method === 'POST' || req.method === 'PUT') && answer.statusCode! < 300) {
+          killedAt = role;
+          process.kill(cluster.nodes[0].pid, 'SIGKILL');
+        }
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => {
+        res.destroy();
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const proxyAddr = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     const applying = runEngine(fixture.stackDir('app-roles'), ['apply', '-auto-approve'], {
-      store: target,
+      store: { ...target, addr: proxyAddr },
       allowCodes: [0, 1],
       timeoutMs: 600_000,
       onSpawn: (pid) => (enginePid = pid),
@@ -186,9 +215,13 @@ describe('recovering from a store killed mid-apply (tainted objects, issue 27)',
     const midRole = createdRoles[0];
     const midRoleId = await roleIdOf(midRole);
     const midSecretId = (await storeRequest(target, 'POST', `auth/approle/role/${midRole}/secret-id`, {})).body.data.secret_id;
+    armed = true;
 
-    await cluster.kill(cluster.nodes[0], 'SIGKILL');
     const interrupted = await applying;
+    proxy.closeAllConnections();
+    proxy.close();
+    expect(killedAt).toBeDefined();
+    await cluster.kill(cluster.nodes[0], 'SIGKILL');
     enginePid = undefined;
     expect(interrupted.code).toBe(1);
     const restarted = await cluster.restart(cluster.nodes[0]);
@@ -196,7 +229,7 @@ describe('recovering from a store killed mid-apply (tainted objects, issue 27)',
 
     const state = await fixture.engine('app-roles', ['state', 'pull']);
     const tainted = taintedInState(state.stdout);
-    figure(`store killed after ${createdRoles.length} generated roles created; ${tainted.length} tainted in state: ${tainted.slice(0, 5).join(', ')}${tainted.length > 5 ? ', ...' : ''}`);
+    figure(`store killed right after writing ${killedAt}, ${createdRoles.length} generated roles created; ${tainted.length} tainted in state: ${tainted.slice(0, 5).join(', ')}${tainted.length > 5 ? ', ...' : ''}`);
     expect(tainted.length).toBeGreaterThan(0);
     // Without the recovery the plan replaces each tainted object (a new Role ID for a role).
     const before = await fixture.planChanges('app-roles');
