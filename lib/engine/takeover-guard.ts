@@ -1,3 +1,4 @@
+import { storeObjectKind } from '../catalogue/store-object-catalogue';
 import { locateStoreObject } from '../reconcile/declared-object';
 import { mapLimited } from '../private/map-limited';
 import { StoreClient, StoreError } from '../store/store-client';
@@ -16,8 +17,6 @@ export interface PlannedCreate {
   readonly storePath: string;
 }
 
-/** The resource types the store writes in place, whose create can take an existing object over. */
-const WRITTEN_IN_PLACE = new Set(['vault_approle_auth_backend_role', 'vault_jwt_auth_backend_role', 'vault_policy']);
 
 /**
  * The objects a plan (`show -json` of a saved plan) would create, not import, of the types the store
@@ -30,7 +29,7 @@ export function plannedCreates(plan: unknown): PlannedCreate[] {
   const out: PlannedCreate[] = [];
   for (const rc of changes as any[]) {
     const actions: string[] = Array.isArray(rc?.change?.actions) ? rc.change.actions.map(String) : [];
-    if (actions.length !== 1 || actions[0] !== 'create' || rc.change.importing || !WRITTEN_IN_PLACE.has(String(rc.type))) continue;
+    if (actions.length !== 1 || actions[0] !== 'create' || rc.change.importing || storeObjectKind(String(rc.type))?.writtenInPlace !== true) continue;
     const after = rc.change.after;
     if (!after || typeof after !== 'object' || rc.change.after_unknown?.backend === true) continue;
     const located = locateStoreObject(String(rc.type), after);
