@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { OIDC_CLI_REDIRECT_URI } from '../../lib';
-import { PlatformConfig } from '../../stacks/platform-config';
+import { PlatformConfig } from '../../lib/platform/platform-config';
 import { readDeclaredObjects } from '../../lib/reconcile/declared-object';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { RunningOidcProvider, startOidcProvider } from '../support/store/oidc-provider';
