@@ -74,20 +74,39 @@ export function plannedDestructions(plan: unknown): PlannedDestruction[] {
   return out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 }
 
+/** The store's value of a forcing attribute, from its `before → after` text (`true`, `"oidc"`, `null`). */
+function storeValue(d: PlannedDestruction, attribute: string): string {
+  return (d.values[attribute] ?? '').split(' → ')[0];
+}
+
+/** The fix for a `local` that forces a replacement, in the direction the store has it. */
+function localAdvice(construct: string): (d: PlannedDestruction) => string {
+  return (d) =>
+    storeValue(d, 'local') === 'true'
+      ? `the mount is local (not replicated) on the store: declare \`local: true\` on the ${construct} construct, or remount it by hand`
+      : `the store's mount is not local (it is replicated), the declaration says \`local: true\`: remove \`local: true\` (or declare \`local: false\`) on the ${construct} construct, or remount it by hand as a local mount`;
+}
+
 /**
  * What to declare so that the store's object is kept, per resource type and forcing attribute: the
- * construct property that says what the store has.
+ * construct property that says what the store has (in the direction the store has it).
  */
-const ADVICE: Readonly<Record<string, string>> = {
-  'vault_auth_backend.local': 'the mount is local (not replicated) on the store: declare `local: true` on the AppRoleAuth construct, or remount it by hand',
-  'vault_jwt_auth_backend.local': 'the mount is local (not replicated) on the store: declare `local: true` on the CiJwtAuth construct, or remount it by hand',
-  'vault_auth_backend.type': 'another auth method is mounted at this path: move it, or declare another path',
-  'vault_auth_backend.path': 'the mount path differs: declare the store\'s path',
-  'vault_jwt_auth_backend.path': 'the mount path differs: declare the store\'s path',
-  'vault_jwt_auth_backend.type': 'an OIDC method (type oidc) is mounted at this path: the library declares a JWT method (type jwt); move one of them',
-  'vault_jwt_auth_backend_role.role_type': 'the store\'s role is an OIDC role (role_type oidc): the library declares JWT roles for CI; delete the role by hand if no person logs in with it, or rename the declared role',
-  'vault_policy.name': 'the policy name differs',
+const ADVICE: Readonly<Record<string, (d: PlannedDestruction) => string>> = {
+  'vault_auth_backend.local': localAdvice('AppRoleAuth'),
+  'vault_jwt_auth_backend.local': localAdvice('CiJwtAuth (or OidcAuth, `people.local`, for the people\'s mount)'),
+  'vault_auth_backend.type': () => 'another auth method is mounted at this path: move it, or declare another path',
+  'vault_auth_backend.path': () => 'the mount path differs: declare the store\'s path',
+  'vault_jwt_auth_backend.path': () => 'the mount path differs: declare the store\'s path',
+  'vault_jwt_auth_backend.type': () => 'an OIDC method (type oidc) is mounted at this path: the library declares a JWT method (type jwt); move one of them',
+  'vault_jwt_auth_backend_role.role_type': (d) =>
+    storeValue(d, 'role_type') === '"jwt"'
+      ? 'the store\'s role is a JWT role (role_type jwt) where an OIDC role (people\'s single sign-on) is declared: delete the store\'s role by hand if no CI job logs in with it, or rename the declared group'
+      : 'the store\'s role is an OIDC role (role_type oidc): the library declares JWT roles for CI; delete the role by hand if no person logs in with it, or rename the declared role',
+  'vault_policy.name': () => 'the policy name differs',
 };
+
+/** The engine's `action_reason` for an object an interrupted apply left tainted. */
+const TAINTED = 'replace_because_tainted';
 
 /** One line: the object, the actions, the forcing attributes with their values, and the fix. */
 export function describeDestruction(d: PlannedDestruction): string {
@@ -98,8 +117,15 @@ export function describeDestruction(d: PlannedDestruction): string {
   if (d.declaredInStack !== undefined && d.actions.length === 1) {
     return `${d.address}${where} would be destroyed, but ${d.storePath} is declared in stack ${d.declaredInStack} now: it moved. Fix: run \`secretstore-iac moves BASE HEAD\` (BASE: the configuration last applied, HEAD: this output) to forget it here and import it there, keeping the object (docs/sharding.md)`;
   }
-  const advice = d.attributes.map((a) => ADVICE[`${type}.${a}`]).filter(Boolean);
-  const fix = advice.length > 0 ? `. Fix: ${advice.join('; ')}` : d.actions.length === 1 ? '. Fix: declare the object again, or remove it from state on purpose' : '. Fix: declare what the store has';
+  const advice = d.attributes.map((a) => ADVICE[`${type}.${a}`]?.(d)).filter((a): a is string => a !== undefined);
+  const fix =
+    advice.length > 0
+      ? `. Fix: ${advice.join('; ')}`
+      : d.reason === TAINTED
+        ? '. Fix: the object is tainted (an interrupted apply created it, then could not read it back): run `secretstore-iac adopt STACK`, which untaints what the store has (kept, updated in place) and forgets what it does not (created again)'
+        : d.actions.length === 1
+          ? '. Fix: declare the object again, or remove it from state on purpose'
+          : '. Fix: declare what the store has';
   return `${d.address}${where} would be ${kind}${forcing}${fix}`;
 }
 

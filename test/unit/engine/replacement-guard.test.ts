@@ -33,6 +33,33 @@ describe('A plan that destroys or replaces an object is refused (issue 15)', () 
     expect(describeDestruction(gone)).toBe('vault_policy.gone declared at app-roles/gone would be destroyed. Fix: declare the object again, or remove it from state on purpose');
   });
 
+  it('the fix follows the store: a mount that is not local where `local: true` is declared, a JWT role where a people\'s OIDC role is declared (issue 27)', () => {
+    const [notLocal, jwtRole] = plannedDestructions({
+      resource_changes: [
+        { address: 'vault_auth_backend.approle_backend_1', change: { actions: ['delete', 'create'], before: { local: false, path: 'approle' }, after: { local: true, path: 'approle' }, replace_paths: [['local']] } },
+        { address: 'vault_jwt_auth_backend_role.admins_role_2', change: { actions: ['delete', 'create'], before: { role_type: 'jwt' }, after: { role_type: 'oidc' }, replace_paths: [['role_type']] } },
+      ],
+    });
+    expect(describeDestruction(notLocal)).toBe(
+      'vault_auth_backend.approle_backend_1 would be replaced (destroyed, then created again); forced by local (false → true). ' +
+        "Fix: the store's mount is not local (it is replicated), the declaration says `local: true`: remove `local: true` (or declare `local: false`) on the AppRoleAuth construct, or remount it by hand as a local mount",
+    );
+    expect(describeDestruction(notLocal)).not.toContain('declare `local: true`');
+    expect(describeDestruction(jwtRole)).toBe(
+      'vault_jwt_auth_backend_role.admins_role_2 would be replaced (destroyed, then created again); forced by role_type ("jwt" → "oidc"). ' +
+        "Fix: the store's role is a JWT role (role_type jwt) where an OIDC role (people's single sign-on) is declared: delete the store's role by hand if no CI job logs in with it, or rename the declared group",
+    );
+  });
+
+  it('a replacement because an interrupted apply left the object tainted names adopt, not "declare what the store has" (issue 27)', () => {
+    const [tainted] = plannedDestructions({
+      resource_changes: [{ address: 'vault_approle_auth_backend_role.gen1_role_1', action_reason: 'replace_because_tainted', change: { actions: ['delete', 'create'], before: { role_name: 'gen1', backend: 'approle' }, after: { role_name: 'gen1' } } }],
+    });
+    const text = describeDestruction(tainted);
+    expect(text).toMatch(/would be replaced \(destroyed, then created again\); replace_because_tainted\. Fix: the object is tainted .*run `secretstore-iac adopt STACK`, which untaints what the store has/);
+    expect(text).not.toContain('declare what the store has');
+  });
+
   it('the refusal lists every object in one message', () => {
     const error = new DestructionRefused(plannedDestructions(plan), 'nothing written');
     expect(error.message.split('\n')).toHaveLength(4);
