@@ -70,3 +70,4 @@ export * from './rules/ssi-r10-claims-pin-organisation';
 export * from './rules/ssi-r11-environment-variable-names';
 export * from './rules/ssi-r12-people-off-machine-paths';
 export * from './rules/ssi-r13-people-roles-pin-group';
+export * from './rules/ssi-r14-catalogued-store-objects';

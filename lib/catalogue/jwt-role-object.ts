@@ -1,4 +1,4 @@
-import { crudFor, mountPathOf, StoreObjectKind } from './store-object-kind';
+import { crudFor, mountPathOf, NO_DERIVED_ATTRIBUTE, StoreObjectKind } from './store-object-kind';
 
 /**
  * `vault_jwt_auth_backend_role`: a role of a JWT or OIDC method (CI roles, the pipeline's roles,
@@ -17,6 +17,9 @@ export const JWT_ROLE_OBJECT: StoreObjectKind = {
     return { mount: m, name: r, storePath: `auth/${m}/role/${r}`, importId: `auth/${m}/role/${r}` };
   },
   name: (f) => ({ space: `role of auth/${mountPathOf(f.backend, 'jwt')}`, key: String(f.role_name) }),
+  nameFields: ['role_name'],
+  nameComparison: 'JWT/OIDC role names are kept as given (case-sensitive), unique within their mount',
+  derivedAttribute: NO_DERIVED_ATTRIBUTE,
   pipelineRules: (f, access) => [{ path: `auth/${mountPathOf(f.backend, 'jwt')}/role/${String(f.role_name)}`, capabilities: crudFor(access) }],
   readerRules: [
     { path: 'auth/+/role', capabilities: ['list'] },

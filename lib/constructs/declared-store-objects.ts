@@ -108,7 +108,12 @@ function attributeValue(resource: TerraformResource, attribute: string, stack: T
   const reference = parts.length === 1 ? /^([a-z0-9_]+)\.([A-Za-z0-9_-]+)\.([a-z0-9_]+)$/.exec(parts[0].expression ?? '') : null;
   const target = reference ? byAddress.get(`${stack.node.id}/${reference[1]}.${reference[2]}`) : undefined;
   if (!reference || !target || depth > 4) return text;
-  // `path` of a mount is its `path` as given, or its `type` (the store's default mount path).
   const followed = attributeValue(target, reference[3], stack, byAddress, depth + 1);
-  return followed ?? (reference[3] === 'path' ? attributeValue(target, 'type', stack, byAddress, depth + 1) : text);
+  if (followed !== undefined) return followed;
+  // An attribute the provider computes from configured ones (a mount's `path` defaults to its type): the target's catalogue entry knows it.
+  const kind = storeObjectKind(target.terraformResourceType);
+  if (kind === undefined) return text;
+  const targetFields: Record<string, unknown> = {};
+  for (const field of kind.identityFields) targetFields[field] = attributeValue(target, field, stack, byAddress, depth + 1);
+  return kind.derivedAttribute(targetFields, reference[3]) ?? text;
 }

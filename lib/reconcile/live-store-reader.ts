@@ -5,6 +5,7 @@ import { StoreClient, StoreError } from '../store/store-client';
 import { AuthMethod, Identity } from '../access/identity';
 import { DeclaredPolicy, JWT_METHOD_FIELDS, StoreConfiguration, jwtMethodBinding, roleBindings } from '../access/store-configuration';
 import { mapLimited } from '../private/map-limited';
+import { STORE_OBJECT_CATALOGUE } from '../catalogue/store-object-catalogue';
 
 /** Policies every store has that no stack creates: never reported as unmanaged. */
 export const BUILTIN_POLICIES: readonly string[] = ['default', 'response-wrapping', 'root'];
@@ -195,59 +196,73 @@ export function parsePolicy(name: string, body: unknown): string {
   return text;
 }
 
+/** One rule of the reader's policy: read and list only. */
+export interface ReaderPolicyRule {
+  /** Store API path or ACL pattern. */
+  readonly path: string;
+  /** `read` and/or `list`. */
+  readonly capabilities: readonly ('read' | 'list')[];
+}
+
 /**
- * Paths the reader calls, for the least-privilege policy and error messages (docs/adoption.md);
- * `sys/mounts` is read by the KV mount check that `drift` and `adopt` run first.
+ * The reads the reader makes beyond the store objects the catalogue knows, each with why: the
+ * reader's own needs, not a kind of object a stack declares.
  */
-export const READER_POLICY = `# secretstore-iac live-store reader: read and list only.
-path "sys/auth" {
-  capabilities = ["read"]
-}
-path "auth/+/config" {
-  capabilities = ["read"]
-}
-path "auth/+/role" {
-  capabilities = ["list"]
-}
-path "auth/+/role/+" {
-  capabilities = ["read"]
-}
-path "sys/policies/acl" {
-  capabilities = ["list"]
-}
-path "sys/policies/acl/*" {
-  capabilities = ["read"]
-}
-# adopt's plan check: what the vault provider reads when it plans (its own token, each auth
-# mount's settings, each AppRole role's Role ID, which is not a secret: a login also needs a Secret ID).
-path "auth/token/lookup-self" {
-  capabilities = ["read"]
-}
-path "sys/auth/+" {
-  capabilities = ["read"]
-}
-path "sys/auth/+/tune" {
-  capabilities = ["read"]
-}
-path "sys/mounts/auth/+" {
-  capabilities = ["read"]
-}
-path "sys/mounts/auth/+/tune" {
-  capabilities = ["read"]
-}
-path "auth/+/role/+/role-id" {
-  capabilities = ["read"]
-}
-path "sys/mounts" {
-  capabilities = ["read"]
-}
-`;
+export const READER_OWN_RULES: readonly (ReaderPolicyRule & { readonly why: string })[] = [
+  {
+    path: 'auth/token/lookup-self',
+    capabilities: ['read'],
+    why: "adopt's plan check: the vault provider looks its own token up first when it plans",
+  },
+  {
+    path: 'sys/mounts',
+    capabilities: ['read'],
+    why: 'the KV mount check drift and adopt run first: the stacks rely on KV mounts they never create',
+  },
+];
 
-/** The rules of {@link READER_POLICY}, in its order: what a construct declares to manage that policy. */
-export const READER_POLICY_RULES: readonly { readonly path: string; readonly capabilities: readonly ('read' | 'list')[] }[] = [
-  ...READER_POLICY.matchAll(/^path "([^"]+)" \{\n  capabilities = \[([^\]]*)\]\n\}$/gm),
-].map((m) => ({ path: m[1], capabilities: [...m[2].matchAll(/"(read|list)"/g)].map((c) => c[1] as 'read' | 'list') }));
+/**
+ * The rules of the reader's policy: the union of every catalogue entry's reader rules (what it
+ * takes to see every object of each kind the library can synthesize: auth mounts and their
+ * settings, JWT configurations, roles with their Role IDs, which are not secrets since a login
+ * also needs a Secret ID, policies), and {@link READER_OWN_RULES}; sorted by path, capabilities
+ * merged per path. A new kind of store object brings its reader rules with its catalogue entry.
+ */
+export const READER_POLICY_RULES: readonly ReaderPolicyRule[] = readerPolicyRules();
 
+function readerPolicyRules(): ReaderPolicyRule[] {
+  const byPath = new Map<string, Set<string>>();
+  const objectRules = [...STORE_OBJECT_CATALOGUE.values()].flatMap((k) => k.readerRules);
+  for (const rule of [...objectRules, ...READER_OWN_RULES]) {
+    const capabilities = byPath.get(rule.path) ?? new Set<string>();
+    rule.capabilities.forEach((c) => capabilities.add(c));
+    byPath.set(rule.path, capabilities);
+  }
+  return [...byPath]
+    .sort(([a], [b]) => compareStrings(a, b))
+    .map(([path, capabilities]) => {
+      const more = [...capabilities].filter((c) => c !== 'read' && c !== 'list');
+      // The reader reads: a catalogue entry asking it for more is a defect of that entry.
+      if (more.length > 0) throw new Error(`the reader's rule for ${path} asks for ${more.join(', ')}: the live-store reader reads and lists only`);
+      return { path, capabilities: [...capabilities].sort(compareStrings) as ('read' | 'list')[] };
+    });
+}
+
+/** One rule as policy text, in the form the store prints it back. */
+const renderReaderRule = (r: ReaderPolicyRule): string => `path "${r.path}" {\n  capabilities = [${r.capabilities.map((c) => `"${c}"`).join(', ')}]\n}\n`;
+
+/**
+ * The reader's least-privilege policy (docs/adoption.md, `drift --print-reader-policy`), the
+ * rules of {@link READER_POLICY_RULES}; each of the reader's own reads says why.
+ */
+export const READER_POLICY = [
+  '# secretstore-iac live-store reader: read and list only. The store objects the library can\n',
+  '# synthesize (auth mounts, roles, policies: lib/catalogue/), and what the reader itself needs.\n',
+  ...READER_POLICY_RULES.map((r) => {
+    const own = READER_OWN_RULES.find((o) => o.path === r.path);
+    return `${own ? `# ${own.why}.\n` : ''}${renderReaderRule(r)}`;
+  }),
+].join('');
 
 /** What the reader takes for the answer of a JWT method's configuration that does not exist. */
 const UNCONFIGURED = Object.freeze({ data: {} });
