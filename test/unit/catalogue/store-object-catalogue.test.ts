@@ -122,3 +122,23 @@ describe('names are compared as the store compares them', () => {
     expect(policy.pipelineRules({ name: 'Billing-Dev' }, 'apply')).toEqual([{ path: 'sys/policies/acl/billing-dev', capabilities: ['create', 'read', 'update', 'delete'] }]);
   });
 });
+
+describe('attributes the provider derives from configured ones are known to the catalogue (the offline reference resolver reads them)', () => {
+  it("a policy's id is its name; a mount's id and path are its path, else its type (vault_auth_backend) or jwt (vault_jwt_auth_backend)", () => {
+    expect(storeObjectKind('vault_policy')!.derivedAttribute({ name: 'Team-A' }, 'id')).toBe('Team-A');
+    expect(storeObjectKind('vault_auth_backend')!.derivedAttribute({ type: 'approle' }, 'path')).toBe('approle');
+    expect(storeObjectKind('vault_auth_backend')!.derivedAttribute({ type: 'approle', path: 'apps' }, 'id')).toBe('apps');
+    expect(storeObjectKind('vault_jwt_auth_backend')!.derivedAttribute({ type: 'oidc' }, 'path')).toBe('jwt');
+    expect(storeObjectKind('vault_jwt_auth_backend_role')!.derivedAttribute({ role_name: 'x' }, 'id')).toBeUndefined();
+  });
+
+  it('a reference to a mount without a path resolves to its default path, at synthesis and in the synthesized output', () => {
+    const app = new App({ outdir: tempOutdir() });
+    const stack = new TerraformStack(app, 'extra');
+    new VaultProvider(stack, 'vault', {});
+    const mount = new AuthBackend(stack, 'mount', { type: 'approle' });
+    new ApproleAuthBackendRole(stack, 'role', { backend: mount.path, roleName: 'worker' });
+    const found = declaredStoreObjects(app as unknown as Construct).objects.map((o) => o.location.storePath);
+    expect(found).toEqual(['sys/auth/approle', 'auth/approle/role/worker']);
+  });
+});
