@@ -12,9 +12,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { JwtKeySource, SecretStoreApp } from '../lib';
 import { runCli } from '../lib/cli/run-cli';
-import { definePlatform } from '../stacks/platform';
+import { definePlatform } from '../lib/platform/platform';
 import { startLocalDevStore, toolchain, waitFor } from './local-dev-store';
-import { PlatformConfig } from '../stacks/platform-config';
+import { PlatformConfig } from '../lib/platform/platform-config';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'bin', 'secretstore-iac.js');

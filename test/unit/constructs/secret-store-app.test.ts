@@ -18,8 +18,8 @@ import {
   SecretStoreApp,
   SecretStoreValidationError,
 } from '../../../lib';
-import { definePlatform, Platform } from '../../../stacks/platform';
-import { PlatformConfig } from '../../../stacks/platform-config';
+import { definePlatform, Platform } from '../../../lib/platform/platform';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { stackWithKvMount } from '../../support/kv-mount-stack';
 import { withPeople } from '../../support/people-config';

@@ -1,6 +1,6 @@
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { CiJwtRole, LiveStoreReaderPolicy, SSI_R1, SSI_R2 } from '../../../lib';
-import { Platform } from '../../../stacks/platform';
+import { Platform } from '../../../lib/platform/platform';
 import { platformConfig } from '../../../stacks/platform.config';
 import { withPeople } from '../../support/people-config';
 import { findingsOf } from '../../support/rule-findings';
