@@ -54,6 +54,7 @@ export * from './store/store-client';
 export * from './constructs/synthesis-artifact';
 // Platform rules: checked across all stacks at every synthesis.
 export * from './constructs/platform-declarations';
+export * from './constructs/declared-store-objects';
 export * from './rules/platform-rule';
 export * from './rules/platform-rules';
 export * from './rules/rules-document';
