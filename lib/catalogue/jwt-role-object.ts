@@ -2,7 +2,9 @@ import { crudFor, mountPathOf, NO_DERIVED_ATTRIBUTE, StoreObjectKind } from './s
 
 /**
  * `vault_jwt_auth_backend_role`: a role of a JWT or OIDC method (CI roles, the pipeline's roles,
- * people's group roles). The JWT plugin keeps role names as given: unique within their method.
+ * people's group roles). Both stores lower-case JWT role names (`Admins` and `admins` are one role,
+ * the later write replacing the earlier: test/store/store-names.store.test.ts on OpenBao 2.4.0 and
+ * Vault 1.21.1), so names are unique within their method as lower-cased.
  */
 export const JWT_ROLE_OBJECT: StoreObjectKind = {
   resourceType: 'vault_jwt_auth_backend_role',
@@ -16,9 +18,9 @@ export const JWT_ROLE_OBJECT: StoreObjectKind = {
     const r = String(f.role_name);
     return { mount: m, name: r, storePath: `auth/${m}/role/${r}`, importId: `auth/${m}/role/${r}` };
   },
-  name: (f) => ({ space: `role of auth/${mountPathOf(f.backend, 'jwt')}`, key: String(f.role_name) }),
+  name: (f) => ({ space: `role of auth/${mountPathOf(f.backend, 'jwt')}`, key: String(f.role_name).toLowerCase() }),
   nameFields: ['role_name'],
-  nameComparison: 'JWT/OIDC role names are kept as given (case-sensitive), unique within their mount',
+  nameComparison: 'JWT/OIDC role names are lower-cased by the store, unique within their mount',
   derivedAttribute: NO_DERIVED_ATTRIBUTE,
   pipelineRules: (f, access) => [{ path: `auth/${mountPathOf(f.backend, 'jwt')}/role/${String(f.role_name)}`, capabilities: crudFor(access) }],
   readerRules: [

@@ -10,7 +10,7 @@ import { storeNameCollisions } from './store-name-collisions';
 export const SSI_R1: PlatformRule = {
   id: 'SSI-R1',
   description:
-    'Role names are unique within an auth method, as the store compares them (AppRole names lower-cased, JWT/OIDC names as given), across every construct, provider resource and stack.',
+    'Role names are unique within an auth method, as the store compares them (lower-cased, on both stores, for AppRole and JWT/OIDC roles), across every construct, provider resource and stack.',
   check: (d) =>
     storeNameCollisions(
       d.storeObjects.objects,

@@ -111,8 +111,8 @@ describe('names are compared as the store compares them', () => {
   it('AppRole role names: lower-cased, within their mount', () => {
     expect(approle.name({ backend: 'approle', role_name: 'Billing-Dev' })).toEqual({ space: 'role of auth/approle', key: 'billing-dev' });
   });
-  it('JWT role names: as given, within their mount', () => {
-    expect(jwtRole.name({ backend: '/oidc/', role_name: 'Admins' })).toEqual({ space: 'role of auth/oidc', key: 'Admins' });
+  it('JWT role names: lower-cased, within their mount (both stores, test/store/store-names.store.test.ts)', () => {
+    expect(jwtRole.name({ backend: '/oidc/', role_name: 'Admins' })).toEqual({ space: 'role of auth/oidc', key: 'admins' });
   });
   it('the pipeline may plan (read) or apply (change) an object, never more', () => {
     expect(approle.pipelineRules({ backend: 'approle', role_name: 'billing-dev' }, 'plan')).toEqual([

@@ -47,9 +47,17 @@ describe('SSI-R1: role names are unique within an auth method, as the store comp
     ]);
   });
 
-  it('a raw JWT role Platform-Admins on the people method is another role than platform-admins: JWT names are kept as given', () => {
+  it('a raw JWT role Platform-Admins on the people method is the group role platform-admins: the store lower-cases JWT names too', () => {
     expect(
       findingsOf(SSI_R1, (_p, app) => void new JwtAuthBackendRole(userStack(app), 'role', { backend: 'oidc', roleName: 'Platform-Admins', userClaim: 'sub' }), withPeople()),
+    ).toEqual([
+      `[user/role] SSI-R1 roleName = "Platform-Admins": is "platform-admins" on the store (JWT/OIDC role names are lower-cased by the store, unique within their mount), already declared by people/group-platform-admins/role as "platform-admins": ${OVERWRITE('oidc')}`,
+    ]);
+  });
+
+  it('the same JWT role name on another mount is another role', () => {
+    expect(
+      findingsOf(SSI_R1, (_p, app) => void new JwtAuthBackendRole(userStack(app), 'role', { backend: 'jwt', roleName: 'platform-admins', userClaim: 'sub' }), withPeople()),
     ).toEqual([]);
   });
 
