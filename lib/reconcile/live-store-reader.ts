@@ -1,4 +1,5 @@
 import { DEFAULT_POLICY_NAME, ROOT_POLICY_NAME, defaultPolicyText, isBuiltinDefaultPolicyText } from '../acl/default-policy';
+import { RESERVED_POLICY_NAMES } from '../model/reserved-store-names';
 import { StoreTarget } from '../model/store-target';
 import { compareStrings } from '../private/compare-strings';
 import { StoreClient, StoreError } from '../store/store-client';
@@ -7,8 +8,8 @@ import { DeclaredPolicy, JWT_METHOD_FIELDS, StoreConfiguration, jwtMethodBinding
 import { mapLimited } from '../private/map-limited';
 import { STORE_OBJECT_CATALOGUE } from '../catalogue/store-object-catalogue';
 
-/** Policies every store has that no stack creates: never reported as unmanaged. */
-export const BUILTIN_POLICIES: readonly string[] = ['default', 'response-wrapping', 'root'];
+/** Policies every store has that no stack creates: never reported as unmanaged (the store's built-ins, one list with SSI-R9's). */
+export const BUILTIN_POLICIES: readonly string[] = RESERVED_POLICY_NAMES;
 
 /** An auth method mounted on the store (`GET sys/auth`). */
 export interface LiveAuthMount {
