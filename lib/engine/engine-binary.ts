@@ -83,10 +83,20 @@ export function engineVersion(engine: string, env: NodeJS.ProcessEnv): string | 
 
 /**
  * The environment the engine runs with in a stack directory: the caller's, with `VAULT_ADDR` set to
- * the resolved store address (the vault provider reads only `VAULT_ADDR`), and the `BAO_*` TLS
+ * the resolved store address (the vault provider reads only `VAULT_ADDR`), the `BAO_*` TLS
  * variables (`BAO_CACERT`, ...) copied to their `VAULT_*` names when those are unset (the provider
- * reads only those).
+ * reads only those), `VAULT_TOKEN` from `BAO_TOKEN` / `SECRETSTORE_TOKEN` when it is unset (the
+ * provider reads neither), and `VAULT_NAMESPACE` set to the namespace the tools resolved (so that
+ * `BAO_NAMESPACE` reaches the provider as it reaches the tools' own requests).
  */
-export function engineEnvironment(env: NodeJS.ProcessEnv, address: string, choice?: EngineChoice): NodeJS.ProcessEnv {
-  return { ...env, ...vaultTlsVariables(env), ...(choice?.cliConfig ? { TF_CLI_CONFIG_FILE: choice.cliConfig } : {}), VAULT_ADDR: address };
+export function engineEnvironment(env: NodeJS.ProcessEnv, address: string, choice?: EngineChoice, namespace?: string): NodeJS.ProcessEnv {
+  const token = (env.VAULT_TOKEN ?? '').trim() === '' ? [env.SECRETSTORE_TOKEN, env.BAO_TOKEN].map((t) => (t ?? '').trim()).find((t) => t !== '') : undefined;
+  return {
+    ...env,
+    ...vaultTlsVariables(env),
+    ...(choice?.cliConfig ? { TF_CLI_CONFIG_FILE: choice.cliConfig } : {}),
+    ...(token ? { VAULT_TOKEN: token } : {}),
+    ...(namespace ? { VAULT_NAMESPACE: namespace } : {}),
+    VAULT_ADDR: address,
+  };
 }

@@ -311,6 +311,10 @@ const cases: Case[] = [
     `[ci-access/x/policy] SSI-R9 name = "secretstore-iac-reader": ${READER_NAME_RULE}`],
   ['a raw vault_generic_secret in a user stack', (_p, a) => void new GenericSecret(userStack(a), 'secret', { path: 'secret/x', dataJson: '{}' }), undefined,
     '[user/secret] SSI-R14 resource type = "vault_generic_secret": has no entry in the catalogue of store objects, so no name check, pipeline grant or live-store reader covers it (it could overwrite an object another declaration writes, unnoticed); add an entry for it in lib/catalogue/ (one file per kind, listed in store-object-catalogue.ts), or declare the object with a resource type the catalogue has'],
+  ['a store namespace the stores reserve', undefined as any, { ...platformConfig, settings: { ...platformConfig.settings, namespace: 'sys' } },
+    '[ci-access] settings.namespace = "sys": "sys" is reserved by the store (root, sys, audit, auth, cubbyhole, identity) and cannot name a namespace'],
+  ['an application entry that is not an object', undefined as any, { ...platformConfig, applications: { 'billing-dev': 'billing' as any } },
+    '[ci-access] applications["billing-dev"] = "billing": must be an object of the application\'s properties, not text'],
 ];
 
 describe('Bad input: each problem names the construct, field, value and rule', () => {
