@@ -10,7 +10,7 @@ export function findingField(attribute: string): string {
 
 /**
  * The findings of a uniqueness rule derived from the catalogue: the objects of `kinds`, grouped by
- * name space and name as the store compares them (`DeclaredStoreObject.name`), whoever declares
+ * store namespace, name space and name as the store compares them (`DeclaredStoreObject.name`), whoever declares
  * them and in whichever stack. Every later holder of a name is reported, naming the first holder's
  * construct path; when the store's normalisation is what makes two names one, the finding says so.
  * @param objects every object the tree synthesizes, in construct-tree order
@@ -26,7 +26,8 @@ export function storeNameCollisions(
   const findings: RuleFinding[] = [];
   for (const o of objects) {
     if (!kinds.includes(o.kind.kind)) continue;
-    const id = `${o.name.space}\u0000${o.name.key}`;
+    // One namespace's objects never share a name with another's.
+    const id = `${o.namespace}\u0000${o.name.space}\u0000${o.name.key}`;
     const holder = first.get(id);
     if (holder === undefined) {
       first.set(id, o);

@@ -1,4 +1,5 @@
 import { Policy } from '@cdktf/provider-vault/lib/policy';
+import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
 import { CiJwtRole, LiveStoreReaderPolicy, SSI_R1, SSI_R2 } from '../../../lib';
 import { Platform } from '../../../lib/platform/platform';
 import { platformConfig } from '../../../stacks/platform.config';
@@ -75,5 +76,22 @@ describe('SSI-R2: policy names are unique in the store, as the store compares th
     expect(findingsOf(SSI_R2, (p) => void new LiveStoreReaderPolicy(p.appRoles, 'reader'), { ...platformConfig, readerPolicy: true })).toEqual([
       `[app-roles/reader/policy] SSI-R2 name = "secretstore-iac-reader": is already declared by ci-access/reader-policy/policy: ${OVERWRITE}`,
     ]);
+  });
+
+  it('a policy of another store namespace is another policy: the platform in namespace team, a user stack in the root namespace', () => {
+    const inTeam = { ...platformConfig, settings: { ...platformConfig.settings, namespace: 'team' } };
+    expect(findingsOf(SSI_R2, (_p, app) => void new Policy(userStack(app), 'policy', { name: 'registry-ci', policy: '' }), inTeam)).toEqual([]);
+  });
+
+  it("a resource is in its provider's namespace, joined with its own: three declarations of team-a, two of them in namespace team", () => {
+    expect(
+      findingsOf(SSI_R2, (_p, app) => {
+        const one = userStack(app, 'one');
+        const team = new VaultProvider(one, 'team', { namespace: '/team/', alias: 'team' });
+        new Policy(one, 'policy', { name: 'team-a', policy: '', provider: team });
+        new Policy(userStack(app, 'two'), 'policy', { name: 'team-a', policy: '', namespace: 'team' });
+        new Policy(userStack(app, 'three'), 'policy', { name: 'team-a', policy: '' });
+      }),
+    ).toEqual([`[two/policy] SSI-R2 name = "team-a": is already declared by one/policy: ${OVERWRITE}`]);
   });
 });
