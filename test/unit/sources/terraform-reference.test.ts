@@ -5,6 +5,7 @@ const resolver = new ReferenceResolver({
   name: 'extra',
   file: 'extra/cdk.tf.json',
   metadata: {},
+  namespace: '',
   resources: {
     vault_auth_backend: { m: { type: 'approle' } },
     vault_jwt_auth_backend: { j: { type: 'oidc' } },
