@@ -1,3 +1,4 @@
+import { goLowerCase } from '../model/store-policy-name';
 import { crudFor, mountPathOf, NO_DERIVED_ATTRIBUTE, StoreObjectKind } from './store-object-kind';
 
 /**
@@ -17,7 +18,7 @@ export const APPROLE_ROLE_OBJECT: StoreObjectKind = {
     const r = String(f.role_name);
     return { mount: m, name: r, storePath: `auth/${m}/role/${r}`, importId: `auth/${m}/role/${r}` };
   },
-  name: (f) => ({ space: `role of auth/${mountPathOf(f.backend, 'approle')}`, key: String(f.role_name).toLowerCase() }),
+  name: (f) => ({ space: `role of auth/${mountPathOf(f.backend, 'approle')}`, key: goLowerCase(String(f.role_name)) }),
   nameFields: ['role_name'],
   nameComparison: 'AppRole role names are lower-cased by the store, unique within their mount',
   derivedAttribute: NO_DERIVED_ATTRIBUTE,

@@ -10,6 +10,7 @@ import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { chooseEngine, engineEnvironment, engineVersion } from '../engine/engine-binary';
 import { runEngine } from '../engine/engine-process';
+import { withNoColorArgument } from '../engine/no-color-argument';
 import { checkKvMountsBeforeEngine, refuseReview } from '../engine/plan-guards';
 import { reviewPlan, reviewSavedPlan } from '../engine/replacement-guard';
 import { ExitCode } from './exit-code';
@@ -70,7 +71,8 @@ export const engineCommand: Command = {
   async run(args, context) {
     const split = args.indexOf('--');
     const own = split >= 0 ? args.slice(0, split) : args;
-    const engineArgs = split >= 0 ? args.slice(split + 1) : [];
+    // NO_COLOR reaches the engine as -no-color: it ignores the variable itself.
+    const engineArgs = withNoColorArgument(split >= 0 ? args.slice(split + 1) : [], context.env);
     const { values, positionals } = parseCommandArguments(
       own,
       { outdir: { type: 'string' }, engine: { type: 'string' }, 'refuse-replace': { type: 'boolean' } },
