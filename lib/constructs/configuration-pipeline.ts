@@ -2,6 +2,7 @@ import { Construct } from 'constructs';
 import { renderConfigurationPipelineYaml } from '../render/configuration-pipeline-yaml';
 import { ValidationProblem } from '../model/validation-problem';
 import { ConfigurationPipelineRole } from './configuration-pipeline-role';
+import { configurationPipelineStacks } from './configuration-pipeline-stacks';
 import { SecretStoreStack } from './secret-store-stack';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 import { CheckedProps, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
@@ -94,7 +95,8 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
 
   /** The pipeline file. */
   artifacts(): SynthesisArtifact[] {
-    const all = this.node.root.node.findAll().filter((c): c is SecretStoreStack => c instanceof SecretStoreStack);
+    // The stacks the pipeline roles' policies are computed from: one list for both.
+    const all = configurationPipelineStacks(this);
     const stacks = all.map((s) => s.node.id);
     // Only stacks that depend on another (application shards on their mount stack) are listed.
     const dependencies = Object.fromEntries(all.filter((s) => s.dependencies.length > 0).map((s) => [s.node.id, s.dependencies.map((d) => d.node.id)]));
