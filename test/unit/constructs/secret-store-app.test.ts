@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Construct } from 'constructs';
+import { TerraformVariable } from 'cdktf';
 import {
   AppRoleApplication,
   AppRoleAuth,
@@ -278,6 +279,11 @@ const cases: Case[] = [
     '[app-roles] applications["billing-dev"].stack = "Payments!": must be lower-case letters, digits and inner hyphens; it contains upper case'],
   ['an API proxy mode that does not exist', undefined as any, { ...platformConfig, agents: { apiProxy: 'sidecar' as any } },
     '[app-roles/agents] apiProxy = "sidecar": must be one of "agent", "proxy"'],
+  // Issue 26: a stack's input variables, which the configuration pipeline passes from CI/CD variables.
+  ['a stack input variable that is not ephemeral, with the configuration pipeline', (p) => new TerraformVariable(p.appRoles, 'region', { type: 'string' }), undefined,
+    '[ci-access/pipeline] stacks.app-roles.variables.region = "app-roles/region": must be ephemeral (addOverride("ephemeral", true)): the pipeline keeps every saved plan as a job artifact, and the engine writes the value of a variable that is not ephemeral into the plan file'],
+  ['a stack input variable whose name is no CI/CD variable key', (p) => new TerraformVariable(p.appRoles, 'api-key', { type: 'string' }).addOverride('ephemeral', true), undefined,
+    '[ci-access/pipeline] stacks.app-roles.variables.api-key = "app-roles/api-key": must be named with letters, digits and "_": the pipeline passes it from the CI/CD variable TF_VAR_<name>, and a CI/CD variable key allows no other character'],
 ];
 
 describe('Bad input: each problem names the construct, field, value and rule', () => {
