@@ -1,6 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { MOVES_FILE } from '../reconcile/stack-moves';
+import { readStackNamespace } from '../sources/synth-output';
+import { resolveStoreNamespace } from '../store/store-namespace-setting';
 import { resolveStoreAddress } from '../store/store-address';
 import { checkStoreBeforeEngine, engineNeedsStore } from '../store/store-health';
 import { StoreTransport } from '../store/store-transport';
@@ -8,6 +10,7 @@ import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { chooseEngine, engineEnvironment, engineVersion } from '../engine/engine-binary';
 import { runEngine } from '../engine/engine-process';
+import { withNoColorArgument } from '../engine/no-color-argument';
 import { checkKvMountsBeforeEngine, refuseReview } from '../engine/plan-guards';
 import { reviewPlan, reviewSavedPlan } from '../engine/replacement-guard';
 import { ExitCode } from './exit-code';
@@ -68,7 +71,8 @@ export const engineCommand: Command = {
   async run(args, context) {
     const split = args.indexOf('--');
     const own = split >= 0 ? args.slice(0, split) : args;
-    const engineArgs = split >= 0 ? args.slice(split + 1) : [];
+    // NO_COLOR reaches the engine as -no-color: it ignores the variable itself.
+    const engineArgs = withNoColorArgument(split >= 0 ? args.slice(split + 1) : [], context.env);
     const { values, positionals } = parseCommandArguments(
       own,
       { outdir: { type: 'string' }, engine: { type: 'string' }, 'refuse-replace': { type: 'boolean' } },
@@ -94,8 +98,13 @@ export const engineCommand: Command = {
       if (health?.notice) context.stderr(`secretstore-iac tf: ${health.notice}`);
     }
     // A retired stack declares no policy: no KV mount to check.
-    if (!retired && !(await checkKvMountsBeforeEngine(positionals[0], stackDir, address, engineArgs, context))) return ExitCode.kvMountMismatch;
-    const env = engineEnvironment(context.env, address, choice);
+    // The stack's namespace (settings.namespace) and VAULT_NAMESPACE / BAO_NAMESPACE must agree: the
+    // provider applies to the one, the checks below and `drift` would read the other.
+    const namespace = resolveStoreNamespace(context.env, retired ? [] : [readStackNamespace(path.join(stackDir, 'cdk.tf.json'))]);
+    const env = engineEnvironment(context.env, address, choice, namespace);
+    // The guards ask the store with what the engine will use: its token and namespace.
+    const guard = { env, stderr: (line: string) => context.stderr(line) };
+    if (!retired && !(await checkKvMountsBeforeEngine(positionals[0], stackDir, address, engineArgs, guard))) return ExitCode.kvMountMismatch;
     // Which engine, which version, and why (once the checks passed, just before it runs): a wrong
     // one otherwise shows only as a registry error.
     const version = engineVersion(engine, env);
@@ -106,13 +115,13 @@ export const engineCommand: Command = {
     if (sub === 'apply') {
       const planFile = engineArgs.slice(engineArgs.indexOf('apply') + 1).find((a) => !a.startsWith('-'));
       const review = planFile ? reviewSavedPlan(engine, stackDir, env, planFile) : reviewPlan(engine, stackDir, env);
-      await refuseReview(review, positionals[0], address, `${positionals[0]}: nothing applied`, context);
+      await refuseReview(review, positionals[0], address, `${positionals[0]}: nothing applied`, guard);
       return runEngine(engine, engineArgs, stackDir, env, context);
     }
     if (sub === 'plan' && planOut) {
       const code = await runEngine(engine, engineArgs, stackDir, env, context);
       if (code !== 0 && code !== 2) return code;
-      await refuseReview(reviewSavedPlan(engine, stackDir, env, planOut), positionals[0], address, `${positionals[0]}: the saved plan must not be applied`, context);
+      await refuseReview(reviewSavedPlan(engine, stackDir, env, planOut), positionals[0], address, `${positionals[0]}: the saved plan must not be applied`, guard);
       return code;
     }
     throw new UsageError('--refuse-replace checks `apply`, `apply PLANFILE` and `plan -out=FILE`');

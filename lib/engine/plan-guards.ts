@@ -1,6 +1,7 @@
 import * as path from 'path';
 import { readStackKvMounts } from '../reconcile/declared-kv-mount';
 import { StoreClient } from '../store/store-client';
+import { resolveStoreNamespace } from '../store/store-namespace-setting';
 import { StoreTransport } from '../store/store-transport';
 import { engineToken, guardKvMounts } from './kv-mount-guard';
 import { DestructionRefused, PlanReview } from './replacement-guard';
@@ -31,7 +32,7 @@ export async function refuseReview(review: PlanReview, stack: string, address: s
     throw new Error(`no store token: the plan of ${stack} creates ${review.creates.length} role(s) or policies, and --refuse-replace looks each up on the store with the token the vault provider uses: set VAULT_TOKEN`);
   }
   const transport = StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l));
-  const checked = await checkPlannedCreates(review.creates, new StoreClient({ address, token, transport }));
+  const checked = await checkPlannedCreates(review.creates, new StoreClient({ address, token, transport, namespace: resolveStoreNamespace(context.env) }));
   if (checked.takeovers.length > 0) throw new TakeoverRefused(checked.takeovers, what);
   if (checked.unchecked.length > 0) context.stderr(`secretstore-iac tf: ${describeUnchecked(checked.unchecked)}`);
 }
@@ -60,6 +61,6 @@ export async function checkKvMountsBeforeEngine(
   }
   // The same transport as every store call (TLS variables, deadline, no cross-origin redirect).
   const transport = StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l));
-  return guardKvMounts('tf', new StoreClient({ address, token, transport }), declared, (l) => context.stderr(l));
+  return guardKvMounts('tf', new StoreClient({ address, token, transport, namespace: resolveStoreNamespace(context.env) }), declared, (l) => context.stderr(l));
 }
 

@@ -69,8 +69,7 @@ describe('the configuration pipeline with people, hash shards and the reader pol
     execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
 
   /** stacks/platform.config.ts of the test repository, with the people groups given. */
-  const configSource = (groups: Record<string, unknown>) => `import { JwtKeySource } from '../lib';
-import { PlatformConfig } from './platform-config';
+  const configSource = (groups: Record<string, unknown>) => `import { JwtKeySource, PlatformConfig } from 'secretstore-iac';
 
 export const platformConfig: PlatformConfig = {
   settings: ${JSON.stringify(TEST_SETTINGS)},
@@ -156,10 +155,12 @@ export const platformConfig: PlatformConfig = {
       main,
       fs
         .readFileSync(main, 'utf8')
-        .replace("import { SecretStoreApp, SecretStoreValidationError } from '../lib';", "import { postgresState, SecretStoreApp, SecretStoreValidationError } from '../lib';")
+        // The state in PostgreSQL: postgresState added to the file's import of the library.
+        .replace(/^import \{ ([^}]*) \} from 'secretstore-iac';$/m, "import { postgresState, $1 } from 'secretstore-iac';")
         .replace(/definePlatform\((\w+), platformConfig\)/, 'definePlatform($1, platformConfig, postgresState())'),
     );
     expect(fs.readFileSync(main, 'utf8')).toContain('platformConfig, postgresState())');
+    expect(fs.readFileSync(main, 'utf8')).toContain('import { postgresState, ');
     fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\ndist\ncdktf.out\n.gitlab-ci-local\n');
     fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
     synthAndCopyPipeline();

@@ -12,7 +12,7 @@ import * as yaml from 'js-yaml';
 import { TerraformVariable } from 'cdktf';
 import { INPUT_PLACEHOLDER } from '../../../lib';
 import { platformConfig } from '../../../stacks/platform.config';
-import { PlatformConfig } from '../../../stacks/platform-config';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { withPeople } from '../../support/people-config';
 import { synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
 

@@ -15,8 +15,8 @@ import {
   SecretStoreApp,
   SecretStoreValidationError,
 } from '../../../lib';
-import { definePlatform, Platform } from '../../../stacks/platform';
-import { PlatformConfig } from '../../../stacks/platform-config';
+import { definePlatform, Platform } from '../../../lib/platform/platform';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { stackWithKvMount } from '../../support/kv-mount-stack';
 import { synthesisProblems, tempOutdir } from '../../support/synthesized-platform';
@@ -279,6 +279,10 @@ const cases: Case[] = [
     '[app-roles] applications["billing-dev"].stack = "Payments!": must be lower-case letters, digits and inner hyphens; it contains upper case'],
   ['an API proxy mode that does not exist', undefined as any, { ...platformConfig, agents: { apiProxy: 'sidecar' as any } },
     '[app-roles/agents] apiProxy = "sidecar": must be one of "agent", "proxy"'],
+  ['a store namespace the stores reserve', undefined as any, { ...platformConfig, settings: { ...platformConfig.settings, namespace: 'sys' } },
+    '[ci-access] settings.namespace = "sys": "sys" is reserved by the store (root, sys, audit, auth, cubbyhole, identity) and cannot name a namespace'],
+  ['an application entry that is not an object', undefined as any, { ...platformConfig, applications: { 'billing-dev': 'billing' as any } },
+    '[ci-access] applications["billing-dev"] = "billing": must be an object of the application\'s properties, not text'],
   // Issue 26: a stack's input variables, which the configuration pipeline passes from CI/CD variables.
   ['a stack input variable that is not ephemeral, with the configuration pipeline', (p) => new TerraformVariable(p.appRoles, 'region', { type: 'string' }), undefined,
     '[ci-access/pipeline] stacks.app-roles.variables.region = "app-roles/region": must be ephemeral (addOverride("ephemeral", true)): the pipeline keeps every saved plan as a job artifact, and the engine writes the value of a variable that is not ephemeral into the plan file'],
