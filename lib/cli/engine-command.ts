@@ -12,8 +12,9 @@ import { chooseEngine, engineEnvironment, engineVersion } from '../engine/engine
 import { runEngine } from '../engine/engine-process';
 import { withNoColorArgument } from '../engine/no-color-argument';
 import { checkKvMountsBeforeEngine, refuseReview } from '../engine/plan-guards';
-import { reviewPlan, reviewSavedPlan } from '../engine/replacement-guard';
+import { PlanReview, reviewPlan, reviewSavedPlan } from '../engine/replacement-guard';
 import { ExitCode } from './exit-code';
+import { approveRemovals, reportRemovals } from './removal-approval';
 import { UsageError } from './usage-error';
 
 /**
@@ -26,7 +27,7 @@ export const engineCommand: Command = {
   name: 'tf',
   summary: 'run tofu/terraform in a synthesized stack with the store address from SECRETSTORE_ADDR or VAULT_ADDR',
   usage: [
-    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] [--refuse-replace] -- ENGINE-ARGS...',
+    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] [--refuse-replace [--allow-removals [--removals-file FILE]]] -- ENGINE-ARGS...',
     '',
     'Runs the engine (ENGINE-ARGS, e.g. `init`, `plan -detailed-exitcode`, `apply`) in DIR/stacks/STACK',
     '(DIR defaults to cdktf.out) with VAULT_ADDR set from SECRETSTORE_ADDR, VAULT_ADDR or BAO_ADDR,',
@@ -49,6 +50,14 @@ export const engineCommand: Command = {
     '                  created role and policy is looked up with the engine\'s token (GET): 404 lets it',
     '                  through, and 403 too, with a note (the token may read only what is applied).',
     '                  The generated configuration pipeline passes it to every plan and apply.',
+    '  --allow-removals  with --refuse-replace: a destroy of an object that no stack of the output',
+    '                  declares any more (a removed application, group of people or stack) goes',
+    '                  through, listed on standard error; replacements, and destroys of objects',
+    '                  still declared (moved or renamed), are refused as before. A person decides',
+    '                  it: the pipeline passes it to its plans and to its manual approval job only',
+    '                  (docs/pipelines.md §8).',
+    '  --removals-file FILE  with --allow-removals and `plan -out=`: write those removals to FILE, one',
+    '                  per line (`<store path> (<address>)`); FILE is removed when there are none.',
     '',
     `STACK may also be a retired stack that \`secretstore-iac moves\` wrote (only ${MOVES_FILE}): its plan`,
     'forgets the objects that moved out (docs/sharding.md).',
@@ -75,10 +84,14 @@ export const engineCommand: Command = {
     const engineArgs = withNoColorArgument(split >= 0 ? args.slice(split + 1) : [], context.env);
     const { values, positionals } = parseCommandArguments(
       own,
-      { outdir: { type: 'string' }, engine: { type: 'string' }, 'refuse-replace': { type: 'boolean' } },
+      { outdir: { type: 'string' }, engine: { type: 'string' }, 'refuse-replace': { type: 'boolean' }, 'allow-removals': { type: 'boolean' }, 'removals-file': { type: 'string' } },
       { min: 1, max: 1, names: 'one STACK' },
     );
     if (engineArgs.length === 0) throw new UsageError('give the engine\'s arguments after "--", e.g. -- plan');
+    const allowRemovals = values['allow-removals'] === true;
+    const removalsFile = typeof values['removals-file'] === 'string' ? path.resolve(context.cwd, values['removals-file']) : undefined;
+    if (allowRemovals && values['refuse-replace'] !== true) throw new UsageError('--allow-removals relaxes --refuse-replace: give both');
+    if (removalsFile !== undefined && !allowRemovals) throw new UsageError('--removals-file lists what --allow-removals lets through: give both');
     const address = resolveStoreAddress(context.env);
     const stackDir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'), 'stacks', positionals[0]);
     // A retired stack (a shard the configuration no longer has) holds only the moves file that
@@ -112,16 +125,25 @@ export const engineCommand: Command = {
     if (values['refuse-replace'] !== true) return runEngine(engine, engineArgs, stackDir, env, context);
     const sub = engineArgs.find((a) => !a.startsWith('-'));
     const planOut = engineArgs.map((a) => /^-out=(.+)$/.exec(a)?.[1]).find(Boolean);
+    if (removalsFile !== undefined && !(sub === 'plan' && planOut)) throw new UsageError('--removals-file goes with `plan -out=FILE`');
+    // --allow-removals: the destroys of objects the output declares nowhere pass; the rest is guarded.
+    const outdir = path.dirname(path.dirname(stackDir));
+    const guarded = (review: PlanReview) => {
+      if (!allowRemovals) return review;
+      const approved = approveRemovals(review, outdir);
+      reportRemovals(approved.removals, positionals[0], removalsFile, (l) => context.stderr(l));
+      return approved.review;
+    };
     if (sub === 'apply') {
       const planFile = engineArgs.slice(engineArgs.indexOf('apply') + 1).find((a) => !a.startsWith('-'));
-      const review = planFile ? reviewSavedPlan(engine, stackDir, env, planFile) : reviewPlan(engine, stackDir, env);
+      const review = guarded(planFile ? reviewSavedPlan(engine, stackDir, env, planFile) : reviewPlan(engine, stackDir, env));
       await refuseReview(review, positionals[0], address, `${positionals[0]}: nothing applied`, guard);
       return runEngine(engine, engineArgs, stackDir, env, context);
     }
     if (sub === 'plan' && planOut) {
       const code = await runEngine(engine, engineArgs, stackDir, env, context);
       if (code !== 0 && code !== 2) return code;
-      await refuseReview(reviewSavedPlan(engine, stackDir, env, planOut), positionals[0], address, `${positionals[0]}: the saved plan must not be applied`, guard);
+      await refuseReview(guarded(reviewSavedPlan(engine, stackDir, env, planOut)), positionals[0], address, `${positionals[0]}: the saved plan must not be applied`, guard);
       return code;
     }
     throw new UsageError('--refuse-replace checks `apply`, `apply PLANFILE` and `plan -out=FILE`');
