@@ -37,6 +37,8 @@ export * from './constructs/ci-login-template';
 export * from './constructs/ci-secret';
 export * from './constructs/configuration-pipeline';
 export * from './constructs/configuration-pipeline-role';
+export * from './constructs/configuration-pipeline-stacks';
+export * from './constructs/stack-input-variables';
 export * from './render/configuration-pipeline-yaml';
 export * from './constructs/e2e-test-template';
 export * from './render/e2e-playwright';

@@ -1,9 +1,10 @@
 import { Construct } from 'constructs';
 import { Capability } from '../model/capability';
 import { ValidationProblem } from '../model/validation-problem';
-import { AppRoleApplication } from './approle-application';
-import { AppRoleAuth } from './approle-auth';
+import type { StoreObjectKind } from '../catalogue/store-object-kind';
 import { CiJwtAuth } from './ci-jwt-auth';
+import { configurationPipelineStacks } from './configuration-pipeline-stacks';
+import { declaredStoreObjects } from './declared-store-objects';
 import { CiJwtRole } from './ci-jwt-role';
 import { Duration, DURATION_HINT } from '../model/duration';
 import { CheckedProps, expectEnum, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
@@ -62,10 +63,12 @@ export interface ConfigurationPipelineRoleProps {
  * `apply`: only jobs of that project (`project_id`) on a protected branch (`ref_protected`,
  * `ref_type`) log in. `plan`: any job of that project logs in, and may only read what the stacks manage.
  *
- * Its policy is least privilege, computed from what the app's stacks declare once the app is complete:
- * the auth methods (mount, tune, JWT config), their roles, the policies, and `auth/token/create` (the
- * vault provider works with a child token). It can change nothing the stacks do not manage; in
- * particular it reads no secret.
+ * Its policy is least privilege, computed once the app is complete from the store objects the stacks
+ * the pipeline runs declare (every `vault_*` resource, the library's and a user's, through the store
+ * object catalogue, `lib/catalogue/`): for `apply` what planning and applying each object needs, for
+ * `plan` a read of each (so the plan and the takeover guard's lookups get no 403 for a declared
+ * object), plus `auth/token/create`, `sys/auth` and `sys/mounts` (read). It can change nothing the
+ * stacks do not declare; in particular it reads no secret.
  */
 export class ConfigurationPipelineRole extends CiJwtRole {
   /** The configuration project's ID. */
@@ -92,35 +95,32 @@ export class ConfigurationPipelineRole extends CiJwtRole {
     });
   }
 
-  /** Rules for everything the app's stacks manage, from the constructs that declare it. */
+  /**
+   * Rules for every store object of the stacks the configuration pipeline runs
+   * ({@link configurationPipelineStacks}), from the catalogue: each object's
+   * {@link StoreObjectKind.pipelineRules} for this role's access, merged per path by the policy
+   * document (capabilities united, rules sorted by path). Nothing is enumerated by construct type,
+   * so a stack's raw provider resources (a user's `vault_policy`) and every construct added later
+   * are covered as soon as the catalogue knows their type; a type it does not know is refused at
+   * synthesis (`declaredStoreObjects().uncatalogued`), never silently left without a grant.
+   */
   protected override completePolicy(): void {
     const source = this.node.path;
     const add = (path: string, capabilities: readonly Capability[]) => this.policy.addRule(path, capabilities, source);
-    const crud: Capability[] = this.access === 'plan' ? ['read'] : ['create', 'read', 'update', 'delete'];
+    // The role-level rules, which belong to no one object:
+    // - the vault provider works with a child token of the job's token (`skip_child_token` unset);
     add('auth/token/create', ['update']);
-    // The provider reads the list of auth methods to find its mounts.
+    // - the provider reads the list of auth methods to find its mounts (every auth mount resource
+    //   reads it, and a plan reads it before it knows which mounts exist);
     add('sys/auth', ['read']);
-    // `secretstore-iac tf` and `drift` compare the declared KV mounts with the store's mount table
-    // before planning (a KV mount of another version would make every declared path wrong).
+    // - `secretstore-iac tf` and `drift` compare the declared KV mounts with the store's mount table
+    //   before planning (a KV mount of another version would make every declared path wrong): a read
+    //   of the whole table, which no declared object is.
     add('sys/mounts', ['read']);
-    for (const c of this.node.root.node.findAll()) {
-      if (c instanceof CiJwtAuth || c instanceof AppRoleAuth) {
-        // Enabling or disabling an auth method needs sudo on sys/auth/PATH.
-        add(`sys/auth/${c.path}`, this.access === 'plan' ? ['read'] : [...crud, 'sudo']);
-        add(`sys/auth/${c.path}/tune`, this.access === 'plan' ? ['read'] : ['read', 'update']);
-        add(`sys/mounts/auth/${c.path}/tune`, this.access === 'plan' ? ['read'] : ['read', 'update']);
-        // The provider reads an auth method back through its mount (checked on the real store).
-        add(`sys/mounts/auth/${c.path}`, ['read']);
-        if (c instanceof CiJwtAuth) add(`auth/${c.path}/config`, crud);
-      } else if (c instanceof CiJwtRole) {
-        add(`auth/${c.identityName.split('/')[0]}/role/${c.roleName}`, crud);
-        add(`sys/policies/acl/${c.roleName}`, crud);
-      } else if (c instanceof AppRoleApplication) {
-        add(`auth/${c.authPath}/role/${c.roleName}`, crud);
-        // The role resource reads the Role ID back.
-        add(`auth/${c.authPath}/role/${c.roleName}/role-id`, ['read']);
-        add(`sys/policies/acl/${c.policy.name}`, crud);
-      }
+    const stacks = new Set(configurationPipelineStacks(this).map((s) => s.node.id));
+    for (const object of declaredStoreObjects(this).objects) {
+      if (!stacks.has(object.stack)) continue;
+      for (const rule of object.kind.pipelineRules(object.fields, this.access)) add(rule.path, rule.capabilities);
     }
   }
 }

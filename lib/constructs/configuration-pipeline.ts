@@ -3,7 +3,9 @@ import { renderConfigurationPipelineYaml } from '../render/configuration-pipelin
 import { CONFIGURATION_PIPELINE_COPY } from '../render/configuration-gitlab-ci';
 import { ValidationProblem } from '../model/validation-problem';
 import { ConfigurationPipelineRole } from './configuration-pipeline-role';
+import { configurationPipelineStacks } from './configuration-pipeline-stacks';
 import { SecretStoreStack } from './secret-store-stack';
+import { stackInputVariables } from './stack-input-variables';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 import { CheckedProps, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
 
@@ -86,6 +88,7 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
         if (copy.startsWith('/') || copy.split('/').some((seg) => seg === '..' || seg === '') || !/\.ya?ml$/.test(copy)) {
           problems.push(new ValidationProblem('committedCopy', copy, 'must be a relative .yml path inside the repository, without ".."'));
         }
+        problems.push(...inputVariableProblems(configurationPipelineStacks(this)));
         if (props.applyRole && props.applyRole.access !== 'apply') problems.push(new ValidationProblem('applyRole', props.applyRole.roleName, 'must have access "apply"'));
         if (props.planRole && props.planRole.access !== 'plan') problems.push(new ValidationProblem('planRole', props.planRole.roleName, 'must have access "plan"'));
         return problems.map(String);
@@ -95,7 +98,8 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
 
   /** The pipeline file. */
   artifacts(): SynthesisArtifact[] {
-    const all = this.node.root.node.findAll().filter((c): c is SecretStoreStack => c instanceof SecretStoreStack);
+    // The stacks the pipeline roles' policies are computed from: one list for both.
+    const all = configurationPipelineStacks(this);
     const stacks = all.map((s) => s.node.id);
     // Only stacks that depend on another (application shards on their mount stack) are listed.
     const dependencies = Object.fromEntries(all.filter((s) => s.dependencies.length > 0).map((s) => [s.node.id, s.dependencies.map((d) => d.node.id)]));
@@ -118,8 +122,33 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
           installCommand: this.props.installCommand ?? 'npm ci --no-audit --no-fund',
           image: this.props.image,
           committedCopy: this.props.committedCopy ?? CONFIGURATION_PIPELINE_COPY,
+          // Each stack's input variables, as it synthesizes them: its jobs take them from TF_VAR_<name>.
+          inputs: Object.fromEntries(
+            all.map((s) => [s.node.id, stackInputVariables(s).map((v) => ({ name: v.name, required: v.required }))]).filter(([, vars]) => vars.length > 0),
+          ),
         }),
       },
     ];
   }
+}
+
+/**
+ * The input variables the pipeline cannot wire: a name that is no CI/CD variable key, and a variable
+ * that is not ephemeral (the engine writes the value of such a variable into the plan file, which
+ * the pipeline keeps as a job artifact).
+ */
+function inputVariableProblems(stacks: readonly SecretStoreStack[]): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  for (const stack of stacks) {
+    for (const v of stackInputVariables(stack)) {
+      const field = `stacks.${stack.node.id}.variables.${v.name}`;
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.name)) {
+        problems.push(new ValidationProblem(field, v.constructPath, 'must be named with letters, digits and "_": the pipeline passes it from the CI/CD variable TF_VAR_<name>, and a CI/CD variable key allows no other character'));
+      }
+      if (!v.ephemeral) {
+        problems.push(new ValidationProblem(field, v.constructPath, 'must be ephemeral (addOverride("ephemeral", true)): the pipeline keeps every saved plan as a job artifact, and the engine writes the value of a variable that is not ephemeral into the plan file'));
+      }
+    }
+  }
+  return problems;
 }

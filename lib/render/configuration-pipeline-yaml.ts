@@ -44,7 +44,39 @@ export interface ConfigurationPipelineYamlOptions {
    * and `cdktf.out` is not committed); the synth job fails when the copy is not what synthesis wrote.
    */
   readonly committedCopy: string;
+  /**
+   * The input variables each stack declares, by stack: the stack's plan, apply and drift jobs give
+   * each to the engine from the CI/CD variable `TF_VAR_<name>` ({@link inputVariableCiName}).
+   * @default none
+   */
+  readonly inputs?: Readonly<Record<string, readonly PipelineInputVariable[]>>;
 }
+
+/** An input variable of a stack, as the pipeline wires it (see {@link ConfigurationPipelineYamlOptions.inputs}). */
+export interface PipelineInputVariable {
+  /** The variable's name in the stack (`oidc_client_secret`). */
+  readonly name: string;
+  /** Whether it has no default (the engine plans nothing without a value). */
+  readonly required: boolean;
+}
+
+/**
+ * The CI/CD variable that holds a stack input variable's value: `TF_VAR_<name>`, the engine's own
+ * name for it, so the job passes the value on without handling it (it is never on a command line,
+ * never echoed; only its presence is tested).
+ */
+export function inputVariableCiName(name: string): string {
+  return `TF_VAR_${name}`;
+}
+
+/**
+ * The placeholder a merge-request plan gives a required input variable whose CI/CD variable it does
+ * not get (protected variables reach only protected branches). Every input variable the pipeline
+ * wires is ephemeral (the configuration pipeline refuses others): the engine records no value of it
+ * in the plan, and a write-only attribute it feeds is not compared, so the plan is the one the real
+ * value gives; the default branch's plan and apply always use the real value.
+ */
+export const INPUT_PLACEHOLDER = 'secretstore-iac-merge-request-placeholder';
 
 /** Job variable that, set to `true`, acknowledges risk flags without the label. */
 export const ACCEPT_RISK_VARIABLE = 'SECRETSTORE_IAC_ACCEPT_RISK';
@@ -112,6 +144,10 @@ function checkNames(options: ConfigurationPipelineYamlOptions): void {
   // A shell case pattern between commas, and a bare word in messages.
   if (!/^[A-Za-z0-9_.:-]+$/.test(options.acknowledgeLabel)) {
     problems.push(`acknowledgeLabel ${q(options.acknowledgeLabel)}: must be letters, digits, "_", ".", ":" or "-"`);
+  }
+  for (const [stack, inputs] of Object.entries(options.inputs ?? {})) {
+    // A shell variable name and a GitLab CI/CD variable key at once.
+    for (const v of inputs) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.name)) problems.push(`stack ${q(stack)}: input variable ${q(v.name)}: must be letters, digits and "_" (the CI/CD variable TF_VAR_<name>)`);
   }
   if (problems.length > 0) throw new Error(`configuration pipeline: ${problems.join('; ')}`);
 }
@@ -212,6 +248,49 @@ function skipNoRetired(what: 'plan' | 'apply'): string {
   ].join('\n');
 }
 
+/**
+ * The step that gives a stack's required input variables to the engine (`TF_VAR_<name>` from the
+ * CI/CD variable of that name): a merge-request plan (`review`) without one uses
+ * {@link INPUT_PLACEHOLDER}; a job of a protected branch without one fails, naming the variable. The
+ * value is never printed: only whether it is set is tested. Undefined for a stack without any.
+ */
+function stackInputs(stack: string, inputs: readonly PipelineInputVariable[] | undefined, review: boolean): string | undefined {
+  const required = (inputs ?? []).filter((v) => v.required);
+  if (required.length === 0) return undefined;
+  const lines = [`# Input variables of stack ${stack}, from CI/CD variables (masked, protected; docs/pipelines.md). Never printed.`];
+  for (const v of required) {
+    const ci = inputVariableCiName(v.name);
+    lines.push(`if [ -z "\${${ci}:-}" ]; then`);
+    if (review) {
+      lines.push(
+        `  echo "secretstore-iac: ${ci} is not set (merge-request pipelines get no protected variable): ${v.name} of stack ${stack} is planned with a placeholder; it is ephemeral, so the plan records no value of it"`,
+        `  export ${ci}=${INPUT_PLACEHOLDER}`,
+      );
+    } else {
+      lines.push(
+        `  echo "secretstore-iac: stack ${stack} declares the input variable ${v.name}: set the CI/CD variable ${ci} (masked, protected; docs/pipelines.md)" >&2`,
+        '  exit 1',
+      );
+    }
+    lines.push('fi');
+  }
+  return lines.join('\n');
+}
+
+/** The header's lines naming the CI/CD variables the stacks' input variables come from, one per variable. */
+function inputsHeader(inputs: ConfigurationPipelineYamlOptions['inputs']): string[] {
+  const byVariable = new Map<string, string[]>();
+  for (const [stack, vars] of Object.entries(inputs ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const v of vars) byVariable.set(v.name, [...(byVariable.get(v.name) ?? []), `${stack}${v.required ? '' : ' (has a default)'}`]);
+  }
+  if (byVariable.size === 0) return [];
+  return [
+    '# Input variables of the stacks: set each as a CI/CD variable (masked, protected). A merge-request plan',
+    '# without it uses a placeholder (the variables are ephemeral); a default-branch job without it fails.',
+    ...[...byVariable.keys()].sort().map((name) => `#   ${inputVariableCiName(name)}: stack ${c(byVariable.get(name)!.join(', '))}`),
+  ];
+}
+
 /** The note's sentence on how removals are applied (`moves --approval`). */
 const APPROVAL = `On the default branch the apply jobs leave a plan that destroys them to the manual job \`${DESTROY_REMOVED_JOB}\`: a person starts it, after reading this list.`;
 
@@ -292,6 +371,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       `# Store tokens: JWT login as "${c(options.planRoleName)}" (merge requests, read only) or`,
       `# "${c(options.applyRoleName)}" (protected branches). SECRETSTORE_ADDR and PG_CONN_STR (the state) are`,
       '# CI/CD variables; no store token is. See README, "The configuration repository\'s pipeline".',
+      ...inputsHeader(options.inputs),
       '',
       'stages: [build, synth, plan, review, apply, retire, remove]',
       '',
@@ -388,6 +468,10 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   /** A plan job's lines up to its script. */
   const planJobHead = (name: string, condition: string, loginJob: string) =>
     [`${name}:`, '  stage: plan', `  extends: ${loginJob}`, image + rules(condition), '  needs: [secretstore-iac-synth]', OWN_PLUGIN_CACHE, '  script:'].join('\n');
+  const inputs = (stack: string, review: boolean) => {
+    const step = stackInputs(stack, options.inputs?.[stack], review);
+    return step === undefined ? [] : [step];
+  };
   for (const stack of stacks) {
     for (const [suffix, condition, loginJob] of PLAN_JOBS) {
       out.push(
@@ -395,6 +479,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           planJobHead(`secretstore-iac-plan-${stack}${suffix}`, condition, loginJob),
           script('    ', [
             skipUnchanged(stack, 'plan'),
+            ...inputs(stack, suffix === ''),
             'eval "$SECRETSTORE_IAC_INSTALL"',
             `mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
             MAKE_PLUGIN_CACHE,
@@ -425,6 +510,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         script('    ', [
           skipUnchanged(stack, 'apply'),
           deferRemovals(stack, 'exit 0'),
+          ...inputs(stack, false),
           'eval "$SECRETSTORE_IAC_INSTALL"',
           MAKE_PLUGIN_CACHE,
           tf(stack, 'init -input=false'),
@@ -439,6 +525,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         OWN_PLUGIN_CACHE,
         '  script:',
         script('    ', [
+          ...inputs(stack, false),
           'eval "$SECRETSTORE_IAC_INSTALL"',
           MAKE_PLUGIN_CACHE,
           tf(stack, 'init -input=false'),

@@ -21,7 +21,7 @@ import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../
 import { jwtLogin, TEST_SETTINGS } from '../support/store/platform-fixture';
 import { RunningPostgres, startPostgres } from '../support/store/postgres-server';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { toolchain } from '../support/store/toolchain-env';
+import { storeKind, toolchain } from '../support/store/toolchain-env';
 
 interface Run {
   code: number;
@@ -57,7 +57,10 @@ async function pack(dir: string, destination: string): Promise<string> {
   return path.join(destination, packed.filename);
 }
 
-describe('a configuration repository: npm pack, secretstore-iac init, npm install, synthesize, apply', () => {
+// OpenBao suite only, reported skipped in the Vault suite: packing, init and npm install are store-independent, and the run takes 4-6 minutes per store (docs/store-tests.md).
+const describeOnOpenBao = storeKind() === 'openbao' ? describe : describe.skip;
+
+describeOnOpenBao('a configuration repository: npm pack, secretstore-iac init, npm install, synthesize, apply (OpenBao suite only)', () => {
   let store: RunningStore;
   let key: JwtSigningKey;
   let work: string;

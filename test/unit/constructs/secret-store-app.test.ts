@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Construct } from 'constructs';
+import { TerraformVariable } from 'cdktf';
 import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
 import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
 import { GenericSecret } from '@cdktf/provider-vault/lib/generic-secret';
@@ -345,6 +346,11 @@ const cases: Case[] = [
     `[ci-access/x] description = "\\u200b\\u200c\\u200d\\ufeff": must say what the secret is for (${VISIBLE_NOTE})`],
   ['white space and a BOM do not say who uses an account', (p) => account(p, 'x', { usedBy: ' \ufeff ' }), undefined,
     `[ci-access/x] usedBy = " \\ufeff ": must say who uses the account (${VISIBLE_NOTE})`],
+  // Issue 26: a stack's input variables, which the configuration pipeline passes from CI/CD variables.
+  ['a stack input variable that is not ephemeral, with the configuration pipeline', (p) => new TerraformVariable(p.appRoles, 'region', { type: 'string' }), undefined,
+    '[ci-access/pipeline] stacks.app-roles.variables.region = "app-roles/region": must be ephemeral (addOverride("ephemeral", true)): the pipeline keeps every saved plan as a job artifact, and the engine writes the value of a variable that is not ephemeral into the plan file'],
+  ['a stack input variable whose name is no CI/CD variable key', (p) => new TerraformVariable(p.appRoles, 'api-key', { type: 'string' }).addOverride('ephemeral', true), undefined,
+    '[ci-access/pipeline] stacks.app-roles.variables.api-key = "app-roles/api-key": must be named with letters, digits and "_": the pipeline passes it from the CI/CD variable TF_VAR_<name>, and a CI/CD variable key allows no other character'],
 ];
 
 describe('Bad input: each problem names the construct, field, value and rule', () => {
