@@ -3,6 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { locateStoreObject, readDeclaredObjects } from '../reconcile/declared-object';
 import { runEngineCollected } from './engine-output';
+import { GuardRefusal } from './guard-refusal';
 import { PlannedCreate, plannedCreates } from './takeover-guard';
 
 /**
@@ -31,7 +32,7 @@ export interface PlannedDestruction {
 }
 
 /** Thrown when a plan would destroy or replace an object; the CLI exits with `ExitCode.destructionRefused` (4). */
-export class DestructionRefused extends Error {
+export class DestructionRefused extends GuardRefusal {
   constructor(
     readonly destructions: readonly PlannedDestruction[],
     what: string,
@@ -166,6 +167,30 @@ export function reviewSavedPlan(engine: string, stackDir: string, env: NodeJS.Pr
 /** The destructions of a saved plan file ({@link reviewSavedPlan}). */
 export function savedPlanDestructions(engine: string, stackDir: string, env: NodeJS.ProcessEnv, planFile: string): PlannedDestruction[] {
   return reviewSavedPlan(engine, stackDir, env, planFile).destructions;
+}
+
+/**
+ * Plans a stack into a temporary file with `planArgs` (`plan` and the operator's options; the `-out`
+ * is added), reviews it, and hands the review and the plan file to `use` (which may apply that very
+ * plan); the plan file is removed afterwards.
+ * @throws Error with the engine's message when the plan fails
+ */
+export async function withReviewedPlan<T>(
+  engine: string,
+  stackDir: string,
+  env: NodeJS.ProcessEnv,
+  planArgs: readonly string[],
+  use: (review: PlanReview, planFile: string) => Promise<T>,
+): Promise<T> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-guard-'));
+  const planFile = path.join(dir, 'guard.tfplan');
+  try {
+    const planned = runEngineCollected(engine, [...planArgs, `-out=${planFile}`], stackDir, env);
+    if (planned.status !== 0) throw new Error(`\`${path.basename(engine)} ${planArgs.join(' ')}\` failed in ${stackDir} (exit ${planned.status}): ${firstLines(planned.said)}`);
+    return await use(reviewSavedPlan(engine, stackDir, env, planFile), planFile);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
