@@ -26,7 +26,7 @@ export interface GuardContext {
  * @throws DestructionRefused, TakeoverRefused, UnreadableCreatesRefused
  */
 export async function refuseReview(review: PlanReview, stack: string, address: string, what: string, context: GuardContext, beforeApply = true): Promise<void> {
-  if (review.destructions.length > 0) throw new DestructionRefused(review.destructions, what);
+  if (review.destructions.length > 0) throw new DestructionRefused(review.destructions, what, stack);
   if (review.creates.length === 0) return;
   const token = engineToken(context.env);
   if (token === undefined) {

@@ -29,6 +29,10 @@ export interface PlannedDestruction {
   readonly storePath?: string;
   /** The other stack of the same output that declares the destroyed object now (it moved there). */
   readonly declaredInStack?: string;
+  /** The forcing attributes' values before (the store's, as in state). */
+  readonly before?: Readonly<Record<string, unknown>>;
+  /** The forcing attributes' values after (the declared ones). */
+  readonly after?: Readonly<Record<string, unknown>>;
 }
 
 /** Thrown when a plan would destroy or replace an object; the CLI exits with `ExitCode.destructionRefused` (4). */
@@ -36,8 +40,10 @@ export class DestructionRefused extends GuardRefusal {
   constructor(
     readonly destructions: readonly PlannedDestruction[],
     what: string,
+    /** The stack, named in the fix's commands (`STACK` when not given). */
+    stack = 'STACK',
   ) {
-    super(`${what}: the plan would destroy or replace ${destructions.length} object${destructions.length === 1 ? '' : 's'}, refused:\n${destructions.map((d) => `  ${describeDestruction(d)}`).join('\n')}`);
+    super(`${what}: the plan would destroy or replace ${destructions.length} object${destructions.length === 1 ? '' : 's'}, refused:\n${destructions.map((d) => `  ${describeDestruction(d, stack)}`).join('\n')}`);
     this.name = 'DestructionRefused';
   }
 }
@@ -61,13 +67,20 @@ export function plannedDestructions(plan: unknown): PlannedDestruction[] {
     const paths: PathStep[][] = Array.isArray(rc.change.replace_paths) ? rc.change.replace_paths : [];
     const attributes = [...new Set(paths.filter((p) => Array.isArray(p) && p.length > 0).map((p) => String(p[0])))].sort();
     const values: Record<string, string> = {};
-    for (const a of attributes) values[a] = `${text(rc.change.before?.[a])} → ${text(rc.change.after?.[a])}`;
+    const before: Record<string, unknown> = {};
+    const after: Record<string, unknown> = {};
+    for (const a of attributes) {
+      values[a] = `${text(rc.change.before?.[a])} → ${text(rc.change.after?.[a])}`;
+      before[a] = rc.change.before?.[a];
+      after[a] = rc.change.after?.[a];
+    }
     const located = rc.change.before && typeof rc.change.before === 'object' ? locateStoreObject(String(rc.type), rc.change.before) : undefined;
     out.push({
       address: String(rc.address),
       actions,
       attributes,
       values,
+      ...(attributes.length > 0 ? { before, after } : {}),
       reason: typeof rc.action_reason === 'string' ? rc.action_reason : undefined,
       ...(located ? { storePath: located.storePath } : {}),
     });
@@ -75,23 +88,37 @@ export function plannedDestructions(plan: unknown): PlannedDestruction[] {
   return out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 }
 
+/** Names a role type as people say it. */
+const roleKind = (t: unknown): string => (t === 'oidc' ? 'an OIDC role (role_type oidc)' : t === 'jwt' ? 'a JWT role (role_type jwt)' : `a role of role_type ${text(t)}`);
+const methodKind = (t: unknown): string => (t === 'oidc' ? 'an OIDC method (type oidc)' : t === 'jwt' ? 'a JWT method (type jwt)' : `a method of type ${text(t)}`);
+
 /**
- * What to declare so that the store's object is kept, per resource type and forcing attribute: the
- * construct property that says what the store has.
+ * What to declare so that the store's object is kept, per resource type and forcing attribute, from
+ * the store's value (before) and the declared one (after): the construct property that says what
+ * the store has.
  */
-const ADVICE: Readonly<Record<string, string>> = {
-  'vault_auth_backend.local': 'the mount is local (not replicated) on the store: declare `local: true` on the AppRoleAuth construct, or remount it by hand',
-  'vault_jwt_auth_backend.local': 'the mount is local (not replicated) on the store: declare `local: true` on the CiJwtAuth construct, or remount it by hand',
-  'vault_auth_backend.type': 'another auth method is mounted at this path: move it, or declare another path',
-  'vault_auth_backend.path': 'the mount path differs: declare the store\'s path',
-  'vault_jwt_auth_backend.path': 'the mount path differs: declare the store\'s path',
-  'vault_jwt_auth_backend.type': 'an OIDC method (type oidc) is mounted at this path: the library declares a JWT method (type jwt); move one of them',
-  'vault_jwt_auth_backend_role.role_type': 'the store\'s role is an OIDC role (role_type oidc): the library declares JWT roles for CI; delete the role by hand if no person logs in with it, or rename the declared role',
-  'vault_policy.name': 'the policy name differs',
+const ADVICE: Readonly<Record<string, (before: unknown, after: unknown) => string>> = {
+  'vault_auth_backend.local': (before) =>
+    before === true
+      ? 'the mount is local (not replicated) on the store: declare `local: true` on the AppRoleAuth construct (`authMounts.approle.local`), or remount it by hand'
+      : 'the mount is not local (replicated) on the store: remove `local: true` from the AppRoleAuth construct (`authMounts.approle.local`), or remount it by hand',
+  'vault_jwt_auth_backend.local': (before) =>
+    before === true
+      ? 'the mount is local (not replicated) on the store: declare `local: true` on the CiJwtAuth construct (`authMounts.jwt.local`), or remount it by hand'
+      : 'the mount is not local (replicated) on the store: remove `local: true` from the CiJwtAuth construct (`authMounts.jwt.local`), or remount it by hand',
+  'vault_auth_backend.type': () => 'another auth method is mounted at this path: move it, or declare another path',
+  'vault_auth_backend.path': () => 'the mount path differs: declare the store\'s path',
+  'vault_jwt_auth_backend.path': () => 'the mount path differs: declare the store\'s path',
+  'vault_jwt_auth_backend.type': (before, after) => `${methodKind(before)} is mounted at this path, and the library declares ${methodKind(after)}; move one of them`,
+  'vault_jwt_auth_backend_role.role_type': (before, after) =>
+    before === 'oidc' && after === 'jwt'
+      ? 'the store\'s role is an OIDC role (role_type oidc): the library declares JWT roles for CI; delete the role by hand if no person logs in with it, or rename the declared role'
+      : `the store's role is ${roleKind(before)}, and the library declares ${roleKind(after)}: delete the role by hand if nobody logs in with it, or rename the declared role`,
+  'vault_policy.name': () => 'the policy name differs',
 };
 
 /** One line: the object, the actions, the forcing attributes with their values, and the fix. */
-export function describeDestruction(d: PlannedDestruction): string {
+export function describeDestruction(d: PlannedDestruction, stack = 'STACK'): string {
   const type = d.address.split('.')[0];
   const kind = d.actions.length === 1 ? 'destroyed' : 'replaced (destroyed, then created again)';
   const forcing = d.attributes.length > 0 ? `; forced by ${d.attributes.map((a) => `${a} (${d.values[a]})`).join(', ')}` : d.reason ? `; ${d.reason}` : '';
@@ -99,9 +126,21 @@ export function describeDestruction(d: PlannedDestruction): string {
   if (d.declaredInStack !== undefined && d.actions.length === 1) {
     return `${d.address}${where} would be destroyed, but ${d.storePath} is declared in stack ${d.declaredInStack} now: it moved. Fix: run \`secretstore-iac moves BASE HEAD\` (BASE: the configuration last applied, HEAD: this output) to forget it here and import it there, keeping the object (docs/sharding.md)`;
   }
-  const advice = d.attributes.map((a) => ADVICE[`${type}.${a}`]).filter(Boolean);
-  const fix = advice.length > 0 ? `. Fix: ${advice.join('; ')}` : d.actions.length === 1 ? '. Fix: declare the object again, or remove it from state on purpose' : '. Fix: declare what the store has';
-  return `${d.address}${where} would be ${kind}${forcing}${fix}`;
+  const advice = d.attributes.map((a) => ADVICE[`${type}.${a}`]?.(d.before?.[a], d.after?.[a])).filter(Boolean);
+  return `${d.address}${where} would be ${kind}${forcing}. Fix: ${advice.length > 0 ? advice.join('; ') : fixWithoutAttribute(d, stack)}`;
+}
+
+/** The fix of a destruction no attribute forces: by the engine's reason, or what the plan asked. */
+function fixWithoutAttribute(d: PlannedDestruction, stack: string): string {
+  const byPerson = 'a person decides that: run it without --refuse-replace (the engine shows the plan and asks)';
+  if (d.reason === 'replace_by_request') return `-replace= asked for it; ${byPerson}`;
+  if (d.reason === 'replace_because_tainted') {
+    return `an interrupted apply left it tainted: if the store has it whole, run \`secretstore-iac tf ${stack} -- untaint ${d.address}\`, then apply again`;
+  }
+  if (d.actions.length !== 1) return 'declare what the store has';
+  // A delete of an object the stack still declares is the destroy mode's (`destroy`, `-destroy`).
+  if (d.declaredAt !== undefined) return `the destroy mode (\`destroy\`, \`-destroy\`) asked for it; ${byPerson}, with --allow-destroy`;
+  return `declare the object again; if a person decided to delete it, run the apply without --refuse-replace (the engine shows the plan and asks)`;
 }
 
 /** The construct path cdktf records for each resource of a stack (`//.metadata.path`). */
