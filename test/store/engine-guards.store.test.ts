@@ -41,6 +41,7 @@ describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed w
   let secretId: string;
   let roles: string[];
   let roleAddress: string;
+  let roleDeclaredAt: string;
   let policyAddress: string;
 
   const cli = (args: string[], token = store.rootToken) => runStoreCli(args, { cwd: fixture.dir, addr: store.addr, token });
@@ -58,7 +59,9 @@ describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed w
       if (applied.code !== 0) throw new Error(`${engine} apply ${stack}: ${applied.stdout}\n${applied.stderr}`);
     }
     const declared = readDeclaredObjects(path.join(fixture.dir, 'cdktf.out'), 'app-roles');
-    roleAddress = declared.find((o) => o.kind === 'approle-role' && o.name === 'orchestrator-dev')!.address;
+    const role = declared.find((o) => o.kind === 'approle-role' && o.name === 'orchestrator-dev')!;
+    roleAddress = role.address;
+    roleDeclaredAt = role.declaredAt!;
     policyAddress = declared.find((o) => o.kind === 'policy' && o.name === 'orchestrator-dev')!.address;
     roleId = (await ok(store, 'GET', 'auth/approle/role/orchestrator-dev/role-id')).data.role_id;
     secretId = (await ok(store, 'POST', 'auth/approle/role/orchestrator-dev/secret-id', {})).data.secret_id;
@@ -88,7 +91,7 @@ describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed w
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/app-roles: nothing applied: the plan would destroy or replace \d+ objects, refused:/);
     expect(r.stderr).toMatch(/vault_auth_backend\.\S+ declared at app-roles\/approle\/backend would be destroyed\. Fix:/);
-    expect(r.stderr).toContain(`${roleAddress} declared at app-roles/orchestrator-dev/role would be destroyed`);
+    expect(r.stderr).toContain(`${roleAddress} declared at ${roleDeclaredAt} would be destroyed. Fix: the destroy mode (\`destroy\`, \`-destroy\`) asked for it`);
     expect(r.stdout).not.toMatch(/Destroy complete|Apply complete/);
     await expectStoreUnchanged();
   });
@@ -96,7 +99,7 @@ describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed w
   it(`${engine}: apply -replace=ROLE is refused (exit 4) naming the replacement; the Role ID and the Secret ID are kept`, async () => {
     const r = await tf('app-roles', '--refuse-replace', '--', 'apply', `-replace=${roleAddress}`, '-auto-approve', '-input=false');
     expect(r.code).toBe(4);
-    expect(r.stderr).toContain(`${roleAddress} declared at app-roles/orchestrator-dev/role would be replaced (destroyed, then created again); replace_by_request`);
+    expect(r.stderr).toContain(`${roleAddress} declared at ${roleDeclaredAt} would be replaced (destroyed, then created again); replace_by_request. Fix: -replace= asked for it`);
     await expectStoreUnchanged();
   });
 
