@@ -1,3 +1,4 @@
+import { storeObjectKind } from '../catalogue/store-object-catalogue';
 import { locateStoreObject } from '../reconcile/declared-object';
 import { parseAuthMounts, parseList } from '../reconcile/live-store-reader';
 import { mapLimited } from '../private/map-limited';
@@ -21,7 +22,7 @@ export interface PlannedCreate {
 
 /**
  * The objects a plan (`show -json` of a saved plan) would create, not import, of every type the
- * reconciliation locates on the store (mounts, roles, policies), sorted by address. A role whose
+ * store object catalogue holds (mounts, roles, policies), sorted by address. A role whose
  * mount the same plan creates is left out: its mount path is not known yet, and the mount is
  * looked up itself.
  */
@@ -31,7 +32,8 @@ export function plannedCreates(plan: unknown): PlannedCreate[] {
   const out: PlannedCreate[] = [];
   for (const rc of changes as any[]) {
     const actions: string[] = Array.isArray(rc?.change?.actions) ? rc.change.actions.map(String) : [];
-    if (actions.length !== 1 || actions[0] !== 'create' || rc.change.importing) continue;
+    // Every kind the catalogue knows: roles and policies are written in place, a mount fails half-way.
+    if (actions.length !== 1 || actions[0] !== 'create' || rc.change.importing || storeObjectKind(String(rc.type)) === undefined) continue;
     const after = rc.change.after;
     if (!after || typeof after !== 'object' || rc.change.after_unknown?.backend === true) continue;
     const located = locateStoreObject(String(rc.type), after);

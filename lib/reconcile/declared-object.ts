@@ -1,9 +1,11 @@
+import { CATALOGUED_RESOURCE_TYPES, storeObjectKind } from '../catalogue/store-object-catalogue';
+import type { StoreObjectKindName } from '../catalogue/store-object-kind';
 import { ReferenceResolver } from '../sources/terraform-reference';
 import { compareStrings } from '../private/compare-strings';
 import { readSynthOutput } from '../sources/synth-output';
 
-/** Kinds of store object a stack declares. */
-export type DeclaredObjectKind = 'auth-mount' | 'jwt-auth-mount' | 'jwt-role' | 'approle-role' | 'policy';
+/** Kinds of store object a stack declares (the catalogue's kinds). */
+export type DeclaredObjectKind = StoreObjectKindName;
 
 /** One store object declared by a stack resource, with how the engine imports it. */
 export interface DeclaredObject {
@@ -30,62 +32,19 @@ export interface DeclaredObject {
 }
 
 /**
- * The import id of each resource type, as the vault provider (5.x) parses it: a mount by its
- * path, a role by its full API path, a policy by its name.
- */
-const TYPES: Readonly<Record<string, { kind: DeclaredObjectKind; locate: (f: Record<string, unknown>) => { mount?: string; name: string; storePath: string; importId: string } }>> = {
-  vault_auth_backend: {
-    kind: 'auth-mount',
-    locate: (f) => {
-      const p = trimSlashes(f.path ?? f.type);
-      return { mount: p, name: p, storePath: `sys/auth/${p}`, importId: p };
-    },
-  },
-  vault_jwt_auth_backend: {
-    kind: 'jwt-auth-mount',
-    locate: (f) => {
-      const p = trimSlashes(f.path ?? 'jwt');
-      return { mount: p, name: p, storePath: `sys/auth/${p}`, importId: p };
-    },
-  },
-  vault_jwt_auth_backend_role: {
-    kind: 'jwt-role',
-    locate: (f) => {
-      const m = trimSlashes(f.backend ?? 'jwt');
-      const r = String(f.role_name);
-      return { mount: m, name: r, storePath: `auth/${m}/role/${r}`, importId: `auth/${m}/role/${r}` };
-    },
-  },
-  vault_approle_auth_backend_role: {
-    kind: 'approle-role',
-    locate: (f) => {
-      const m = trimSlashes(f.backend ?? 'approle');
-      const r = String(f.role_name);
-      return { mount: m, name: r, storePath: `auth/${m}/role/${r}`, importId: `auth/${m}/role/${r}` };
-    },
-  },
-  vault_policy: {
-    kind: 'policy',
-    locate: (f) => {
-      const n = String(f.name).trim().toLowerCase();
-      return { name: n, storePath: `sys/policies/acl/${n}`, importId: String(f.name) };
-    },
-  },
-};
-
-/**
  * Where an object of a resource type lives on the store and how it is imported, from its
  * attributes (a stack's resolved fields, or a plan's `before` values); undefined for a type the
  * reconciliation does not know.
  */
 export function locateStoreObject(type: string, fields: Readonly<Record<string, unknown>>): { kind: DeclaredObjectKind; storePath: string; importId: string } | undefined {
-  if (!Object.prototype.hasOwnProperty.call(TYPES, type)) return undefined;
-  const { storePath, importId } = TYPES[type].locate(fields as Record<string, unknown>);
-  return { kind: TYPES[type].kind, storePath, importId };
+  const entry = storeObjectKind(type);
+  if (entry === undefined) return undefined;
+  const { storePath, importId } = entry.locate(fields);
+  return { kind: entry.kind, storePath, importId };
 }
 
-/** Resource types whose objects the reconciliation knows, sorted. */
-export const RECONCILED_TYPES: readonly string[] = Object.keys(TYPES).sort();
+/** Resource types whose objects the reconciliation knows, sorted: the catalogue's. */
+export const RECONCILED_TYPES: readonly string[] = CATALOGUED_RESOURCE_TYPES;
 
 /**
  * The store objects a synthesized output declares (mounts, JWT mounts, roles, policies), sorted
@@ -112,12 +71,13 @@ export function readDeclaredObjects(dir: string, stack?: string): DeclaredObject
             .map(([k, v]) => [k, resolver.resolve(v, `${address}.${k}`)]),
         );
         const meta = block['//'] as { metadata?: { path?: unknown } } | undefined;
+        const entry = storeObjectKind(type)!;
         out.push({
           stack: s.name,
           address,
           type,
-          kind: TYPES[type].kind,
-          ...TYPES[type].locate(fields),
+          kind: entry.kind,
+          ...entry.locate(fields),
           fields,
           declaredAt: typeof meta?.metadata?.path === 'string' ? meta.metadata.path : undefined,
         });
@@ -125,8 +85,4 @@ export function readDeclaredObjects(dir: string, stack?: string): DeclaredObject
     }
   }
   return out.sort((a, b) => compareStrings(a.stack, b.stack) || compareStrings(a.address, b.address));
-}
-
-function trimSlashes(value: unknown): string {
-  return String(value).replace(/^\/+|\/+$/g, '');
 }

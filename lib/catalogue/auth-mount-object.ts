@@ -1,0 +1,45 @@
+import { crudFor, mountPathOf, PipelineAccess, StoreAccessRule, StoreObjectKind } from './store-object-kind';
+
+/**
+ * The rules every auth mount needs, whatever its type: enabling or disabling needs sudo on
+ * `sys/auth/PATH`; the provider reads the mount back through `sys/mounts/auth/PATH` and tunes it
+ * through either tune path (checked on the real stores).
+ */
+export function authMountPipelineRules(path: string, access: PipelineAccess): StoreAccessRule[] {
+  const tune = access === 'plan' ? (['read'] as const) : (['read', 'update'] as const);
+  return [
+    { path: `sys/auth/${path}`, capabilities: access === 'plan' ? ['read'] : [...crudFor(access), 'sudo'] },
+    { path: `sys/auth/${path}/tune`, capabilities: [...tune] },
+    { path: `sys/mounts/auth/${path}/tune`, capabilities: [...tune] },
+    { path: `sys/mounts/auth/${path}`, capabilities: ['read'] },
+  ];
+}
+
+/** The reader's rules for auth mounts: the mount table, each mount and its tune settings. */
+export const AUTH_MOUNT_READER_RULES: readonly StoreAccessRule[] = [
+  { path: 'sys/auth', capabilities: ['read'] },
+  { path: 'sys/auth/+', capabilities: ['read'] },
+  { path: 'sys/auth/+/tune', capabilities: ['read'] },
+  { path: 'sys/mounts/auth/+', capabilities: ['read'] },
+  { path: 'sys/mounts/auth/+/tune', capabilities: ['read'] },
+];
+
+/**
+ * `vault_auth_backend`: an auth method of any type (the AppRole method). Mount paths are compared
+ * as given (the store's router is case-sensitive), slashes trimmed.
+ */
+export const AUTH_MOUNT_OBJECT: StoreObjectKind = {
+  resourceType: 'vault_auth_backend',
+  kind: 'auth-mount',
+  description: 'an auth method mount',
+  identityFields: ['path', 'type'],
+  replacedWhenChanged: ['local', 'type'],
+  writtenInPlace: false,
+  locate: (f) => {
+    const p = mountPathOf(f.path ?? f.type, '');
+    return { mount: p, name: p, storePath: `sys/auth/${p}`, importId: p };
+  },
+  name: (f) => ({ space: 'auth mount', key: mountPathOf(f.path ?? f.type, '') }),
+  pipelineRules: (f, access) => authMountPipelineRules(mountPathOf(f.path ?? f.type, ''), access),
+  readerRules: AUTH_MOUNT_READER_RULES,
+};
