@@ -27,7 +27,7 @@ import { readStoreConfiguration } from '../lib/access/store-configuration';
 import { PolicyParser } from '../lib/acl/policy-parser';
 import { AppRoleApplication, Duration, SecretStoreApp } from '../lib';
 import { Grant } from '../lib/model/grant';
-import { definePlatform } from '../stacks/platform';
+import { definePlatform } from '../lib/platform/platform';
 import { platformConfig } from '../stacks/platform.config';
 
 const APPLICATIONS = 1000;

@@ -23,7 +23,7 @@ import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
 import { IConstruct } from 'constructs';
 import { AppRoleApplication, IArtifactSource, SecretStoreApp } from '../lib';
-import { definePlatform } from '../stacks/platform';
+import { definePlatform } from '../lib/platform/platform';
 import { platformConfig } from '../stacks/platform.config';
 
 // Synthesis happens in the project (cdktf.out), so the benchmark writes below the working directory:

@@ -12,9 +12,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { JwtKeySource, SecretStoreApp } from '../lib';
 import { runCli } from '../lib/cli/run-cli';
-import { definePlatform } from '../stacks/platform';
+import { definePlatform } from '../lib/platform/platform';
 import { startLocalDevStore, toolchain, waitFor } from './local-dev-store';
-import { PlatformConfig } from '../stacks/platform-config';
+import { PlatformConfig } from '../lib/platform/platform-config';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'bin', 'secretstore-iac.js');
@@ -145,10 +145,10 @@ async function main(): Promise<void> {
 
   say('provision orchestrator-dev (secretstore-iac provision)', 'a Role ID and a fresh Secret ID reach an env file of mode 0600 (spec §4.1 flow 3)');
   const envFile = path.join(work, 'orchestrator-dev.env');
-  // In-process: Node 20 itself takes a `--env-file` after the script name (node's own option), so the
-  // bin cannot be spawned with it there.
+  // In-process, as every other step of the demo talks to the store (`--credentials-file`, unlike the
+  // older `--env-file`, is no option of node's: the bin could be spawned with it too).
   const said: string[] = [];
-  const code = await runCli(['provision', 'orchestrator-dev', '--env-file', envFile], { env, cwd: work, isTerminal: false, stdout: (l) => said.push(l), stderr: (l) => said.push(l) });
+  const code = await runCli(['provision', 'orchestrator-dev', '--credentials-file', envFile], { env, cwd: work, isTerminal: false, stdout: (l) => said.push(l), stderr: (l) => said.push(l) });
   if (code !== 0) throw new Error(`secretstore-iac provision failed (exit ${code}): ${said.join('\n')}`);
   console.log(`         ${path.relative(work, envFile)}: mode ${(fs.statSync(envFile).mode & 0o777).toString(8)}`);
 

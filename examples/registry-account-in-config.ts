@@ -1,4 +1,4 @@
-import { PlatformConfig } from '../stacks/platform-config';
+import { PlatformConfig } from 'secretstore-iac';
 import { platformConfig } from '../stacks/platform.config';
 
 /**

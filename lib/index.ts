@@ -70,3 +70,11 @@ export * from './rules/ssi-r10-claims-pin-organisation';
 export * from './rules/ssi-r11-environment-variable-names';
 export * from './rules/ssi-r12-people-off-machine-paths';
 export * from './rules/ssi-r13-people-roles-pin-group';
+// The ready-made platform of the spec: its configuration and stacks, for a configuration repository.
+export * from './catalogue/store-object-kind';
+export * from './catalogue/store-object-catalogue';
+export * from './platform/platform-config';
+export * from './platform/platform';
+export * from './platform/ci-access-stack';
+export * from './platform/app-roles-stack';
+export * from './platform/people-stack';

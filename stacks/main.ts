@@ -1,6 +1,5 @@
 import * as path from 'path';
-import { SecretStoreApp, SecretStoreValidationError } from '../lib';
-import { definePlatform } from './platform';
+import { definePlatform, SecretStoreApp, SecretStoreValidationError } from 'secretstore-iac';
 import { platformConfig } from './platform.config';
 
 // Entry point of `npm run synth` (and of `cdktf synth` through cdktf.json).

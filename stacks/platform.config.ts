@@ -1,5 +1,4 @@
-import { Duration } from '../lib';
-import { PlatformConfig } from './platform-config';
+import { Duration, PlatformConfig } from 'secretstore-iac';
 
 /**
  * The platform's configuration: the spec's `{org}`, `{ci_url}` and `{registry_host}` filled in.

@@ -9,7 +9,6 @@ import { readStoreConfiguration } from '../access/store-configuration';
 import { readSynthOutput } from '../sources/synth-output';
 import { PolicyParser } from '../acl/policy-parser';
 import { resolveStoreAddress } from '../store/store-address';
-import { StoreClient } from '../store/store-client';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { DestructionRefused, PlannedDestruction, planDestructions } from '../engine/replacement-guard';
@@ -17,7 +16,7 @@ import { chooseEngine, engineEnvironment } from '../engine/engine-binary';
 import { stateAddresses } from '../engine/engine-state';
 import { ExitCode } from './exit-code';
 import { guardKvMounts } from '../engine/kv-mount-guard';
-import { readLiveStoreFromEnvironment } from './live-source';
+import { liveStoreClient, readLiveStoreFromEnvironment } from './live-source';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 import { terminalLine, terminalText } from '../private/terminal-text';
 import { UsageError } from './usage-error';
@@ -125,8 +124,10 @@ export const adoptCommand: Command = {
     const choice = chooseEngine(values.engine as string | undefined, context.env);
     const engine = choice.path;
     // A KV mount of another version makes every declared policy path wrong: stop before any import.
-    if (!(await guardKvMounts('adopt', StoreClient.fromEnvironment(context.env), readDeclaredKvMounts(outdir, stacks), (l) => context.stderr(l)))) return ExitCode.kvMountMismatch;
-    const live = await readLiveStoreFromEnvironment(context);
+    // The namespace the stacks are applied to is the one to read (or VAULT_NAMESPACE, if it agrees).
+    const namespaces = readSynthOutput(outdir).filter((s) => stacks.includes(s.name)).map((s) => s.namespace);
+    if (!(await guardKvMounts('adopt', liveStoreClient(context, namespaces), readDeclaredKvMounts(outdir, stacks), (l) => context.stderr(l)))) return ExitCode.kvMountMismatch;
+    const live = await readLiveStoreFromEnvironment(context, namespaces);
     const configuration = readStoreConfiguration(outdir);
     const parser = new PolicyParser();
     const out: string[] = [];

@@ -1,6 +1,7 @@
 import * as path from 'path';
 import { AppRoleCredentials, AppRoleCredentialsFile, credentialsFromEnvironment } from '../store/approle-credentials-file';
 import { AppRoleOperator } from '../store/approle-operator';
+import { CREDENTIALS_FILE_ALIAS_HELP, CREDENTIALS_FILE_PATH_OPTIONS, credentialsFilePath } from './operator-options';
 import { Duration } from '../model/duration';
 import { StoreClient } from '../store/store-client';
 import { terminalLine } from '../private/terminal-text';
@@ -10,23 +11,24 @@ import { ExitCode } from './exit-code';
 import { runOperatorCommand } from './redacting-context';
 import { UsageError } from './usage-error';
 
-/** `secretstore-iac check-approle [--env-file PATH]` (spec §5.4). */
+/** `secretstore-iac check-approle [--credentials-file PATH]` (spec §5.4). */
 export const checkAppRoleCommand: Command = {
   name: 'check-approle',
   summary: 'check a Role ID / Secret ID pair by logging in with it (spec §5.4)',
   usage: [
-    'Usage: secretstore-iac check-approle [--env-file PATH] [--mount approle]',
+    'Usage: secretstore-iac check-approle [--credentials-file PATH] [--mount approle]',
     '',
     'Logs in with a Role ID and Secret ID pair (spec §5.4) and reports "valid" or "invalid" with the fix.',
     'The token the login returns is revoked at once. The pair comes from SECRETSTORE_ROLE_ID and',
     'SECRETSTORE_SECRET_ID in PATH, or else from the environment; never from arguments.',
     '',
-    '  --env-file PATH   the provisioned env file (e.g. /opt/{org}/orchestrator.env)',
+    '  --credentials-file PATH  the provisioned env file (e.g. /opt/{org}/orchestrator.env)',
+    CREDENTIALS_FILE_ALIAS_HELP,
     '  --mount MOUNT     AppRole mount path (default approle)',
     '',
     'Environment:',
     '  SECRETSTORE_ADDR or VAULT_ADDR              store address',
-    '  SECRETSTORE_ROLE_ID, SECRETSTORE_SECRET_ID  the pair, when --env-file is not given',
+    '  SECRETSTORE_ROLE_ID, SECRETSTORE_SECRET_ID  the pair, when --credentials-file is not given',
     '',
     'Exit codes: 0 valid, 1 invalid, 2 usage error, 3 runtime error (the check could not be made).',
   ].join('\n'),
@@ -34,13 +36,14 @@ export const checkAppRoleCommand: Command = {
     return runOperatorCommand(context, async (io) => {
       const { values } = parseCommandArguments(
         args,
-        { 'env-file': { type: 'string' }, mount: { type: 'string', default: 'approle' } },
-        { min: 0, max: 0, names: 'no arguments (the pair comes from --env-file or the environment)' },
+        { ...CREDENTIALS_FILE_PATH_OPTIONS, mount: { type: 'string', default: 'approle' } },
+        { min: 0, max: 0, names: 'no arguments (the pair comes from --credentials-file or the environment)' },
       );
       let pair: AppRoleCredentials | undefined;
       let source: string;
-      if (typeof values['env-file'] === 'string') {
-        const file = new AppRoleCredentialsFile(path.resolve(context.cwd, values['env-file']));
+      const credentialsFile = credentialsFilePath(values);
+      if (credentialsFile !== undefined) {
+        const file = new AppRoleCredentialsFile(path.resolve(context.cwd, credentialsFile));
         pair = file.read();
         source = file.path;
         if (!pair) throw new UsageError(`${file.path} does not exist or lacks SECRETSTORE_ROLE_ID or SECRETSTORE_SECRET_ID`);
@@ -48,7 +51,7 @@ export const checkAppRoleCommand: Command = {
         pair = credentialsFromEnvironment(context.env);
         source = 'the environment';
         if (!pair) {
-          throw new UsageError('no pair to check: give --env-file PATH, or set SECRETSTORE_ROLE_ID and SECRETSTORE_SECRET_ID in the environment');
+          throw new UsageError('no pair to check: give --credentials-file PATH, or set SECRETSTORE_ROLE_ID and SECRETSTORE_SECRET_ID in the environment');
         }
       }
       io.hide(pair.secretId);
@@ -71,7 +74,7 @@ export const checkAppRoleCommand: Command = {
       }
       io.stdout(
         `invalid: the store rejected the Role ID / Secret ID pair from ${source} (HTTP ${result.status}: ${result.reason}). ` +
-          'Fix (spec §7): reprovision: secretstore-iac rotate-secret-id APP --env-file PATH (or provision), ' +
+          'Fix (spec §7): reprovision: secretstore-iac rotate-secret-id APP --credentials-file PATH (or provision), ' +
           're-run the deployment, then restart the agent container',
       );
       return ExitCode.credentialsInvalid;

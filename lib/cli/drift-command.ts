@@ -8,9 +8,9 @@ import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { guardKvMounts } from '../engine/kv-mount-guard';
-import { readLiveStoreFromEnvironment } from './live-source';
+import { readSynthOutput } from '../sources/synth-output';
+import { liveStoreClient, readLiveStoreFromEnvironment } from './live-source';
 import { DEFAULT_SOURCE, SOURCE_HELP, openSourceArgument } from './source-argument';
-import { StoreClient } from '../store/store-client';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 import { terminalJson, terminalText } from '../private/terminal-text';
 import { UsageError } from './usage-error';
@@ -60,17 +60,20 @@ export const driftCommand: Command = {
     let declared;
     let configuration;
     let kvMounts;
+    let namespaces;
     try {
       declared = readDeclaredObjects(source.dir);
       const stacks = [...new Set(declared.map((o) => o.stack))];
       if (stack !== undefined && !stacks.includes(stack)) throw new UsageError(`--stack ${stack}: no such stack with store objects; there are ${stacks.join(', ')}`);
       configuration = readStoreConfiguration(source.dir);
       kvMounts = readDeclaredKvMounts(source.dir, stack === undefined ? undefined : [stack]);
+      // The namespace the stacks were applied to is the one to read (or VAULT_NAMESPACE, if it agrees).
+      namespaces = readSynthOutput(source.dir).filter((s) => stack === undefined || s.name === stack).map((s) => s.namespace);
     } finally {
       source.dispose();
     }
-    if (!(await guardKvMounts('drift', StoreClient.fromEnvironment(context.env), kvMounts, (l) => context.stderr(l)))) return ExitCode.kvMountMismatch;
-    const live = await readLiveStoreFromEnvironment(context);
+    if (!(await guardKvMounts('drift', liveStoreClient(context, namespaces), kvMounts, (l) => context.stderr(l)))) return ExitCode.kvMountMismatch;
+    const live = await readLiveStoreFromEnvironment(context, namespaces);
     const report = await detectDrift(declared, configuration, live, { stack });
     // The report quotes the store's text: escaped before the library adds its own styling.
     if (format === 'json') context.stdout(terminalJson(report));

@@ -1,6 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { MOVES_FILE } from '../reconcile/stack-moves';
+import { readStackNamespace } from '../sources/synth-output';
+import { resolveStoreNamespace } from '../store/store-namespace-setting';
 import { resolveStoreAddress } from '../store/store-address';
 import { checkStoreBeforeEngine, engineNeedsStore } from '../store/store-health';
 import { StoreTransport } from '../store/store-transport';
@@ -12,6 +14,7 @@ import { parseEngineInvocation } from '../engine/engine-invocation';
 import { stateAddresses } from '../engine/engine-state';
 import { runGuardedEngine } from '../engine/guarded-engine-run';
 import { asksToDestroy, declaredAddresses, DestroyNotAllowed, guardInvocation } from '../engine/invocation-guard';
+import { withNoColorArgument } from '../engine/no-color-argument';
 import { checkKvMountsBeforeEngine } from '../engine/plan-guards';
 import { ExitCode } from './exit-code';
 import { UsageError } from './usage-error';
@@ -85,7 +88,8 @@ export const engineCommand: Command = {
   async run(args, context) {
     const split = args.indexOf('--');
     const own = split >= 0 ? args.slice(0, split) : args;
-    const engineArgs = split >= 0 ? args.slice(split + 1) : [];
+    // NO_COLOR reaches the engine as -no-color: it ignores the variable itself.
+    const engineArgs = withNoColorArgument(split >= 0 ? args.slice(split + 1) : [], context.env);
     const { values, positionals } = parseCommandArguments(
       own,
       { outdir: { type: 'string' }, engine: { type: 'string' }, 'refuse-replace': { type: 'boolean' }, 'allow-destroy': { type: 'boolean' } },
@@ -94,9 +98,9 @@ export const engineCommand: Command = {
     if (engineArgs.length === 0) throw new UsageError('give the engine\'s arguments after "--", e.g. -- plan');
     const stack = positionals[0];
     const invocation = parseEngineInvocation(engineArgs);
-    const guard = values['refuse-replace'] === true;
+    const refuseReplace = values['refuse-replace'] === true;
     const allowDestroy = values['allow-destroy'] === true;
-    if (guard && allowDestroy) throw new UsageError('--allow-destroy contradicts --refuse-replace: give one of them');
+    if (refuseReplace && allowDestroy) throw new UsageError('--allow-destroy contradicts --refuse-replace: give one of them');
     if (allowDestroy && !asksToDestroy(invocation)) throw new UsageError('--allow-destroy is only for `destroy`, `apply -destroy` and `plan -destroy -out=FILE`');
     const address = resolveStoreAddress(context.env);
     const stackDir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'), 'stacks', stack);
@@ -108,7 +112,7 @@ export const engineCommand: Command = {
     }
     // What --refuse-replace cannot check, or what takes an object out of state, is refused before
     // anything runs.
-    const guarded = guard ? guardInvocation(invocation, stack, declaredAddresses(stackDir)) : undefined;
+    const guarded = refuseReplace ? guardInvocation(invocation, stack, declaredAddresses(stackDir)) : undefined;
     const choice = chooseEngine(values.engine as string | undefined, context.env);
     const engine = choice.path;
     // A stopped or sealed store otherwise shows as minutes of silent provider retries.
@@ -119,14 +123,22 @@ export const engineCommand: Command = {
       // A standby serves the engine (it forwards to the active node): one line naming the leader.
       if (health?.notice) context.stderr(`secretstore-iac tf: ${health.notice}`);
     }
+    // The stack's namespace (settings.namespace) and VAULT_NAMESPACE / BAO_NAMESPACE must agree: the
+    // provider applies to the one, the checks below and `drift` would read the other.
+    const namespace = resolveStoreNamespace(context.env, retired ? [] : [readStackNamespace(path.join(stackDir, 'cdk.tf.json'))]);
+    const env = engineEnvironment(context.env, address, choice, namespace);
+    // The guards ask the store with what the engine will use: its token and namespace.
+    const guard = { env, stderr: (line: string) => context.stderr(line) };
     // A retired stack declares no policy: no KV mount to check.
-    if (!retired && !(await checkKvMountsBeforeEngine(stack, stackDir, address, engineArgs, context))) return ExitCode.kvMountMismatch;
-    const env = engineEnvironment(context.env, address, choice);
+    if (!retired && !(await checkKvMountsBeforeEngine(stack, stackDir, address, engineArgs, guard))) return ExitCode.kvMountMismatch;
     // Which engine, which version, and why (once the checks passed, just before it runs): a wrong
     // one otherwise shows only as a registry error.
     const version = engineVersion(engine, env);
     context.stderr(`secretstore-iac tf: engine ${engine} (${version ?? 'version unknown'}; ${choice.why}${choice.cliConfig ? `, with its provider mirror ${choice.cliConfig}` : ''})`);
-    if (guarded !== undefined) return runGuardedEngine(guarded, { engine, stackDir, env, stack, address, args: engineArgs }, context);
+    if (guarded !== undefined) {
+      const io = { ...guard, stdout: (line: string) => context.stdout(line), inheritStdio: context.inheritStdio };
+      return runGuardedEngine(guarded, { engine, stackDir, env, stack, address, args: engineArgs }, io);
+    }
     // Without the guard, the destroy mode still needs a person's explicit word: what would go is listed.
     if (asksToDestroy(invocation) && !allowDestroy) {
       let inState: string[] | undefined;

@@ -17,11 +17,17 @@ export interface LoadedConfiguration {
 
 /**
  * Reads the live store at SECRETSTORE_ADDR / VAULT_ADDR with the token of SECRETSTORE_TOKEN /
- * VAULT_TOKEN / BAO_TOKEN (read and list only, docs/adoption.md).
- * @throws LiveStoreReadError, StoreError or StoreAddressError (exit 3)
+ * VAULT_TOKEN / BAO_TOKEN (read and list only, docs/adoption.md), in the namespace of
+ * VAULT_NAMESPACE / BAO_NAMESPACE or, when compared with synthesized stacks, theirs (`declaredNamespaces`).
+ * @throws LiveStoreReadError, StoreError, StoreAddressError or StoreNamespaceError (exit 3)
  */
-export function readLiveStoreFromEnvironment(context: CommandContext): Promise<LiveStore> {
-  return readLiveStore(StoreClient.fromEnvironment(context.env, true, (line) => context.stderr(line)));
+export function readLiveStoreFromEnvironment(context: CommandContext, declaredNamespaces: readonly string[] = []): Promise<LiveStore> {
+  return readLiveStore(liveStoreClient(context, declaredNamespaces));
+}
+
+/** The client of the live store, for the reads of {@link readLiveStoreFromEnvironment} and the checks before them. */
+export function liveStoreClient(context: CommandContext, declaredNamespaces: readonly string[] = []): StoreClient {
+  return StoreClient.fromEnvironment(context.env, true, (line) => context.stderr(line), declaredNamespaces);
 }
 
 /**

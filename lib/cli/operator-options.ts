@@ -14,16 +14,44 @@ export const STORE_ENVIRONMENT_HELP = [
   '                                   privileged token; never taken from arguments',
 ].join('\n');
 
+/**
+ * The options naming the provisioned env file: `--credentials-file`, and `--env-file`, its older name.
+ * Node 20 takes `--env-file` for itself wherever it stands on its command line when a script is
+ * started as `node script ...`, as `npx` starts itself: `npx secretstore-iac provision APP --env-file F`
+ * then ends in `node: F: not found` (exit 9) before this tool runs, or loads F into npx's own environment.
+ */
+export const CREDENTIALS_FILE_PATH_OPTIONS: OptionDefinitions = {
+  'credentials-file': { type: 'string' },
+  'env-file': { type: 'string' },
+};
+
+/** Help line of {@link CREDENTIALS_FILE_PATH_OPTIONS}, after the option's own description. */
+export const CREDENTIALS_FILE_ALIAS_HELP =
+  '                        (--env-file PATH is the same option; with npx on Node 20, node itself takes --env-file and stops: use --credentials-file)';
+
+/**
+ * The env file named by `--credentials-file` or `--env-file`; undefined when neither is given.
+ * @throws UsageError when both are given with different paths
+ */
+export function credentialsFilePath(values: Readonly<Record<string, unknown>>): string | undefined {
+  const given = (['credentials-file', 'env-file'] as const).map((k) => values[k]).filter((v): v is string => typeof v === 'string' && v !== '');
+  if (given.length === 2 && given[0] !== given[1]) {
+    throw new UsageError(`--credentials-file ${given[0]} and --env-file ${given[1]} name two files: --env-file is the older name of --credentials-file; give one`);
+  }
+  return given[0];
+}
+
 /** Options shared by `provision` and `rotate-secret-id`. */
 export const CREDENTIALS_FILE_OPTIONS: OptionDefinitions = {
-  'env-file': { type: 'string' },
+  ...CREDENTIALS_FILE_PATH_OPTIONS,
   owner: { type: 'string' },
   mount: { type: 'string', default: 'approle' },
 };
 
 /** Help lines of {@link CREDENTIALS_FILE_OPTIONS}. */
 export const CREDENTIALS_FILE_HELP = [
-  '  --env-file PATH       the env file the container definition references (e.g. /opt/{org}/orchestrator.env)',
+  '  --credentials-file PATH  the env file the container definition references (e.g. /opt/{org}/orchestrator.env)',
+  CREDENTIALS_FILE_ALIAS_HELP,
   "  --owner USER[:GROUP]  owner of PATH (names or ids; default: the existing file's owner, else the current user)",
   '  --mount MOUNT         AppRole mount path (default approle)',
 ].join('\n');
@@ -40,15 +68,15 @@ export interface CredentialsFileTarget {
 
 /**
  * The env file, the owner to give it, and the AppRole operator on the mount, from parsed options.
- * @throws UsageError for a missing `--env-file`, a malformed `--owner`, `--mount` or role name
+ * @throws UsageError for a missing `--credentials-file`, a malformed `--owner`, `--mount` or role name
  */
 export function credentialsFileTarget(
   values: Readonly<Record<string, unknown>>,
   context: CommandContext,
   role: string,
 ): CredentialsFileTarget {
-  const envFile = values['env-file'];
-  if (typeof envFile !== 'string' || envFile === '') throw new UsageError('--env-file PATH is required');
+  const envFile = credentialsFilePath(values);
+  if (envFile === undefined) throw new UsageError('--credentials-file PATH is required');
   const mount = String(values.mount ?? 'approle');
   const problem = roleNameProblem(role) ?? mountPathProblem(mount);
   if (problem) throw new UsageError(problem);

@@ -6,12 +6,12 @@ import { runOperatorCommand } from './redacting-context';
 import { terminalLine } from '../private/terminal-text';
 import { issueSecretIdForFile, writeCredentials } from './secret-id-issuance';
 
-/** `secretstore-iac provision APP --env-file PATH` (spec §4.1 flow 3). */
+/** `secretstore-iac provision APP --credentials-file PATH` (spec §4.1 flow 3). */
 export const provisionCommand: Command = {
   name: 'provision',
   summary: "write an application's Role ID and a new Secret ID to its env file (spec §4.1 flow 3)",
   usage: [
-    'Usage: secretstore-iac provision APP --env-file PATH [--owner USER[:GROUP]] [--mount approle]',
+    'Usage: secretstore-iac provision APP --credentials-file PATH [--owner USER[:GROUP]] [--mount approle]',
     '',
     'Reads the Role ID of the AppRole role APP (the role name as declared, e.g. orchestrator-dev), generates',
     'a new Secret ID, and writes SECRETSTORE_ROLE_ID and SECRETSTORE_SECRET_ID to PATH atomically with mode',
@@ -36,7 +36,7 @@ export const provisionCommand: Command = {
         if (previous) {
           io.stderr(
             `note: ${file.path} held a Secret ID, which stays valid in the store; ` +
-              `use secretstore-iac rotate-secret-id ${role} --env-file ${file.path} to replace and destroy Secret IDs`,
+              `use secretstore-iac rotate-secret-id ${role} --credentials-file ${file.path} to replace and destroy Secret IDs`,
           );
         }
         return ExitCode.ok;

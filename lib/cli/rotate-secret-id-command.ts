@@ -7,12 +7,12 @@ import { runOperatorCommand } from './redacting-context';
 import { terminalLine } from '../private/terminal-text';
 import { issueSecretIdForFile, writeCredentials } from './secret-id-issuance';
 
-/** `secretstore-iac rotate-secret-id APP --env-file PATH` (spec §5.3). */
+/** `secretstore-iac rotate-secret-id APP --credentials-file PATH` (spec §5.3). */
 export const rotateSecretIdCommand: Command = {
   name: 'rotate-secret-id',
   summary: "replace an application's Secret ID in its env file and destroy the previous one (spec §5.3)",
   usage: [
-    'Usage: secretstore-iac rotate-secret-id APP --env-file PATH [--owner USER[:GROUP]] [--mount approle] [--keep-previous]',
+    'Usage: secretstore-iac rotate-secret-id APP --credentials-file PATH [--owner USER[:GROUP]] [--mount approle] [--keep-previous]',
     '',
     'Rotates the Secret ID of the AppRole role APP (spec §5.3): generates a new Secret ID, verifies it by a',
     'login, writes it with the Role ID to PATH as provision does (atomically, mode 0600), then destroys the',

@@ -328,6 +328,7 @@ export class AgentConfigurations extends Construct implements IArtifactSource {
       cli: this.cliOf(app),
       roleName: app.roleName,
       authPath: app.authPath,
+      namespace: SecretStoreStack.of(app).settings.namespace,
       tokenTtl: app.tokenTtl,
       exitOnError: this.exitOnError,
       storeAddress: this.storeAddress,

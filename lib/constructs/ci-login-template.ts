@@ -214,6 +214,7 @@ export class CiLoginTemplate extends Construct implements IArtifactSource {
       idTokenVariable: CI_ID_TOKEN_VARIABLE,
       registryLoginCommand: this.registryLoginCommand,
       baseJobName: CI_LOGIN_BASE_JOB,
+      namespace: SecretStoreStack.of(this).settings.namespace,
     });
   }
 

@@ -109,6 +109,7 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
           firstStack: SecretStoreStack.of(this.props.applyRole).node.id,
           authPath: this.props.applyRole.identityName.split('/')[0],
           audience: this.props.applyRole.audiences[0],
+          namespace: SecretStoreStack.of(this.props.applyRole).settings.namespace,
           applyRoleName: this.props.applyRole.roleName,
           planRoleName: this.props.planRole.roleName,
           acknowledgeLabel: this.props.acknowledgeLabel ?? 'access-risk-acknowledged',

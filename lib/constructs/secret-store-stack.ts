@@ -5,6 +5,7 @@ import { PlatformSettings, PlatformSettingsProps } from '../model/platform-setti
 import { ValidationProblem } from '../model/validation-problem';
 import { checked, checkProps, expectFunction, expectInstance, expectString, optional, ownValue, PropsSchema } from '../model/props-check';
 import { StoreTargetRecord } from './store-target-record';
+import { terraformString } from '../render/text-encoders';
 import { markStackLocal, prepareElements } from './stack-local-element';
 
 /** The run-time checks of {@link SecretStoreStackProps}. */
@@ -64,7 +65,10 @@ export class SecretStoreStack extends TerraformStack {
     const given = ownValue<unknown>(props, 'settings');
     // Settings given as plain props (a cast, a JSON file) are checked field by field like any others.
     this.settings = given instanceof PlatformSettings ? given : new PlatformSettings((given ?? {}) as PlatformSettingsProps);
-    markStackLocal(new VaultProvider(this, 'vault', {}));
+    // The provider works in the declared namespace (an attribute of the provider block, so that the
+    // engine does not depend on VAULT_NAMESPACE being set the same way everywhere).
+    const namespace = this.settings.namespace;
+    markStackLocal(new VaultProvider(this, 'vault', namespace === undefined ? {} : { namespace: terraformString(namespace) }));
     markStackLocal(new StoreTargetRecord(this, 'secretstore-iac-store', this.settings));
     // cdktf writes the bindings' exact version (5.6.0); a 5.x range lets the engine use the 5.x
     // release it has (the lock file then pins it).

@@ -73,15 +73,16 @@ export class StorePolicy extends Policy {
     return this.policyText;
   }
 
-  /** A reference to the policy text on the store (`${vault_policy.<id>.policy}`), as the provider's resource gives it. */
+  /**
+   * A reference to the policy text on the store (`${vault_policy.<id>.policy}`), as the provider's
+   * resource gives it. Setting it is refused: the text is rendered from {@link document} at
+   * synthesis, so a value set here would be ignored; add rules to the document (a grant) instead.
+   */
   get policy(): string {
     return super.policy;
   }
 
-  /**
-   * Refused: the text is rendered from {@link document} at synthesis, so a value set here would be
-   * ignored. Add rules to the document (a grant) instead.
-   */
+  // Refused (see the getter): a value set here would be ignored.
   set policy(_value: string) {
     throw new Error(`StorePolicy ${this.node.path}: policy is rendered from its document at synthesis; add rules to document (a grant) instead of setting the text`);
   }

@@ -47,6 +47,21 @@ export function toolchainCache(env: NodeJS.ProcessEnv): string | undefined {
  * @throws Error naming what was looked for
  */
 export function chooseEngine(wanted: string | undefined, env: NodeJS.ProcessEnv): EngineChoice {
+  const choice = chooseEngineBinary(wanted, env);
+  // A CLI configuration that names no file is ignored by the engine without a word: the provider
+  // mirror it was meant to give (or the toolchain's) silently turns into the online registry.
+  const configured = env.TF_CLI_CONFIG_FILE;
+  if (configured && !fs.existsSync(configured)) {
+    const tofurc = choice.toolchainConfig;
+    return tofurc
+      ? { path: choice.path, why: `${choice.why}; TF_CLI_CONFIG_FILE=${configured} names no file, so the toolchain's provider mirror is used instead`, cliConfig: tofurc }
+      : { path: choice.path, why: `${choice.why}; warning: TF_CLI_CONFIG_FILE=${configured} names no file: the engine ignores it (no provider mirror, the registry is asked); unset it or point it at a file` };
+  }
+  return { path: choice.path, why: choice.why, cliConfig: choice.cliConfig };
+}
+
+/** The binary and why; for the toolchain's own engine, its CLI configuration (whether or not it is used). */
+function chooseEngineBinary(wanted: string | undefined, env: NodeJS.ProcessEnv): EngineChoice & { readonly toolchainConfig?: string } {
   const named: Array<[string | undefined, string]> = [
     [wanted, '--engine'],
     [env.SECRETSTORE_IAC_ENGINE || undefined, 'SECRETSTORE_IAC_ENGINE'],
@@ -62,10 +77,12 @@ export function chooseEngine(wanted: string | undefined, env: NodeJS.ProcessEnv)
   const built = cache ? path.join(cache, 'bin', 'tofu') : undefined;
   if (built && fs.existsSync(built)) {
     const tofurc = path.join(cache!, 'tofurc');
+    const toolchainConfig = fs.existsSync(tofurc) ? tofurc : undefined;
     return {
       path: built,
       why: 'the OpenTofu npm run toolchain built',
-      cliConfig: env.TF_CLI_CONFIG_FILE || !fs.existsSync(tofurc) ? undefined : tofurc,
+      cliConfig: env.TF_CLI_CONFIG_FILE ? undefined : toolchainConfig,
+      toolchainConfig,
     };
   }
   for (const name of ENGINE_NAMES) {
@@ -83,10 +100,20 @@ export function engineVersion(engine: string, env: NodeJS.ProcessEnv): string | 
 
 /**
  * The environment the engine runs with in a stack directory: the caller's, with `VAULT_ADDR` set to
- * the resolved store address (the vault provider reads only `VAULT_ADDR`), and the `BAO_*` TLS
+ * the resolved store address (the vault provider reads only `VAULT_ADDR`), the `BAO_*` TLS
  * variables (`BAO_CACERT`, ...) copied to their `VAULT_*` names when those are unset (the provider
- * reads only those).
+ * reads only those), `VAULT_TOKEN` from `BAO_TOKEN` / `SECRETSTORE_TOKEN` when it is unset (the
+ * provider reads neither), and `VAULT_NAMESPACE` set to the namespace the tools resolved (so that
+ * `BAO_NAMESPACE` reaches the provider as it reaches the tools' own requests).
  */
-export function engineEnvironment(env: NodeJS.ProcessEnv, address: string, choice?: EngineChoice): NodeJS.ProcessEnv {
-  return { ...env, ...vaultTlsVariables(env), ...(choice?.cliConfig ? { TF_CLI_CONFIG_FILE: choice.cliConfig } : {}), VAULT_ADDR: address };
+export function engineEnvironment(env: NodeJS.ProcessEnv, address: string, choice?: EngineChoice, namespace?: string): NodeJS.ProcessEnv {
+  const token = (env.VAULT_TOKEN ?? '').trim() === '' ? [env.SECRETSTORE_TOKEN, env.BAO_TOKEN].map((t) => (t ?? '').trim()).find((t) => t !== '') : undefined;
+  return {
+    ...env,
+    ...vaultTlsVariables(env),
+    ...(choice?.cliConfig ? { TF_CLI_CONFIG_FILE: choice.cliConfig } : {}),
+    ...(token ? { VAULT_TOKEN: token } : {}),
+    ...(namespace ? { VAULT_NAMESPACE: namespace } : {}),
+    VAULT_ADDR: address,
+  };
 }

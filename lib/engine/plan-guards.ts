@@ -1,6 +1,7 @@
 import * as path from 'path';
 import { readStackKvMounts } from '../reconcile/declared-kv-mount';
 import { StoreClient } from '../store/store-client';
+import { resolveStoreNamespace } from '../store/store-namespace-setting';
 import { StoreTransport } from '../store/store-transport';
 import { engineToken, guardKvMounts } from './kv-mount-guard';
 import { DestructionRefused, PlanReview } from './replacement-guard';
@@ -33,11 +34,12 @@ export async function refuseReview(review: PlanReview, stack: string, address: s
     throw new Error(`no store token: the plan of ${stack} creates ${review.creates.length} object(s), and --refuse-replace looks each up on the store with the token the vault provider uses: set VAULT_TOKEN`);
   }
   const transport = StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l));
-  const checked = await checkPlannedCreates(review.creates, new StoreClient({ address, token, transport }));
+  const checked = await checkPlannedCreates(review.creates, new StoreClient({ address, token, transport, namespace: resolveStoreNamespace(context.env) }));
   if (checked.takeovers.length > 0) throw new TakeoverRefused(checked.takeovers, what, stack);
   if (checked.unreadable.length === 0) return;
   if (beforeApply) throw new UnreadableCreatesRefused(checked.unreadable, what);
-  context.stderr(`secretstore-iac tf: note: ${describeUnreadable(checked.unreadable)}\n  (the plan is saved: its apply with --refuse-replace checks these again, with the token that applies it)`);
+  context.stderr(`secretstore-iac tf: note: ${describeUnreadable(checked.unreadable)}
+  (the plan is saved: its apply with --refuse-replace checks these again, with the token that applies it)`);
 }
 
 /**
@@ -64,6 +66,6 @@ export async function checkKvMountsBeforeEngine(
   }
   // The same transport as every store call (TLS variables, deadline, no cross-origin redirect).
   const transport = StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l));
-  return guardKvMounts('tf', new StoreClient({ address, token, transport }), declared, (l) => context.stderr(l));
+  return guardKvMounts('tf', new StoreClient({ address, token, transport, namespace: resolveStoreNamespace(context.env) }), declared, (l) => context.stderr(l));
 }
 

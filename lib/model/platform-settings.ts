@@ -1,6 +1,7 @@
 import { identifierNameProblems } from './identifier-name';
 import { KvMount } from './kv-mount';
 import { ValidationProblem } from './validation-problem';
+import { canonicalStoreNamespace, storeNamespaceProblems } from './store-namespace';
 import { httpUrlProblems } from './http-url';
 import { hostNameProblems } from './host-name';
 import { STORE_KINDS, StoreTarget, StoreTargetProps } from './store-target';
@@ -57,6 +58,15 @@ export interface PlatformSettingsProps {
    * @default { kind: 'openbao' } (version unknown)
    */
   readonly store?: StoreTargetProps;
+  /**
+   * The store namespace every stack, the tools, the CI login and the agents work in (OpenBao
+   * namespaces; HashiCorp Vault Enterprise and HCP Vault, whose top namespace is `admin`). The
+   * vault provider of every stack is given it, the generated CI login and agent/proxy files send
+   * it, and the CLI uses it unless `VAULT_NAMESPACE` / `BAO_NAMESPACE` says the same or disagrees
+   * (then it stops): docs/operators.md#namespaces.
+   * @default none: the root namespace
+   */
+  readonly namespace?: string;
 }
 
 /** The run-time checks of {@link PlatformSettingsProps}. */
@@ -68,6 +78,7 @@ export const PLATFORM_SETTINGS_SCHEMA: PropsSchema = {
   kvMount: optional(expectInstance(KvMount, "a KvMount (new KvMount('secret', 2))")),
   insecureHttpHosts: optional(expectStringArray),
   store: optional(expectShape({ kind: expectEnum(STORE_KINDS), version: optional(expectString) }, "an object { kind: 'openbao' | 'vault', version? }")),
+  namespace: optional(expectString),
 };
 
 const DEFAULT_REGISTRY_PORTS = { push: 8443, pull: 8444 };
@@ -90,6 +101,9 @@ export class PlatformSettings {
   readonly store: StoreTarget;
   /** True when `store` was given: without it, reserved names of either store are refused. */
   readonly storeGiven: boolean;
+  /** The store namespace, canonical (`admin/team`); undefined for the root namespace. */
+  readonly namespace?: string;
+  private readonly namespaceGiven?: string;
   private readonly typeProblems: ValidationProblem[];
   private readonly givenProps: unknown;
 
@@ -110,6 +124,8 @@ export class PlatformSettings {
     const store = read<StoreTargetProps | undefined>('store', undefined);
     this.storeGiven = store !== undefined;
     this.store = store ? new StoreTarget(store.kind, store.version) : StoreTarget.DEFAULT;
+    this.namespaceGiven = read<string | undefined>('namespace', undefined);
+    this.namespace = this.namespaceGiven === undefined ? undefined : canonicalStoreNamespace(this.namespaceGiven);
   }
 
   /** What the URL checks allow of plain http. */
@@ -146,6 +162,7 @@ export class PlatformSettings {
     }
     problems.push(...this.kvMount.problems('kvMount'));
     if (this.storeGiven) problems.push(...StoreTarget.problems('store', this.store));
+    if (this.namespaceGiven !== undefined) problems.push(...storeNamespaceProblems('namespace', this.namespaceGiven));
     return problems;
   }
 }

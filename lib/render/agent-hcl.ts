@@ -34,6 +34,11 @@ export interface AgentHclOptions {
   readonly roleName: string;
   /** Mount path of its AppRole auth method (`approle`). */
   readonly authPath: string;
+  /**
+   * Store namespace of the login and the reads (`settings.namespace`).
+   * @default none: the root namespace
+   */
+  readonly namespace?: string;
   /** Its token TTL: the header states when the lifetime watcher renews (about two thirds of it). */
   readonly tokenTtl: Duration;
   /** Its declared renewal interval, stated in the header when there is no renew-self loop (with one, its own interval is). */
@@ -90,7 +95,7 @@ export function renderAgentHcl(options: AgentHclOptions): string {
       : []),
     '',
     ...storeAddressLines(options.storeAddress),
-    ...appRoleAutoAuthLines({ mountPath: `auth/${options.authPath}`, exitOnError: options.exitOnError, roleIdFile: p.roleIdFile, secretIdFile: p.secretIdFile }),
+    ...appRoleAutoAuthLines({ mountPath: `auth/${options.authPath}`, namespace: options.namespace, exitOnError: options.exitOnError, roleIdFile: p.roleIdFile, secretIdFile: p.secretIdFile }),
     '',
     'template_config {',
     `  static_secret_render_interval = ${hclString(options.secretRefreshInterval.toString())}`,

@@ -12,6 +12,11 @@ import { hclString } from './text-encoders';
 export interface AppRoleAutoAuth {
   /** Mount path of the AppRole method (`auth/approle`). */
   readonly mountPath: string;
+  /**
+   * Namespace to log in to; the agent also renders its templates there (OpenBao's and Vault's agent
+   * take the method's namespace for the template reads when `VAULT_NAMESPACE` is unset).
+   */
+  readonly namespace?: string;
   /** `exit_on_err`: exit when a login fails instead of retrying with backoff. */
   readonly exitOnError: boolean;
   /** Role ID file. */
@@ -31,6 +36,7 @@ export function appRoleAutoAuthLines(auth: AppRoleAutoAuth): string[] {
     'auto_auth {',
     '  method "approle" {',
     `    mount_path  = ${hclString(auth.mountPath)}`,
+    ...(auth.namespace ? [`    namespace   = ${hclString(auth.namespace)}`] : []),
     `    exit_on_err = ${auth.exitOnError}`,
     '    config = {',
     `      role_id_file_path                   = ${hclString(auth.roleIdFile)}`,

@@ -34,6 +34,11 @@ export interface CiLoginScriptOptions {
    * @default false: the token is forgotten once the job's secrets are read
    */
   readonly exportVaultToken?: boolean;
+  /**
+   * Store namespace of the login and the reads (`X-Vault-Namespace`), canonical (`admin/team`).
+   * @default none: the root namespace
+   */
+  readonly namespace?: string;
 }
 
 // The four job variables below are spelled out in ci-login.sh (a parameter expansion cannot hold a
@@ -107,9 +112,19 @@ export function renderCiLoginScript(options: CiLoginScriptOptions): string {
     ADDRESS_VARIABLES_SH: shellQuote(STORE_ADDRESS_VARIABLES.join(' ')),
     ADDRESS_FALLBACKS_SH: shellQuote(fallbacks.join(', ')),
     LOGIN_COMMAND_SH: shellQuote(loginCommand),
+    NAMESPACE_SH: shellQuote(options.namespace ?? ''),
     JSON_VALUE_AWK,
     SHOW_RESPONSE_AWK,
     ONE_LINE_AWK,
   };
-  return fillTemplate(SCRIPT_TEMPLATE, values, { EXPORT_VAULT_TOKEN: options.exportVaultToken === true }, 'ci-login.sh');
+  const namespace = options.namespace !== undefined && options.namespace !== '';
+  return fillTemplate(
+    SCRIPT_TEMPLATE,
+    values,
+    // The namespace header is written only for a platform in a namespace: the script of one in the
+    // root namespace stays as it was. The exported token is valid only in its namespace, so the
+    // engine's provider gets VAULT_NAMESPACE with it.
+    { EXPORT_VAULT_TOKEN: options.exportVaultToken === true, NAMESPACE: namespace, ROOT_NAMESPACE: !namespace, EXPORT_VAULT_TOKEN_NAMESPACE: namespace && options.exportVaultToken === true },
+    'ci-login.sh',
+  );
 }

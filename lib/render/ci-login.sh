@@ -20,6 +20,9 @@ _ss_base_job=@@BASE_JOB_SH@@
 _ss_addr_vars=@@ADDRESS_VARIABLES_SH@@
 _ss_addr_fallbacks=@@ADDRESS_FALLBACKS_SH@@
 _ss_login_cmd_default=@@LOGIN_COMMAND_SH@@
+#@if NAMESPACE
+_ss_namespace=@@NAMESPACE_SH@@
+#@end
 _ss_read_var='SECRETSTORE_READ'
 _ss_login_var='SECRETSTORE_REGISTRY_LOGIN'
 # ---- messages -------------------------------------------------------------------------------------
@@ -83,11 +86,22 @@ _ss_curl() {
   esac
 }
 _ss_post_login() {
+#@if ROOT_NAMESPACE
   _ss_curl "{\"role\":\"$_ss_role\",\"jwt\":\"$_ss_jwt\"}" \
     -X POST -H 'Content-Type: application/json' --data-binary @- -- "$1"
+#@end
+#@if NAMESPACE
+  _ss_curl "{\"role\":\"$_ss_role\",\"jwt\":\"$_ss_jwt\"}" \
+    -X POST -H 'Content-Type: application/json' -H "X-Vault-Namespace: $_ss_namespace" --data-binary @- -- "$1"
+#@end
 }
 _ss_get() {
+#@if ROOT_NAMESPACE
   _ss_curl "header = \"X-Vault-Token: $_ss_token\"" -K - -- "$1"
+#@end
+#@if NAMESPACE
+  _ss_curl "header = \"X-Vault-Token: $_ss_token\"" -H "X-Vault-Namespace: $_ss_namespace" -K - -- "$1"
+#@end
 }
 _ss_unreachable() {
   _ss_die "could not reach the secrets store at $_ss_addr ($1: curl exit $_ss_curl_rc, see curl's message above)" \
@@ -334,6 +348,9 @@ _ss_main() {
   # For jobs that talk to the store themselves (the engine's vault provider reads VAULT_TOKEN).
   export VAULT_TOKEN="$_ss_token"
 #@end
+#@if EXPORT_VAULT_TOKEN_NAMESPACE
+  export VAULT_NAMESPACE="$_ss_namespace"
+#@end
   for _ss_e in ${SECRETSTORE_READ:-}; do
     _ss_read_entry "$_ss_e"
   done
@@ -351,6 +368,9 @@ unset _ss_addr _ss_addr_from _ss_body _ss_cacert _ss_cmd _ss_cmd_word _ss_cond _
   _ss_token _ss_u _ss_uvar _ss_v _ss_val _ss_vars \
   _ss_role _ss_auth_path _ss_audience _ss_id_token_var _ss_base_job _ss_addr_vars _ss_addr_fallbacks \
   _ss_login_cmd_default _ss_read_var _ss_login_var
+#@if NAMESPACE
+unset _ss_namespace
+#@end
 unset -f _ss_say _ss_die _ss_is_name _ss_json _ss_errors _ss_curl _ss_post_login _ss_get _ss_unreachable \
   _ss_find_address _ss_need_tools _ss_login _ss_read_entry _ss_registry_login _ss_main
 if [ -z "$_ss_noglob" ]; then set +f; fi

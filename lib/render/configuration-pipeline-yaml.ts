@@ -4,6 +4,11 @@ import { commentText, isLiteralBlockSafe, yamlScalar } from './text-encoders';
 
 /** What {@link renderConfigurationPipelineYaml} needs to know about the platform. */
 export interface ConfigurationPipelineYamlOptions {
+  /**
+   * Store namespace the jobs log in to and apply in (`settings.namespace`).
+   * @default none: the root namespace
+   */
+  readonly namespace?: string;
   /** Synthesized stack names, one plan/apply/drift job each. */
   readonly stacks: readonly string[];
   /**
@@ -217,6 +222,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       audience: options.audience,
       baseJobName: role === options.applyRoleName ? '.secretstore-iac-apply-login' : '.secretstore-iac-plan-login',
       exportVaultToken: true,
+      namespace: options.namespace,
     });
   const image = options.image ? `  image: ${q(options.image)}\n` : '';
   const out: string[] = [];

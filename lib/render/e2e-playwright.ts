@@ -360,7 +360,12 @@ export default class ReportingReporter implements Reporter {
     if (!this.endpoint || !this.key) return;
     const sent = this.key
       .then(async (key) => {
-        if (!key) throw new Error(\`no API key: TESTREPORT_API_KEY is unset and \${API_KEY_PATH} could not be read (SECRETSTORE_ADDR, VAULT_TOKEN)\`);
+        if (!key) {
+          throw new Error(
+            \`no API key: TESTREPORT_API_KEY is unset (the CI login exports it only when REPORTING_ENDPOINT is set before the login runs) \` +
+              \`and \${API_KEY_PATH} could not be read with SECRETSTORE_ADDR and VAULT_TOKEN (the CI login never exports its store token: that fallback is for a run with a token of your own)\`,
+          );
+        }
         const response = await fetch(this.endpoint, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: \`Bearer \${key}\` },

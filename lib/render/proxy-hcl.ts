@@ -12,6 +12,11 @@ export interface ProxyHclOptions {
   readonly roleName: string;
   /** Mount path of its AppRole auth method (`approle`). */
   readonly authPath: string;
+  /**
+   * Store namespace of the login and the reads (`settings.namespace`).
+   * @default none: the root namespace
+   */
+  readonly namespace?: string;
   /** Its token TTL: the header states when the lifetime watcher renews (about two thirds of it). */
   readonly tokenTtl: Duration;
   /** The proxy's own files inside its container. */
@@ -59,7 +64,7 @@ export function renderProxyHcl(options: ProxyHclOptions): string {
       : `# Token renewal: automatic (lifetime watcher), at about 2/3 of the remaining lease: about ${watcher} into the ${options.tokenTtl} TTL.`,
     '',
     ...storeAddressLines(options.storeAddress),
-    ...appRoleAutoAuthLines({ mountPath: `auth/${options.authPath}`, exitOnError: options.exitOnError, roleIdFile: p.roleIdFile, secretIdFile: p.secretIdFile }),
+    ...appRoleAutoAuthLines({ mountPath: `auth/${options.authPath}`, namespace: options.namespace, exitOnError: options.exitOnError, roleIdFile: p.roleIdFile, secretIdFile: p.secretIdFile }),
     '',
     ...tokenAddingListenerLines(options.proxyPort),
   ];

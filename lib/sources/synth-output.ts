@@ -15,6 +15,8 @@ export interface SynthStack {
   readonly resources: Readonly<Record<string, Readonly<Record<string, ResourceBlock>>>>;
   /** cdktf's `//.metadata` of the stack (Terraform ignores it), `{}` when absent. */
   readonly metadata: Readonly<Record<string, unknown>>;
+  /** The store namespace its vault provider works in (`settings.namespace`), `''` for the root namespace. */
+  readonly namespace: string;
 }
 
 /**
@@ -39,16 +41,36 @@ export function readSynthOutput(dir: string): SynthStack[] {
         throw new Error(`${manifestFile}: stack "${name}" has no synthesizedStackPath`);
       }
       const file = path.join(dir, entry.synthesizedStackPath);
-      const document = readJson(file) as { resource?: Record<string, Record<string, ResourceBlock>>; '//'?: { metadata?: unknown } };
+      const document = readJson(file) as {
+        resource?: Record<string, Record<string, ResourceBlock>>;
+        provider?: { vault?: { namespace?: unknown }[] };
+        '//'?: { metadata?: unknown };
+      };
+      const namespace = providerNamespace(document);
       const metadata = document['//']?.metadata;
       return {
         name,
         file,
         resources: document.resource ?? {},
         metadata: metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : {},
+        namespace,
       };
     })
     .sort((a, b) => compareStrings(a.name, b.name));
+}
+
+/** The namespace of a stack document's vault provider block, `''` when none (the root namespace). */
+function providerNamespace(document: { provider?: { vault?: { namespace?: unknown }[] } }): string {
+  const namespace = document.provider?.vault?.[0]?.namespace;
+  return typeof namespace === 'string' ? namespace : '';
+}
+
+/**
+ * The namespace one synthesized stack (`cdk.tf.json`) works in, `''` for the root namespace.
+ * @throws Error naming the file when it cannot be read
+ */
+export function readStackNamespace(file: string): string {
+  return providerNamespace(readJson(file) as { provider?: { vault?: { namespace?: unknown }[] } });
 }
 
 function readJson(file: string): unknown {

@@ -1,6 +1,7 @@
 import { StoreTarget } from '../model/store-target';
 import { storeText } from '../private/terminal-text';
 import { resolveStoreAddress } from './store-address';
+import { resolveStoreNamespace } from './store-namespace-setting';
 import { StoreTransport, StoreTransportError } from './store-transport';
 
 /** Environment variables that may carry a privileged store token, in the order they are consulted. */
@@ -53,6 +54,11 @@ export interface StoreClientOptions {
   readonly address: string;
   /** Token for authenticated calls. */
   readonly token?: string;
+  /**
+   * Store namespace every request is sent to (`X-Vault-Namespace`), canonical (`admin/team`).
+   * @default the root namespace
+   */
+  readonly namespace?: string;
   /**
    * Per-request deadline, when no {@link transport} is given.
    * @default 5000
@@ -113,16 +119,19 @@ export class StoreClient {
   /**
    * Address from `SECRETSTORE_ADDR` / `VAULT_ADDR` / `BAO_ADDR`; token, if `withToken`, from the
    * environment; transport settings and TLS from the environment ({@link StoreTransport.fromEnvironment}),
-   * its warnings to `warn`.
+   * its warnings to `warn`; the namespace from the environment or `declaredNamespaces` (the
+   * synthesized stacks', {@link resolveStoreNamespace}).
    */
-  static fromEnvironment(env: NodeJS.ProcessEnv = process.env, withToken = true, warn?: (line: string) => void): StoreClient {
+  static fromEnvironment(env: NodeJS.ProcessEnv = process.env, withToken = true, warn?: (line: string) => void, declaredNamespaces: readonly string[] = []): StoreClient {
     const address = resolveStoreAddress(env);
     const token = withToken ? resolveStoreToken(env) : undefined;
-    return new StoreClient({ address, token, transport: StoreTransport.fromEnvironment(env, warn) });
+    return new StoreClient({ address, token, namespace: resolveStoreNamespace(env, declaredNamespaces), transport: StoreTransport.fromEnvironment(env, warn) });
   }
 
   /** Base address without trailing slash. */
   readonly address: string;
+  /** The namespace requests go to; undefined for the root namespace. */
+  readonly namespace?: string;
   private readonly token?: string;
   /** How requests are sent. */
   readonly transport: StoreTransport;
@@ -130,6 +139,7 @@ export class StoreClient {
   constructor(options: StoreClientOptions) {
     this.address = options.address.replace(/\/+$/, '');
     this.token = options.token;
+    this.namespace = options.namespace === undefined || options.namespace === '' ? undefined : options.namespace;
     this.transport = options.transport ?? new StoreTransport({ timeoutMs: options.timeoutMs });
   }
 
@@ -173,6 +183,7 @@ export class StoreClient {
     const send = token === undefined ? this.token : token ?? undefined;
     const headers: Record<string, string> = {};
     if (send) headers['X-Vault-Token'] = send;
+    if (this.namespace !== undefined) headers['X-Vault-Namespace'] = this.namespace;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res;
     try {
@@ -251,7 +262,7 @@ export class StoreClient {
   /** Whether the store accepts the token at all (`auth/token/lookup-self`, allowed by the default policy). */
   private async tokenIsValid(token: string): Promise<boolean> {
     try {
-      const res = await this.transport.request({ method: 'GET', url: `${this.address}/v1/auth/token/lookup-self`, headers: { 'X-Vault-Token': token } });
+      const res = await this.transport.request({ method: 'GET', url: `${this.address}/v1/auth/token/lookup-self`, headers: { 'X-Vault-Token': token, ...(this.namespace === undefined ? {} : { 'X-Vault-Namespace': this.namespace }) } });
       return res.status === 200;
     } catch {
       return true;

@@ -7,7 +7,7 @@ import * as path from 'path';
 import { postgresState } from '../../lib';
 import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
 import { runStoreCli } from '../support/store/store-cli';
-import { definePlatform } from '../../stacks/platform';
+import { definePlatform } from '../../lib/platform/platform';
 import { createHandMadePlatform } from '../support/store/hand-made-platform';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';

@@ -6,7 +6,7 @@
  * (docs/store-tests.md).
  */
 import { AppRoleApplication } from '../../lib';
-import { Platform } from '../../stacks/platform';
+import { Platform } from '../../lib/platform/platform';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import {
   appRoleLogin,

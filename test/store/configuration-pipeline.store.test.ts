@@ -77,8 +77,7 @@ describe('the configuration repository\'s pipeline under gitlab-ci-local', () =>
     execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
 
   /** stacks/platform.config.ts of the test repository: the test settings and key, a given job timeout, hash shards if given. */
-  const configSource = (minutes: number, hashShards?: number) => `import { Duration, JwtKeySource } from '../lib';
-import { PlatformConfig } from './platform-config';
+  const configSource = (minutes: number, hashShards?: number) => `import { Duration, JwtKeySource, PlatformConfig } from 'secretstore-iac';
 
 export const platformConfig: PlatformConfig = {
   settings: ${JSON.stringify(TEST_SETTINGS)},

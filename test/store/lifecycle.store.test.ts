@@ -19,8 +19,8 @@ import {
   SecretStoreApp,
   SecretStoreStack,
 } from '../../lib';
-import { Platform } from '../../stacks/platform';
-import { PlatformConfig } from '../../stacks/platform-config';
+import { Platform } from '../../lib/platform/platform';
+import { PlatformConfig } from '../../lib/platform/platform-config';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import {
   clientToken,

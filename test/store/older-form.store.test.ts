@@ -14,8 +14,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KvMount, RegistryServiceAccount } from '../../lib';
-import { Platform } from '../../stacks/platform';
-import { PlatformConfig } from '../../stacks/platform-config';
+import { Platform } from '../../lib/platform/platform';
+import { PlatformConfig } from '../../lib/platform/platform-config';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import {
   SPEC_CI_SECRETS,

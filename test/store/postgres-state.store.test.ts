@@ -5,8 +5,8 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { postgresState, RegistryServiceAccount } from '../../lib';
-import { definePlatform } from '../../stacks/platform';
-import { PlatformConfig } from '../../stacks/platform-config';
+import { definePlatform } from '../../lib/platform/platform';
+import { PlatformConfig } from '../../lib/platform/platform-config';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningPostgres, startPostgres } from '../support/store/postgres-server';

@@ -93,7 +93,7 @@ function configure(s: Session): void {
   if (accounts === undefined) throw new Error('examples/registry-account-in-config.ts has no `accounts: {...}` to copy');
   // A CI key source needs only a public key: the store contacts no CI server.
   const pem = generateSigningKey().publicKeyPem;
-  edit("import { Duration } from '../lib';", "import { Duration, JwtKeySource } from '../lib';");
+  edit("import { Duration, PlatformConfig } from 'secretstore-iac';", "import { Duration, JwtKeySource, PlatformConfig } from 'secretstore-iac';");
   edit(
     'export const platformConfig: PlatformConfig = {\n',
     `export const platformConfig: PlatformConfig = {\n  ciKeySource: JwtKeySource.publicKeys([${JSON.stringify(pem)}]),\n  accounts: ${accounts},\n`,

@@ -1,5 +1,5 @@
-import { PlatformConfig } from '../../stacks/platform-config';
-import { PeopleConfig } from '../../stacks/people-stack';
+import { PlatformConfig } from '../../lib/platform/platform-config';
+import { PeopleConfig } from '../../lib/platform/people-stack';
 import { platformConfig } from '../../stacks/platform.config';
 
 /** A people section: an identity provider on https, two groups, one of which reads a team subtree. */

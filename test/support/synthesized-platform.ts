@@ -3,8 +3,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { Construct } from 'constructs';
 import { SecretStoreApp, SecretStoreValidationError } from '../../lib';
-import { definePlatform, Platform } from '../../stacks/platform';
-import { PlatformConfig } from '../../stacks/platform-config';
+import { definePlatform, Platform } from '../../lib/platform/platform';
+import { PlatformConfig } from '../../lib/platform/platform-config';
 import { platformConfig } from '../../stacks/platform.config';
 
 /** A synthesized platform: its output directory and the parsed stack JSON. */

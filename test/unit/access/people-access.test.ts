@@ -6,7 +6,7 @@ import { readStoreConfiguration } from '../../../lib/access/store-configuration'
 import { whoCan } from '../../../lib/access/who-can';
 import { PolicyParser } from '../../../lib/acl/policy-parser';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
-import { PeopleConfig } from '../../../stacks/people-stack';
+import { PeopleConfig } from '../../../lib/platform/people-stack';
 import { platformConfig } from '../../../stacks/platform.config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 import { PEOPLE, withPeople } from '../../support/people-config';

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { AppRoleApplication, SecretStoreStack } from '../../../lib';
 import { runCli } from '../../../lib/cli/run-cli';
-import { Platform } from '../../../stacks/platform';
+import { Platform } from '../../../lib/platform/platform';
 import { platformConfig } from '../../../stacks/platform.config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 

@@ -69,3 +69,32 @@ describe('operator commands refuse a wrong --env-file as a usage error', () => {
     expect([r.code, r.stderr]).toEqual([3, `secretstore-iac provision: cannot write ${dir}/no/app.env: the directory ${dir}/no does not exist`]);
   });
 });
+
+describe('--credentials-file names the env file; --env-file is its older name', () => {
+  const run = async (args: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(args, { env: {}, cwd: os.tmpdir(), isTerminal: false, stdout: (l) => out.push(l), stderr: (l) => err.push(l) });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+
+  it('the help of provision, rotate-secret-id and check-approle names --credentials-file and says why not --env-file under npx', async () => {
+    for (const command of ['provision', 'rotate-secret-id', 'check-approle']) {
+      const help = await run([command, '--help']);
+      expect(help.out).toContain('--credentials-file PATH');
+      expect(help.out).toContain('with npx on Node 20, node itself takes --env-file and stops: use --credentials-file');
+    }
+  });
+
+  it('both names for two different files is a usage error (exit 2) that names both', async () => {
+    const r = await run(['provision', 'orchestrator-dev', '--credentials-file', '/tmp/a.env', '--env-file', '/tmp/b.env']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--credentials-file /tmp/a.env and --env-file /tmp/b.env name two files');
+  });
+
+  it('without either, provision names the option it needs', async () => {
+    const r = await run(['provision', 'orchestrator-dev']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--credentials-file PATH is required');
+  });
+});

@@ -18,8 +18,8 @@ import {
   SecretStoreValidationError,
 } from '../../../lib';
 import { CiLoginTemplate } from '../../../lib/constructs/ci-login-template';
-import { definePlatform, Platform } from '../../../stacks/platform';
-import { PlatformConfig } from '../../../stacks/platform-config';
+import { definePlatform, Platform } from '../../../lib/platform/platform';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { jobShells } from '../../support/ci-login-harness';
 import * as yaml from 'js-yaml';

@@ -3,7 +3,7 @@ import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { CiSecret, RegistryServiceAccount, SecretStoreApp, SecretStoreValidationError } from '../../../lib';
 import { parseHclPolicyText } from '../../../lib/acl/hcl-policy-parser';
-import { definePlatform } from '../../../stacks/platform';
+import { definePlatform } from '../../../lib/platform/platform';
 import { platformConfig } from '../../../stacks/platform.config';
 import { SeededRandom } from '../../support/seeded-random';
 import { readOutdir, resources, tempOutdir } from '../../support/synthesized-platform';

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Construct } from 'constructs';
 import { AppRoleApplication, Duration, IArtifactSource, SecretStoreApp, SecretStoreStack, SecretStoreValidationError, SynthesisArtifact } from '../../../lib';
-import { definePlatform, Platform } from '../../../stacks/platform';
+import { definePlatform, Platform } from '../../../lib/platform/platform';
 import { platformConfig } from '../../../stacks/platform.config';
 import { tempOutdir } from '../../support/synthesized-platform';
 

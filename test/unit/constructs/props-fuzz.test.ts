@@ -22,8 +22,8 @@ import {
   SecretStoreStack,
   SecretStoreValidationError,
 } from '../../../lib';
-import { definePlatform, Platform } from '../../../stacks/platform';
-import { PlatformConfig } from '../../../stacks/platform-config';
+import { definePlatform, Platform } from '../../../lib/platform/platform';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { SeededRandom } from '../../support/seeded-random';
 import { tempOutdir } from '../../support/synthesized-platform';

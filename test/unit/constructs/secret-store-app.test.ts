@@ -14,8 +14,8 @@ import {
   SecretStoreApp,
   SecretStoreValidationError,
 } from '../../../lib';
-import { definePlatform, Platform } from '../../../stacks/platform';
-import { PlatformConfig } from '../../../stacks/platform-config';
+import { definePlatform, Platform } from '../../../lib/platform/platform';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { stackWithKvMount } from '../../support/kv-mount-stack';
 import { synthesisProblems, tempOutdir } from '../../support/synthesized-platform';
@@ -278,6 +278,10 @@ const cases: Case[] = [
     '[app-roles] applications["billing-dev"].stack = "Payments!": must be lower-case letters, digits and inner hyphens; it contains upper case'],
   ['an API proxy mode that does not exist', undefined as any, { ...platformConfig, agents: { apiProxy: 'sidecar' as any } },
     '[app-roles/agents] apiProxy = "sidecar": must be one of "agent", "proxy"'],
+  ['a store namespace the stores reserve', undefined as any, { ...platformConfig, settings: { ...platformConfig.settings, namespace: 'sys' } },
+    '[ci-access] settings.namespace = "sys": "sys" is reserved by the store (root, sys, audit, auth, cubbyhole, identity) and cannot name a namespace'],
+  ['an application entry that is not an object', undefined as any, { ...platformConfig, applications: { 'billing-dev': 'billing' as any } },
+    '[ci-access] applications["billing-dev"] = "billing": must be an object of the application\'s properties, not text'],
 ];
 
 describe('Bad input: each problem names the construct, field, value and rule', () => {

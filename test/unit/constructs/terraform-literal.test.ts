@@ -17,8 +17,8 @@ import {
 import { readStoreConfiguration } from '../../../lib/access/store-configuration';
 import { templateParts } from '../../../lib/sources/terraform-reference';
 import { terraformString } from '../../../lib/render/text-encoders';
-import { definePlatform, Platform } from '../../../stacks/platform';
-import { PlatformConfig } from '../../../stacks/platform-config';
+import { definePlatform, Platform } from '../../../lib/platform/platform';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { PEOPLE, withPeople } from '../../support/people-config';
 import { SeededRandom } from '../../support/seeded-random';

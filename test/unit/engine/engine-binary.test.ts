@@ -55,7 +55,18 @@ describe('chooseEngine', () => {
     expect(choice).toEqual({ path: built, why: 'the OpenTofu npm run toolchain built', cliConfig: path.join(cache, 'tofurc') });
     expect(engineEnvironment({ PATH: pathDir }, 'https://s.example', choice).TF_CLI_CONFIG_FILE).toBe(path.join(cache, 'tofurc'));
     // A CLI configuration the user set wins; a named engine wins over the toolchain's.
-    expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache, TF_CLI_CONFIG_FILE: '/etc/tofurc' }).cliConfig).toBeUndefined();
+    const own = path.join(cache, 'own.tfrc');
+    fs.writeFileSync(own, 'provider_installation {}\n');
+    expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache, TF_CLI_CONFIG_FILE: own }).cliConfig).toBeUndefined();
+    // One that names no file would be ignored by the engine without a word: the mirror is kept, and the reason says so.
+    expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache, TF_CLI_CONFIG_FILE: '/nowhere/tofurc' })).toEqual({
+      path: built,
+      why: "the OpenTofu npm run toolchain built; TF_CLI_CONFIG_FILE=/nowhere/tofurc names no file, so the toolchain's provider mirror is used instead",
+      cliConfig: path.join(cache, 'tofurc'),
+    });
+    expect(chooseEngine(undefined, { PATH: pathDir, TF_CLI_CONFIG_FILE: '/nowhere/tofurc', SECRETSTORE_IAC_CACHE: path.join(cache, 'none') }).why).toBe(
+      'tofu on PATH; warning: TF_CLI_CONFIG_FILE=/nowhere/tofurc names no file: the engine ignores it (no provider mirror, the registry is asked); unset it or point it at a file',
+    );
     expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache, SECRETSTORE_IAC_TOFU: fromTofuVariable })).toEqual({ path: fromTofuVariable, why: 'SECRETSTORE_IAC_TOFU' });
     // Without the built one: PATH, and the reason says so.
     expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: path.join(cache, 'none') })).toEqual({ path: tofuOnPath, why: 'tofu on PATH' });

@@ -5,7 +5,7 @@ import { describeDestruction, plannedDestructions } from '../../../lib/engine/re
 import { runCli } from '../../../lib/cli/run-cli';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { MOVES_FILE, renderMovesFile, stackMoves } from '../../../lib/reconcile/stack-moves';
-import { PlatformConfig } from '../../../stacks/platform-config';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 

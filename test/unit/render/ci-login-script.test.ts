@@ -18,7 +18,7 @@ import {
 } from '../../../lib/render/ci-login-script';
 import { CiLoginTemplate } from '../../../lib/constructs/ci-login-template';
 import { CiJobTemplate } from '../../../lib/render/gitlab-ci-template';
-import { definePlatform } from '../../../stacks/platform';
+import { definePlatform } from '../../../lib/platform/platform';
 import { platformConfig } from '../../../stacks/platform.config';
 import { FakeStore, fakeJwt, goJson, JobShell, jobShells, leakedValues, runJob } from '../../support/ci-login-harness';
 

@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Duration } from '../../../lib';
 import { renderAgentEntrypoint } from '../../../lib/render/agent-entrypoint';
+import { renderCiLoginScript } from '../../../lib/render/ci-login-script';
 import { REPO_ROOT } from '../../support/paths';
 import { synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
 
@@ -51,6 +52,16 @@ describe('shellcheck -s sh', () => {
     const agents = fs.readdirSync(path.join(outdir, 'agents')).sort();
     expect(agents.length).toBeGreaterThan(0);
     const files = [path.join(outdir, 'ci', 'secretstore-login.sh'), ...agents.map((a) => path.join(outdir, 'agents', a, 'entrypoint.sh'))];
+    expect(shellcheck(files)).toEqual({ status: 0, report: '' });
+  });
+
+  it('reports nothing on the CI login scripts in a namespace (the header sections), with and without the exported token', () => {
+    const dir = path.dirname(tempOutdir());
+    const files = [true, false].map((exportVaultToken) => {
+      const file = path.join(dir, `login-${exportVaultToken}.sh`);
+      fs.writeFileSync(file, renderCiLoginScript({ roleName: 'r', authPath: 'jwt', audience: 'https://ci.example', namespace: 'admin/team', exportVaultToken }));
+      return file;
+    });
     expect(shellcheck(files)).toEqual({ status: 0, report: '' });
   });
 

@@ -1,5 +1,5 @@
 import { CiJwtRole, SSI_R1, SSI_R2 } from '../../../lib';
-import { Platform } from '../../../stacks/platform';
+import { Platform } from '../../../lib/platform/platform';
 import { findingsOf } from '../../support/rule-findings';
 
 describe('SSI-R2: policy names are unique in the store', () => {

@@ -1,5 +1,5 @@
 import { AppRoleApplication, SSI_R5 } from '../../../lib';
-import { Platform } from '../../../stacks/platform';
+import { Platform } from '../../../lib/platform/platform';
 import { findingsOf } from '../../support/rule-findings';
 
 const application = (p: Platform, name: string, environment: string, roleName: string) =>

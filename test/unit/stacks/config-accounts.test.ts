@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import { RegistryServiceAccount } from '../../../lib';
-import { CiAccessStack } from '../../../stacks/ci-access-stack';
-import { PlatformConfig } from '../../../stacks/platform-config';
+import { CiAccessStack } from '../../../lib/platform/ci-access-stack';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { policyRules, resources, synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
 

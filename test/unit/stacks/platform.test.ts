@@ -15,7 +15,7 @@ import {
   RegistryServiceAccount,
   SecretStoreStack,
 } from '../../../lib';
-import { definePlatform } from '../../../stacks/platform';
+import { definePlatform } from '../../../lib/platform/platform';
 import { platformConfig } from '../../../stacks/platform.config';
 import { policyRules, readOutdir, resources, synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
 

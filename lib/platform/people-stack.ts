@@ -1,17 +1,10 @@
 import { Construct } from 'constructs';
-import {
-  OIDC_PROVIDER_VERSION,
-  OidcAuth,
-  OidcAuthProps,
-  OidcGroupRole,
-  OidcGroupRoleProps,
-  PlatformSettings,
-  SecretStoreStack,
-  StateBackendFactory,
-  ValidationProblem,
-  isPlainRecord,
-  ownEntries,
-} from '../lib';
+import { OIDC_PROVIDER_VERSION, OidcAuth, OidcAuthProps } from '../constructs/oidc-auth';
+import { OidcGroupRole, OidcGroupRoleProps } from '../constructs/oidc-group-role';
+import { SecretStoreStack, StateBackendFactory } from '../constructs/secret-store-stack';
+import { PlatformSettings } from '../model/platform-settings';
+import { isPlainRecord, ownEntries } from '../model/props-check';
+import { ValidationProblem } from '../model/validation-problem';
 
 /** One group of people in {@link PeopleConfig.groups}; its key there is the role's name. */
 export type PeopleGroupConfig = Omit<OidcGroupRoleProps, 'auth' | 'roleName'>;

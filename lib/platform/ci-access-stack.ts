@@ -1,21 +1,17 @@
 import { Construct } from 'constructs';
-import {
-  CiJwtAuth,
-  CiLoginTemplate,
-  CiJwtRole,
-  CiSecret,
-  ConfigurationPipeline,
-  ConfigurationPipelineRole,
-  E2eTestTemplate,
-  LiveStoreReaderPolicy,
-  PlatformSettings,
-  RegistryServiceAccount,
-  SecretStoreStack,
-  StateBackendFactory,
-  ValidationProblem,
-  isPlainRecord,
-  ownEntries,
-} from '../lib';
+import { CiJwtAuth } from '../constructs/ci-jwt-auth';
+import { CiJwtRole } from '../constructs/ci-jwt-role';
+import { CiLoginTemplate } from '../constructs/ci-login-template';
+import { CiSecret } from '../constructs/ci-secret';
+import { ConfigurationPipeline } from '../constructs/configuration-pipeline';
+import { ConfigurationPipelineRole } from '../constructs/configuration-pipeline-role';
+import { E2eTestTemplate } from '../constructs/e2e-test-template';
+import { LiveStoreReaderPolicy } from '../constructs/live-store-reader-policy';
+import { RegistryServiceAccount } from '../constructs/registry-service-account';
+import { SecretStoreStack, StateBackendFactory } from '../constructs/secret-store-stack';
+import { PlatformSettings } from '../model/platform-settings';
+import { isPlainRecord, ownEntries } from '../model/props-check';
+import { ValidationProblem } from '../model/validation-problem';
 import { authMountProps, PlatformConfig, readerPolicyProps, RegistryAccountConfig } from './platform-config';
 
 /**

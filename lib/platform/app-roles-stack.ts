@@ -1,11 +1,10 @@
 import { Construct } from 'constructs';
-import {
-  AgentConfigurations,
-  ApplicationStacks,
-  AppRoleAuth,
-  PlatformSettings,
-  StateBackendFactory,
-} from '../lib';
+import { AgentConfigurations } from '../constructs/agent-configuration';
+import { ApplicationStacks, ShardedApplicationProps } from '../constructs/application-stacks';
+import { AppRoleAuth } from '../constructs/approle-auth';
+import { StateBackendFactory } from '../constructs/secret-store-stack';
+import { PlatformSettings } from '../model/platform-settings';
+import { isPlainRecord, ownEntries } from '../model/props-check';
 import { authMountProps, PlatformConfig } from './platform-config';
 
 /**
@@ -33,6 +32,8 @@ export class AppRolesStack extends ApplicationStacks {
     this.addApplication('identity-shared', { name: 'identity', environment: 'shared', roleName: 'authentik-role' });
     this.addApplication('sourcehost-shared', { name: 'sourcehost', environment: 'shared', roleName: 'gitlab-role' });
     this.addApplication('registry-shared', { name: 'registry', environment: 'shared', roleName: 'registry' });
+    // An entry that is not an object is reported by the configuration's own check (on ci-access).
+    for (const [id, props] of ownEntries(config.applications)) if (isPlainRecord(props)) this.addApplication(id, props as unknown as ShardedApplicationProps);
     // Agent configuration of every application of this stack and its shards that declares secrets
     // (also those added later).
     new AgentConfigurations(this, 'agents', config.agents);

@@ -1,16 +1,16 @@
-import {
-  AgentConfigurationsProps,
-  ApplicationSharding,
-  AuthMountTune,
-  ConfigurationPipelineProps,
-  Duration,
-  E2eTestTemplateProps,
-  JwtKeySource,
-  PlatformSettingsProps,
-  RegistryServiceAccountProps,
-} from '../lib';
+import { AgentConfigurationsProps } from '../constructs/agent-configuration';
+import { ShardedApplicationProps } from '../constructs/application-stacks';
+import { ConfigurationPipelineProps } from '../constructs/configuration-pipeline';
+import { E2eTestTemplateProps } from '../constructs/e2e-test-template';
+import { RegistryServiceAccountProps } from '../constructs/registry-service-account';
+import { ApplicationSharding } from '../model/application-sharding';
+import { AuthMountTune } from '../model/auth-mount-tune';
+import { Duration } from '../model/duration';
+import { JwtKeySource } from '../model/jwt-key-source';
+import { PlatformSettingsProps } from '../model/platform-settings';
 import type { PeopleConfig } from './people-stack';
-import { expectBoolean, expectRecord, expectShape, expectString, optional, ownEntries, ownValue, PropCheck, PropsSchema, ValidationProblem } from '../lib';
+import { expectBoolean, expectRecord, expectShape, expectString, optional, ownEntries, ownValue, PropCheck, PropsSchema } from '../model/props-check';
+import { ValidationProblem } from '../model/validation-problem';
 
 /**
  * A registry service account declared in {@link PlatformConfig.accounts}; its key there is the
@@ -92,6 +92,14 @@ export interface PlatformConfig {
    */
   readonly accounts?: Readonly<Record<string, RegistryAccountConfig>>;
   /**
+   * Applications of this installation, by construct id, besides the spec's four (§2.4) that the
+   * `app-roles` stack declares. One key gives the AppRole role (`{name}-{environment}` unless
+   * `roleName`), its policy reading only `secret/data/{org}/{environment}/{name}/*`, the Role ID
+   * output, the agent files and the checks: the same as `platform.appRoles.addApplication(id, props)`.
+   * @default none
+   */
+  readonly applications?: Readonly<Record<string, ShardedApplicationProps>>;
+  /**
    * Where the agent files go and the paths inside the agent's container (env file, Role ID and
    * Secret ID files, refresh interval), and which process serves the loopback API proxy
    * (`apiProxy`: the agent's, or the store's proxy with `proxy.hcl` and `proxy-entrypoint.sh`).
@@ -156,6 +164,8 @@ export const PLATFORM_CONFIG_SCHEMA: PropsSchema = {
     typeof value === 'boolean' ? [] : expectShape({ name: optional(expectString) }, 'true, false or an object { name?: string }')(field, value)),
   ciBoundClaims: checkedByItsConstruct,
   accounts: optional(expectRecord(expectAccountConfig, 'an object of account names to account properties')),
+  // Each application's fields are checked by ApplicationStacks.addApplication and its construct.
+  applications: optional(expectRecord(expectRecord(undefined, "an object of the application's properties"), 'an object of application ids to application properties')),
   agents: checkedByItsConstruct,
   configurationProject: optional(expectRecord(undefined, 'an object of the configuration project\'s properties')),
   e2eTests: checkedByItsConstruct,

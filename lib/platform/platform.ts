@@ -1,5 +1,7 @@
 import { Construct } from 'constructs';
-import { isPlainRecord, ownValue, PlatformSettings, StateBackendFactory } from '../lib';
+import { StateBackendFactory } from '../constructs/secret-store-stack';
+import { PlatformSettings } from '../model/platform-settings';
+import { isPlainRecord, ownValue } from '../model/props-check';
 import { AppRolesStack } from './app-roles-stack';
 import { CiAccessStack } from './ci-access-stack';
 import { PeopleStack } from './people-stack';

@@ -1,0 +1,205 @@
+/**
+ * Store namespaces (issue 28): `settings.namespace` puts the whole platform in one namespace of the
+ * store, and every party names it the same way: the engine's provider (the provider block), the
+ * CLI's own requests (`tf`'s checks, `drift`, `adopt`, `who-can live`: X-Vault-Namespace), the
+ * generated CI login and the agent files. OpenBao has namespaces since 2.3 (its dev server serves
+ * them); HashiCorp Vault only in Enterprise and HCP, so on Vault open source this file checks that
+ * the store refuses them and says so, instead of skipping silently.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as yaml from 'js-yaml';
+import { AgentConfigurations } from '../../lib/constructs/agent-configuration';
+import { Duration } from '../../lib';
+import { jobShells, leakedValues, runJob } from '../support/ci-login-harness';
+import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
+import { PlatformFixture, TEST_SETTINGS, testPlatformConfig, testSecretValues } from '../support/store/platform-fixture';
+import { freePort, RunningStore, startStore } from '../support/store/store-server';
+import { storeCli } from '../support/store/store-facts';
+import { runStoreCli } from '../support/store/store-cli';
+import { storeKind, toolchain } from '../support/store/toolchain-env';
+import { AgentRun, waitFor } from '../support/store/agent-run';
+
+const NAMESPACE = 'team-a';
+
+/** One request to the store in a namespace (or the root namespace when `namespace` is undefined). */
+async function nsRequest(store: RunningStore, namespace: string | undefined, method: string, apiPath: string, body?: unknown, token: string | null = store.rootToken) {
+  const headers: Record<string, string> = {};
+  if (token) headers['X-Vault-Token'] = token;
+  if (namespace) headers['X-Vault-Namespace'] = namespace;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(`${store.addr}/v1/${apiPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = text ? JSON.parse(text) : '';
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body: parsed };
+}
+
+if (storeKind() === 'vault') {
+  describe('namespaces on HashiCorp Vault (open source)', () => {
+    let store: RunningStore;
+    beforeAll(async () => {
+      store = await startStore();
+    });
+    afterAll(async () => store?.stop());
+
+    it('has none: creating one is refused, so settings.namespace is for Vault Enterprise / HCP Vault only (docs/operators.md#namespaces)', async () => {
+      const res = await nsRequest(store, undefined, 'POST', `sys/namespaces/${NAMESPACE}`, {});
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.body).toEqual({ errors: ['enterprise-only feature'] });
+    });
+  });
+} else {
+  describe(`the platform in the ${storeCli()} namespace "${NAMESPACE}"`, () => {
+    let store: RunningStore;
+    let fixture: PlatformFixture;
+    let key: JwtSigningKey;
+    let work: string;
+    let proxyPort: number;
+    /** A token of the namespace (as HCP Vault's admin token is one of `admin`). */
+    let nsToken: string;
+    const secrets = new Set<string>();
+    const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runStoreCli(args, { cwd: fixture.dir, addr: store.addr, token: nsToken, env });
+
+    beforeAll(async () => {
+      key = generateSigningKey();
+      store = await startStore();
+      secrets.add(store.rootToken);
+      work = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-namespace-'));
+      fs.chmodSync(work, 0o700);
+      // The namespace and its KV v2 mount `secret/`, as the store's operators would make them.
+      expect((await nsRequest(store, undefined, 'POST', `sys/namespaces/${NAMESPACE}`, {})).status).toBeLessThan(300);
+      expect((await nsRequest(store, NAMESPACE, 'POST', 'sys/mounts/secret', { type: 'kv', options: { version: '2' } })).status).toBeLessThan(300);
+      // The operators' token lives in the namespace. A root token of the root namespace cannot drive
+      // the provider there: the child token the provider creates in the namespace inherits only
+      // `default` (the root policy exists in no namespace), and every write answers 403
+      // (docs/operators.md#namespaces).
+      const admin = 'path "*" {\n  capabilities = ["create", "read", "update", "delete", "list", "sudo"]\n}\n';
+      expect((await nsRequest(store, NAMESPACE, 'PUT', 'sys/policies/acl/platform-admin', { policy: admin })).status).toBe(204);
+      const created = await nsRequest(store, NAMESPACE, 'POST', 'auth/token/create', { policies: ['platform-admin'], ttl: '1h' });
+      nsToken = created.body.auth.client_token;
+      secrets.add(nsToken);
+      proxyPort = await freePort();
+      fixture = PlatformFixture.create(store, 'namespace');
+      const out = path.join(fixture.dir, 'cdktf.out', 'ns-agents');
+      fixture.synthPlatform(testPlatformConfig(key.publicKeyPem, { settings: { ...TEST_SETTINGS, namespace: NAMESPACE } as any }), (platform) => {
+        const stack = platform.appRoles;
+        new AgentConfigurations(stack, 'ns-agents', {
+          applications: stack.applications.filter((a) => a.roleName === 'orchestrator-dev'),
+          outputDirectory: 'ns-agents',
+          paths: {
+            configFile: path.join(out, 'orchestrator-dev', 'agent.hcl'),
+            templateFile: path.join(out, 'orchestrator-dev', 'env.ctmpl'),
+            roleIdFile: path.join(work, 'auth', 'role-id'),
+            secretIdFile: path.join(work, 'auth', 'secret-id'),
+            envFile: path.join(work, 'secrets', '.env'),
+          },
+          secretRefreshInterval: Duration.seconds(1),
+          proxyPort,
+        });
+      });
+      // Applied through the CLI, so that its checks (store health, KV mounts, takeover lookups) ask the namespace too.
+      for (const stack of ['ci-access', 'app-roles']) {
+        const init = await cli(['tf', stack, '--', 'init', '-input=false']);
+        expect(init.code).toBe(0);
+        const apply = await cli(['tf', stack, '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false']);
+        if (apply.code !== 0) throw new Error(`apply of ${stack} failed (${apply.code}):\n${apply.stderr}\n${apply.stdout}`);
+      }
+    });
+
+    afterAll(async () => {
+      await store?.stop();
+      fixture?.cleanup();
+      if (work) fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    it('both stacks are applied inside the namespace and nothing reaches the root namespace', async () => {
+      const inside = await nsRequest(store, NAMESPACE, 'GET', 'sys/auth');
+      expect(Object.keys(inside.body.data ?? inside.body).filter((m) => m === 'jwt/' || m === 'approle/').sort()).toEqual(['approle/', 'jwt/']);
+      const root = await nsRequest(store, undefined, 'GET', 'sys/auth');
+      expect(Object.keys(root.body.data ?? root.body)).not.toContain('jwt/');
+      expect(Object.keys(root.body.data ?? root.body)).not.toContain('approle/');
+      expect((await nsRequest(store, NAMESPACE, 'GET', 'sys/policies/acl/registry-ci')).status).toBe(200);
+      expect((await nsRequest(store, undefined, 'GET', 'sys/policies/acl/registry-ci')).status).toBe(404);
+    });
+
+    it('the generated CI login logs in and reads inside the namespace (job token signed by the test)', async () => {
+      const values = testSecretValues(['username', 'password']);
+      Object.values(values).forEach((v) => secrets.add(v));
+      expect((await nsRequest(store, NAMESPACE, 'POST', 'secret/data/registry/svc-orchestrator', { data: values })).status).toBe(200);
+      const ci = path.join(fixture.dir, 'cdktf.out', 'ci');
+      const script = fs.readFileSync(path.join(ci, 'secretstore-login.sh'), 'utf8');
+      const doc: any = yaml.load(fs.readFileSync(path.join(ci, 'secretstore-ci.gitlab-ci.yml'), 'utf8'));
+      const jwt = signJwt(key.privateKey, gitlabJobClaims({ aud: doc['.secretstore-login'].id_tokens.SECRETSTORE_ID_TOKEN.aud }, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: key.kid });
+      const r = await runJob({
+        shell: jobShells()[0],
+        script,
+        env: { ...doc['.secretstore-login'].variables, ...doc['.secretstore-image-scan'].variables, SECRETSTORE_ADDR: store.addr, SECRETSTORE_ID_TOKEN: jwt },
+        collect: ['SVC_ORCHESTRATOR_USERNAME', 'SVC_ORCHESTRATOR_PASSWORD'],
+      });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.vars).toEqual({ SVC_ORCHESTRATOR_USERNAME: values.username, SVC_ORCHESTRATOR_PASSWORD: values.password });
+      expect(leakedValues(r.log, [...secrets])).toEqual([]);
+      // The same job without the namespace reaches the root namespace, where no such role exists.
+      const rootLogin = await nsRequest(store, undefined, 'POST', 'auth/jwt/login', { role: 'registry-ci', jwt }, null);
+      expect(rootLogin.status).toBeGreaterThanOrEqual(400);
+    });
+
+    it('the agent logs in with the provisioned Role ID / Secret ID and renders the application\'s secret inside the namespace', async () => {
+      const values = { pg_host: 'db.internal', pg_user: 'orchestrator', pg_password: testSecretValues(['p']).p };
+      secrets.add(values.pg_password);
+      expect((await nsRequest(store, NAMESPACE, 'POST', 'secret/data/acme/dev/orchestrator/database', { data: values })).status).toBe(200);
+      // provision with the tools' namespace from the environment (no synthesized stack to read here).
+      const envFile = path.join(work, 'orchestrator.env');
+      const provisioned = await cli(['provision', 'orchestrator-dev', '--env-file', envFile], { BAO_NAMESPACE: NAMESPACE });
+      expect(provisioned.code).toBe(0);
+      const vars = Object.fromEntries(
+        fs.readFileSync(envFile, 'utf8').split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).replace(/^'|'$/g, '')]),
+      );
+      secrets.add(vars.SECRETSTORE_SECRET_ID);
+      const agent = new AgentRun(
+        path.join(fixture.dir, 'cdktf.out', 'ns-agents', 'orchestrator-dev', 'entrypoint.sh'),
+        { SECRETSTORE_ROLE_ID: vars.SECRETSTORE_ROLE_ID, SECRETSTORE_SECRET_ID: vars.SECRETSTORE_SECRET_ID, SECRETSTORE_ADDR: store.addr, SECRETSTORE_AGENT_BINARY: toolchain().bao },
+        work,
+      );
+      try {
+        const env = path.join(work, 'secrets', '.env');
+        await waitFor('the env file', () => (fs.existsSync(env) && fs.readFileSync(env, 'utf8').includes('PG_HOST') ? true : undefined), 60_000);
+        expect(fs.readFileSync(env, 'utf8')).toContain("PG_HOST='db.internal'");
+        expect(agent.logText()).toContain('authentication successful');
+        expect(leakedValues(agent.logText(), [...secrets])).toEqual([]);
+      } finally {
+        await agent.stop();
+      }
+    });
+
+    it('drift and adopt read the namespace the stacks declare: in sync, nothing to import', async () => {
+      const drift = await cli(['drift', 'cdktf.out', '--stack', 'app-roles']);
+      expect(drift.stderr).toBe('');
+      expect(drift.code).toBe(0);
+      const adopt = await cli(['adopt', '--dry-run']);
+      expect(adopt.code).toBe(0);
+      expect(`${adopt.stdout}${adopt.stderr}`).not.toMatch(/import \{/);
+    });
+
+    it('a VAULT_NAMESPACE that names another namespace stops drift and tf before any request (exit 3), naming both', async () => {
+      const drift = await cli(['drift', 'cdktf.out'], { VAULT_NAMESPACE: 'elsewhere' });
+      expect(drift.code).toBe(3);
+      expect(drift.stderr).toContain(`VAULT_NAMESPACE=elsewhere but the synthesized stacks declare settings.namespace "${NAMESPACE}"`);
+      const plan = await cli(['tf', 'app-roles', '--', 'plan'], { VAULT_NAMESPACE: 'elsewhere' });
+      expect(plan.code).toBe(3);
+    });
+
+    it('who-can live asks the namespace named by BAO_NAMESPACE', async () => {
+      const r = await cli(['who-can', 'read', 'secret/data/registry/svc-orchestrator', 'live'], { BAO_NAMESPACE: NAMESPACE });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('jwt/registry-ci');
+    });
+  });
+}
