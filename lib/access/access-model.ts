@@ -3,6 +3,7 @@ import { AclPolicy } from '../acl/acl-policy';
 import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME, defaultPolicyText } from '../acl/default-policy';
 import { StoreTarget } from '../model/store-target';
 import { PolicyParser } from '../acl/policy-parser';
+import { storePolicyName } from '../model/store-policy-name';
 import { Identity } from './identity';
 import { StoreConfiguration } from './store-configuration';
 
@@ -26,6 +27,20 @@ export interface IdentityAccess {
   readonly problems: readonly string[];
   /** True when the store refuses every login of this identity (it lists the root policy). */
   readonly loginRefused: boolean;
+  /**
+   * The policies on its tokens that are not fully evaluated, each with why (a key the store accepts
+   * and the evaluator does not model, or a store-held text this parser cannot read), by policy
+   * name; empty when every policy is. Their readable rules count; the identity may have more access.
+   */
+  readonly unevaluated: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * The problem line of an identity holding a policy that is not fully evaluated: "may have more
+ * access", naming the policy and what was not evaluated.
+ */
+export function notFullyEvaluatedLine(policy: string, reasons: readonly string[]): string {
+  return `may have more access: policy "${policy}" is not fully evaluated (${reasons.join('; ')}); its other rules count`;
 }
 
 /**
@@ -41,20 +56,24 @@ export class AccessModel {
   static async load(configuration: StoreConfiguration, parser?: PolicyParser): Promise<AccessModel> {
     const target = configuration.store ?? StoreTarget.DEFAULT;
     parser ??= new PolicyParser(undefined, target.kind);
+    // Texts read from a live store were accepted by it: a gap of the model marks the policy, it
+    // does not stop the analysis of every other identity.
+    const storeAccepted = configuration.liveStore === true;
     const builtinDefault = !configuration.policies.has(DEFAULT_POLICY_NAME);
     const builtinText = defaultPolicyText(target.kind);
     const textOf = (name: string): string | undefined =>
       name === DEFAULT_POLICY_NAME && builtinDefault ? builtinText : configuration.policies.get(name)?.text;
     const parsed = new Map<string, AclPolicy>();
     const used = new Set<string>();
-    for (const identity of configuration.identities) identity.tokenPolicies.forEach((p) => used.add(p));
+    for (const identity of configuration.identities) identity.tokenPolicies.forEach((p) => used.add(storePolicyName(p)));
+    used.delete('');
     if (configuration.identities.some((i) => !i.noDefaultPolicy)) used.add(DEFAULT_POLICY_NAME);
     for (const name of [...used].sort()) {
       const text = textOf(name);
-      if (text !== undefined) parsed.set(name, await parser.parse(name, text));
+      if (text !== undefined) parsed.set(name, await parser.parse(name, text, { kind: target.kind, storeAccepted }));
     }
     const listLookup = listLookupOf(target);
-    const identities = configuration.identities.map((identity) => access(identity, parsed, listLookup, configuration.liveStore === true));
+    const identities = configuration.identities.map((identity) => access(identity, parsed, listLookup, target, configuration.liveStore === true));
     const unattached = [...configuration.policies.keys()].filter((name) => !used.has(name)).sort();
     return new AccessModel(identities, unattached, builtinDefault, configuration.stacks, textOf(DEFAULT_POLICY_NAME) ?? builtinText, target);
   }
@@ -92,15 +111,16 @@ export class AccessModel {
   }
 }
 
-function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, listLookup: ListLookup, liveStore: boolean): IdentityAccess {
-  const names = new Set(identity.tokenPolicies);
+function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, listLookup: ListLookup, target: StoreTarget, liveStore: boolean): IdentityAccess {
+  // Names as the store files them, whatever the source wrote (it trims and lower-cases).
+  const names = new Set(identity.tokenPolicies.map(storePolicyName).filter((n) => n !== ''));
   if (!identity.noDefaultPolicy) names.add(DEFAULT_POLICY_NAME);
   const tokenPolicies = [...names].sort();
   const problems: string[] = [];
   if (names.has(ROOT_POLICY_NAME)) {
     // The store refuses the login ("auth methods cannot create root tokens"): no token, no access.
     problems.push('lists the root policy: the store refuses every login ("auth methods cannot create root tokens")');
-    return { identity, tokenPolicies, acl: Acl.fromPolicies([]), policies: [], problems, loginRefused: true };
+    return { identity, tokenPolicies, acl: Acl.fromPolicies([]), policies: [], problems, loginRefused: true, unevaluated: new Map() };
   }
   const policies: AclPolicy[] = [];
   for (const name of tokenPolicies) {
@@ -109,6 +129,12 @@ function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, list
     else if (liveStore) problems.push(`policy "${name}" is missing on the store; the store ignores a policy it does not have, so it grants nothing until it is written (a declared policy: apply its stack)`);
     else problems.push(`policy "${name}" is not declared in the synthesized stacks; the store ignores a policy it does not have, so it grants nothing here`);
   }
-  const acl = Acl.fromPolicies(policies, { templating: 'literal', listLookup });
-  return { identity, tokenPolicies, acl, policies, problems, loginRefused: false };
+  const unevaluated = new Map<string, readonly string[]>();
+  for (const policy of policies) {
+    if (!policy.unevaluated || policy.unevaluated.length === 0) continue;
+    unevaluated.set(policy.name, policy.unevaluated);
+    problems.push(notFullyEvaluatedLine(policy.name, policy.unevaluated));
+  }
+  const acl = Acl.fromPolicies(policies, { templating: 'literal', listLookup, store: target.kind });
+  return { identity, tokenPolicies, acl, policies, problems, loginRefused: false, unevaluated };
 }

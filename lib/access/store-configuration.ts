@@ -3,6 +3,7 @@ import { ReferenceResolver } from '../sources/terraform-reference';
 import { ResourceBlock, STORE_TARGET_METADATA_KEY, SynthStack, readSynthOutput } from '../sources/synth-output';
 import { compareStrings } from '../private/compare-strings';
 import { StoreTarget } from '../model/store-target';
+import { storePolicyName } from '../model/store-policy-name';
 
 /** A policy declared by a `vault_policy` resource. */
 export interface DeclaredPolicy {
@@ -167,7 +168,7 @@ function readPolicies(stack: SynthStack, resolver: ReferenceResolver): DeclaredP
     if (typeof name !== 'string' || typeof text !== 'string') {
       throw new Error(`${stack.name}: ${where}: "name" and "policy" must be strings`);
     }
-    return { name: name.trim().toLowerCase(), text, stack: stack.name, declaredAt: declaredAt(block) };
+    return { name: storePolicyName(name), text, stack: stack.name, declaredAt: declaredAt(block) };
   });
 }
 
@@ -229,7 +230,7 @@ function identity(
     role,
     stack: stack.name,
     declaredAt: declaredAt(raw),
-    tokenPolicies: [...new Set((Array.isArray(policies) ? policies : []).map((p) => String(p).trim().toLowerCase()).filter((p) => p !== ''))].sort(),
+    tokenPolicies: [...new Set((Array.isArray(policies) ? policies : []).map((p) => storePolicyName(String(p))).filter((p) => p !== ''))].sort(),
     noDefaultPolicy: field('token_no_default_policy') === true,
     bindings: sortKeys(bindings),
   };

@@ -1,7 +1,9 @@
-import { AclRule } from '../acl/acl';
-import { STORE_CAPABILITIES, StoreCapability, capabilitiesOf, isDenyMask } from '../acl/store-capability';
+import { AclRule, requestPathOf } from '../acl/acl';
+import { sudoOnlyPath } from '../acl/sudo-path';
+import { STORE_CAPABILITIES, StoreCapability, capabilitiesOf, isDenyMask, maskHas } from '../acl/store-capability';
 import { STORE_KINDS, StoreTarget } from '../model/store-target';
 import { AccessModel } from './access-model';
+import { KnownKvMount, kvPathForm } from './kv-path-form';
 
 /** The words `who-can` asks about on the store `target`: its capabilities but `deny`, in documentation order. */
 export function whoCanCapabilities(target: StoreTarget): StoreCapability[] {
@@ -40,6 +42,19 @@ export interface WhoCanEntry {
   readonly rule: string;
   /** Policies contributing to that rule. */
   readonly policies: readonly string[];
+  /**
+   * The keys that narrow what the rule allows (`allowed_parameters`, `max_wrapping_ttl`, ...),
+   * when it has any: the identity can, but only within them. Absent for an unconstrained rule.
+   */
+  readonly constraints?: readonly string[];
+}
+
+/** An identity holding a policy that is not fully evaluated: it may have more access than shown. */
+export interface WhoCanUnevaluated {
+  /** Identity name. */
+  readonly identity: string;
+  /** The policies not fully evaluated, each with why (the key, or what could not be read). */
+  readonly policies: ReadonlyArray<{ readonly name: string; readonly reasons: readonly string[] }>;
 }
 
 /** Who can use a capability on a path, and who is stopped by an explicit deny. */
@@ -48,35 +63,87 @@ export interface WhoCanAnswer {
   readonly capability: StoreCapability;
   /** The request path asked about. */
   readonly path: string;
+  /**
+   * The path the answer is for, as the store checks it: `/` appended for LIST and SCAN, the KV
+   * form the mount serves (see {@link notes}).
+   */
+  readonly evaluatedPath: string;
+  /** Why {@link evaluatedPath} differs from {@link path}, and what else the reader must know; one line each. */
+  readonly notes: readonly string[];
   /** Identities allowed, with the rule that allows them, sorted by identity. */
   readonly allowed: readonly WhoCanEntry[];
   /** Identities whose governing rule is a `deny`, sorted by identity. */
   readonly denied: readonly WhoCanEntry[];
+  /**
+   * Identities whose governing rule has the capability but not `sudo`, on a path the store
+   * protects with `sudo` (root-protected): the store refuses them. Sorted by identity.
+   */
+  readonly needSudo: readonly WhoCanEntry[];
+  /**
+   * Identities holding a policy that is not fully evaluated, whatever the answer for them: they
+   * may have more access than shown. Sorted by identity.
+   */
+  readonly notFullyEvaluated: readonly WhoCanUnevaluated[];
+}
+
+/** Options of {@link whoCan}. */
+export interface WhoCanOptions {
+  /**
+   * The KV mounts whose version is known (declared by the stacks, or read from the store): a path
+   * in the other version's form is answered for the form the mount serves, with a note.
+   */
+  readonly kvMounts?: readonly KnownKvMount[];
 }
 
 /**
  * The identities that can use `capability` on `path`, each with the single rule that governs the
- * request (LIST and SCAN use the store's list lookups; everything else the plain one).
- * Templated rules are matched literally, so a path naming a real entity id is not matched by
+ * request, answered as the store decides it (`Acl.check`): LIST and SCAN paths end in `/` as the
+ * store makes them, a root-protected path needs `sudo` as well, and a KV path in the other KV
+ * version's form is answered for the form its mount serves (`options.kvMounts`). Templated rules
+ * are matched literally, so a path naming a real entity id is not matched by
  * `{{identity.entity.id}}` rules.
  * @throws Error with {@link whoCanRefusal}'s reason when the model's store does not know `capability`
  */
-export function whoCan(model: AccessModel, capability: StoreCapability, path: string): WhoCanAnswer {
+export function whoCan(model: AccessModel, capability: StoreCapability, path: string, options: WhoCanOptions = {}): WhoCanAnswer {
   const refusal = whoCanRefusal(capability, model.store);
   if (refusal !== undefined) throw new Error(refusal);
+  const notes: string[] = [];
+  const form = kvPathForm(capability, path, options.kvMounts ?? []);
+  if (form) notes.push(form.note);
+  const asked = form?.path ?? path;
+  const evaluatedPath = requestPathOf(capability, asked);
+  if (capability === 'list' || capability === 'scan') {
+    if (!asked.endsWith('/')) notes.push(`the store adds a trailing "/" to every ${capability.toUpperCase()} request: answered for ${evaluatedPath}`);
+  }
+  const sudoPath = sudoOnlyPath(model.store.kind, evaluatedPath);
+  if (sudoPath !== undefined && capability !== 'sudo') {
+    notes.push(`${evaluatedPath} is root-protected (${sudoPath}): a request there needs "sudo" on the governing rule besides "${capability}"`);
+  }
   const allowed: WhoCanEntry[] = [];
   const denied: WhoCanEntry[] = [];
+  const needSudo: WhoCanEntry[] = [];
+  const notFullyEvaluated: WhoCanUnevaluated[] = [];
   for (const access of model.identities) {
     if (access.loginRefused) continue;
-    const decision = access.acl.check(capability, path);
+    if (access.unevaluated.size > 0) {
+      notFullyEvaluated.push({ identity: access.identity.name, policies: [...access.unevaluated].map(([name, reasons]) => ({ name, reasons })) });
+    }
+    const decision = access.acl.check(capability, asked);
     if (!decision.rule) continue;
     const entry = entryOf(access.identity.name, decision.rule);
     if (decision.allowed) allowed.push(entry);
     else if (isDenyMask(decision.rule.mask)) denied.push(entry);
+    else if (decision.sudoPath !== undefined && maskHas(decision.rule.mask, capability)) needSudo.push(entry);
   }
-  return { capability, path, allowed, denied };
+  if (notFullyEvaluated.length > 0) {
+    notes.push(
+      `${notFullyEvaluated.length} ${notFullyEvaluated.length === 1 ? 'identity holds' : 'identities hold'} a policy that is not fully evaluated: ` +
+        'the answer counts its other rules, and they may have more access than shown (listed below)',
+    );
+  }
+  return { capability, path, evaluatedPath, notes, allowed, denied, needSudo, notFullyEvaluated };
 }
 
 function entryOf(identity: string, rule: AclRule): WhoCanEntry {
-  return { identity, rule: rule.path.display, policies: rule.policies };
+  return { identity, rule: rule.path.display, policies: rule.policies, ...(rule.constraints.length > 0 ? { constraints: rule.constraints } : {}) };
 }

@@ -2,7 +2,8 @@ import { AclPolicy, ParsedPolicyRule } from './acl-policy';
 import { RulePath } from './rule-path';
 import { CAPABILITY_BITS, StoreCapability, isDenyMask, maskHas, storeCapabilityAnswer } from './store-capability';
 import { compareStrings } from '../private/compare-strings';
-import { StoreTarget } from '../model/store-target';
+import { StoreKind, StoreTarget } from '../model/store-target';
+import { sudoOnlyPath } from './sudo-path';
 
 /** A rule of an ACL after merging every policy's rule with the same path string. */
 export interface AclRule {
@@ -57,6 +58,21 @@ export interface AclOptions {
   readonly templating?: TemplatingMode;
   /** @default 'trimmed-first' (OpenBao 2.4, Vault 1.21) */
   readonly listLookup?: ListLookup;
+  /**
+   * The store whose root-protected paths ({@link sudoOnlyPath}) {@link Acl.check} enforces: a
+   * request there also needs `sudo` on its governing rule. @default 'openbao'
+   */
+  readonly store?: StoreKind;
+}
+
+/**
+ * The path the store checks a request against: leading slashes dropped, and for LIST and SCAN a
+ * trailing `/` added, which the store's HTTP layer appends to every LIST and SCAN request (and to a
+ * GET with `?list=true` or `?scan=true`) before the ACL sees it.
+ */
+export function requestPathOf(capability: StoreCapability, path: string): string {
+  const request = path.replace(/^\/+/, '');
+  return (capability === 'list' || capability === 'scan') && !request.endsWith('/') ? `${request}/` : request;
 }
 
 /** The outcome of checking one capability on one path. */
@@ -67,6 +83,13 @@ export interface AclDecision {
   readonly rule?: AclRule;
   /** True for a root ACL (every capability, no rule). */
   readonly root: boolean;
+  /** The path the store checks ({@link requestPathOf}). */
+  readonly path: string;
+  /**
+   * The root-protected path the request falls under (`sys/auth/*`), when it does: the request
+   * then also needs `sudo` on the governing rule, and is refused without it.
+   */
+  readonly sudoPath?: string;
 }
 
 /**
@@ -133,7 +156,7 @@ interface Candidate {
 export class Acl {
   /** The ACL of a root token: everything allowed, no rule. */
   static root(): Acl {
-    return new Acl([], true, 'trimmed-first');
+    return new Acl([], true, 'trimmed-first', 'openbao');
   }
 
   /**
@@ -156,7 +179,7 @@ export class Acl {
     const rules = [...slots.values()].map((entries) =>
       entries.length === 1 ? singleRule(entries[0].policy, entries[0].rule) : mergedRule(entries),
     );
-    return new Acl(rules, false, options.listLookup ?? 'trimmed-first');
+    return new Acl(rules, false, options.listLookup ?? 'trimmed-first', options.store ?? 'openbao');
   }
 
   /** Every merged rule, sorted by path then kind: what a report lists. */
@@ -171,6 +194,8 @@ export class Acl {
     readonly isRoot: boolean,
     /** The store version's LIST fallback. */
     readonly listLookup: ListLookup,
+    /** The store whose root-protected paths need `sudo`. */
+    readonly store: StoreKind,
   ) {
     this.rules = [...merged].sort(
       (a, b) => compareStrings(a.path.display, b.path.display) || compareStrings(a.path.kind, b.path.kind),
@@ -217,14 +242,20 @@ export class Acl {
 
   /**
    * Whether a request needing `capability` on `path` passes the ACL (parameter constraints,
-   * wrapping TTLs and control groups aside). LIST and SCAN use their own lookups; `sudo` and the
-   * other capabilities the plain one.
+   * wrapping TTLs and control groups aside), as the store decides it: the path as the store sees
+   * it ({@link requestPathOf}: a LIST or SCAN path ends in `/`), LIST and SCAN with their own
+   * lookups and every other capability with the plain one, and on a root-protected path
+   * ({@link sudoOnlyPath}) `sudo` needed on the governing rule as well.
    */
   check(capability: StoreCapability, path: string): AclDecision {
-    if (this.isRoot) return { allowed: capability !== 'deny', root: true };
+    const request = requestPathOf(capability, path);
+    const sudoPath = sudoOnlyPath(this.store, request);
+    const where = { path: request, ...(sudoPath !== undefined ? { sudoPath } : {}) };
+    if (this.isRoot) return { allowed: capability !== 'deny', root: true, ...where };
     const mode: LookupMode = capability === 'list' ? 'list' : capability === 'scan' ? 'scan' : 'other';
-    const rule = this.governingRule(path, mode);
-    return { allowed: rule !== undefined && maskHas(rule.mask, capability), rule, root: false };
+    const rule = this.governingRule(request, mode);
+    const allowed = rule !== undefined && maskHas(rule.mask, capability) && (sudoPath === undefined || maskHas(rule.mask, 'sudo'));
+    return { allowed, rule, root: false, ...where };
   }
 
   /** Best of the longest matching prefix rule and the matching segment rules. */

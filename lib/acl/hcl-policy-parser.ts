@@ -48,6 +48,9 @@ export function hcl2Items(decoded: Readonly<Record<string, PolicyValue>>): Polic
   for (const [key, value] of Object.entries(decoded)) {
     if (key === 'path' && isPolicyObject(value)) {
       for (const [label, inner] of Object.entries(value)) blocks(['path', label], inner);
+    } else if (key === 'path' && Array.isArray(value) && value.length > 0 && value.every(isPolicyObject)) {
+      // `path { ... }` without a label: the store's rule for the literal path "path".
+      value.forEach((body) => items.push({ keys: ['path'], value: body }));
     } else {
       items.push({ keys: [key], value });
     }

@@ -1,10 +1,11 @@
-import { AclPolicy } from './acl-policy';
+import { AclPolicy, PolicySyntax } from './acl-policy';
 import { DEFAULT_POLICY_DECODED, DEFAULT_POLICY_TEXT, VAULT_DEFAULT_POLICY_DECODED, VAULT_DEFAULT_POLICY_TEXT } from './default-policy';
 import { hcl1JsonItems } from './hcl1-json-items';
 import { hcl2Items, parseHclPolicyText } from './hcl-policy-parser';
 import { readLibraryPolicy } from './library-policy-reader';
 import { decodePolicy } from './policy-decoder';
-import { PolicyValue } from './policy-item';
+import { PolicyItem, PolicyValue } from './policy-item';
+import { storePolicyName } from '../model/store-policy-name';
 import { StoreKind } from '../model/store-target';
 
 /**
@@ -24,7 +25,7 @@ export class PolicyParser {
 
   /**
    * @param now time against which rule `expiration`s are checked (the store drops expired rules)
-   * @param kind the store that reads the policies: which capability words it accepts
+   * @param kind the store that reads the policies: which keys and capability words it accepts
    */
   constructor(
     private readonly now: Date = new Date(),
@@ -34,23 +35,44 @@ export class PolicyParser {
   /**
    * Parses one policy.
    * @param name the policy's name in the store
-   * @throws Error naming the policy when the store would refuse the text
+   * @param options `kind`: the store that reads it (default: the parser's); `storeAccepted`: the
+   *   text is held by the store (read from a live store), so what this parser cannot read or does
+   *   not model marks the policy "not fully evaluated" ({@link AclPolicy.unevaluated}) instead of
+   *   failing
+   * @throws Error naming the policy when the store would refuse the text (never with `storeAccepted`)
    */
-  parse(name: string, text: string): Promise<AclPolicy> {
-    const key = `${name}\u0000${text}`;
+  parse(name: string, text: string, options: { readonly kind?: StoreKind; readonly storeAccepted?: boolean } = {}): Promise<AclPolicy> {
+    const kind = options.kind ?? this.kind;
+    const storeAccepted = options.storeAccepted ?? false;
+    const key = `${kind}\u0000${storeAccepted}\u0000${name}\u0000${text}`;
     let parsed = this.cache.get(key);
     if (!parsed) {
-      parsed = this.parseUncached(name, text);
+      parsed = this.parseUncached(name, text, kind, storeAccepted);
       this.cache.set(key, parsed);
     }
     return parsed;
   }
 
-  private async parseUncached(name: string, text: string): Promise<AclPolicy> {
-    if (text === DEFAULT_POLICY_TEXT) return decodePolicy(name, hcl2Items(DEFAULT_POLICY_DECODED), 'builtin', this.now, this.kind);
-    if (text === VAULT_DEFAULT_POLICY_TEXT) {
-      return decodePolicy(name, hcl2Items(VAULT_DEFAULT_POLICY_DECODED), 'builtin', this.now, this.kind);
+  private async parseUncached(name: string, text: string, kind: StoreKind, storeAccepted: boolean): Promise<AclPolicy> {
+    try {
+      return await this.read(name, text, kind, storeAccepted);
+    } catch (e) {
+      if (!storeAccepted) throw e;
+      // The store holds a text this parser cannot read at all: no rule is known, which the
+      // reports say; the other policies and identities are analysed as usual.
+      return {
+        name: storePolicyName(name),
+        rules: [],
+        syntax: 'hcl',
+        unevaluated: [(e as Error).message.replace(/^policy "[^"]*": /, '')],
+      };
     }
+  }
+
+  private async read(name: string, text: string, kind: StoreKind, storeAccepted: boolean): Promise<AclPolicy> {
+    const decode = (items: PolicyItem[], syntax: PolicySyntax) => decodePolicy(name, items, syntax, this.now, kind, storeAccepted);
+    if (text === DEFAULT_POLICY_TEXT) return decode(hcl2Items(DEFAULT_POLICY_DECODED), 'builtin');
+    if (text === VAULT_DEFAULT_POLICY_TEXT) return decode(hcl2Items(VAULT_DEFAULT_POLICY_DECODED), 'builtin');
     if (text.trimStart().startsWith('{')) {
       let decoded: unknown;
       try {
@@ -58,13 +80,15 @@ export class PolicyParser {
       } catch (e) {
         throw new Error(`policy "${name}": not valid JSON: ${(e as Error).message}`);
       }
-      return decodePolicy(name, hcl1JsonItems(decoded as PolicyValue), 'json', this.now, this.kind);
+      return decode(hcl1JsonItems(decoded as PolicyValue), 'json');
     }
     const library = readLibraryPolicy(text);
     if (library) {
-      const items = library.map((r) => ({ keys: ['path', r.path], value: { capabilities: [...r.capabilities] } }));
-      return decodePolicy(name, items, 'library', this.now, this.kind);
+      return decode(
+        library.map((r) => ({ keys: ['path', r.path], value: { capabilities: [...r.capabilities] } })),
+        'library',
+      );
     }
-    return decodePolicy(name, await parseHclPolicyText(name, text), 'hcl', this.now, this.kind);
+    return decode(await parseHclPolicyText(name, text), 'hcl');
   }
 }

@@ -1,9 +1,5 @@
+import { storePolicyName } from '../model/store-policy-name';
 import { crudFor, StoreObjectKind } from './store-object-kind';
-
-/** A policy name as the store keeps it: surrounding whitespace trimmed, lower-cased (both stores' sys/policies handler). */
-export function storePolicyName(name: unknown): string {
-  return String(name).trim().toLowerCase();
-}
 
 /**
  * `vault_policy`: an ACL policy. Policies share one name space in the store, whatever stack or auth
@@ -17,11 +13,11 @@ export const ACL_POLICY_OBJECT: StoreObjectKind = {
   replacedWhenChanged: ['name'],
   writtenInPlace: true,
   locate: (f) => {
-    const n = storePolicyName(f.name);
+    const n = storePolicyName(String(f.name));
     return { name: n, storePath: `sys/policies/acl/${n}`, importId: String(f.name) };
   },
-  name: (f) => ({ space: 'policy', key: storePolicyName(f.name) }),
-  pipelineRules: (f, access) => [{ path: `sys/policies/acl/${storePolicyName(f.name)}`, capabilities: crudFor(access) }],
+  name: (f) => ({ space: 'policy', key: storePolicyName(String(f.name)) }),
+  pipelineRules: (f, access) => [{ path: `sys/policies/acl/${storePolicyName(String(f.name))}`, capabilities: crudFor(access) }],
   readerRules: [
     { path: 'sys/policies/acl', capabilities: ['list'] },
     { path: 'sys/policies/acl/*', capabilities: ['read'] },

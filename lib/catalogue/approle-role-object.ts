@@ -1,3 +1,4 @@
+import { goLowerCase } from '../model/store-policy-name';
 import { crudFor, mountPathOf, StoreObjectKind } from './store-object-kind';
 
 /**
@@ -17,7 +18,7 @@ export const APPROLE_ROLE_OBJECT: StoreObjectKind = {
     const r = String(f.role_name);
     return { mount: m, name: r, storePath: `auth/${m}/role/${r}`, importId: `auth/${m}/role/${r}` };
   },
-  name: (f) => ({ space: `role of auth/${mountPathOf(f.backend, 'approle')}`, key: String(f.role_name).toLowerCase() }),
+  name: (f) => ({ space: `role of auth/${mountPathOf(f.backend, 'approle')}`, key: goLowerCase(String(f.role_name)) }),
   pipelineRules: (f, access) => {
     const role = `auth/${mountPathOf(f.backend, 'approle')}/role/${String(f.role_name)}`;
     return [

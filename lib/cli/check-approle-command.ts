@@ -4,9 +4,9 @@ import { AppRoleOperator } from '../store/approle-operator';
 import { CREDENTIALS_FILE_ALIAS_HELP, CREDENTIALS_FILE_PATH_OPTIONS, credentialsFilePath } from './operator-options';
 import { Duration } from '../model/duration';
 import { StoreClient } from '../store/store-client';
-import { terminalLine } from '../private/terminal-text';
+import { terminalJson, terminalLine } from '../private/terminal-text';
 import { Command } from './command';
-import { parseCommandArguments } from './command-arguments';
+import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { runOperatorCommand } from './redacting-context';
 import { UsageError } from './usage-error';
@@ -16,7 +16,7 @@ export const checkAppRoleCommand: Command = {
   name: 'check-approle',
   summary: 'check a Role ID / Secret ID pair by logging in with it (spec §5.4)',
   usage: [
-    'Usage: secretstore-iac check-approle [--credentials-file PATH] [--mount approle]',
+    'Usage: secretstore-iac check-approle [--credentials-file PATH] [--mount approle] [--format text|json]',
     '',
     'Logs in with a Role ID and Secret ID pair (spec §5.4) and reports "valid" or "invalid" with the fix.',
     'The token the login returns is revoked at once. The pair comes from SECRETSTORE_ROLE_ID and',
@@ -24,6 +24,8 @@ export const checkAppRoleCommand: Command = {
     '',
     '  --credentials-file PATH  the provisioned env file (e.g. /opt/{org}/orchestrator.env)',
     CREDENTIALS_FILE_ALIAS_HELP,
+    '  --format text|json   text (default), or one JSON object: valid, source, role, policies, ttlSeconds,',
+    '                       renewable, or status and reason when invalid (never the Secret ID)',
     '  --mount MOUNT     AppRole mount path (default approle)',
     '',
     'Environment:',
@@ -36,9 +38,10 @@ export const checkAppRoleCommand: Command = {
     return runOperatorCommand(context, async (io) => {
       const { values } = parseCommandArguments(
         args,
-        { ...CREDENTIALS_FILE_PATH_OPTIONS, mount: { type: 'string', default: 'approle' } },
+        { ...CREDENTIALS_FILE_PATH_OPTIONS, mount: { type: 'string', default: 'approle' }, format: { type: 'string' } },
         { min: 0, max: 0, names: 'no arguments (the pair comes from --credentials-file or the environment)' },
       );
+      const format = formatOption(values.format, ['text', 'json'] as const, 'text');
       let pair: AppRoleCredentials | undefined;
       let source: string;
       const credentialsFile = credentialsFilePath(values);
@@ -57,6 +60,10 @@ export const checkAppRoleCommand: Command = {
       io.hide(pair.secretId);
       const operator = new AppRoleOperator(StoreClient.fromEnvironment(context.env, false, (line) => io.stderr(line)), String(values.mount));
       const result = await operator.login(pair.roleId, pair.secretId);
+      if (result.valid && format === 'json') {
+        io.stdout(terminalJson({ command: 'check-approle', valid: true, source, role: result.roleName ?? null, policies: result.policies, ttlSeconds: result.ttlSeconds, renewable: result.renewable }));
+        return ExitCode.ok;
+      }
       if (result.valid) {
         io.stdout(
           `valid: the store accepted the Role ID / Secret ID pair from ${source}` +
@@ -71,6 +78,10 @@ export const checkAppRoleCommand: Command = {
             `instead of answered by AppRole, so the pair from ${source} was not checked. Fix: pass --mount with the path the AppRole ` +
             'method is mounted at (default approle; `bao auth list` or `vault auth list` shows it)',
         );
+      }
+      if (format === 'json') {
+        io.stdout(terminalJson({ command: 'check-approle', valid: false, source, status: result.status, reason: result.reason }));
+        return ExitCode.credentialsInvalid;
       }
       io.stdout(
         `invalid: the store rejected the Role ID / Secret ID pair from ${source} (HTTP ${result.status}: ${result.reason}). ` +

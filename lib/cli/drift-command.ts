@@ -1,10 +1,13 @@
 import { readDeclaredKvMounts } from '../reconcile/declared-kv-mount';
 import { readDeclaredObjects } from '../reconcile/declared-object';
 import { renderDriftMarkdown } from '../reconcile/drift-markdown';
-import { READER_POLICY } from '../reconcile/live-store-reader';
+import { readerPolicy } from '../reconcile/live-store-reader';
+import { StoreTarget } from '../model/store-target';
+import * as fs from 'fs';
+import * as path from 'path';
 import { readStoreConfiguration } from '../access/store-configuration';
 import { detectDrift } from '../reconcile/store-drift';
-import { Command } from './command';
+import { Command, CommandContext } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { guardKvMounts } from '../engine/kv-mount-guard';
@@ -39,7 +42,9 @@ export const driftCommand: Command = {
     '',
     '  --stack STACK            only the objects of this stack (no unmanaged-object report)',
     '  --format md|json         Markdown (default) or JSON',
-    '  --print-reader-policy    print the least-privilege ACL policy the reader needs, and exit',
+    '  --print-reader-policy    print the least-privilege ACL policy the reader needs, and exit: written',
+    '                           for the store SOURCE targets (settings.store); for any store version',
+    '                           when SOURCE names none or, not given, cdktf.out does not exist',
     '',
     'Exit codes: 0 in sync, 1 drift found, 2 usage error, 3 cannot read the store or the declarations,',
     '5 a declared KV mount does not match the store.',
@@ -51,7 +56,7 @@ export const driftCommand: Command = {
       { min: 0, max: 1, names: 'at most one SOURCE' },
     );
     if (values['print-reader-policy'] === true) {
-      context.stdout(READER_POLICY.trimEnd());
+      context.stdout(readerPolicy(await recordedStoreTarget(positionals[0], context)).trimEnd());
       return ExitCode.ok;
     }
     const format = formatOption(values.format, ['md', 'json'] as const, 'md');
@@ -81,3 +86,22 @@ export const driftCommand: Command = {
     return report.findings.length > 0 ? ExitCode.drift : ExitCode.ok;
   },
 };
+
+/**
+ * The store the synthesized SOURCE targets (`settings.store`, recorded in its stacks), for the reader
+ * policy: undefined when it records none, or when SOURCE is not given and `cdktf.out` does not exist
+ * or cannot be read (the policy is then written for either store version, which is always correct).
+ */
+async function recordedStoreTarget(argument: string | undefined, context: CommandContext): Promise<StoreTarget | undefined> {
+  if (argument === undefined && !fs.existsSync(path.resolve(context.cwd, DEFAULT_SOURCE))) return undefined;
+  let source;
+  try {
+    source = await openSourceArgument(argument ?? DEFAULT_SOURCE, context);
+    return readStoreConfiguration(source.dir).store;
+  } catch (e) {
+    if (argument === undefined) return undefined;
+    throw e;
+  } finally {
+    source?.dispose();
+  }
+}

@@ -1,6 +1,9 @@
 import { LiveStore, liveStoreConfiguration, readLiveStore } from '../reconcile/live-store-reader';
 import { readStoreConfiguration, StoreConfiguration } from '../access/store-configuration';
 import { StoreClient } from '../store/store-client';
+import { KnownKvMount } from '../access/kv-path-form';
+import { readDeclaredKvMounts } from '../reconcile/declared-kv-mount';
+import { KV_MOUNT_CHECK_PATH, parseSecretsMounts } from '../reconcile/kv-mount-version-check';
 import { CommandContext } from './command';
 import { openSourceArgument } from './source-argument';
 
@@ -13,6 +16,36 @@ export interface LoadedConfiguration {
   readonly configuration: StoreConfiguration;
   /** How to call it in a report. */
   readonly label: string;
+  /**
+   * The KV mounts whose version is known, when asked for: declared by the stacks
+   * (`settings.kvMount`), or the live store's own (`GET sys/mounts`; none when the token may not
+   * read it). A path declared with two versions is left out: no version is known for it.
+   */
+  readonly kvMounts?: readonly KnownKvMount[];
+}
+
+/** Options of {@link loadConfiguration}. */
+export interface LoadOptions {
+  /** Also read the KV mounts and their versions. @default false */
+  readonly kvMounts?: boolean;
+}
+
+/** The declared KV mounts of a synthesized output whose version is not contradicted by another stack. */
+function declaredKvMounts(dir: string): KnownKvMount[] {
+  const declared = readDeclaredKvMounts(dir);
+  return declared
+    .filter((d) => declared.filter((o) => o.path === d.path).length === 1)
+    .map((d) => ({ path: d.path, version: d.version, source: `settings.kvMount of stack${d.stacks.length === 1 ? '' : 's'} ${d.stacks.join(', ')}` }));
+}
+
+/** The live store's KV mounts (`GET sys/mounts`), or none when they cannot be read. */
+async function liveKvMounts(client: StoreClient): Promise<KnownKvMount[]> {
+  try {
+    const mounts = parseSecretsMounts((await client.request('GET', KV_MOUNT_CHECK_PATH)).body);
+    return mounts.flatMap((m) => (m.kvVersion !== undefined ? [{ path: m.path, version: m.kvVersion, source: `${KV_MOUNT_CHECK_PATH} of the live store` }] : []));
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -34,14 +67,23 @@ export function liveStoreClient(context: CommandContext, declaredNamespaces: rea
  * Loads a SOURCE argument: `live` reads the live store, anything else is opened as a synthesized
  * output directory or git ref (and released once read).
  */
-export async function loadConfiguration(argument: string, context: CommandContext): Promise<LoadedConfiguration> {
+export async function loadConfiguration(argument: string, context: CommandContext, options: LoadOptions = {}): Promise<LoadedConfiguration> {
   if (argument === LIVE_SOURCE) {
-    const store = await readLiveStoreFromEnvironment(context);
-    return { configuration: liveStoreConfiguration(store, `store ${store.address}`), label: `live store ${store.address}` };
+    const client = StoreClient.fromEnvironment(context.env, true, (line) => context.stderr(line));
+    const store = await readLiveStore(client);
+    return {
+      configuration: liveStoreConfiguration(store, `store ${store.address}`),
+      label: `live store ${store.address}`,
+      ...(options.kvMounts ? { kvMounts: await liveKvMounts(client) } : {}),
+    };
   }
   const source = await openSourceArgument(argument, context);
   try {
-    return { configuration: readStoreConfiguration(source.dir), label: source.label };
+    return {
+      configuration: readStoreConfiguration(source.dir),
+      label: source.label,
+      ...(options.kvMounts ? { kvMounts: declaredKvMounts(source.dir) } : {}),
+    };
   } finally {
     source.dispose();
   }

@@ -1,5 +1,5 @@
 import { AccessModel } from '../access/access-model';
-import { whoCan, whoCanCapabilities, whoCanRefusal } from '../access/who-can';
+import { WhoCanAnswer, WhoCanEntry, whoCan, whoCanCapabilities, whoCanRefusal } from '../access/who-can';
 import { STORE_KINDS, StoreTarget } from '../model/store-target';
 import { StoreCapability } from '../acl/store-capability';
 import { Command } from './command';
@@ -27,6 +27,13 @@ export const whoCanCommand: Command = {
     "configuration's settings.store (OpenBao when not given), or the live store's own (sys/seal-status);",
     'a word that store does not know is refused, as the store refuses a policy naming it.',
     '',
+    'PATH is answered as the store checks it, with a note saying so: LIST and SCAN paths end in "/"',
+    '(the store adds it); a KV path in the other KV version\'s form (secret/a on a version 2 mount,',
+    'secret/data/a on a version 1 mount) is answered for the form its mount serves; a root-protected',
+    'path (sys/auth/*, ...) also needs sudo. A rule with parameters, wrapping TTLs or other narrowing',
+    'keys is marked "constrained"; identities holding a policy that is not fully evaluated are listed',
+    'as "may have more access" (docs/access.md).',
+    '',
     SOURCE_HELP,
     `SOURCE defaults to ${DEFAULT_SOURCE}; \`${LIVE_SOURCE}\` reads the live store (VAULT_TOKEN, read/list only).`,
     '',
@@ -48,7 +55,7 @@ export const whoCanCommand: Command = {
       throw new UsageError(`"${capability}" is not a capability: use ${words.join(', or ')}`);
     }
     const source = sourceArgument ?? DEFAULT_SOURCE;
-    const { configuration, label } = await loadConfiguration(source, context);
+    const { configuration, label, kvMounts } = await loadConfiguration(source, context, { kvMounts: true });
     const target = configuration.store ?? StoreTarget.DEFAULT;
     const refusal = whoCanRefusal(capability, target);
     if (refusal !== undefined) {
@@ -60,20 +67,47 @@ export const whoCanCommand: Command = {
             : `${label} names no settings.store, so OpenBao is assumed`;
       throw new UsageError(`${refusal} (${terminalLine(whence)})`);
     }
-    const answer = whoCan(await AccessModel.load(configuration), capability as StoreCapability, path);
+    const answer = whoCan(await AccessModel.load(configuration), capability as StoreCapability, path, { kvMounts });
     if (format === 'json') {
       context.stdout(terminalJson(answer));
       return ExitCode.ok;
     }
-    const lines = [`${capability} on ${terminalLine(path)}:`];
-    if (answer.allowed.length === 0) lines.push('  nobody');
-    // Identities, rules and policies may come from the live store: one escaped line each.
-    for (const e of answer.allowed) lines.push(`  ${terminalLine(e.identity)}  via "${terminalLine(e.rule)}" (policies: ${terminalLine(e.policies.join(', '))})`);
-    if (answer.denied.length > 0) {
-      lines.push('denied by an explicit deny rule:');
-      for (const e of answer.denied) lines.push(`  ${terminalLine(e.identity)}  by "${terminalLine(e.rule)}" (policies: ${terminalLine(e.policies.join(', '))})`);
-    }
-    context.stdout(lines.join('\n'));
+    context.stdout(whoCanText(answer).join('\n'));
     return ExitCode.ok;
   },
 };
+
+/** One identity's line: its name, the governing rule, the policies behind it, its constraints. */
+function entryLine(e: WhoCanEntry, verb: 'via' | 'by'): string {
+  const constrained = e.constraints ? `; constrained: ${terminalLine(e.constraints.join(', '))}` : '';
+  // Identities, rules and policies may come from the live store: one escaped line each.
+  return `  ${terminalLine(e.identity)}  ${verb} "${terminalLine(e.rule)}" (policies: ${terminalLine(e.policies.join(', '))}${constrained})`;
+}
+
+/**
+ * The text answer: the question, the notes on the path evaluated, the identities that can (each
+ * constrained one marked), then those an explicit deny stops, those the store refuses for want of
+ * `sudo`, and those holding a policy that is not fully evaluated.
+ */
+function whoCanText(answer: WhoCanAnswer): string[] {
+  const lines = [`${answer.capability} on ${terminalLine(answer.path)}:`];
+  for (const note of answer.notes) lines.push(`  note: ${terminalLine(note)}`);
+  if (answer.allowed.length === 0) lines.push('  nobody');
+  for (const e of answer.allowed) lines.push(entryLine(e, 'via'));
+  if (answer.denied.length > 0) {
+    lines.push('denied by an explicit deny rule:');
+    for (const e of answer.denied) lines.push(entryLine(e, 'by'));
+  }
+  if (answer.needSudo.length > 0) {
+    lines.push(`refused: the path needs "sudo" besides "${answer.capability}", which the rule lacks:`);
+    for (const e of answer.needSudo) lines.push(entryLine(e, 'via'));
+  }
+  if (answer.notFullyEvaluated.length > 0) {
+    lines.push('may have more access: not fully evaluated:');
+    for (const u of answer.notFullyEvaluated) {
+      const policies = u.policies.map((p) => `policy "${p.name}": ${p.reasons.join('; ')}`).join('; ');
+      lines.push(`  ${terminalLine(u.identity)}  (${terminalLine(policies)})`);
+    }
+  }
+  return lines;
+}

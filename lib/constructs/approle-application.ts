@@ -199,6 +199,7 @@ export class AppRoleApplication extends Construct implements IGrantee {
       tokenType: 'service',
       tokenBoundCidrs: terraformStrings(this.tokenBoundCidrs),
     }));
+    auth?.registerRole({ constructPath: this.node.path, roleName: this.roleName, tokenType: 'service', renewedEvery: this.renewalInterval });
     this.roleIdOutput = markStackLocal(new TerraformOutput(this, 'role-id', {
       value: this.role.roleId,
       description: terraformString(`Role ID of AppRole ${this.roleName} (non-sensitive; the Secret ID is issued by deployment automation)`),

@@ -3,7 +3,8 @@ import { terraformString, terraformStrings } from '../render/text-encoders';
 import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
 import { mountSegmentProblems } from '../model/mount-segment';
 import { CheckedProps, expectBoolean, expectString, optional, PropsSchema } from '../model/props-check';
-import { AuthMountTune, authMountTuneProblems, expectAuthMountTune, renderAuthMountTune } from '../model/auth-mount-tune';
+import { AuthMountTune, authMountTuneProblems, expectAuthMountTune, mountTokenTypeProblems, renderAuthMountTune, TokenIssuingRole } from '../model/auth-mount-tune';
+import { freeTextProblems } from '../model/free-text';
 import { markStackLocal } from './stack-local-element';
 
 /** The description the library gives the AppRole mount unless one is declared. */
@@ -61,20 +62,40 @@ export class AppRoleAuth extends Construct {
     return (this.mountPathReference ??= this.backend.path);
   }
 
+  /** The roles of this mount ({@link registerRole}). */
+  private readonly roles: TokenIssuingRole[] = [];
+
   constructor(scope: Construct, id: string, props: AppRoleAuthProps = {}) {
     super(scope, id);
     const checked = new CheckedProps(APPROLE_AUTH_SCHEMA, props, true);
     this.path = checked.value('path', 'approle');
+    const description = checked.value('description', APPROLE_AUTH_DESCRIPTION);
+    const tune = checked.value<AuthMountTune | undefined>('tune', undefined);
     this.backend = markStackLocal(new AuthBackend(this, 'backend', {
       type: 'approle',
       path: terraformString(this.path),
-      description: terraformString(checked.value('description', APPROLE_AUTH_DESCRIPTION)),
+      description: terraformString(description),
       local: checked.value<boolean | undefined>('local', undefined),
-      tune: renderAuthMountTune(checked.value<AuthMountTune | undefined>('tune', undefined), terraformStrings),
+      tune: renderAuthMountTune(tune, terraformStrings),
     }));
     this.node.addValidation({
       validate: () =>
-        checked.with([...mountSegmentProblems('path', this.path), ...authMountTuneProblems('tune', checked.value<AuthMountTune | undefined>('tune', undefined))]).map(String),
+        checked
+          .with([
+            ...mountSegmentProblems('path', this.path),
+            ...freeTextProblems('description', description),
+            ...authMountTuneProblems('tune', tune),
+            ...mountTokenTypeProblems('tune', tune, this.roles),
+          ])
+          .map(String),
     });
+  }
+
+  /**
+   * Records a role of this mount (each {@link AppRoleApplication} does), so that a `tune.tokenType`
+   * that overrides the role's declared token type is refused at synthesis.
+   */
+  registerRole(role: TokenIssuingRole): void {
+    this.roles.push(role);
   }
 }

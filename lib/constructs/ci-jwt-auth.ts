@@ -8,7 +8,8 @@ import { mountSegmentProblems } from '../model/mount-segment';
 import { httpUrlProblems } from '../model/http-url';
 import { CheckedProps, expectBoolean, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
 import { PlatformSettings } from '../model/platform-settings';
-import { AuthMountTune, authMountTuneProblems, expectAuthMountTune, renderAuthMountTune } from '../model/auth-mount-tune';
+import { AuthMountTune, authMountTuneProblems, expectAuthMountTune, mountTokenTypeProblems, renderAuthMountTune, TokenIssuingRole } from '../model/auth-mount-tune';
+import { freeTextProblems } from '../model/free-text';
 import { markStackLocal } from './stack-local-element';
 
 /** The description the library gives the CI JWT mount unless one is declared. */
@@ -96,10 +97,11 @@ export class CiJwtAuth extends Construct {
     this.issuer = checked.value('issuer', settings.ciUrl);
     this.keySource = checked.value('keySource', JwtKeySource.oidcDiscovery(settings.ciUrl));
     const source = this.keySource;
+    this.description = checked.value('description', CI_JWT_AUTH_DESCRIPTION);
     this.backend = markStackLocal(new JwtAuthBackend(this, 'backend', {
       path: terraformString(this.path),
       type: 'jwt',
-      description: terraformString(checked.value('description', CI_JWT_AUTH_DESCRIPTION)),
+      description: terraformString(this.description),
       boundIssuer: terraformString(this.issuer),
       oidcDiscoveryUrl: source.kind === 'oidc_discovery_url' ? terraformString(source.url) : undefined,
       jwksUrl: source.kind === 'jwks_url' ? terraformString(source.url) : undefined,
@@ -111,13 +113,25 @@ export class CiJwtAuth extends Construct {
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 
+  /**
+   * Records a role of this mount (each {@link CiJwtRole} does), so that a `tune.tokenType` that
+   * overrides the role's declared token type is refused at synthesis.
+   */
+  registerRole(role: TokenIssuingRole): void {
+    this.roles.push(role);
+  }
+
   private readonly settings: PlatformSettings;
   private readonly checked: CheckedProps;
+  private readonly description: string;
+  private readonly roles: TokenIssuingRole[] = [];
 
   private problems(): ValidationProblem[] {
     const problems = this.keySource.problems('keySource', this.settings.httpPolicy);
     problems.push(...mountSegmentProblems('path', this.path));
-    problems.push(...authMountTuneProblems('tune', this.checked.value<AuthMountTune | undefined>('tune', undefined)));
+    problems.push(...freeTextProblems('description', this.description));
+    const tune = this.checked.value<AuthMountTune | undefined>('tune', undefined);
+    problems.push(...authMountTuneProblems('tune', tune), ...mountTokenTypeProblems('tune', tune, this.roles));
     if (!this.issuer) problems.push(new ValidationProblem('issuer', this.issuer, 'must not be empty'));
     else problems.push(...httpUrlProblems('issuer', this.issuer, this.settings.httpPolicy));
     return this.checked.with(problems);

@@ -169,6 +169,7 @@ export class CiJwtRole extends Construct implements IGrantee {
       tokenType: terraformString(checked.value('tokenType', 'service')),
       tokenBoundCidrs: terraformStrings(this.tokenBoundCidrs),
     }), auth);
+    auth?.registerRole({ constructPath: this.node.path, roleName: this.roleName, tokenType: checked.value<'service' | 'batch'>('tokenType', 'service') });
     this.node.addValidation({ validate: () => this.problems().map(String) });
   }
 

@@ -1,7 +1,7 @@
 import { Construct } from 'constructs';
 import { expectGrantees, Grant, IGrantee } from '../model/grant';
 import { CheckedProps, expectString, expectStringArray, optional, PropsSchema } from '../model/props-check';
-import { freeTextProblems } from '../model/free-text';
+import { freeTextProblems, VISIBLE_TEXT_NOTE, visibleLength } from '../model/free-text';
 import { KvPath } from '../model/kv-path';
 import { SecretDeclaration } from '../model/secret-declaration';
 import { ValidationProblem } from '../model/validation-problem';
@@ -77,8 +77,8 @@ export class CiSecret extends Construct {
     if (this.secret.consumers.length === 0) {
       problems.push(new ValidationProblem('consumers', [], 'must name at least one consuming job'));
     }
-    if (!this.description?.trim()) {
-      problems.push(new ValidationProblem('description', this.description, 'must say what the secret is for'));
+    if (visibleLength(this.description) === 0) {
+      problems.push(new ValidationProblem('description', this.description, `must say what the secret is for (${VISIBLE_TEXT_NOTE})`));
     } else {
       problems.push(...freeTextProblems('description', this.description));
     }

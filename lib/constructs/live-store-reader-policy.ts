@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
-import { READER_POLICY_RULES } from '../reconcile/live-store-reader';
+import { readerPolicyRules } from '../reconcile/live-store-reader';
+import { SecretStoreStack } from './secret-store-stack';
 import { StorePolicy } from './store-policy';
 import { CheckedProps, expectString, optional, PropsSchema } from '../model/props-check';
 import { identifierNameProblems } from '../model/identifier-name';
@@ -23,7 +24,8 @@ export interface LiveStoreReaderPolicyProps {
 
 /**
  * The least-privilege policy of the live-store reader (`drift`, `adopt`, `access-diff live`):
- * read and list only, the rules of `READER_POLICY` (docs/adoption.md). Declared by a stack, the
+ * read and list only, the rules of `readerPolicy(settings.store)` (docs/adoption.md), written for the
+ * target store's LIST rule (for both rules when its version is not given). Declared by a stack, the
  * policy an operator wrote by hand is adopted like any other and `drift` no longer lists it as
  * unmanaged, so the documented setup can reach exit 0.
  */
@@ -36,7 +38,9 @@ export class LiveStoreReaderPolicy extends Construct {
     const checked = new CheckedProps(LIVE_STORE_READER_POLICY_SCHEMA, props, true);
     const name = checked.value('name', READER_POLICY_NAME);
     this.policy = new StorePolicy(this, 'policy', { name });
-    for (const rule of READER_POLICY_RULES) this.policy.document.addRule(rule.path, rule.capabilities, 'secretstore-iac live-store reader (docs/adoption.md)');
+    // Written for the target store's LIST lookup; for both when settings.store does not give its version.
+    const settings = SecretStoreStack.of(this).settings;
+    for (const rule of readerPolicyRules(settings.storeGiven ? settings.store : undefined)) this.policy.document.addRule(rule.path, rule.capabilities, 'secretstore-iac live-store reader (docs/adoption.md)');
     this.node.addValidation({
       validate: () => {
         const problems = identifierNameProblems('name', name);

@@ -6,7 +6,7 @@ import { Duration, DURATION_HINT } from '../model/duration';
 import { Grant, IGrantee } from '../model/grant';
 import { identifierNameProblems } from '../model/identifier-name';
 import { cidrProblems } from '../model/cidr-block';
-import { hasRefusedCharacter } from '../model/free-text';
+import { hasRefusedCharacter, VISIBLE_TEXT_NOTE, visibleLength } from '../model/free-text';
 import { KvPath } from '../model/kv-path';
 import { PolicyDocument } from '../model/policy-document';
 import { ValidationProblem } from '../model/validation-problem';
@@ -126,6 +126,8 @@ export class OidcGroupRole extends Construct implements IGrantee {
   /** The rendered policy. */
   readonly policyResource: StorePolicy;
   private readonly optIns = new Map<string, string>();
+  /** Reasons of {@link grantRead} too short to be one. */
+  private readonly reasonProblems: ValidationProblem[] = [];
   private readonly reads: readonly PeopleRead[];
 
   constructor(scope: Construct, id: string, props: OidcGroupRoleProps) {
@@ -191,7 +193,16 @@ export class OidcGroupRole extends Construct implements IGrantee {
   grantRead(path: KvPath, machinePathReason?: string, source: string = this.node.path): Grant[] {
     const grants = [Grant.onPath(this, path.policyPath, ['read'], source)];
     if (path.subtree && path.mount.version === 2) grants.push(Grant.onPath(this, `${path.mount.metadataPath(path.logical)}/*`, ['list'], source));
-    if (machinePathReason !== undefined) grants.forEach((g) => this.optIns.set(g.path, machinePathReason));
+    if (machinePathReason !== undefined) {
+      grants.forEach((g) => this.optIns.set(g.path, machinePathReason));
+      // Checked here, so that a grant made in code is held to the rule of one made by `reads`.
+      if (typeof machinePathReason !== 'string' || visibleLength(machinePathReason) < MIN_MACHINE_PATH_REASON) {
+        const field = source.startsWith(`${this.node.path}/`) ? `${source.slice(this.node.path.length + 1)}.machinePathReason` : 'machinePathReason';
+        this.reasonProblems.push(
+          new ValidationProblem(field, machinePathReason, `must say why people read a machine's path (at least ${MIN_MACHINE_PATH_REASON} characters; ${VISIBLE_TEXT_NOTE})`),
+        );
+      }
+    }
     return grants;
   }
 
@@ -212,14 +223,12 @@ export class OidcGroupRole extends Construct implements IGrantee {
       .filter((g) => g.trim() !== g || hasRefusedCharacter(g) || g.includes(','))
       .forEach((g) => problems.push(new ValidationProblem('groups', g, 'must be a group name without leading or trailing spaces, control characters or "," (the store splits on it)')));
     this.reads.forEach((r, i) => {
-      if (typeof r.machinePathReason === 'string' && r.machinePathReason.trim().length < 10) {
-        problems.push(new ValidationProblem(`reads[${i}].machinePathReason`, r.machinePathReason, 'must say why people read a machine\'s path (at least 10 characters)'));
-      }
       if (typeof r.path === 'string') {
         const settings = SecretStoreStack.of(this).settings;
         problems.push(...KvPath[r.subtree === true ? 'subtree' : 'secret'](settings.kvMount, r.path).problems(`reads[${i}].path`));
       }
     });
+    problems.push(...this.reasonProblems);
     const durations = [
       ...this.tokenTtl.problems('tokenTtl'),
       ...this.tokenMaxTtl.problems('tokenMaxTtl', { limit: MAX_PEOPLE_TOKEN_TTL, why: 'a person\'s token left on a laptop stays usable that long; people log in again' }),
@@ -238,6 +247,9 @@ export class OidcGroupRole extends Construct implements IGrantee {
     return this.checked.with(problems);
   }
 }
+
+/** Fewest visible characters of a `machinePathReason`: a word or two is not a reason. */
+export const MIN_MACHINE_PATH_REASON = 10;
 
 /** Longest token lifetime of a person's login accepted. */
 export const MAX_PEOPLE_TOKEN_TTL = Duration.hours(24);

@@ -1,7 +1,7 @@
 import { Construct } from 'constructs';
 import { expectGrantees, Grant, IGrantee } from '../model/grant';
 import { CheckedProps, expectBoolean, expectString, expectStringArray, optional, PropsSchema } from '../model/props-check';
-import { freeTextProblems } from '../model/free-text';
+import { freeTextProblems, VISIBLE_TEXT_NOTE, visibleLength } from '../model/free-text';
 import { identifierNameProblems } from '../model/identifier-name';
 import { KvPath } from '../model/kv-path';
 import { RegistryLoginKind, RegistryPermission, RegistryPermissionScope } from '../model/registry-permission-scope';
@@ -109,7 +109,7 @@ export class RegistryServiceAccount extends Construct {
       problems.push(new ValidationProblem('name', this.name, 'is the {name} of svc-{name}: drop the "svc-" prefix'));
     }
     problems.push(...this.scope.problems('permissions'));
-    if (!this.usedBy?.trim()) problems.push(new ValidationProblem('usedBy', this.usedBy, 'must say who uses the account'));
+    if (visibleLength(this.usedBy) === 0) problems.push(new ValidationProblem('usedBy', this.usedBy, `must say who uses the account (${VISIBLE_TEXT_NOTE})`));
     else problems.push(...freeTextProblems('usedBy', this.usedBy));
     problems.push(...this.secret.problems());
     return problems;

@@ -41,6 +41,33 @@ export function freeTextProblems(field: string, value: string): ValidationProble
   return [];
 }
 
+/**
+ * A grapheme a reader does not see: made only of format characters (`\p{Cf}`: zero-width space,
+ * joiner and non-joiner, BOM, soft hyphen, word joiner, ...), other default-ignorable code points
+ * (fillers such as U+3164, variation selectors), white space, controls, marks with no base, and the
+ * braille blank U+2800 (a symbol that prints as nothing).
+ */
+const INVISIBLE_GRAPHEME = /^[\p{Cf}\p{Default_Ignorable_Code_Point}\p{White_Space}\p{Cc}\p{Mn}\p{Me}\u2800]*$/u;
+
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * How many characters of `text` a reader sees: its graphemes (a letter with its accents, an emoji
+ * sequence) that hold something visible. White space and invisible characters count for nothing, so
+ * that ten zero-width spaces do not pass for a ten-character reason. The one measure of every
+ * minimum-length rule of free text (a description, `usedBy`, a `machinePathReason`); maximum lengths
+ * count every character instead, since every character is written.
+ */
+export function visibleLength(text: string): number {
+  if (typeof text !== 'string') return 0;
+  let visible = 0;
+  for (const { segment } of graphemes.segment(text)) if (!INVISIBLE_GRAPHEME.test(segment)) visible++;
+  return visible;
+}
+
+/** What {@link visibleLength} leaves out, in words, for the messages of minimum-length rules. */
+export const VISIBLE_TEXT_NOTE = 'white space and invisible characters (zero-width, format characters) do not count';
+
 /** True when the text holds a character {@link freeTextProblems} refuses. */
 export function hasRefusedCharacter(value: string): boolean {
   return REFUSED_CHARACTERS.test(value);

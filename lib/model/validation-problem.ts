@@ -21,10 +21,12 @@ export class ValidationProblem {
   /** `field = "value": rule`, the form used in synthesis errors. */
   toString(): string {
     const prefix = this.ruleId ? `${this.ruleId} ` : '';
-    // JSON.stringify leaves U+0085, U+2028 and U+2029 raw; escape them so the message stays one line.
+    // JSON.stringify leaves U+0085, U+2028 and U+2029 raw; escape them so the message stays one line,
+    // and the format characters (zero-width, BOM, bidi controls), so that the value shows what it holds.
     const value = displayValue(this.value).replace(
-      /[\u0085\u2028\u2029]/g,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      /[\u0085\u2028\u2029\p{Cf}]/gu,
+      // Each UTF-16 unit, as JSON writes a character outside the BMP (U+E0001 as a surrogate pair).
+      (c) => c.split('').map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
     );
     return `${prefix}${this.field} = ${value}: ${this.rule}`;
   }

@@ -136,6 +136,11 @@ export interface PlatformConfig {
 /** Any value: a field whose type the construct it is given to checks and reports. */
 const checkedByItsConstruct: PropCheck = () => [];
 
+/** One `authMounts` entry: the fields {@link authMountProps} hands on, each checked by the mount's construct. */
+const expectAuthMountConfig: PropCheck = optional(
+  expectShape({ local: checkedByItsConstruct, description: checkedByItsConstruct, tune: checkedByItsConstruct }, 'an object { local?, description?, tune? }'),
+);
+
 /**
  * A registry account of the configuration: `readByCi` is checked here (a truthy `'no'` would grant CI
  * read); the other fields, unknown ones included, by the account's construct.
@@ -156,8 +161,14 @@ export const PLATFORM_CONFIG_SCHEMA: PropsSchema = {
   settings: checkedByItsConstruct,
   ciKeySource: checkedByItsConstruct,
   ciJobTimeout: checkedByItsConstruct,
-  // Each mount's fields are checked by its construct (AppRoleAuth, CiJwtAuth).
-  authMounts: optional(expectRecord(optional(expectRecord(undefined, 'an object { local?, description?, tune? }')), 'an object { jwt?: { local?, description?, tune? }, approle?: { ... } }')),
+  // Which mounts and which fields are known is checked here (a misspelt field would be dropped by
+  // authMountProps); each field's value by the mount's construct (AppRoleAuth, CiJwtAuth).
+  authMounts: optional(
+    expectShape(
+      { jwt: expectAuthMountConfig, approle: expectAuthMountConfig },
+      'an object { jwt?: { local?, description?, tune? }, approle?: { ... } }',
+    ),
+  ),
   // Checked field by field by ApplicationStacks (reported on `app-roles`, field `sharding`).
   applicationSharding: checkedByItsConstruct,
   readerPolicy: optional((field, value) =>

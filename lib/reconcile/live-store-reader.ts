@@ -1,5 +1,7 @@
 import { DEFAULT_POLICY_NAME, ROOT_POLICY_NAME, defaultPolicyText, isBuiltinDefaultPolicyText } from '../acl/default-policy';
 import { StoreTarget } from '../model/store-target';
+import { storePolicyName } from '../model/store-policy-name';
+import { ListLookup, listLookupOf } from '../acl/acl';
 import { compareStrings } from '../private/compare-strings';
 import { StoreClient, StoreError } from '../store/store-client';
 import { AuthMethod, Identity } from '../access/identity';
@@ -196,20 +198,51 @@ export function parsePolicy(name: string, body: unknown): string {
 }
 
 /**
- * Paths the reader calls, for the least-privilege policy and error messages (docs/adoption.md);
- * `sys/mounts` is read by the KV mount check that `drift` and `adopt` run first.
+ * The rule that lets the reader list the roles of every auth mount (`LIST auth/<mount>/role/`; the
+ * store adds the `/` to every LIST), for each LIST lookup ({@link ListLookup}):
+ * - `trimmed-first` (OpenBao before 2.6.0, Vault before 2.0.3): the path without its `/` is tried
+ *   first, so `auth/+/role` governs it;
+ * - `path-first` (OpenBao 2.6.0+, Vault 2.0.3+): the path with its `/` is tried first, and there
+ *   `auth/+/role/+` (the `read` of role definitions, whose `+` also matches the empty last segment)
+ *   governs it and grants no `list`: `auth/+/role/`, with one `+` fewer, outranks it.
  */
-export const READER_POLICY = `# secretstore-iac live-store reader: read and list only.
+const ROLE_LIST_RULES: Readonly<Record<ListLookup, string>> = {
+  'trimmed-first': 'path "auth/+/role" {\n  capabilities = ["list"]\n}\n',
+  'path-first': 'path "auth/+/role/" {\n  capabilities = ["list"]\n}\n',
+};
+
+/**
+ * The LIST lookups the reader policy must work under for `target`: its own when the kind and version
+ * are known, both when the version is not (or no store is given), since the rule changed with a patch
+ * release of either store.
+ */
+export function readerPolicyLookups(target?: StoreTarget): ListLookup[] {
+  return target?.version !== undefined && target.atLeast('0.0.0') !== undefined ? [listLookupOf(target)] : ['trimmed-first', 'path-first'];
+}
+
+/**
+ * The least-privilege policy of the live-store reader (docs/adoption.md): the paths the reader
+ * calls, written for the store it will run against, so that listing the roles works under that
+ * store's LIST lookup; for a store of unknown version, a text that works under both lookups.
+ * `sys/mounts` is read by the KV mount check that `drift` and `adopt` run first.
+ * @param target the store kind and version (`settings.store`); undefined when not given
+ */
+export function readerPolicy(target?: StoreTarget): string {
+  const lookups = readerPolicyLookups(target);
+  const roleList =
+    lookups.length > 1
+      ? '# Listing the roles: the first rule for stores before OpenBao 2.6.0 / Vault 2.0.3, the second\n' +
+        '# for those versions and later (a LIST is looked up with its trailing "/" first).\n' +
+        lookups.map((l) => ROLE_LIST_RULES[l]).join('')
+      : ROLE_LIST_RULES[lookups[0]];
+  return `# secretstore-iac live-store reader: read and list only.
 path "sys/auth" {
   capabilities = ["read"]
 }
 path "auth/+/config" {
   capabilities = ["read"]
 }
-path "auth/+/role" {
-  capabilities = ["list"]
-}
-path "auth/+/role/+" {
+${roleList}path "auth/+/role/+" {
   capabilities = ["read"]
 }
 path "sys/policies/acl" {
@@ -242,12 +275,29 @@ path "sys/mounts" {
   capabilities = ["read"]
 }
 `;
+}
 
-/** The rules of {@link READER_POLICY}, in its order: what a construct declares to manage that policy. */
-export const READER_POLICY_RULES: readonly { readonly path: string; readonly capabilities: readonly ('read' | 'list')[] }[] = [
-  ...READER_POLICY.matchAll(/^path "([^"]+)" \{\n  capabilities = \[([^\]]*)\]\n\}$/gm),
-].map((m) => ({ path: m[1], capabilities: [...m[2].matchAll(/"(read|list)"/g)].map((c) => c[1] as 'read' | 'list') }));
+/** A rule of the reader policy: what a construct declares to manage that policy. */
+export interface ReaderPolicyRule {
+  /** The rule's path. */
+  readonly path: string;
+  /** Its capabilities. */
+  readonly capabilities: readonly ('read' | 'list')[];
+}
 
+/** The rules of {@link readerPolicy} for `target`, in its order. */
+export function readerPolicyRules(target?: StoreTarget): readonly ReaderPolicyRule[] {
+  return [...readerPolicy(target).matchAll(/^path "([^"]+)" \{\n  capabilities = \[([^\]]*)\]\n\}$/gm)].map((m) => ({
+    path: m[1],
+    capabilities: [...m[2].matchAll(/"(read|list)"/g)].map((c) => c[1] as 'read' | 'list'),
+  }));
+}
+
+/** {@link readerPolicy} for a store of unknown kind and version: works under both LIST lookups. */
+export const READER_POLICY = readerPolicy();
+
+/** The rules of {@link READER_POLICY}, in its order. */
+export const READER_POLICY_RULES: readonly ReaderPolicyRule[] = readerPolicyRules();
 
 /** What the reader takes for the answer of a JWT method's configuration that does not exist. */
 const UNCONFIGURED = Object.freeze({ data: {} });
@@ -255,7 +305,7 @@ const UNCONFIGURED = Object.freeze({ data: {} });
 /**
  * Reads what the access analysis and the reconciliation need from a live store: auth mounts, JWT
  * configurations, every JWT and AppRole role, every ACL policy. Read and list only (the policy is
- * {@link READER_POLICY}).
+ * {@link readerPolicy}).
  * @throws LiveStoreReadError naming the address, the call that failed and the fix
  */
 export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
@@ -341,13 +391,15 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
       mount: r.mount,
       role: r.role,
       stack: label,
-      tokenPolicies: [...new Set(policies.map((p) => String(p).trim().toLowerCase()).filter((p) => p !== ''))].sort(compareStrings),
+      tokenPolicies: [...new Set(policies.map((p) => storePolicyName(String(p))).filter((p) => p !== ''))].sort(compareStrings),
       noDefaultPolicy: r.fields.token_no_default_policy === true,
       bindings: Object.fromEntries(Object.entries(bindings).sort(([a], [b]) => compareStrings(a, b))),
     };
   });
   const policies = new Map<string, DeclaredPolicy>();
-  for (const [name, text] of store.policies) {
+  for (const [listed, text] of store.policies) {
+    // The store lists names as it files them; normalised again so that lookups never depend on it.
+    const name = storePolicyName(listed);
     if (name === ROOT_POLICY_NAME) continue;
     if (name === DEFAULT_POLICY_NAME && isUnchangedDefault(store, text)) continue;
     policies.set(name, { name, text, stack: label });

@@ -217,7 +217,9 @@ export async function detectDrift(
     const declaredPolicies = new Set(declared.filter((o) => o.kind === 'policy').map((o) => o.name));
     for (const [name, text] of live.policies) {
       if (BUILTIN_POLICIES.includes(name) || declaredPolicies.has(name)) continue;
-      const rules = Acl.fromPolicies([await parser.parse(name, text)], { templating: 'literal' }).rules;
+      // The store holds the text: what the parser cannot read marks it, it does not stop drift.
+      const parsed = await parser.parse(name, text, { storeAccepted: true });
+      const rules = Acl.fromPolicies([parsed], { templating: 'literal' }).rules;
       const risky = rules.filter((r) => maskHas(r.mask, 'sudo') || r.path.display.includes('*') || r.path.display.includes('+'));
       findings.push({
         kind: 'unmanaged',
@@ -225,7 +227,8 @@ export async function detectDrift(
         identities: usersOf(name),
         summary:
           `policy ${name} is on the store but no stack declares it` +
-          (risky.length > 0 ? `; it grants ${risky.map((r) => `${maskHas(r.mask, 'sudo') ? 'sudo' : 'wildcard'} on ${r.path.display}`).join(', ')}` : ''),
+          (risky.length > 0 ? `; it grants ${risky.map((r) => `${maskHas(r.mask, 'sudo') ? 'sudo' : 'wildcard'} on ${r.path.display}`).join(', ')}` : '') +
+          (parsed.unevaluated ? `; not fully evaluated (${parsed.unevaluated.join('; ')}): it may grant more` : ''),
         details: rules.map((r) => `${r.path.display}: ${capabilityNames(r.mask).join(', ')}`),
       });
     }
@@ -243,10 +246,11 @@ export const ROLE_TYPE_CONSEQUENCE =
 
 /** Rule-by-rule difference of two texts of one policy, as `path: declared X, store Y` lines. */
 async function policyRuleChanges(parser: PolicyParser, name: string, declaredText: string, liveText: string): Promise<string[]> {
-  const rules = async (text: string) =>
-    new Map(Acl.fromPolicies([await parser.parse(name, text)], { templating: 'literal' }).rules.map((r) => [r.path.slot, r]));
-  const want = await rules(declaredText);
-  const have = await rules(liveText);
+  const rules = async (text: string, storeAccepted: boolean) =>
+    new Map(Acl.fromPolicies([await parser.parse(name, text, { storeAccepted })], { templating: 'literal' }).rules.map((r) => [r.path.slot, r]));
+  const want = await rules(declaredText, false);
+  // The store's text was accepted by it: a gap of the parser must not stop drift.
+  const have = await rules(liveText, true);
   const out: string[] = [];
   for (const slot of new Set([...want.keys(), ...have.keys()])) {
     const w = want.get(slot);

@@ -18,6 +18,7 @@ import { defaultPolicyText } from '../../lib/acl/default-policy';
 import { StoreTarget } from '../../lib/model/store-target';
 import { storeKind } from '../support/store/store-facts';
 import { PolicyParser } from '../../lib/acl/policy-parser';
+import { storePolicyName } from '../../lib/model/store-policy-name';
 import { AccessModel } from '../../lib/access/access-model';
 import { PolicyDocument } from '../../lib/model/policy-document';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
@@ -255,6 +256,172 @@ describe('offline ACL evaluator against the real store (sys/capabilities)', () =
     expect(cases).toBeGreaterThanOrEqual(1000);
   });
 
+  /**
+   * Policy shapes where the stores differ from each other or from a naive reading (issue 26): each is
+   * written to the store, and the parser (for this store kind) must accept exactly what the store
+   * accepts; where both accept, the evaluator must answer sys/capabilities as the store does.
+   */
+  const SHAPES: ReadonlyArray<{ what: string; text: string; probe?: string }> = [
+    { what: 'a "name" block', text: 'name {\n}\npath "shape/a" {\n  capabilities = ["read"]\n}\n' },
+    { what: 'a "name" list', text: 'name = ["x"]\npath "shape/a" {\n  capabilities = ["read"]\n}\n' },
+    { what: 'a "name" string', text: 'name = "x"\npath "shape/a" {\n  capabilities = ["read"]\n}\n', probe: 'shape/a' },
+    { what: 'a "name" integer', text: 'name = 5\npath "shape/a" {\n  capabilities = ["read"]\n}\n', probe: 'shape/a' },
+    { what: 'a "name" JSON object', text: '{"name": {}, "path": {"shape/a": {"capabilities": ["read"]}}}' },
+    { what: 'min_wrapping_ttl above max_wrapping_ttl', text: 'path "shape/a" {\n  capabilities = ["read"]\n  min_wrapping_ttl = "2h"\n  max_wrapping_ttl = "1h"\n}\n' },
+    { what: 'min_wrapping_ttl below max_wrapping_ttl', text: 'path "shape/a" {\n  capabilities = ["read"]\n  min_wrapping_ttl = 60\n  max_wrapping_ttl = "1h"\n}\n', probe: 'shape/a' },
+    { what: 'a deny rule with min above max', text: 'path "shape/a" {\n  capabilities = ["deny"]\n  min_wrapping_ttl = "2h"\n  max_wrapping_ttl = "1h"\n}\n', probe: 'shape/a' },
+    { what: 'a wrapping TTL that is no duration', text: 'path "shape/a" {\n  capabilities = ["read"]\n  max_wrapping_ttl = "soon"\n}\n' },
+    { what: 'parameters', text: 'path "shape/a" {\n  capabilities = ["update"]\n  allowed_parameters = {\n    "x" = ["y"]\n  }\n  required_parameters = ["x"]\n}\n', probe: 'shape/a' },
+    { what: 'an unlabelled path block', text: 'path {\n  capabilities = ["read"]\n}\n', probe: 'path' },
+    { what: 'an unknown key', text: 'path "shape/a" {\n  capabilities = ["read"]\n  rate_limit = 5\n}\n' },
+    { what: 'an expiration in epoch seconds, passed', text: 'path "shape/a" {\n  capabilities = ["read"]\n  expiration = 1700000000\n}\n', probe: 'shape/a' },
+    { what: 'an expiration in epoch seconds as text, to come', text: 'path "shape/a" {\n  capabilities = ["read"]\n  expiration = "4102444800"\n}\n', probe: 'shape/a' },
+    { what: 'an expiration in RFC 3339, to come', text: 'path "shape/a" {\n  capabilities = ["read"]\n  expiration = "2100-01-01T00:00:00Z"\n}\n', probe: 'shape/a' },
+    { what: 'an expiration that is no time', text: 'path "shape/a" {\n  capabilities = ["read"]\n  expiration = "next year"\n}\n' },
+    { what: 'pagination_limit', text: 'path "shape/a/" {\n  capabilities = ["list"]\n  pagination_limit = 10\n}\n', probe: 'shape/a/' },
+    { what: 'a listing filter with list', text: 'path "shape/a/" {\n  capabilities = ["list"]\n  list_scan_response_keys_filter_path = "shape/a/{{ .key }}"\n}\n', probe: 'shape/a/' },
+    { what: 'a listing filter without list', text: 'path "shape/a/" {\n  capabilities = ["read"]\n  list_scan_response_keys_filter_path = "shape/a/{{ .key }}"\n}\n' },
+    { what: 'subscribe_event_types', text: 'path "shape/a" {\n  capabilities = ["read"]\n  subscribe_event_types = ["kv*"]\n}\n', probe: 'shape/a' },
+    ...[
+      ['a control_group block', 'group_names = ["ops"]\n        approvals = 1', '', 'shape/a'],
+      ['a control_group factor without approvals', 'group_names = ["ops"]', ''],
+      ['a control_group factor without groups', 'approvals = 1', ''],
+      ['a control_group factor controlling a capability the rule lacks', 'group_names = ["ops"]\n        approvals = 1', '      controlled_capabilities = ["update"]\n'],
+    ].map(([what, identity, extra, probe]) => ({
+      what,
+      text: `path "shape/a" {\n  capabilities = ["read"]\n  control_group {\n    factor "ops" {\n      identity {\n        ${identity}\n      }\n${extra}    }\n  }\n}\n`,
+      ...(probe ? { probe } : {}),
+    })),
+    { what: 'a control_group without factors', text: 'path "shape/a" {\n  capabilities = ["read"]\n  control_group {\n    ttl = "1h"\n  }\n}\n' },
+  ];
+
+  it('policy shapes that differ between the stores: the parser accepts and refuses what this store does, and evaluates the accepted ones as it does', async () => {
+    const parser = new PolicyParser(undefined, target.kind);
+    const outcome: string[] = [];
+    const disagreements: string[] = [];
+    for (const [i, shape] of SHAPES.entries()) {
+      const name = `shape-${i}`;
+      const written = await storeRequest(store!, 'PUT', `sys/policies/acl/${name}`, { policy: shape.text });
+      const parsed = await parser.parse(name, shape.text).then(
+        (p) => p,
+        (e: Error) => e,
+      );
+      const storeAccepts = written.status === 204;
+      const parserAccepts = !(parsed instanceof Error);
+      outcome.push(`${shape.what}: ${storeAccepts ? 'accepted' : `refused (${JSON.stringify(written.body.errors)})`}`);
+      if (storeAccepts !== parserAccepts) {
+        disagreements.push(`${shape.what}: store ${written.status} ${JSON.stringify(written.body)}, parser ${parserAccepts ? 'accepts' : (parsed as Error).message}`);
+        continue;
+      }
+      if (!storeAccepts || !shape.probe) continue;
+      const token = (await storeRequest(store!, 'POST', 'auth/token/create', { policies: [name], no_default_policy: true, ttl: '10m' })).body.auth.client_token;
+      const answer = await storeRequest(store!, 'POST', 'sys/capabilities', { token, paths: [shape.probe] });
+      const acl = Acl.fromPolicies([parsed as AclPolicy], { templating: 'drop', listLookup: listLookupOf(target), store: target.kind });
+      const expected = [...(answer.body.data[shape.probe] as string[])].sort();
+      if (JSON.stringify(acl.capabilities(shape.probe)) !== JSON.stringify(expected)) {
+        disagreements.push(`${shape.what}: sys/capabilities ${JSON.stringify(expected)}, evaluator ${JSON.stringify(acl.capabilities(shape.probe))}`);
+      }
+    }
+    // eslint-disable-next-line no-console
+    console.log(`policy shapes on ${target}:\n  ${outcome.join('\n  ')}`);
+    expect(disagreements).toEqual([]);
+    // Both stores refuse these, whatever else differs.
+    const refusedEverywhere = ['a "name" block', 'a "name" list', 'min_wrapping_ttl above max_wrapping_ttl', 'an unknown key'];
+    for (const what of refusedEverywhere) expect(outcome.find((o) => o.startsWith(`${what}:`))).toMatch(/: refused/);
+    // Each store's own keys, and the other's refused.
+    const own = target.kind === 'vault' ? ['subscribe_event_types', 'a control_group block'] : ['pagination_limit', 'an expiration in epoch seconds, passed'];
+    const other = target.kind === 'vault' ? ['pagination_limit', 'an expiration in epoch seconds, passed'] : ['subscribe_event_types', 'a control_group block'];
+    for (const what of own) expect(outcome.find((o) => o.startsWith(`${what}:`))).toBe(`${what}: accepted`);
+    for (const what of other) expect(outcome.find((o) => o.startsWith(`${what}:`))).toMatch(/: refused/);
+  });
+
+  it('a text the store accepts and the HCL 2 parser cannot read (blocks with and without labels) marks that policy "not fully evaluated" for a live analysis', async () => {
+    const text = 'path "shape/b" {\n  capabilities = ["read"]\n}\npath {\n  capabilities = ["list"]\n}\n';
+    expect((await storeRequest(store!, 'PUT', 'sys/policies/acl/mixed-blocks', { policy: text })).status).toBe(204);
+    const parser = new PolicyParser(undefined, target.kind);
+    await expect(parser.parse('mixed-blocks', text)).rejects.toThrow('cannot have blocks with and without labels');
+    const live = await parser.parse('mixed-blocks', text, { storeAccepted: true });
+    expect(live.rules).toEqual([]);
+    expect(live.unevaluated?.[0]).toMatch(/^not valid HCL: /);
+  });
+
+  it('the store appends "/" to every LIST (and SCAN on OpenBao) request path before the ACL check, as Acl.check does', async () => {
+    const s = store!;
+    const policy = 'path "secret/metadata/team/*" {\n  capabilities = ["list", "read"' + (target.kind === 'openbao' ? ', "scan"' : '') + ']\n}\n';
+    expect((await storeRequest(s, 'PUT', 'sys/policies/acl/team-lister', { policy })).status).toBe(204);
+    expect((await storeRequest(s, 'POST', 'secret/data/team/app', { data: { k: 'v' } })).status).toBe(200);
+    const token = (await storeRequest(s, 'POST', 'auth/token/create', { policies: ['team-lister'], no_default_policy: true, ttl: '10m' })).body.auth.client_token;
+    const acl = Acl.fromPolicies([await new PolicyParser(undefined, target.kind).parse('team-lister', policy)], { listLookup: listLookupOf(target), store: target.kind });
+    const requests: Array<[string, string, 'list' | 'scan' | 'read']> = [
+      ['LIST', 'secret/metadata/team', 'list'],
+      ['GET', 'secret/metadata/team?list=true', 'list'],
+      ['LIST', 'secret/metadata/team/', 'list'],
+      ['LIST', 'secret/metadata/other', 'list'],
+      // A read of the same path gets no "/": no rule governs secret/metadata/team.
+      ['GET', 'secret/metadata/team', 'read'],
+      ...(target.kind === 'openbao' ? ([['SCAN', 'secret/metadata/team', 'scan'], ['GET', 'secret/metadata/team?scan=true', 'scan']] as Array<[string, string, 'scan']>) : []),
+    ];
+    const seen: string[] = [];
+    for (const [method, path, capability] of requests) {
+      const response = await storeRequest(s, method, path, undefined, token);
+      const decision = acl.check(capability, path.replace(/\?.*$/, ''));
+      seen.push(`${method} ${path}: ${response.status}, evaluator ${decision.allowed ? 'allowed' : 'denied'} (${decision.path})`);
+      expect({ method, path, denied: response.status === 403 }).toEqual({ method, path, denied: !decision.allowed });
+    }
+    expect(acl.check('list', 'secret/metadata/team')).toMatchObject({ allowed: true, path: 'secret/metadata/team/' });
+    // eslint-disable-next-line no-console
+    console.log(`LIST/SCAN paths on ${target}:\n  ${seen.join('\n  ')}`);
+  });
+
+  it('root-protected paths need sudo on the governing rule: the store refuses a token with every other capability, as Acl.check does', async () => {
+    const s = store!;
+    const caps = ['create', 'read', 'update', 'delete', 'list'];
+    const texts = {
+      'no-sudo': `path "sys/*" {\n  capabilities = ${JSON.stringify(caps)}\n}\npath "auth/token/*" {\n  capabilities = ${JSON.stringify(caps)}\n}\n`,
+      'with-sudo': `path "sys/*" {\n  capabilities = ${JSON.stringify([...caps, 'sudo'])}\n}\npath "auth/token/*" {\n  capabilities = ${JSON.stringify([...caps, 'sudo'])}\n}\n`,
+    };
+    // Reads and lists only: nothing on the store changes.
+    const requests: Array<[string, string, 'read' | 'list', boolean]> = [
+      ['GET', 'sys/auth/token', 'read', true],
+      ['GET', 'sys/audit', 'read', true],
+      ['GET', 'sys/config/cors', 'read', true],
+      ['GET', 'sys/config/auditing/request-headers', 'read', true],
+      ['LIST', 'sys/leases/lookup', 'list', true],
+      ['LIST', 'auth/token/accessors', 'list', true],
+      ['GET', 'sys/auth', 'read', false],
+      ['GET', 'sys/mounts', 'read', false],
+      ['LIST', 'sys/policies/acl', 'list', false],
+      ['LIST', 'sys/leases', 'list', false],
+    ];
+    const seen: string[] = [];
+    for (const [name, text] of Object.entries(texts)) {
+      expect((await storeRequest(s, 'PUT', `sys/policies/acl/${name}`, { policy: text })).status).toBe(204);
+      const token = (await storeRequest(s, 'POST', 'auth/token/create', { policies: [name], no_default_policy: true, ttl: '10m' })).body.auth.client_token;
+      const acl = Acl.fromPolicies([await new PolicyParser(undefined, target.kind).parse(name, text)], { listLookup: listLookupOf(target), store: target.kind });
+      for (const [method, path, capability, rootProtected] of requests) {
+        const response = await storeRequest(s, method, path, undefined, token);
+        const decision = acl.check(capability, path);
+        seen.push(`${name}: ${method} ${path}: ${response.status}, evaluator ${decision.allowed ? 'allowed' : 'denied'}${decision.sudoPath ? ` (${decision.sudoPath})` : ''}`);
+        expect({ name, path, denied: response.status === 403 }).toEqual({ name, path, denied: !decision.allowed });
+        expect({ path, rootProtected: decision.sudoPath !== undefined }).toEqual({ path, rootProtected });
+      }
+    }
+    // eslint-disable-next-line no-console
+    console.log(`root-protected paths on ${target}:\n  ${seen.join('\n  ')}`);
+  });
+
+  it('a policy written under " Shape-Name " or "İNFRA" is filed under the name storePolicyName gives (Go rules: "infra", not JavaScript\'s "i̇nfra")', async () => {
+    // Spaces only: the store refuses other white space in a URL path (400) before any policy code.
+    for (const written of [' Shape-Name ', 'İNFRA']) {
+      const response = await storeRequest(store!, 'PUT', `sys/policies/acl/${encodeURIComponent(written)}`, { policy: 'path "a" {\n  capabilities = ["read"]\n}\n' });
+      expect(response.status).toBeLessThan(300);
+    }
+    const names = (await storeRequest(store!, 'LIST', 'sys/policies/acl')).body.data.keys as string[];
+    expect(names).toEqual(expect.arrayContaining([storePolicyName(' Shape-Name '), storePolicyName('İNFRA')]));
+    expect([storePolicyName(' Shape-Name '), storePolicyName('İNFRA')]).toEqual(['shape-name', 'infra']);
+    expect(names).not.toContain('İNFRA'.toLowerCase());
+  });
+
   it('login tokens carry the policies the access model computes (default unless disabled)', async () => {
     const s = store!;
     expect((await storeRequest(s, 'POST', 'sys/auth/approle', { type: 'approle' })).status).toBe(204);
@@ -264,6 +431,8 @@ describe('offline ACL evaluator against the real store (sys/capabilities)', () =
       { policies: ['app'], noDefault: true },
       { policies: ['app', 'default'], noDefault: true },
       { policies: ['App', 'missing'], noDefault: false },
+      // The store trims and lower-cases with Go's rules: NEL and NO-BREAK SPACE are white space, U+0130 lowers to "i".
+      { policies: [' App\t', '\u0085İNFRA\u00a0'], noDefault: false },
     ];
     for (const [i, c] of cases.entries()) {
       const role = `role-${i}`;
@@ -282,7 +451,8 @@ describe('offline ACL evaluator against the real store (sys/capabilities)', () =
         mount: 'approle',
         role,
         stack: 'test',
-        tokenPolicies: c.policies.map((p) => p.toLowerCase()).sort(),
+        // As the role lists them: the model normalises the names as the store does.
+        tokenPolicies: c.policies,
         noDefaultPolicy: c.noDefault,
         bindings: {},
       };

@@ -1,5 +1,6 @@
 /**
- * Issue 11 on a real store: nothing a configuration says can widen access beyond what it declares.
+ * Issue 11 on a real store: nothing a configuration says can widen access beyond what it declares
+ * (and issue 26's mount settings, at the end).
  *
  * The platform is applied once. Then every configuration the issue found accepted (and, applied,
  * giving access nothing declared) is synthesized again: each is now refused with the rule that
@@ -14,7 +15,9 @@ import { AppRoleApplication, AppRoleAuth, CiSecret, Duration, JwtKeySource, Poli
 import { renderPolicyHcl } from '../../lib/render/policy-hcl';
 import { Platform } from '../../lib/platform/platform';
 import { PlatformConfig } from '../../lib/platform/platform-config';
-import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
+import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt, startJwksServer } from '../support/store/jwt-signer';
+import { readerPolicy } from '../../lib/reconcile/live-store-reader';
+import { StoreTarget } from '../../lib/model/store-target';
 import { clientToken, firstError, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { storeKind } from '../support/store/store-facts';
@@ -164,5 +167,84 @@ describe('refused configurations on a real store (issue 11)', () => {
       statuses[`auth ${mount}`] = (await storeRequest(store, 'POST', `sys/auth/${mount}`, { type: 'approle' })).status;
     }
     expect(statuses).toEqual(RESERVED_MOUNT_FACTS);
+  });
+});
+
+/**
+ * Issue 26: the store facts behind the mount-settings checks (lib/model/auth-mount-tune.ts), the
+ * loopback rule (lib/private/loopback-host.ts) and the reader policy written per LIST lookup
+ * (lib/reconcile/live-store-reader.ts). No platform is applied: each fact is asked of the store directly.
+ */
+describe('mount settings on a real store (issue 26)', () => {
+  let store: RunningStore;
+  beforeAll(async () => {
+    store = await startStore();
+  });
+  afterAll(async () => {
+    await store?.stop();
+  });
+
+  /** An AppRole mount tuned to `tokenType`, one role declaring `service` (as every application does), and a login. */
+  async function appRoleLogin(mount: string, tokenType: string): Promise<{ auth: any; renew: { status: number; error: string } }> {
+    expect((await storeRequest(store, 'POST', `sys/auth/${mount}`, { type: 'approle' })).status).toBe(204);
+    expect((await storeRequest(store, 'POST', `sys/auth/${mount}/tune`, { token_type: tokenType })).status).toBe(204);
+    const role = { token_type: 'service', token_ttl: '1h', token_max_ttl: '24h', token_policies: ['default'] };
+    expect([200, 204]).toContain((await storeRequest(store, 'POST', `auth/${mount}/role/agent`, role)).status);
+    const roleId = (await storeRequest(store, 'GET', `auth/${mount}/role/agent/role-id`)).body.data.role_id;
+    const secretId = (await storeRequest(store, 'POST', `auth/${mount}/role/agent/secret-id`, {})).body.data.secret_id;
+    const login = await storeRequest(store, 'POST', `auth/${mount}/login`, { role_id: roleId, secret_id: secretId }, null);
+    expect(login.status).toBe(200);
+    const renewed = await storeRequest(store, 'POST', 'auth/token/renew-self', {}, login.body.auth.client_token);
+    return { auth: login.body.auth, renew: { status: renewed.status, error: firstError(renewed) ?? '' } };
+  }
+
+  it('a mount tuned to batch overrides a role that declares service: a batch token, which renew-self refuses', async () => {
+    const { auth, renew } = await appRoleLogin('approle-batch', 'batch');
+    expect([auth.token_type, auth.renewable]).toEqual(['batch', false]);
+    expect(renew.status).toBe(400);
+    expect(renew.error).toMatch(/batch token/i);
+  });
+
+  it('default-batch leaves a role that declares service a renewable service token', async () => {
+    const { auth, renew } = await appRoleLogin('approle-default-batch', 'default-batch');
+    expect([auth.token_type, auth.renewable]).toEqual(['service', true]);
+    expect(renew.status).toBe(200);
+  });
+
+  it('the store refuses a tune whose default lease TTL is above the maximum', async () => {
+    expect((await storeRequest(store, 'POST', 'sys/auth/approle-ttl', { type: 'approle' })).status).toBe(204);
+    const tuned = await storeRequest(store, 'POST', 'sys/auth/approle-ttl/tune', { default_lease_ttl: '2h', max_lease_ttl: '1h' });
+    expect(tuned.status).toBe(400);
+    expect(firstError(tuned)).toMatch(/lease TTL/i);
+    // At most the maximum is accepted.
+    expect((await storeRequest(store, 'POST', 'sys/auth/approle-ttl/tune', { default_lease_ttl: '1h', max_lease_ttl: '1h' })).status).toBe(204);
+  });
+
+  it('a .localhost name is not this machine to the store: a JWKS URL at sso.localhost is not fetched, the same URL at 127.0.0.1 is', async () => {
+    const jwks = await startJwksServer([generateSigningKey()]);
+    try {
+      expect((await storeRequest(store, 'POST', 'sys/auth/jwt-localhost', { type: 'jwt' })).status).toBe(204);
+      const viaName = await storeRequest(store, 'POST', 'auth/jwt-localhost/config', { jwks_url: jwks.url.replace('127.0.0.1', 'sso.localhost') });
+      expect(viaName.status).toBe(400);
+      expect(jwks.fetches).toBe(0);
+      const viaAddress = await storeRequest(store, 'POST', 'auth/jwt-localhost/config', { jwks_url: jwks.url });
+      expect(viaAddress.status).toBe(204);
+      expect(jwks.fetches).toBeGreaterThan(0);
+    } finally {
+      await jwks.stop();
+    }
+  });
+
+  it.each([
+    ['for an unknown version', undefined],
+    [`for the older LIST lookup (${storeKind()} before the fix)`, new StoreTarget(storeKind(), storeKind() === 'vault' ? '1.21.1' : '2.4.0')],
+    [`for the newer LIST lookup (${storeKind()} with the fix)`, new StoreTarget(storeKind(), storeKind() === 'vault' ? '2.0.3' : '2.6.0')],
+  ])('the reader policy written %s lists the roles of an AppRole mount on this store', async (_what, target) => {
+    expect((await storeRequest(store, 'POST', 'sys/auth/approle-reader', { type: 'approle' })).status).toBeLessThan(500);
+    expect([200, 204]).toContain((await storeRequest(store, 'POST', 'auth/approle-reader/role/listed', { token_policies: ['default'] })).status);
+    expect((await storeRequest(store, 'PUT', 'sys/policies/acl/reader-probe', { policy: readerPolicy(target) })).status).toBe(204);
+    const token = clientToken(await storeRequest(store, 'POST', 'auth/token/create', { policies: ['reader-probe'], no_default_policy: true, ttl: '5m' }));
+    const listed = await storeRequest(store, 'LIST', 'auth/approle-reader/role', undefined, token);
+    expect([listed.status, listed.body?.data?.keys]).toEqual([200, ['listed']]);
   });
 });

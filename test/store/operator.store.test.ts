@@ -124,6 +124,42 @@ describe('operator commands against a real store', () => {
     });
   });
 
+  describe('--format json: one JSON object each, the Secret ID never in it (issue 28)', () => {
+    it('provision, rotate-secret-id and check-approle print fields a script can read, under --credentials-file', async () => {
+      const file = envFile('json.env');
+      const provisioned = await run('provision', ['orchestrator-dev', '--credentials-file', file, '--format', 'json'], privileged());
+      expect(provisioned.code).toBe(0);
+      const first = JSON.parse(provisioned.stdout);
+      const firstSecretId = secretIdIn(file);
+      const firstAccessor = (await storeRequest(store, 'POST', 'auth/approle/role/orchestrator-dev/secret-id/lookup', { secret_id: firstSecretId })).body.data.secret_id_accessor;
+      expect(first).toEqual({ command: 'provision', role: 'orchestrator-dev', roleId: roleIds['orchestrator-dev'], secretIdAccessor: firstAccessor, file, previousSecretIdKept: false });
+
+      const rotated = await run('rotate-secret-id', ['orchestrator-dev', '--credentials-file', file, '--format', 'json'], privileged());
+      expect(rotated.code).toBe(0);
+      const second = JSON.parse(rotated.stdout);
+      const secondSecretId = secretIdIn(file);
+      expect(second).toEqual({
+        command: 'rotate-secret-id',
+        role: 'orchestrator-dev',
+        roleId: roleIds['orchestrator-dev'],
+        file,
+        secretIdAccessor: (await storeRequest(store, 'POST', 'auth/approle/role/orchestrator-dev/secret-id/lookup', { secret_id: secondSecretId })).body.data.secret_id_accessor,
+        verified: true,
+        previous: 'destroyed',
+        previousSecretIdAccessor: firstAccessor,
+      });
+
+      const valid = await run('check-approle', ['--credentials-file', file, '--format', 'json'], { SECRETSTORE_ADDR: store.addr });
+      expect(valid.code).toBe(0);
+      expect(JSON.parse(valid.stdout)).toEqual({ command: 'check-approle', valid: true, source: file, role: 'orchestrator-dev', policies: ['default', 'orchestrator-dev'], ttlSeconds: 12 * 3600, renewable: true });
+      const invalid = await run('check-approle', ['--format', 'json'], { SECRETSTORE_ADDR: store.addr, SECRETSTORE_ROLE_ID: roleIds['orchestrator-dev'], SECRETSTORE_SECRET_ID: firstSecretId });
+      expect(invalid.code).toBe(1);
+      const refused = JSON.parse(invalid.stdout);
+      expect([refused.command, refused.valid, refused.source, typeof refused.status]).toEqual(['check-approle', false, 'the environment', 'number']);
+      for (const out of [provisioned, rotated, valid, invalid]) expect(out.stdout).not.toContain(secondSecretId);
+    });
+  });
+
   describe('rotate-secret-id APP (spec §5.3)', () => {
     it('writes a verified new Secret ID, destroys the previous one by its accessor, and prints the next steps', async () => {
       const file = envFile('rotate.env');
@@ -214,7 +250,7 @@ describe('operator commands against a real store', () => {
       expect(r.code).toBe(1);
       expect(r.stdout).toBe(
         `invalid: the store rejected the Role ID / Secret ID pair from ${bad} (HTTP 400: invalid role or secret ID). ` +
-          'Fix (spec §7): reprovision: secretstore-iac rotate-secret-id APP --env-file PATH (or provision), re-run the deployment, then restart the agent container',
+          'Fix (spec §7): reprovision: secretstore-iac rotate-secret-id APP --credentials-file PATH (or provision), re-run the deployment, then restart the agent container',
       );
     });
 
@@ -224,7 +260,7 @@ describe('operator commands against a real store', () => {
       const positional = await run('check-approle', [value], { SECRETSTORE_ADDR: store.addr });
       expect([positional.code, positional.stderr]).toEqual([
         2,
-        'secretstore-iac check-approle: expects no arguments (the pair comes from --env-file or the environment), got 1 arguments (see secretstore-iac check-approle --help)',
+        'secretstore-iac check-approle: expects no arguments (the pair comes from --credentials-file or the environment), got 1 arguments (see secretstore-iac check-approle --help)',
       ]);
       const option = await run('check-approle', [`--secret-id=${value}`], { SECRETSTORE_ADDR: store.addr });
       expect(option.code).toBe(2);
@@ -234,7 +270,7 @@ describe('operator commands against a real store', () => {
     it('without a pair, says where to put it, exit 2', async () => {
       const r = await run('check-approle', [], { SECRETSTORE_ADDR: store.addr });
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain('no pair to check: give --env-file PATH, or set SECRETSTORE_ROLE_ID and SECRETSTORE_SECRET_ID');
+      expect(r.stderr).toContain('no pair to check: give --credentials-file PATH, or set SECRETSTORE_ROLE_ID and SECRETSTORE_SECRET_ID');
     });
   });
 
@@ -244,7 +280,7 @@ describe('operator commands against a real store', () => {
     expect(help.stdout).toMatch(/\n  rotate-secret-id +replace an application's Secret ID/);
     expect(help.stdout).toMatch(/\n  check-approle +check a Role ID \/ Secret ID pair/);
     const usage = await run('rotate-secret-id', ['--help'], {});
-    expect(usage.stdout).toMatch(/^Usage: secretstore-iac rotate-secret-id APP --env-file PATH/);
+    expect(usage.stdout).toMatch(/^Usage: secretstore-iac rotate-secret-id APP --credentials-file PATH/);
   });
 
   describe('clear errors', () => {

@@ -1,6 +1,9 @@
 import * as http from 'http';
 import { AddressInfo } from 'net';
-import { READER_POLICY } from '../../../lib/reconcile/live-store-reader';
+import { READER_POLICY, readerPolicy } from '../../../lib/reconcile/live-store-reader';
+import { StoreTarget } from '../../../lib/model/store-target';
+import { platformConfig } from '../../../stacks/platform.config';
+import { synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
 import { runCli } from '../../../lib/cli/run-cli';
 import { ACCESS_FIXTURES } from '../../support/paths';
 import * as path from 'path';
@@ -22,6 +25,16 @@ describe('secretstore-iac drift', () => {
     const r = await cli(['drift', '--print-reader-policy'], {});
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(READER_POLICY.trimEnd());
+  });
+
+  it('prints the policy for the store the synthesized SOURCE targets (settings.store)', async () => {
+    const outdir = tempOutdir();
+    synthesizePlatform({ ...platformConfig, settings: { ...platformConfig.settings, store: { kind: 'vault', version: '2.0.3' } } }, undefined, outdir);
+    const r = await cli(['drift', '--print-reader-policy', outdir], {});
+    expect([r.code, r.stdout]).toEqual([0, readerPolicy(new StoreTarget('vault', '2.0.3')).trimEnd()]);
+    expect(r.stdout).toContain('path "auth/+/role/" {');
+    // A SOURCE that records no store: the text for either version.
+    expect((await cli(['drift', '--print-reader-policy', BASE], {})).stdout).toBe(READER_POLICY.trimEnd());
   });
 
   it('exit 2 for a usage error', async () => {

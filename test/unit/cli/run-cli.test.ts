@@ -131,6 +131,22 @@ describe('who-can', () => {
     expect(no.stdout).toBe('delete on secret/data/registry/svc-executor:\n  nobody');
   });
 
+  it('prints a note for each way the path evaluated differs from the one typed: LIST without "/", the KV v1 form on the declared v2 mount', async () => {
+    const list = await cli(['who-can', 'list', 'secret/metadata/acme/dev', 'base']);
+    expect(list.stdout).toBe(
+      'list on secret/metadata/acme/dev:\n' +
+        '  note: the store adds a trailing "/" to every LIST request: answered for secret/metadata/acme/dev/\n' +
+        '  approle/audit-agent  via "secret/metadata/acme/*" (policies: ops-audit)',
+    );
+    const platform = synthesizePlatform();
+    const older = await cli(['who-can', 'read', 'secret/registry/svc-executor', platform.outdir, '--format', 'json']);
+    expect(older.code).toBe(ExitCode.ok);
+    const answer = JSON.parse(older.stdout);
+    expect(answer.evaluatedPath).toBe('secret/data/registry/svc-executor');
+    expect(answer.notes[0]).toMatch(/^secret\/ is KV version 2 \(settings\.kvMount of stacks? [a-z, -]+\): it serves no secret at secret\/registry\/svc-executor/);
+    expect(answer.allowed.map((e: { identity: string }) => e.identity)).toContain('jwt/registry-ci');
+  });
+
   it("refuses a word of neither store at once, and a word the source's store does not know, saying where the store came from (exit 2)", async () => {
     const neither = await cli(['who-can', 'frobnicate', 'secret/data/x', 'base']);
     expect(neither.code).toBe(ExitCode.usage);

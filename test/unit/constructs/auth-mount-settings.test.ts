@@ -1,5 +1,6 @@
 import { Duration, SecretStoreValidationError } from '../../../lib';
-import { READER_POLICY_RULES } from '../../../lib/reconcile/live-store-reader';
+import { READER_POLICY_RULES, readerPolicyRules } from '../../../lib/reconcile/live-store-reader';
+import { StoreTarget } from '../../../lib/model/store-target';
 import { platformConfig } from '../../../stacks/platform.config';
 import { policyRules, resources, synthesizePlatform } from '../../support/synthesized-platform';
 
@@ -60,6 +61,19 @@ describe('the reader\'s own policy (readerPolicy)', () => {
     const { stacks } = synthesizePlatform({ ...platformConfig, readerPolicy: true });
     const policy = resources(stacks['ci-access'], 'vault_policy').find((p) => p.name === 'secretstore-iac-reader');
     expect(policyRules(policy.policy).sort()).toEqual(READER_POLICY_RULES.map((r) => [r.path, [...r.capabilities]]).sort());
+  });
+
+  it('written for settings.store: the newer LIST rule\'s role listing for OpenBao 2.6.0, the older one for 2.4.0', () => {
+    const declared = (store: { kind: 'openbao' | 'vault'; version?: string }) => {
+      const { stacks } = synthesizePlatform({ ...platformConfig, settings: { ...platformConfig.settings, store }, readerPolicy: true });
+      return policyRules(resources(stacks['ci-access'], 'vault_policy').find((p) => p.name === 'secretstore-iac-reader').policy).sort();
+    };
+    const rulesOf = (target: StoreTarget) => readerPolicyRules(target).map((r) => [r.path, [...r.capabilities]]).sort();
+    expect(declared({ kind: 'openbao', version: '2.6.0' })).toEqual(rulesOf(new StoreTarget('openbao', '2.6.0')));
+    expect(declared({ kind: 'openbao', version: '2.6.0' })).toContainEqual(['auth/+/role/', ['list']]);
+    expect(declared({ kind: 'openbao', version: '2.4.0' })).toEqual(rulesOf(new StoreTarget('openbao', '2.4.0')));
+    expect(declared({ kind: 'openbao', version: '2.4.0' })).not.toContainEqual(['auth/+/role/', ['list']]);
+    expect(declared({ kind: 'vault' })).toEqual(READER_POLICY_RULES.map((r) => [r.path, [...r.capabilities]]).sort());
   });
 
   it('{ name }: under that name; a built-in or malformed name is refused', () => {

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Construct } from 'constructs';
-import { Duration } from '../../../lib';
+import { Duration, KvPath } from '../../../lib';
 import { Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { PeopleConfig } from '../../../lib/platform/people-stack';
@@ -121,7 +121,7 @@ describe('People: bad input is reported with construct, field, value and rule, a
       '[people] id = "group-Bad Name": must be letters, digits, ".", "_" and "-", at most 100 characters (it contains other characters): construct ids are written into policies, CI templates and reports',
       '[people/group-Bad Name] roleName = "Bad Name": must be lower-case letters, digits and inner hyphens; it contains upper case, white space',
       '[people/group-Bad Name] groups = " admins": must be a group name without leading or trailing spaces, control characters or "," (the store splits on it)',
-      '[people/group-Bad Name] reads[0].machinePathReason = "x": must say why people read a machine\'s path (at least 10 characters)',
+      '[people/group-Bad Name] reads[0].machinePathReason = "x": must say why people read a machine\'s path (at least 10 characters; white space and invisible characters (zero-width, format characters) do not count)',
       '[people/group-Bad Name] tokenMaxTtl = "2d": must be at most 1d: a person\'s token left on a laptop stays usable that long; people log in again',
       expect.stringContaining('[people/oidc] discoveryUrl = "http://sso.acme.example": uses plain http to a host that is not this machine'),
       '[people/oidc] storeUrl = "vault": must be an http(s) URL of host, optional port and path (letters, digits, ".", "_", "~", "-"), without credentials, query, fragment, spaces or shell characters',
@@ -130,6 +130,27 @@ describe('People: bad input is reported with construct, field, value and rule, a
       '[people/oidc] scopes = "openid": the store always requests "openid": leave it out',
       '[people/oidc] clientSecretVersion = 0: must be a whole number >= 1: raise it to write a rotated secret',
     ]);
+  });
+
+  it('a machinePathReason of invisible characters is no reason: they do not count toward its 10 characters', () => {
+    const RULE = 'must say why people read a machine\'s path (at least 10 characters; white space and invisible characters (zero-width, format characters) do not count)';
+    const reason = (machinePathReason: string) =>
+      problemsOf(people({ groups: { ops: { groups: ['ops'], reads: [{ path: 'registry/svc-orchestrator', machinePathReason }] } } }));
+    // Zero-width space, joiner, non-joiner, BOM, soft hyphen, word joiner, a filler, spaces.
+    expect(reason('\u200b\u200c\u200d\ufeff\u00ad\u2060\u3164   \u200b\u200b')).toEqual([
+      `[people/group-ops] reads[0].machinePathReason = "\\u200b\\u200c\\u200d\\ufeff\\u00ad\\u2060\u3164   \\u200b\\u200b": ${RULE}`,
+    ]);
+    expect(reason('rotate\u200b\u200b\u200b\u200b')).toEqual([`[people/group-ops] reads[0].machinePathReason = "rotate\\u200b\\u200b\\u200b\\u200b": ${RULE}`]);
+    // Accents and emoji sequences count once each, as people see them.
+    expect(reason('r\u00e9otation \u{1F468}\u200d\u{1F469}')).toEqual([]);
+    expect(reason('break-glass rotation')).toEqual([]);
+  });
+
+  it('a grant made in code is held to the same rule (SSI-R12 would otherwise take any text as a reason)', () => {
+    const found = problemsOf(people({}), (p) =>
+      p.people!.roles.developers.grantRead(KvPath.secret(p.ciAccess.settings.kvMount, 'registry/svc-orchestrator'), '\u200b'.repeat(12)),
+    );
+    expect(found).toEqual([expect.stringMatching(/^\[people\/group-developers\] machinePathReason = "(\\u200b){12}": must say why people read a machine's path/)]);
   });
 
   it('reports a people section of the wrong shape by its field, not a crash', () => {

@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import {
   AppRoleApplication,
   AppRoleAuth,
+  AuthMountTune,
   CiJwtRole,
   CiLoginTemplate,
   CiSecret,
@@ -62,6 +63,11 @@ const jwtRole = (p: Platform, props: Partial<ConstructorParameters<typeof CiJwtR
   new CiJwtRole(p.ciAccess, 'x', { auth: p.ciAccess.jwtAuth, roleName: 'other-ci', ...props }).policy.addRule('secret/data/a', ['read'], 'test');
 const PIN_RULE =
   'must pin the organisation: bind namespace_id or project_id to exact IDs, or namespace_path or project_path to "acme", "acme/<path>" or "<exact path>/*" only; a glob such as "*" or "acme*" also matches other groups (acme-evil), whose jobs could then log in';
+
+const HMAC_RULE =
+  'a key listed here is written in clear to every audit device (keys that must stay HMAC-ed: secret_id, secret_id_accessor, role_id, jwt, id_token, code, state, client_nonce, auth_url, oidc_client_secret, client_token, token, accessor)';
+const VISIBLE_NOTE = 'white space and invisible characters (zero-width, format characters) do not count';
+const withTune = (mount: 'jwt' | 'approle', tune: AuthMountTune): PlatformConfig => ({ ...platformConfig, authMounts: { [mount]: { tune } } });
 
 type Case = [string, (p: Platform, a: Construct) => void, PlatformConfig | undefined, string];
 
@@ -282,6 +288,31 @@ const cases: Case[] = [
     '[ci-access] settings.namespace = "sys": "sys" is reserved by the store (root, sys, audit, auth, cubbyhole, identity) and cannot name a namespace'],
   ['an application entry that is not an object', undefined as any, { ...platformConfig, applications: { 'billing-dev': 'billing' as any } },
     '[ci-access] applications["billing-dev"] = "billing": must be an object of the application\'s properties, not text'],
+  // Issue 26: mount settings that break the mission; .localhost; invisible characters.
+  ['Secret IDs in clear in the audit log', undefined as any, withTune('approle', { auditNonHmacResponseKeys: ['secret_id'] }),
+    `[app-roles/approle] tune.auditNonHmacResponseKeys[0] = "secret_id": must stay HMAC-ed in the audit log: it is an AppRole Secret ID, the secret half of a login (login and secret-id lookup requests, secret-id responses); ${HMAC_RULE}`],
+  ['a job token in clear in the audit log (any case)', undefined as any, withTune('jwt', { auditNonHmacRequestKeys: ['role', 'JWT'] }),
+    `[ci-access/jwt] tune.auditNonHmacRequestKeys[1] = "JWT": must stay HMAC-ed in the audit log: it is a CI job token (JWT login requests), valid for the CI system's other relying parties until it expires; ${HMAC_RULE}`],
+  ['batch tokens on the AppRole mount, whose agents renew', undefined as any, withTune('approle', { tokenType: 'batch' }),
+    '[app-roles/approle] tune.tokenType = "batch": overrides the token type the roles of the mount declare: the store would issue batch tokens to orchestrator-dev (app-roles/orchestrator-dev), authentik-role (app-roles/identity-shared), gitlab-role (app-roles/sourcehost-shared) and 1 more, which declare "service": batch tokens cannot be renewed, and the agents renew theirs every 45m (renew-self), so each application\'s token would end at its first TTL; leave tokenType out, or use "default-batch", which only applies to roles that declare none'],
+  ['batch tokens on the JWT mount over service roles', undefined as any, withTune('jwt', { tokenType: 'batch' }),
+    '[ci-access/jwt] tune.tokenType = "batch": overrides the token type the roles of the mount declare: the store would issue batch tokens to registry-ci (ci-access/registry-ci), secretstore-iac-pipeline (ci-access/pipeline-apply), secretstore-iac-plan (ci-access/pipeline-plan), which declare "service"; leave tokenType out, or use "default-batch", which only applies to roles that declare none'],
+  ['a default lease TTL above the maximum', undefined as any, withTune('approle', { defaultLeaseTtl: Duration.hours(2), maxLeaseTtl: Duration.hours(1) }),
+    '[app-roles/approle] tune.defaultLeaseTtl = "2h": must not exceed tune.maxLeaseTtl (1h): the store refuses a mount whose default lease TTL is above its maximum, so the apply would fail'],
+  ['a misspelt authMounts field', undefined as any, { ...platformConfig, authMounts: { approle: { descripton: 'agents' } as any } },
+    '[ci-access] authMounts.approle.descripton = "agents": is not a field here: the fields are local, description, tune'],
+  ['an auth mount that does not exist', undefined as any, { ...platformConfig, authMounts: { oidc: {} } as any },
+    '[ci-access] authMounts.oidc = {}: is not a field here: the fields are jwt, approle'],
+  ['a misspelt tune field', undefined as any, withTune('approle', { tokentype: 'batch' } as any),
+    '[app-roles/approle] tune.tokentype = "batch": is not a field here: the fields are defaultLeaseTtl, maxLeaseTtl, listingVisibility, tokenType, auditNonHmacRequestKeys, auditNonHmacResponseKeys'],
+  ['a newline in a mount description', undefined as any, { ...platformConfig, authMounts: { jwt: { description: 'CI\nx' } } },
+    `[ci-access/jwt] description = "CI\\nx": must be one line of printable text; it contains U+000A ${FREE_TEXT_RULE}`],
+  ['http://sso.localhost/ is not loopback', undefined as any, { ...platformConfig, ciKeySource: JwtKeySource.oidcDiscovery('http://sso.localhost') },
+    `[ci-access/jwt] keySource.oidc_discovery_url = "http://sso.localhost": ${PLAIN_HTTP_RULE}`],
+  ['zero-width characters are not a description', (p) => ciSecret(p, 'x', { description: '\u200b\u200c\u200d\ufeff' }), undefined,
+    `[ci-access/x] description = "\\u200b\\u200c\\u200d\\ufeff": must say what the secret is for (${VISIBLE_NOTE})`],
+  ['white space and a BOM do not say who uses an account', (p) => account(p, 'x', { usedBy: ' \ufeff ' }), undefined,
+    `[ci-access/x] usedBy = " \\ufeff ": must say who uses the account (${VISIBLE_NOTE})`],
 ];
 
 describe('Bad input: each problem names the construct, field, value and rule', () => {

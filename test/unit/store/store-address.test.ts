@@ -48,8 +48,17 @@ describe('§2.5 and §7: the store address comes from SECRETSTORE_ADDR or VAULT_
     expect(() => resolveStoreAddress({ VAULT_ADDR: 'http://secrets.example:8200', SECRETSTORE_IAC_INSECURE_HTTP_HOSTS: 'secrets.example:9999' })).toThrow(/plain http/);
   });
 
-  it.each(['http://localhost:8200', 'http://127.0.0.1:8200', 'http://[::1]:8200', 'http://store.localhost'])('allows plain http to this machine: %s', (address) => {
+  it.each(['http://localhost:8200', 'http://127.0.0.1:8200', 'http://[::1]:8200'])('allows plain http to this machine: %s', (address) => {
     expect(resolveStoreAddress({ SECRETSTORE_ADDR: address })).toBe(address);
+  });
+
+  it('a name under .localhost is not this machine (resolved through DNS) unless listed', () => {
+    expect(() => resolveStoreAddress({ SECRETSTORE_ADDR: 'http://store.localhost:8200' })).toThrow(
+      'SECRETSTORE_ADDR="http://store.localhost:8200" is plain http to a host other than this machine',
+    );
+    expect(resolveStoreAddress({ SECRETSTORE_ADDR: 'http://store.localhost:8200', SECRETSTORE_IAC_INSECURE_HTTP_HOSTS: 'store.localhost' })).toBe(
+      'http://store.localhost:8200',
+    );
   });
 
   it('refuses credentials inside the address without repeating them', () => {
