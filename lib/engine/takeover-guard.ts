@@ -123,7 +123,10 @@ export async function checkPlannedCreates(creates: readonly PlannedCreate[], cli
     const keys = await listing(how.listing!, async () =>
       parseList((await client.request('GET', `${how.listing}?list=true`)).body, `LIST ${how.listing}`).map((k) => k.toLowerCase()),
     );
-    if (keys === 403) return { create, status: 403, missingGrant: `${rule(create.storePath, 'read')} (or ${rule(how.listing!, 'list')})` };
+    // The listing's rule as both LIST lookups read it (docs/stores.md): without the `/` before OpenBao 2.6.0 / Vault 2.0.3, with it from those.
+    if (keys === 403) {
+      return { create, status: 403, missingGrant: `${rule(create.storePath, 'read')} (or ${rule(how.listing!, 'list')}, and ${rule(`${how.listing}/`, 'list')} from OpenBao 2.6.0 / Vault 2.0.3)` };
+    }
     return { create, status: keys.has(how.key) ? 200 : 404 };
   });
   return {

@@ -204,7 +204,7 @@ describe('tf --refuse-replace: a token that may write but not read never writes 
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/app-roles: nothing applied: cannot check whether the store already has 1 object the plan creates: the token \(VAULT_TOKEN, as the vault provider reads it\) may not read them \(HTTP 403\)/);
     expect(r.stderr).toMatch(
-      /vault_policy\.\S+ \(sys\/policies\/acl\/orchestrator-dev\): path "sys\/policies\/acl\/orchestrator-dev" \{ capabilities = \["read"\] \} \(or path "sys\/policies\/acl" \{ capabilities = \["list"\] \}\)/,
+      /vault_policy\.\S+ \(sys\/policies\/acl\/orchestrator-dev\): path "sys\/policies\/acl\/orchestrator-dev" \{ capabilities = \["read"\] \} \(or path "sys\/policies\/acl" \{ capabilities = \["list"\] \}, and path "sys\/policies\/acl\/" \{ capabilities = \["list"\] \} from OpenBao 2\.6\.0 \/ Vault 2\.0\.3\)/,
     );
     expect((await ok(store, 'GET', 'sys/policies/acl/orchestrator-dev')).data.policy).toBe(OTHER_TEAM);
     expect((await storeRequest(store, 'GET', 'sys/auth/approle')).status).not.toBe(200);

@@ -295,7 +295,7 @@ describe('secretstore-iac tf: the guards on every engine command that can change
       const applied = await run(createsPolicy, '--refuse-replace', '--', 'apply', '-auto-approve');
       expect(applied.code).toBe(4);
       expect(applied.stderr).toContain(
-        '  vault_policy.p (sys/policies/acl/team-b): path "sys/policies/acl/team-b" { capabilities = ["read"] } (or path "sys/policies/acl" { capabilities = ["list"] })',
+        '  vault_policy.p (sys/policies/acl/team-b): path "sys/policies/acl/team-b" { capabilities = ["read"] } (or path "sys/policies/acl" { capabilities = ["list"] }, and path "sys/policies/acl/" { capabilities = ["list"] } from OpenBao 2.6.0 / Vault 2.0.3)',
       );
       expect(applied.ran).toHaveLength(2);
       const planned = await run(createsPolicy, '--refuse-replace', '--', 'plan', '-out=saved.tfplan');

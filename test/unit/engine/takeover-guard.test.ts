@@ -126,8 +126,8 @@ describe('--refuse-replace looks each created object up on the store', () => {
     expect(checked.unreadable.map((u) => [u.storePath, u.missingGrant])).toEqual([
       ['sys/auth/jwt', 'path "sys/auth" { capabilities = ["read"] }'],
       ['sys/auth/approle', 'path "sys/auth" { capabilities = ["read"] }'],
-      ['sys/policies/acl/team-a', 'path "sys/policies/acl/team-a" { capabilities = ["read"] } (or path "sys/policies/acl" { capabilities = ["list"] })'],
-      ['auth/approle/role/billing-dev', 'path "auth/approle/role/billing-dev" { capabilities = ["read"] } (or path "auth/approle/role" { capabilities = ["list"] })'],
+      ['sys/policies/acl/team-a', 'path "sys/policies/acl/team-a" { capabilities = ["read"] } (or path "sys/policies/acl" { capabilities = ["list"] }, and path "sys/policies/acl/" { capabilities = ["list"] } from OpenBao 2.6.0 / Vault 2.0.3)'],
+      ['auth/approle/role/billing-dev', 'path "auth/approle/role/billing-dev" { capabilities = ["read"] } (or path "auth/approle/role" { capabilities = ["list"] }, and path "auth/approle/role/" { capabilities = ["list"] } from OpenBao 2.6.0 / Vault 2.0.3)'],
     ]);
   });
 
@@ -166,13 +166,13 @@ describe('TakeoverRefused: what the store has, and the fix', () => {
 describe('UnreadableCreatesRefused: never written blind', () => {
   it('names each object the token may not look up and the policy rule it lacks', () => {
     const error = new UnreadableCreatesRefused(
-      [{ address: 'vault_policy.n', storePath: 'sys/policies/acl/team-b', status: 403, missingGrant: 'path "sys/policies/acl/team-b" { capabilities = ["read"] } (or path "sys/policies/acl" { capabilities = ["list"] })' }],
+      [{ address: 'vault_policy.n', storePath: 'sys/policies/acl/team-b', status: 403, missingGrant: 'path "sys/policies/acl/team-b" { capabilities = ["read"] } (or path "sys/policies/acl" { capabilities = ["list"] }, and path "sys/policies/acl/" { capabilities = ["list"] } from OpenBao 2.6.0 / Vault 2.0.3)' }],
       'app-roles: nothing applied',
     );
     expect(error.message).toBe(
       'app-roles: nothing applied: cannot check whether the store already has 1 object the plan creates: the token (VAULT_TOKEN, as the vault provider reads it) may not read them (HTTP 403), ' +
         'and --refuse-replace never writes over what it cannot see. Fix: add the rule to the token\'s policy, then run again (the configuration pipeline\'s roles get it from the stacks that declare the object: apply ci-access first):\n' +
-        '  vault_policy.n (sys/policies/acl/team-b): path "sys/policies/acl/team-b" { capabilities = ["read"] } (or path "sys/policies/acl" { capabilities = ["list"] })',
+        '  vault_policy.n (sys/policies/acl/team-b): path "sys/policies/acl/team-b" { capabilities = ["read"] } (or path "sys/policies/acl" { capabilities = ["list"] }, and path "sys/policies/acl/" { capabilities = ["list"] } from OpenBao 2.6.0 / Vault 2.0.3)',
     );
     expect(describeUnreadable([])).toContain('0 objects');
   });
