@@ -15,11 +15,12 @@ export function authMountPipelineRules(path: string, access: PipelineAccess): St
   ];
 }
 
-/** The reader's rules for auth mounts: the mount table, each mount and its tune settings. */
+/**
+ * The reader's rules for auth mounts: the mount table, each mount and its tune settings through
+ * `sys/mounts/auth/` (`sys/auth/<mount>` and its tune are sudo-only on both stores).
+ */
 export const AUTH_MOUNT_READER_RULES: readonly StoreAccessRule[] = [
   { path: 'sys/auth', capabilities: ['read'] },
-  { path: 'sys/auth/+', capabilities: ['read'] },
-  { path: 'sys/auth/+/tune', capabilities: ['read'] },
   { path: 'sys/mounts/auth/+', capabilities: ['read'] },
   { path: 'sys/mounts/auth/+/tune', capabilities: ['read'] },
 ];

@@ -28,6 +28,7 @@ export const changedStacksCommand: Command = {
     '',
     '  --format lines  one stack name per line on standard output, nothing else (default); a stack',
     '                  of BASE that HEAD no longer has is reported on standard error, never selected',
+    '                  (`moves` writes its directory; the pipeline plans it as a retired stack)',
     '  --format md     per stack: change, planned or not, digests (for a merge-request note)',
     '  --format json   the same, with the full digests and the files each covers',
     '  --markdown-file FILE  also write the md form to FILE (the pipeline\'s merge-request note)',
@@ -55,7 +56,7 @@ export const changedStacksCommand: Command = {
       } else if (format === 'md') {
         context.stdout(highlightMarkdown(terminalText(markdown().trimEnd()), stylingEnabled(context.isTerminal, context.env)));
       } else {
-        selection.removed.forEach((name) => context.stderr(terminalLine(`removed stack ${name}: in ${labels.base}, not in ${labels.head}; nothing plans it`)));
+        selection.removed.forEach((name) => context.stderr(terminalLine(`removed stack ${name}: in ${labels.base}, not in ${labels.head}; not selected: \`secretstore-iac moves\` writes its directory, planned as a retired stack (docs/pipelines.md §8)`)));
         if (selection.selected.length > 0) context.stdout(selection.selected.map(terminalLine).join('\n'));
       }
       return ExitCode.ok;

@@ -16,7 +16,9 @@ import { runGuardedEngine } from '../engine/guarded-engine-run';
 import { asksToDestroy, declaredAddresses, DestroyNotAllowed, guardInvocation } from '../engine/invocation-guard';
 import { withNoColorArgument } from '../engine/no-color-argument';
 import { checkKvMountsBeforeEngine } from '../engine/plan-guards';
+import { PlanReview } from '../engine/replacement-guard';
 import { ExitCode } from './exit-code';
+import { approveRemovals, reportRemovals } from './removal-approval';
 import { UsageError } from './usage-error';
 
 /**
@@ -29,7 +31,7 @@ export const engineCommand: Command = {
   name: 'tf',
   summary: 'run tofu/terraform in a synthesized stack with the store address from SECRETSTORE_ADDR or VAULT_ADDR',
   usage: [
-    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] [--refuse-replace | --allow-destroy] -- ENGINE-ARGS...',
+    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] [--refuse-replace [--allow-removals [--removals-file FILE]] | --allow-destroy] -- ENGINE-ARGS...',
     '',
     'Runs the engine (ENGINE-ARGS, e.g. `init`, `plan -detailed-exitcode`, `apply`) in DIR/stacks/STACK',
     '(DIR defaults to cdktf.out) with VAULT_ADDR set from SECRETSTORE_ADDR, VAULT_ADDR or BAO_ADDR,',
@@ -65,6 +67,14 @@ export const engineCommand: Command = {
     '                  -out=FILE` are refused (exit 4, nothing destroyed; the message lists the state)',
     '                  unless this is given: a person decides to destroy. `plan -destroy` alone shows',
     '                  what would go. Other commands run as given.',
+    '  --allow-removals  with --refuse-replace: a destroy of an object that no stack of the output',
+    '                  declares any more (a removed application, group of people or stack) goes',
+    '                  through, listed on standard error; replacements, and destroys of objects',
+    '                  still declared (moved or renamed), are refused as before. A person decides',
+    '                  it: the pipeline passes it to its plans and to its manual approval job only',
+    '                  (docs/pipelines.md §8).',
+    '  --removals-file FILE  with --allow-removals and `plan -out=`: write those removals to FILE, one',
+    '                  per line (`<store path> (<address>)`); FILE is removed when there are none.',
     '',
     `STACK may also be a retired stack that \`secretstore-iac moves\` wrote (only ${MOVES_FILE}): its plan`,
     'forgets the objects that moved out (docs/sharding.md).',
@@ -92,7 +102,14 @@ export const engineCommand: Command = {
     const engineArgs = withNoColorArgument(split >= 0 ? args.slice(split + 1) : [], context.env);
     const { values, positionals } = parseCommandArguments(
       own,
-      { outdir: { type: 'string' }, engine: { type: 'string' }, 'refuse-replace': { type: 'boolean' }, 'allow-destroy': { type: 'boolean' } },
+      {
+        outdir: { type: 'string' },
+        engine: { type: 'string' },
+        'refuse-replace': { type: 'boolean' },
+        'allow-destroy': { type: 'boolean' },
+        'allow-removals': { type: 'boolean' },
+        'removals-file': { type: 'string' },
+      },
       { min: 1, max: 1, names: 'one STACK' },
     );
     if (engineArgs.length === 0) throw new UsageError('give the engine\'s arguments after "--", e.g. -- plan');
@@ -102,6 +119,10 @@ export const engineCommand: Command = {
     const allowDestroy = values['allow-destroy'] === true;
     if (refuseReplace && allowDestroy) throw new UsageError('--allow-destroy contradicts --refuse-replace: give one of them');
     if (allowDestroy && !asksToDestroy(invocation)) throw new UsageError('--allow-destroy is only for `destroy`, `apply -destroy` and `plan -destroy -out=FILE`');
+    const allowRemovals = values['allow-removals'] === true;
+    const removalsFile = typeof values['removals-file'] === 'string' ? path.resolve(context.cwd, values['removals-file']) : undefined;
+    if (allowRemovals && !refuseReplace) throw new UsageError('--allow-removals relaxes --refuse-replace: give both');
+    if (removalsFile !== undefined && !allowRemovals) throw new UsageError('--removals-file lists what --allow-removals lets through: give both');
     const address = resolveStoreAddress(context.env);
     const stackDir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'), 'stacks', stack);
     // A retired stack (a shard the configuration no longer has) holds only the moves file that
@@ -136,8 +157,17 @@ export const engineCommand: Command = {
     const version = engineVersion(engine, env);
     context.stderr(`secretstore-iac tf: engine ${engine} (${version ?? 'version unknown'}; ${choice.why}${choice.cliConfig ? `, with its provider mirror ${choice.cliConfig}` : ''})`);
     if (guarded !== undefined) {
+      if (removalsFile !== undefined && guarded.kind !== 'planned') throw new UsageError('--removals-file goes with `plan -out=FILE`');
+      // --allow-removals: the destroys of objects the output declares nowhere pass; the rest is guarded.
+      const outdir = path.dirname(path.dirname(stackDir));
+      const approve = (review: PlanReview): PlanReview => {
+        if (!allowRemovals) return review;
+        const approved = approveRemovals(review, outdir);
+        reportRemovals(approved.removals, stack, removalsFile, (l) => context.stderr(l));
+        return approved.review;
+      };
       const io = { ...guard, stdout: (line: string) => context.stdout(line), inheritStdio: context.inheritStdio };
-      return runGuardedEngine(guarded, { engine, stackDir, env, stack, address, args: engineArgs }, io);
+      return runGuardedEngine(guarded, { engine, stackDir, env, stack, address, args: engineArgs, approve }, io);
     }
     // Without the guard, the destroy mode still needs a person's explicit word: what would go is listed.
     if (asksToDestroy(invocation) && !allowDestroy) {

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { readDeclaredObjects } from '../reconcile/declared-object';
 import { MOVES_FILE, renderMovesFile, StackMoveBlocks, stackMoves } from '../reconcile/stack-moves';
+import { renderStackMovesMarkdown } from '../reconcile/stack-moves-markdown';
 import { readSynthOutput } from '../sources/synth-output';
 import { terminalLine } from '../private/terminal-text';
 import { writeFileAtomically } from './adopt-command';
@@ -17,15 +18,19 @@ function engineSettings(file: string): { terraform: unknown; provider: unknown }
   return { terraform: stack.terraform, provider: stack.provider };
 }
 
+/** The sentence of the Markdown note on how a removal is applied outside the pipeline. */
+const APPROVAL_BY_HAND = 'Outside the configuration pipeline, apply them deliberately: `secretstore-iac tf STACK --refuse-replace --allow-removals -- apply PLANFILE` (docs/pipelines.md §8).';
+
 /**
  * `secretstore-iac moves BASE HEAD`: writes the engine's `removed` (keep on the store) and `import`
- * blocks for every object that BASE declares in one stack and HEAD in another (docs/sharding.md).
+ * blocks for every object that BASE declares in one stack and HEAD in another, `moved` blocks for
+ * every object renamed within a stack (docs/sharding.md), and lists the objects HEAD removes.
  */
 export const movesCommand: Command = {
   name: 'moves',
-  summary: 'write removed/import blocks for objects that moved between stacks (re-sharding), so no plan recreates them',
+  summary: 'write removed/import/moved blocks for objects that moved between stacks or were renamed, so no plan recreates them',
   usage: [
-    'Usage: secretstore-iac moves BASE HEAD [--dry-run]',
+    'Usage: secretstore-iac moves BASE HEAD [--dry-run] [--markdown-file FILE] [--approval TEXT]',
     '',
     'Compares where each store object (auth mount, role, policy) is declared in BASE and in HEAD. For',
     `each object in another stack in HEAD, writes into HEAD/stacks/<stack>/${MOVES_FILE}:`,
@@ -35,6 +40,17 @@ export const movesCommand: Command = {
     `stay valid. A stack without moves loses an old ${MOVES_FILE}. A stack of BASE that HEAD no longer`,
     `has (fewer shards) gets a directory holding only ${MOVES_FILE}, with its backend and provider:`,
     'plan and apply it with `secretstore-iac tf STACK` like the others, then delete it.',
+    '',
+    'An object HEAD declares in the same stack under another resource address (its construct id, or a',
+    'parent\'s, was renamed; same store identity: mount and role name, policy name) gets',
+    '`moved { from = OLD; to = NEW }` there: the state follows the rename, the store keeps the object',
+    '(same Role ID, issued Secret IDs stay valid).',
+    '',
+    'An object BASE declares and HEAD declares nowhere is a removal: listed, never written into a',
+    'file. Its stack\'s plan destroys it, which `tf --refuse-replace` refuses unless `--allow-removals`',
+    'is given (docs/pipelines.md §8: the pipeline applies it only in a manual job). A stack of BASE',
+    `that HEAD no longer has always gets its directory with ${MOVES_FILE} (its backend and provider), so`,
+    'its removal can be planned.',
     '',
     'BASE is the configuration the stacks were last applied from (the target branch, or the commit',
     'before the merge): a git ref (synthesized in a temporary worktree) or a synthesized output',
@@ -47,14 +63,22 @@ export const movesCommand: Command = {
     'that only forgets may go in any order.',
     '',
     '  --dry-run   print the moves, write nothing',
+    '  --markdown-file FILE  also write the removals (what access is revoked), moves and renames',
+    '              as Markdown to FILE (a merge request\'s note; empty when there are none)',
+    '  --approval TEXT  the sentence of that note on how removals are applied (the pipeline names',
+    '              its manual job)',
     '',
     'Exit codes: 0 done (moves written, or none needed), 2 usage error, 3 unreadable output or',
-    'an object declared by two stacks (nothing written).',
+    'an object declared by two stacks, or renamed from an address HEAD declares again (nothing written).',
     '',
     'Example: npm run synth && secretstore-iac moves origin/main cdktf.out',
   ].join('\n'),
   async run(args, context) {
-    const { values, positionals } = parseCommandArguments(args, { 'dry-run': { type: 'boolean' } }, { min: 2, max: 2, names: 'BASE and HEAD' });
+    const { values, positionals } = parseCommandArguments(
+      args,
+      { 'dry-run': { type: 'boolean' }, 'markdown-file': { type: 'string' }, approval: { type: 'string' } },
+      { min: 2, max: 2, names: 'BASE and HEAD' },
+    );
     const headDir = path.resolve(context.cwd, positionals[1]);
     if (!fs.existsSync(path.join(headDir, 'manifest.json'))) {
       throw new UsageError(`HEAD must be a synthesized output directory (with manifest.json) to write into: ${positionals[1]} is not one`);
@@ -64,6 +88,11 @@ export const movesCommand: Command = {
       const result = stackMoves(readDeclaredObjects(base.dir), readDeclaredObjects(headDir));
       if (result.ambiguous.length > 0) {
         throw new Error(`nothing written: objects declared by more than one stack in BASE or HEAD, whose move is ambiguous:\n  ${result.ambiguous.map(terminalLine).join('\n  ')}`);
+      }
+      if (result.conflicts.length > 0) {
+        throw new Error(
+          `nothing written: renames the engine cannot follow (a \`moved\` block from an address still declared is refused); rename in two merge requests, or give the new object another construct id:\n  ${result.conflicts.map(terminalLine).join('\n  ')}`,
+        );
       }
       const headStacks = new Set(readSynthOutput(headDir).map((s) => s.name));
       const baseStacks = new Map(readSynthOutput(base.dir).map((s) => [s.name, s.file]));
@@ -76,12 +105,23 @@ export const movesCommand: Command = {
           : `${result.moves.length} object${result.moves.length === 1 ? '' : 's'} moved between stacks from ${terminalLine(base.label)} to ${terminalLine(positionals[1])}:`,
       );
       result.moves.forEach((m) => out.push(`  ${m.kind} ${terminalLine(m.storePath)}: ${terminalLine(m.from.stack)} -> ${terminalLine(m.to.stack)}`));
-      // Every stack of HEAD (a stale moves file goes), and every stack of BASE that objects left.
-      const stacks = [...new Set([...headStacks, ...result.byStack.keys()])].sort();
+      if (result.renames.length > 0) {
+        out.push(`${result.renames.length} object${result.renames.length === 1 ? '' : 's'} renamed within a stack (moved blocks):`);
+        result.renames.forEach((r) => out.push(`  ${r.kind} ${terminalLine(r.storePath)} in ${terminalLine(r.stack)}: ${terminalLine(r.from)} -> ${terminalLine(r.to)}`));
+      }
+      if (result.removals.length > 0) {
+        out.push(`${result.removals.length} object${result.removals.length === 1 ? '' : 's'} removed (declared in BASE, nowhere in HEAD): their plans destroy them, applied only with --allow-removals:`);
+        result.removals.forEach((r) => out.push(`  ${r.kind} ${terminalLine(r.storePath)} in ${terminalLine(r.stack)}${r.stackRemains ? '' : ' (a stack HEAD no longer has)'}`));
+      }
+      // Every stack of HEAD (a stale moves file goes), and every stack of BASE that HEAD no longer has:
+      // objects left it, or its objects are removed; either way its state must be planned.
+      const removedStacks = [...baseStacks.keys()].filter((s) => !headStacks.has(s));
+      const stacks = [...new Set([...headStacks, ...result.byStack.keys(), ...removedStacks])].sort();
       for (const stack of stacks) {
         const stackDir = path.join(headDir, 'stacks', stack);
         const file = path.join(stackDir, MOVES_FILE);
-        const blocks: StackMoveBlocks | undefined = result.byStack.get(stack);
+        const retired = !headStacks.has(stack);
+        const blocks: StackMoveBlocks | undefined = result.byStack.get(stack) ?? (retired ? { forget: [], imports: [] } : undefined);
         if (!blocks) {
           if (fs.existsSync(file)) {
             writes.push(() => fs.rmSync(file, { force: true }));
@@ -89,16 +129,22 @@ export const movesCommand: Command = {
           }
           continue;
         }
-        const retired = !headStacks.has(stack);
         // A retired stack never gains objects: only stacks of HEAD are move targets.
         const content = renderMovesFile(blocks, retired ? engineSettings(baseStacks.get(stack)!) : undefined);
         writes.push(() => {
           fs.mkdirSync(stackDir, { recursive: true });
           writeFileAtomically(file, content);
         });
+        const renamed = (blocks.renames ?? []).length > 0 ? `, rename ${blocks.renames!.length}` : '';
+        const destroyed = result.removals.filter((r) => r.stack === stack).length;
         out.push(
-          `${dry ? 'Would write' : 'Wrote'} ${path.relative(context.cwd, file)}: forget ${blocks.forget.length}, import ${blocks.imports.length}${retired ? ' (a stack HEAD no longer has: plan and apply it, then delete the directory)' : ''}.`,
+          `${dry ? 'Would write' : 'Wrote'} ${path.relative(context.cwd, file)}: forget ${blocks.forget.length}, import ${blocks.imports.length}${renamed}${retired ? ` (a stack HEAD no longer has: plan and apply it${destroyed > 0 ? `, which destroys ${destroyed} object${destroyed === 1 ? '' : 's'} after approval` : ''}, then delete the directory)` : ''}.`,
         );
+      }
+      const markdownFile = values['markdown-file'];
+      if (typeof markdownFile === 'string') {
+        const markdown = renderStackMovesMarkdown(result, typeof values.approval === 'string' ? values.approval : APPROVAL_BY_HAND);
+        writes.push(() => fs.writeFileSync(path.resolve(context.cwd, markdownFile), markdown));
       }
       if (!dry) writes.forEach((w) => w());
       else out.push('Dry run: nothing written.');

@@ -4,7 +4,7 @@ import { EngineIo, runEngine } from './engine-process';
 import { GuardRefusal } from './guard-refusal';
 import { GuardedInvocation } from './invocation-guard';
 import { GuardContext, refuseReview } from './plan-guards';
-import { reviewSavedPlan, withReviewedPlan } from './replacement-guard';
+import { PlanReview, reviewSavedPlan, withReviewedPlan } from './replacement-guard';
 
 /** One engine run of `tf --refuse-replace`: which engine, where, with what. */
 export interface GuardedEngineRun {
@@ -20,6 +20,8 @@ export interface GuardedEngineRun {
   readonly address: string;
   /** The operator's engine arguments, as given. */
   readonly args: readonly string[];
+  /** What of a review a person approved beforehand (`--allow-removals`): the rest is guarded. */
+  readonly approve?: (review: PlanReview) => PlanReview;
 }
 
 /**
@@ -31,17 +33,18 @@ export interface GuardedEngineRun {
  */
 export async function runGuardedEngine(guarded: GuardedInvocation, run: GuardedEngineRun, context: GuardContext & EngineIo): Promise<number> {
   const { engine, stackDir, env, stack, address, args } = run;
+  const approve = run.approve ?? ((review: PlanReview) => review);
   switch (guarded.kind) {
     case 'unchecked':
       return runEngine(engine, args, stackDir, env, context);
     case 'saved-plan':
-      await refuseReview(reviewSavedPlan(engine, stackDir, env, guarded.planFile), stack, address, `${stack}: nothing applied`, context);
+      await refuseReview(approve(reviewSavedPlan(engine, stackDir, env, guarded.planFile)), stack, address, `${stack}: nothing applied`, context);
       return runEngine(engine, args, stackDir, env, context);
     case 'planned': {
       const code = await runEngine(engine, args, stackDir, env, context);
       if (code !== 0 && code !== 2) return code;
       try {
-        await refuseReview(reviewSavedPlan(engine, stackDir, env, guarded.planFile), stack, address, `${stack}: the saved plan ${guarded.planFile} was removed`, context, false);
+        await refuseReview(approve(reviewSavedPlan(engine, stackDir, env, guarded.planFile)), stack, address, `${stack}: the saved plan ${guarded.planFile} was removed`, context, false);
       } catch (e) {
         // A refused plan file is not left for an apply without the guard to pick up.
         if (e instanceof GuardRefusal) fs.rmSync(path.resolve(stackDir, guarded.planFile), { force: true });
@@ -51,7 +54,7 @@ export async function runGuardedEngine(guarded: GuardedInvocation, run: GuardedE
     }
     case 'plan-then-apply':
       return withReviewedPlan(engine, stackDir, env, guarded.planArgs, async (review, planFile) => {
-        await refuseReview(review, stack, address, `${stack}: nothing applied`, context);
+        await refuseReview(approve(review), stack, address, `${stack}: nothing applied`, context);
         context.stderr(`secretstore-iac tf: reviewed \`${guarded.planArgs.join(' ')}\`: nothing destroyed, replaced or taken over`);
         return runEngine(engine, guarded.applyArgs ? [...guarded.applyArgs, planFile] : args, stackDir, env, context);
       });

@@ -253,13 +253,8 @@ path "sys/policies/acl/*" {
 }
 # adopt's plan check: what the vault provider reads when it plans (its own token, each auth
 # mount's settings, each AppRole role's Role ID, which is not a secret: a login also needs a Secret ID).
+# Not sys/auth/<mount> nor its tune: both stores serve them to sudo only, which a reader never gets.
 path "auth/token/lookup-self" {
-  capabilities = ["read"]
-}
-path "sys/auth/+" {
-  capabilities = ["read"]
-}
-path "sys/auth/+/tune" {
   capabilities = ["read"]
 }
 path "sys/mounts/auth/+" {

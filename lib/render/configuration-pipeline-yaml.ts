@@ -60,6 +60,19 @@ export const CHANGED_STACKS_NOTE = 'changed-stacks.md';
  * state forgets the objects that moved; docs/sharding.md).
  */
 export const RETIRED_STACKS_FILE = 'retired-stacks.txt';
+/**
+ * The manual job of the default branch that applies the plans that destroy objects the configuration
+ * declares nowhere any more (a removed application, group of people, reader policy or stack): a
+ * person starts it, nothing else applies a destroy (docs/pipelines.md §8).
+ */
+export const DESTROY_REMOVED_JOB = 'secretstore-iac-destroy-removed-objects';
+/**
+ * Beside a saved plan `<stack>.tfplan`, `<stack>.removals` lists the objects it destroys because the
+ * configuration removed them (`tf --removals-file`); absent when it destroys nothing.
+ */
+export const REMOVALS_SUFFIX = '.removals';
+/** The synth job's Markdown of the moves, renames and removals since the base (`moves --markdown-file`), appended to the note. */
+const MOVES_NOTE = 'secretstore-iac-moves.md';
 
 const q = yamlScalar;
 /** Comment text: one line whatever the value holds. */
@@ -146,24 +159,27 @@ function selectStacks(stacks: readonly string[]): string {
     '    # Objects that moved between stacks since the base (sharding, docs/sharding.md): removed blocks',
     '    # (kept on the store) where they were, import blocks where they are now, so no plan recreates them.',
     '    # Without them, --refuse-replace refuses the plan that would destroy a moved object.',
-    '    npx secretstore-iac moves "$base" cdktf.out || echo "secretstore-iac: the moves since $base could not be written (the error is above): a plan that destroys a moved object will be refused" >&2',
+    '    # Renamed construct ids get moved blocks; objects removed since the base (revocations) are listed for the note.',
+    `    npx secretstore-iac moves "$base" cdktf.out --markdown-file ${MOVES_NOTE} --approval ${shellQuote(APPROVAL)} || echo "secretstore-iac: the moves since $base could not be written (the error is above): a plan that destroys a moved object will be refused" >&2`,
     `    if ! npx secretstore-iac changed-stacks "$base" cdktf.out --markdown-file ${CHANGED_STACKS_NOTE} > ${CHANGED_STACKS_FILE}; then`,
     '      echo "secretstore-iac: the stacks changed since $base could not be told (the error is above): every stack is planned" >&2',
     `      ${all}`,
     `      echo "### Stacks planned: every stack (the comparison with \\\`$base\\\` failed: see the synth job)" > ${CHANGED_STACKS_NOTE}`,
     '    fi',
-    '    # A stack the base had and this commit no longer has (fewer shards) holds only its moves file: its',
-    '    # state forgets what moved, planned and applied after every other stack (the retired-stacks jobs).',
+    `    if [ -s ${MOVES_NOTE} ]; then printf '\\n' >> ${CHANGED_STACKS_NOTE}; cat ${MOVES_NOTE} >> ${CHANGED_STACKS_NOTE}; fi`,
+    '    # A stack the base had and this commit no longer has (fewer shards, a removed section) holds only its',
+    '    # moves file: its state forgets what moved and destroys what was removed (after approval), planned',
+    '    # and applied after every other stack (the retired-stacks jobs).',
     '    for dir in cdktf.out/stacks/*/; do',
     `      if [ -f "\${dir}moves.tf.json" ] && [ ! -f "\${dir}cdk.tf.json" ]; then basename "$dir" >> ${RETIRED_STACKS_FILE}; fi`,
     '    done',
     `    if [ -s ${RETIRED_STACKS_FILE} ]; then`,
-    `      { printf '\\n### Retired stacks: their state forgets the objects that moved; nothing on the store changes\\n\\n'; sed 's/.*/- \`&\`/' ${RETIRED_STACKS_FILE}; } >> ${CHANGED_STACKS_NOTE}`,
+    `      { printf '\\n### Retired stacks: their state forgets the objects that moved; what was removed is destroyed only by ${DESTROY_REMOVED_JOB}\\n\\n'; sed 's/.*/- \`&\`/' ${RETIRED_STACKS_FILE}; } >> ${CHANGED_STACKS_NOTE}`,
     '    fi',
     '  fi',
     '  echo "secretstore-iac: stacks to plan and apply, in dependency order (against ${base:-nothing}):"',
     `  cat ${CHANGED_STACKS_FILE}`,
-    `  if [ -s ${RETIRED_STACKS_FILE} ]; then echo "secretstore-iac: retired stacks, planned and applied after every other stack (forgets only):"; cat ${RETIRED_STACKS_FILE}; fi`,
+    `  if [ -s ${RETIRED_STACKS_FILE} ]; then echo "secretstore-iac: retired stacks, planned and applied after every other stack (forgets; removals only by ${DESTROY_REMOVED_JOB}):"; cat ${RETIRED_STACKS_FILE}; fi`,
     'fi',
   ].join('\n');
 }
@@ -192,6 +208,27 @@ function skipNoRetired(what: 'plan' | 'apply'): string {
     `if [ ! -s ${RETIRED_STACKS_FILE} ]; then`,
     `  echo "secretstore-iac: no retired stack (one the base had and this commit no longer has): nothing to ${what}"`,
     '  exit 0',
+    'fi',
+  ].join('\n');
+}
+
+/** The note's sentence on how removals are applied (`moves --approval`). */
+const APPROVAL = `On the default branch the apply jobs leave a plan that destroys them to the manual job \`${DESTROY_REMOVED_JOB}\`: a person starts it, after reading this list.`;
+
+/**
+ * The step of an apply that leaves a saved plan with removals to {@link DESTROY_REMOVED_JOB}: it says
+ * so, naming what would be destroyed, and the stack's other changes wait with it (one saved plan).
+ * @param stack the stack, or a shell expression of it
+ * @param then what to do instead of applying (`exit 0`, `continue`)
+ */
+function deferRemovals(stack: string, then: string): string {
+  const file = `"$CI_PROJECT_DIR/${PLAN_DIR}/${stack}${REMOVALS_SUFFIX}"`;
+  return [
+    `if [ -f ${file} ]; then`,
+    `  echo "secretstore-iac: the plan of ${stack} destroys objects this configuration declares nowhere any more (a revocation):"`,
+    `  sed 's/^/  /' ${file}`,
+    `  echo "secretstore-iac: not applied here: the manual job ${DESTROY_REMOVED_JOB} applies the plan of ${stack} (with its other changes) once a person starts it"`,
+    `  ${then}`,
     'fi',
   ].join('\n');
 }
@@ -248,12 +285,15 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       '# Default branch: build, synth, plan, apply of the saved plan per changed stack, one apply at a time,',
       '# a stack after the stacks it depends on. A retired stack (one the base had and this commit no longer',
       '# has: fewer shards) is planned with the others and applied after all of them; its state only forgets.',
+      '# A plan that destroys an object the configuration declares nowhere any more (a removed application,',
+      `# group of people or stack) is planned and shown in the note, and applied only by the manual job`,
+      `# ${DESTROY_REMOVED_JOB} on the default branch, which a person starts.`,
       '# Schedule: plan -detailed-exitcode per stack; a drift fails the job.',
       `# Store tokens: JWT login as "${c(options.planRoleName)}" (merge requests, read only) or`,
       `# "${c(options.applyRoleName)}" (protected branches). SECRETSTORE_ADDR and PG_CONN_STR (the state) are`,
       '# CI/CD variables; no store token is. See README, "The configuration repository\'s pipeline".',
       '',
-      'stages: [build, synth, plan, review, apply, retire]',
+      'stages: [build, synth, plan, review, apply, retire, remove]',
       '',
       'variables:',
       `  SECRETSTORE_IAC_INSTALL: ${q(options.installCommand)}`,
@@ -336,6 +376,10 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   const tf = (stack: string, args: string, guard = false) =>
     `npx secretstore-iac tf ${shellQuote(stack)}${guard ? ' --refuse-replace' : ''} -- ${args}`;
   const planFile = (stack: string) => `"$CI_PROJECT_DIR/${PLAN_DIR}/${stack}.tfplan"`;
+  // A plan may destroy what the configuration removed (listed beside it); its apply waits for a person.
+  const removalsFile = (stack: string) => `"$CI_PROJECT_DIR/${PLAN_DIR}/${stack}${REMOVALS_SUFFIX}"`;
+  const planWithRemovals = (stack: string, quoted: string) =>
+    `npx secretstore-iac tf ${quoted} --refuse-replace --allow-removals --removals-file ${removalsFile(stack)} -- plan -input=false -lock-timeout=10m -out=${planFile(stack)}`;
   // The plan jobs: the merge request's with the read-only role, the default branch's with the apply role.
   const PLAN_JOBS = [
     ['', MR, '.secretstore-iac-plan-login'],
@@ -356,11 +400,12 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
             MAKE_PLUGIN_CACHE,
             tf(stack, 'init -input=false'),
             // The saved plan stays outside cdktf.out: a synthesis replaces that directory.
-            // --refuse-replace: a plan that destroys or replaces an object fails here (exit 4), in review.
-            tf(stack, `plan -input=false -lock-timeout=10m -out=${planFile(stack)}`, true),
+            // --refuse-replace: a plan that destroys or replaces an object fails here (exit 4), in review;
+            // --allow-removals: but for objects the configuration removed, listed beside the plan.
+            planWithRemovals(stack, shellQuote(stack)),
           ]),
           '  artifacts:',
-          `    paths: [${PLAN_DIR}/${stack}.tfplan]`,
+          `    paths: [${PLAN_DIR}/${stack}.*]`,
           '    expire_in: 1 week',
           '',
         ].join('\n'),
@@ -379,6 +424,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         '  script:',
         script('    ', [
           skipUnchanged(stack, 'apply'),
+          deferRemovals(stack, 'exit 0'),
           'eval "$SECRETSTORE_IAC_INSTALL"',
           MAKE_PLUGIN_CACHE,
           tf(stack, 'init -input=false'),
@@ -406,7 +452,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   // Retired stacks (docs/sharding.md): known only once `moves` has compared with the base, so one job
   // of each kind handles all of them, in the order listed. Their apply waits for every other stack's
   // (the stage after apply): the objects are imported where they moved before this state forgets them.
-  const retiredPlan = `"$CI_PROJECT_DIR/${PLAN_DIR}/$stack.tfplan"`;
+  const retiredPlan = planFile('$stack');
   const forEachRetired = (commands: readonly string[]) =>
     [`for stack in $(cat ${RETIRED_STACKS_FILE}); do`, ...commands.map((cmd) => `  ${cmd}`), 'done'].join('\n');
   for (const [suffix, condition, loginJob] of PLAN_JOBS) {
@@ -418,10 +464,10 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           'eval "$SECRETSTORE_IAC_INSTALL"',
           `mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
           MAKE_PLUGIN_CACHE,
-          // --refuse-replace: a retired stack's plan may only forget (exit 4 on anything destroyed).
+          // --refuse-replace: a retired stack's plan may only forget, and destroy what was removed (listed).
           forEachRetired([
             'npx secretstore-iac tf "$stack" -- init -input=false',
-            `npx secretstore-iac tf "$stack" --refuse-replace -- plan -input=false -lock-timeout=10m -out=${retiredPlan}`,
+            planWithRemovals('$stack', '"$stack"'),
           ]),
         ]),
         '  artifacts:',
@@ -447,9 +493,57 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         'eval "$SECRETSTORE_IAC_INSTALL"',
         MAKE_PLUGIN_CACHE,
         forEachRetired([
+          ...deferRemovals('$stack', 'continue').split('\n'),
           'npx secretstore-iac tf "$stack" -- init -input=false',
           `npx secretstore-iac tf "$stack" --refuse-replace -- apply -input=false -lock-timeout=10m ${retiredPlan}`,
         ]),
+      ]),
+      '',
+    ].join('\n'),
+  );
+  // The one path that applies a destroy: a person starts it. It cannot exist only when needed (GitLab
+  // creates the jobs before the plans), so it is always there; without removals it says so and ends.
+  const withRemovals = `"$CI_PROJECT_DIR/${PLAN_DIR}/$stack${REMOVALS_SUFFIX}"`;
+  out.push(
+    [
+      `${DESTROY_REMOVED_JOB}:`,
+      '  stage: remove',
+      '  extends: .secretstore-iac-apply-login',
+      `${image}  rules:`,
+      `    - if: ${q(DEFAULT_BRANCH)}`,
+      '      when: manual',
+      // Not started is not a failure of the pipeline; the apply jobs' logs and the note name this job.
+      '      allow_failure: true',
+      `  resource_group: ${q('secretstore-iac-removals')}`,
+      `  dependencies: [${['secretstore-iac-synth', ...stacks.map((s) => `secretstore-iac-plan-${s}-default-branch`), 'secretstore-iac-plan-retired-default-branch'].join(', ')}]`,
+      OWN_PLUGIN_CACHE,
+      '  script:',
+      script('    ', [
+        [
+          `for f in ${CHANGED_STACKS_FILE} ${RETIRED_STACKS_FILE}; do`,
+          `  if [ ! -f "$f" ]; then echo "secretstore-iac: $f, from the synth job, is missing" >&2; exit 1; fi`,
+          'done',
+          '# The stacks whose saved plan destroys removed objects: in dependency order, retired stacks last.',
+          ': > removal-stacks.txt',
+          `for stack in $(cat ${CHANGED_STACKS_FILE} ${RETIRED_STACKS_FILE}); do`,
+          `  if [ -f ${withRemovals} ]; then echo "$stack" >> removal-stacks.txt; fi`,
+          'done',
+          'if [ ! -s removal-stacks.txt ]; then',
+          '  echo "secretstore-iac: no plan of this pipeline destroys a removed object: nothing to destroy"',
+          '  exit 0',
+          'fi',
+          'echo "secretstore-iac: started by ${GITLAB_USER_LOGIN:-a person}: destroying what the configuration declares nowhere any more:"',
+          `for stack in $(cat removal-stacks.txt); do echo "  $stack:"; sed 's/^/    /' ${withRemovals}; done`,
+        ].join('\n'),
+        'eval "$SECRETSTORE_IAC_INSTALL"',
+        MAKE_PLUGIN_CACHE,
+        // --allow-removals: the removals pass; a replacement or any other destroy is still refused.
+        [
+          'for stack in $(cat removal-stacks.txt); do',
+          '  npx secretstore-iac tf "$stack" -- init -input=false',
+          `  npx secretstore-iac tf "$stack" --refuse-replace --allow-removals -- apply -input=false -lock-timeout=10m ${retiredPlan}`,
+          'done',
+        ].join('\n'),
       ]),
       '',
     ].join('\n'),

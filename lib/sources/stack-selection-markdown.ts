@@ -30,7 +30,7 @@ export function renderStackSelectionMarkdown(selection: StackSelection, labels: 
     ),
   ];
   if (selection.removed.length > 0) {
-    lines.push('', `Removed stacks (${selection.removed.map(mdCode).join(', ')}) are planned by nobody: what their state holds stays on the store until removed by hand (docs/pipelines.md).`);
+    lines.push('', `Removed stacks (${selection.removed.map(mdCode).join(', ')}) are not selected here: \`secretstore-iac moves\` writes their directory, and the retired-stacks jobs plan them; what their state holds that no stack declares any more is destroyed only by an apply a person approves (docs/pipelines.md §8).`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -28,7 +28,7 @@ export interface StackSelection {
   readonly stacks: readonly SelectedStack[];
   /** The stacks to plan and apply, in dependency order. */
   readonly selected: readonly string[];
-  /** The stacks of BASE that HEAD no longer has, by name: nothing of HEAD plans them. */
+  /** The stacks of BASE that HEAD no longer has, by name: not selected; `secretstore-iac moves` writes their directory for the retired-stacks jobs. */
   readonly removed: readonly string[];
 }
 

@@ -399,7 +399,7 @@ export const platformConfig: PlatformConfig = {
     git(repo, 'commit', '-q', '-am', 'applications in 2 hash shards');
     const mr = ['--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=9'];
     const review = await glci([], { ref: 'reshard', ref_protected: 'false', ref_path: 'refs/heads/reshard' }, mr);
-    expect(review.output).toMatch(/### Retired stacks: their state forgets the objects that moved; nothing on the store changes\n[^\n]*\n[^\n]*- `app-roles-02`/);
+    expect(review.output).toMatch(/### Retired stacks: their state forgets the objects that moved; what was removed is destroyed only by secretstore-iac-destroy-removed-objects\n[^\n]*\n[^\n]*- `app-roles-02`/);
     expect(review.output).toMatch(/secretstore-iac-plan-retired\s+> [^\n]*8 to forget/);
     expect(review.output).not.toMatch(/secretstore-iac-apply-/);
     noDestroy(review.output);
@@ -412,7 +412,7 @@ export const platformConfig: PlatformConfig = {
     const resharded = await glci([], claims, pushedOnto(beforeMerge));
     out = resharded.output;
     expect(out).toMatch(/Wrote cdktf\.out\/stacks\/app-roles-02\/moves\.tf\.json: forget 8, import 0 \(a stack HEAD no longer has/);
-    expect(out).toMatch(/retired stacks, planned and applied after every other stack \(forgets only\):\n[^\n]*?\bapp-roles-02\n/);
+    expect(out).toMatch(/retired stacks, planned and applied after every other stack \(forgets; removals only by secretstore-iac-destroy-removed-objects\):\n[^\n]*?\bapp-roles-02\n/);
     expect(out).toMatch(/secretstore-iac-apply-retired\s+finished in/);
     noDestroy(out);
     expect(resharded.code).toBe(0);

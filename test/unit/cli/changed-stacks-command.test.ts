@@ -42,7 +42,7 @@ describe('secretstore-iac changed-stacks BASE HEAD', () => {
   it('a removed stack is reported on standard error, never on standard output', async () => {
     const head = synthesizePlatform().outdir;
     const r = await changedStacks(base, head);
-    expect(r).toEqual({ code: 0, stdout: '', stderr: `removed stack app-roles-a: in ${base}, not in ${head}; nothing plans it` });
+    expect(r).toEqual({ code: 0, stdout: '', stderr: `removed stack app-roles-a: in ${base}, not in ${head}; not selected: \`secretstore-iac moves\` writes its directory, planned as a retired stack (docs/pipelines.md §8)` });
   });
 
   it('--format json: every stack with its change, digests, dependencies and files; the selection in order', async () => {

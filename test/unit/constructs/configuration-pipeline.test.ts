@@ -67,8 +67,10 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     for (const s of stacks) {
       const job = pipeline[`secretstore-iac-plan-${s}`];
       expect(job.extends).toBe('.secretstore-iac-plan-login');
-      expect(job.artifacts.paths).toEqual([`secretstore-iac-plans/${s}.tfplan`]);
-      expect(job.script.join('\n')).toContain(`npx secretstore-iac tf '${s}' --refuse-replace -- plan -input=false -lock-timeout=10m -out="$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`);
+      expect(job.artifacts.paths).toEqual([`secretstore-iac-plans/${s}.*`]);
+      expect(job.script.join('\n')).toContain(
+        `npx secretstore-iac tf '${s}' --refuse-replace --allow-removals --removals-file "$CI_PROJECT_DIR/secretstore-iac-plans/${s}.removals" -- plan -input=false -lock-timeout=10m -out="$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`,
+      );
     }
     const diff = pipeline['secretstore-iac-access-diff'].script.join('\n');
     expect(diff).toContain('--risk-flag-count access-risk-flags.txt');
@@ -98,10 +100,12 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     expect(applied.extends).toBe('.secretstore-iac-apply-login');
     for (const job of [mr, planned]) {
       expect(job.needs).toEqual(['secretstore-iac-synth']);
-      expect(job.script.join('\n')).toContain('npx secretstore-iac tf "$stack" --refuse-replace -- plan -input=false -lock-timeout=10m -out="$CI_PROJECT_DIR/secretstore-iac-plans/$stack.tfplan"');
+      expect(job.script.join('\n')).toContain(
+        'npx secretstore-iac tf "$stack" --refuse-replace --allow-removals --removals-file "$CI_PROJECT_DIR/secretstore-iac-plans/$stack.removals" -- plan -input=false -lock-timeout=10m -out="$CI_PROJECT_DIR/secretstore-iac-plans/$stack.tfplan"',
+      );
     }
-    // The last stage, without needs: it waits for every apply job, however many shards there are.
-    expect(pipeline.stages[pipeline.stages.length - 1]).toBe('retire');
+    // After every apply stage, without needs: it waits for every apply job, however many shards there are.
+    expect(pipeline.stages.slice(-2)).toEqual(['retire', 'remove']);
     expect(applied.stage).toBe('retire');
     expect(applied.needs).toBeUndefined();
     expect(applied.dependencies).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-retired-default-branch']);

@@ -55,9 +55,9 @@ async function readerCalls(): Promise<[string, string][]> {
       const [, apiPath] = r.split(' ');
       return apiPath.endsWith('?list=true') ? ['list', `${apiPath.slice(0, -'?list=true'.length)}/`] : ['read', apiPath];
     });
+  // The provider reads a mount's settings through sys/mounts/auth/<mount>: sys/auth/<mount> and its
+  // tune are sudo-only on both stores (the project's evaluator knows it; checked on both stores).
   const provider: [string, string][] = ['approle', 'jwt', 'oidc'].flatMap((m): [string, string][] => [
-    ['read', `sys/auth/${m}`],
-    ['read', `sys/auth/${m}/tune`],
     ['read', `sys/mounts/auth/${m}`],
     ['read', `sys/mounts/auth/${m}/tune`],
   ]);

@@ -5,6 +5,7 @@ import { describeDestruction, plannedDestructions } from '../../../lib/engine/re
 import { runCli } from '../../../lib/cli/run-cli';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { MOVES_FILE, renderMovesFile, stackMoves } from '../../../lib/reconcile/stack-moves';
+import { renderStackMovesMarkdown } from '../../../lib/reconcile/stack-moves-markdown';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
@@ -51,7 +52,7 @@ describe('stackMoves: an object declared in another stack in HEAD than in BASE m
     const back = stackMoves(byEnvironment, single);
     expect(back.moves).toHaveLength(8);
     expect(back.byStack.get('app-roles')!.imports).toHaveLength(8);
-    expect(stackMoves(single, single)).toEqual({ moves: [], byStack: new Map(), ambiguous: [] });
+    expect(stackMoves(single, single)).toEqual({ moves: [], renames: [], removals: [], byStack: new Map(), ambiguous: [], conflicts: [] });
   });
 
   it('re-sharding moves only the applications whose shard changed', () => {
@@ -143,5 +144,101 @@ describe('tf --refuse-replace names `secretstore-iac moves` when the destroyed o
         'Fix: run `secretstore-iac moves BASE HEAD` (BASE: the configuration last applied, HEAD: this output) to forget it here and import it there, keeping the object (docs/sharding.md)',
     );
     expect(describeDestruction(d)).toContain('Fix: declare the object again; if a person decided to delete it, run the apply without --refuse-replace');
+  });
+});
+
+// Issue 27: renaming an application's construct id (same role name, same stack) must not recreate
+// its role; an object declared nowhere any more is a removal, listed for the approval.
+const withBilling = (id: string) => (p: { appRoles: { addApplication: (id: string, props: any) => unknown } }) => {
+  p.appRoles.addApplication(id, { name: 'billing', environment: 'dev' });
+};
+
+describe('stackMoves: a construct id renamed within a stack is a rename (moved block), by store identity', () => {
+  const base = readDeclaredObjects(synthesizePlatform(platformConfig, withBilling('billing-dev')).outdir);
+  const head = readDeclaredObjects(synthesizePlatform(platformConfig, withBilling('billing-application')).outdir);
+
+  it('the role and the policy of the renamed application, same stack, new addresses; nothing else', () => {
+    const result = stackMoves(base, head);
+    expect(result.moves).toEqual([]);
+    expect(result.removals).toEqual([]);
+    expect(result.renames.map((r) => `${r.kind} ${r.storePath} ${r.stack}`)).toEqual(['approle-role auth/approle/role/billing-dev app-roles', 'policy sys/policies/acl/billing-dev app-roles']);
+    for (const r of result.renames) {
+      expect(r.from).toMatch(/billing-dev/);
+      expect(r.to).toMatch(/billing-application/);
+      expect(r.to).not.toBe(r.from);
+    }
+    expect(result.byStack.get('app-roles')).toEqual({ forget: [], imports: [], renames: result.renames.map((r) => ({ from: r.from, to: r.to })).sort((a, b) => (a.from < b.from ? -1 : 1)) });
+    expect([...result.byStack.keys()]).toEqual(['app-roles']);
+  });
+
+  it('the moves file holds moved blocks from the old address to the new one', () => {
+    const file = JSON.parse(renderMovesFile({ forget: [], imports: [], renames: [{ from: 'vault_policy.a', to: 'vault_policy.b' }] }));
+    expect(file.moved).toEqual([{ from: 'vault_policy.a', to: 'vault_policy.b' }]);
+    expect(file.removed).toBeUndefined();
+    expect(file.import).toBeUndefined();
+  });
+
+  it('a rename whose old address is declared again by another object is a conflict, not a moved block', () => {
+    const swapped = readDeclaredObjects(
+      synthesizePlatform(platformConfig, (p) => {
+        p.appRoles.addApplication('billing-application', { name: 'billing', environment: 'dev' });
+        p.appRoles.addApplication('billing-dev', { name: 'billing', environment: 'test' });
+      }).outdir,
+    );
+    const result = stackMoves(base, swapped);
+    expect(result.renames).toEqual([]);
+    expect(result.conflicts).toHaveLength(2);
+    expect(result.conflicts[0]).toMatch(/^approle-role auth\/approle\/role\/billing-dev in stack app-roles: renamed from vault_approle_auth_backend_role\.billing-dev\S+ to \S+, but \S+ now declares another object$/);
+  });
+});
+
+describe('stackMoves: an object declared nowhere in HEAD is a removal', () => {
+  const people = { discoveryUrl: 'https://idp.example', clientId: 'secretstore', storeUrl: 'https://secrets.example:8200', groups: { developers: { groups: ['developers'] } } };
+  const withPeople = synthesizePlatform({ ...platformConfig, people } as PlatformConfig, withBilling('billing-dev')).outdir;
+  const without = synthesizePlatform(platformConfig).outdir;
+
+  it('the people section and an application removed: every object listed, with its stack and whether the stack remains', () => {
+    const result = stackMoves(readDeclaredObjects(withPeople), readDeclaredObjects(without));
+    expect(result.removals.map((r) => `${r.stack} ${r.kind} ${r.storePath} ${r.stackRemains}`)).toEqual([
+      'app-roles approle-role auth/approle/role/billing-dev true',
+      'app-roles policy sys/policies/acl/billing-dev true',
+      'people jwt-role auth/oidc/role/developers false',
+      'people jwt-auth-mount sys/auth/oidc false',
+      'people policy sys/policies/acl/developers false',
+    ]);
+    expect(result.moves).toEqual([]);
+    expect(result.byStack.size).toBe(0);
+  });
+
+  it('the note says what access is revoked, and that a person approves the destroy', () => {
+    const md = renderStackMovesMarkdown(stackMoves(readDeclaredObjects(withPeople), readDeclaredObjects(without)), 'A person approves.');
+    expect(md).toContain('### Objects removed: 5 destroyed on the store, after approval');
+    expect(md).toContain('A person approves.');
+    expect(md).toContain('Removed stacks (every object of their state is destroyed): `people`.');
+    expect(md).toContain('| `people` (removed) | `sys/auth/oidc` | JWT/OIDC auth method: every role under it, every login through it |');
+    expect(md).toContain('| `app-roles` | `auth/approle/role/billing-dev` | AppRole role: its Role ID and every Secret ID issued for it |');
+    expect(renderStackMovesMarkdown(stackMoves(readDeclaredObjects(without), readDeclaredObjects(without)), 'x')).toBe('');
+  });
+
+  it('`moves` writes the removed stack\'s directory (backend and provider, nothing to forget) so its removal can be planned, and the note', async () => {
+    const head = synthesizePlatform(platformConfig).outdir;
+    const run = await moves(withPeople, head, '--markdown-file', 'note.md');
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('5 objects removed (declared in BASE, nowhere in HEAD): their plans destroy them, applied only with --allow-removals:');
+    expect(run.stdout).toContain('  jwt-auth-mount sys/auth/oidc in people (a stack HEAD no longer has)');
+    expect(run.stdout).toContain(`Wrote ${path.join('cdktf.out', 'stacks', 'people', MOVES_FILE)}: forget 0, import 0 (a stack HEAD no longer has: plan and apply it, which destroys 3 objects after approval, then delete the directory).`);
+    const file = movesFile(head, 'people');
+    expect(Object.keys(file).sort()).toEqual(['//', 'provider', 'terraform']);
+    expect(file.terraform.backend).toEqual({ local: { path: '../../../terraform.people.tfstate' } });
+    expect(fs.readFileSync(path.join(path.dirname(head), 'note.md'), 'utf8')).toContain('### Objects removed: 5 destroyed on the store, after approval');
+  });
+
+  it('`moves` writes moved blocks for a rename, and says so', async () => {
+    const base = synthesizePlatform(platformConfig, withBilling('billing-dev')).outdir;
+    const head = synthesizePlatform(platformConfig, withBilling('billing-application')).outdir;
+    const run = await moves(base, head);
+    expect(run.stdout).toContain('2 objects renamed within a stack (moved blocks):');
+    expect(run.stdout).toContain(`Wrote ${path.join('cdktf.out', 'stacks', 'app-roles', MOVES_FILE)}: forget 0, import 0, rename 2.`);
+    expect(movesFile(head, 'app-roles').moved).toHaveLength(2);
   });
 });

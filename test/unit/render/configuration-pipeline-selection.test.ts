@@ -18,6 +18,8 @@ const OPTIONS: ConfigurationPipelineYamlOptions = {
   dependencies: { 'app-roles-a': ['app-roles'], 'app-roles-b': ['app-roles'] },
 };
 const pipeline = yaml.load(renderConfigurationPipelineYaml(OPTIONS)) as Record<string, any>;
+/** The sentence the synth job gives `moves --approval` for the note. */
+const APPROVAL_TEXT = 'On the default branch the apply jobs leave a plan that destroys them to the manual job `secretstore-iac-destroy-removed-objects`: a person starts it, after reading this list.';
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
@@ -69,7 +71,9 @@ describe('the synth job selects the stacks to plan and apply', () => {
     ] as const) {
       const r = runItem(item, env, {}, withMoves('echo ci-access'));
       expect(r.code).toBe(0);
-      expect(r.read('calls.txt')).toBe(`secretstore-iac moves ${base} cdktf.out\nsecretstore-iac changed-stacks ${base} cdktf.out --markdown-file changed-stacks.md\n`);
+      expect(r.read('calls.txt')).toBe(
+        `secretstore-iac moves ${base} cdktf.out --markdown-file secretstore-iac-moves.md --approval ${APPROVAL_TEXT}\nsecretstore-iac changed-stacks ${base} cdktf.out --markdown-file changed-stacks.md\n`,
+      );
     }
   });
 
@@ -107,8 +111,10 @@ describe('the synth job selects the stacks to plan and apply', () => {
     const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, files, withMoves('echo "| note |" > changed-stacks.md; echo app-roles-a'));
     expect(r.code).toBe(0);
     expect(r.read('retired-stacks.txt')).toBe('app-roles-c\napp-roles-d\n');
-    expect(r.read('changed-stacks.md')).toBe('| note |\n\n### Retired stacks: their state forgets the objects that moved; nothing on the store changes\n\n- `app-roles-c`\n- `app-roles-d`\n');
-    expect(r.output).toContain('retired stacks, planned and applied after every other stack (forgets only):\napp-roles-c\napp-roles-d\n');
+    expect(r.read('changed-stacks.md')).toBe(
+      '| note |\n\n### Retired stacks: their state forgets the objects that moved; what was removed is destroyed only by secretstore-iac-destroy-removed-objects\n\n- `app-roles-c`\n- `app-roles-d`\n',
+    );
+    expect(r.output).toContain('retired stacks, planned and applied after every other stack (forgets; removals only by secretstore-iac-destroy-removed-objects):\napp-roles-c\napp-roles-d\n');
   });
 
   it('without retired stacks, or on a schedule, the list is empty', () => {
@@ -160,9 +166,11 @@ describe('a stack the synth job did not select: its plan and apply jobs finish a
 
   it('a retired stack\'s plan fails the job when its engine fails (the loop does not go on)', () => {
     const loop: string = pipeline['secretstore-iac-plan-retired'].script.find((i: string) => i.startsWith('for stack in'));
-    const r = runItem(loop, { CI_PROJECT_DIR: '/nowhere' }, { 'retired-stacks.txt': 'app-roles-c\napp-roles-d\n' }, 'echo "$*" >> calls.txt; if [ "$3" = app-roles-c ] && [ "$6" = plan ]; then exit 1; fi');
+    const r = runItem(loop, { CI_PROJECT_DIR: '/nowhere' }, { 'retired-stacks.txt': 'app-roles-c\napp-roles-d\n' }, 'echo "$*" >> calls.txt; case "$3 $*" in "app-roles-c "*" plan "*) exit 1 ;; esac');
     expect(r.code).not.toBe(0);
-    expect(r.read('calls.txt')).toBe('secretstore-iac tf app-roles-c -- init -input=false\nsecretstore-iac tf app-roles-c --refuse-replace -- plan -input=false -lock-timeout=10m -out=/nowhere/secretstore-iac-plans/app-roles-c.tfplan\n');
+    expect(r.read('calls.txt')).toBe(
+      'secretstore-iac tf app-roles-c -- init -input=false\nsecretstore-iac tf app-roles-c --refuse-replace --allow-removals --removals-file /nowhere/secretstore-iac-plans/app-roles-c.removals -- plan -input=false -lock-timeout=10m -out=/nowhere/secretstore-iac-plans/app-roles-c.tfplan\n',
+    );
   });
 
   it('the drift jobs check every stack', () => {
@@ -189,5 +197,83 @@ describe('apply order: a stack after the stacks it depends on, and after the pip
     expect(() => renderConfigurationPipelineYaml({ ...OPTIONS, dependencies: { 'app-roles-a': ['nope', 'app-roles-a'] } })).toThrow(
       'configuration pipeline: stack "app-roles-a": depends on "nope", which is not one of the stacks; stack "app-roles-a": depends on "app-roles-a", which is itself',
     );
+  });
+});
+
+describe('removals (objects the configuration declares nowhere any more): planned, applied only by the manual job a person starts', () => {
+  const destroyJob = pipeline['secretstore-iac-destroy-removed-objects'];
+
+  it('the synth job appends the moves\' note (removals, moves, renames) to the merge request\'s note', () => {
+    const item: string = pipeline['secretstore-iac-synth'].script.find((i: string) => i.includes('changed-stacks'));
+    const npx = 'if [ "$2" = moves ]; then echo "### Objects removed: 3 destroyed on the store, after approval" > secretstore-iac-moves.md; else echo "| note |" > changed-stacks.md; echo ci-access; fi';
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, npx);
+    expect(r.code).toBe(0);
+    expect(r.read('changed-stacks.md')).toBe('| note |\n\n### Objects removed: 3 destroyed on the store, after approval\n');
+  });
+
+  it('a stack\'s apply job leaves a plan with removals to the manual job, naming what it destroys; applies a plan without', () => {
+    const step: string = pipeline['secretstore-iac-apply-app-roles-a'].script[1];
+    const deferred = runItem(step, { CI_PROJECT_DIR: '.' }, { 'secretstore-iac-plans/app-roles-a.removals': 'auth/approle/role/billing-dev (vault_approle_auth_backend_role.b)\n' });
+    expect(deferred.code).toBe(0);
+    expect(deferred.output).toBe(
+      'secretstore-iac: the plan of app-roles-a destroys objects this configuration declares nowhere any more (a revocation):\n' +
+        '  auth/approle/role/billing-dev (vault_approle_auth_backend_role.b)\n' +
+        'secretstore-iac: not applied here: the manual job secretstore-iac-destroy-removed-objects applies the plan of app-roles-a (with its other changes) once a person starts it\n',
+    );
+    expect(runItem(step, { CI_PROJECT_DIR: '.' })).toMatchObject({ code: 0, output: 'job went on\n' });
+  });
+
+  it('the retired stacks\' apply job skips a retired stack with removals and applies the others', () => {
+    const loop: string = pipeline['secretstore-iac-apply-retired'].script.find((i: string) => i.startsWith('for stack in'));
+    const r = runItem(loop, { CI_PROJECT_DIR: '.' }, { 'retired-stacks.txt': 'app-roles-c\npeople\n', 'secretstore-iac-plans/people.removals': 'sys/auth/oidc (vault_jwt_auth_backend.oidc)\n' }, 'echo "$*" >> calls.txt');
+    expect(r.code).toBe(0);
+    expect(r.read('calls.txt')).toBe('secretstore-iac tf app-roles-c -- init -input=false\nsecretstore-iac tf app-roles-c --refuse-replace -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/app-roles-c.tfplan\n');
+    expect(r.output).toContain('not applied here: the manual job secretstore-iac-destroy-removed-objects applies the plan of people');
+  });
+
+  it('the plan jobs plan with --allow-removals and keep the list beside the saved plan', () => {
+    for (const job of ['secretstore-iac-plan-app-roles-a', 'secretstore-iac-plan-app-roles-a-default-branch']) {
+      expect(pipeline[job].script.join('\n')).toContain(
+        `npx secretstore-iac tf 'app-roles-a' --refuse-replace --allow-removals --removals-file "$CI_PROJECT_DIR/secretstore-iac-plans/app-roles-a.removals" -- plan`,
+      );
+      expect(pipeline[job].artifacts.paths).toEqual(['secretstore-iac-plans/app-roles-a.*']);
+    }
+  });
+
+  it('the manual job: default branch only, started by a person, last stage, with every default-branch plan', () => {
+    expect(destroyJob.rules).toEqual([{ if: pipeline['secretstore-iac-apply-app-roles'].rules[0].if, when: 'manual', allow_failure: true }]);
+    expect(destroyJob.stage).toBe('remove');
+    expect(pipeline.stages[pipeline.stages.length - 1]).toBe('remove');
+    expect(destroyJob.extends).toBe('.secretstore-iac-apply-login');
+    expect(destroyJob.needs).toBeUndefined();
+    expect(destroyJob.dependencies).toEqual([
+      'secretstore-iac-synth',
+      ...['app-roles', 'app-roles-a', 'app-roles-b', 'ci-access'].map((s) => `secretstore-iac-plan-${s}-default-branch`),
+      'secretstore-iac-plan-retired-default-branch',
+    ]);
+  });
+
+  it('the manual job applies, in dependency order and retired stacks last, only the plans with removals, with --allow-removals', () => {
+    const run = (files: Record<string, string>) =>
+      runItem(destroyJob.script.join('\n'), { CI_PROJECT_DIR: '.', GITLAB_USER_LOGIN: 'alice', TF_PLUGIN_CACHE_DIR: 'cache' }, { 'changed-stacks.txt': 'app-roles\napp-roles-a\n', 'retired-stacks.txt': 'people\n', ...files }, 'echo "$*" >> calls.txt');
+    const none = run({});
+    expect(none.code).toBe(0);
+    expect(none.output).toContain('no plan of this pipeline destroys a removed object: nothing to destroy');
+    expect(none.read('calls.txt')).toBeUndefined();
+    const some = run({ 'secretstore-iac-plans/people.removals': 'sys/auth/oidc (vault_jwt_auth_backend.oidc)\n', 'secretstore-iac-plans/app-roles-a.removals': 'sys/policies/acl/billing-dev (vault_policy.b)\n' });
+    expect(some.code).toBe(0);
+    expect(some.output).toContain('started by alice: destroying what the configuration declares nowhere any more:\n  app-roles-a:\n    sys/policies/acl/billing-dev (vault_policy.b)\n  people:\n    sys/auth/oidc (vault_jwt_auth_backend.oidc)\n');
+    expect(some.read('calls.txt')).toBe(
+      [
+        'secretstore-iac tf app-roles-a -- init -input=false',
+        'secretstore-iac tf app-roles-a --refuse-replace --allow-removals -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/app-roles-a.tfplan',
+        'secretstore-iac tf people -- init -input=false',
+        'secretstore-iac tf people --refuse-replace --allow-removals -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/people.tfplan',
+        '',
+      ].join('\n'),
+    );
+    const missing = runItem(destroyJob.script.join('\n'), {}, {});
+    expect(missing.code).toBe(1);
+    expect(missing.output).toContain('changed-stacks.txt, from the synth job, is missing');
   });
 });

@@ -1,0 +1,45 @@
+import { mdCell, mdCode, mdTable } from '../render/markdown-text';
+import { DeclaredObjectKind } from './declared-object';
+import { StackMoves } from './stack-moves';
+
+/** What removing each kind of object revokes, for the reviewer. */
+const REVOKES: Readonly<Record<DeclaredObjectKind, string>> = {
+  'auth-mount': 'auth method: every role under it, every login through it',
+  'jwt-auth-mount': 'JWT/OIDC auth method: every role under it, every login through it',
+  'jwt-role': 'JWT/OIDC role: every login with it (CI jobs or people)',
+  'approle-role': 'AppRole role: its Role ID and every Secret ID issued for it',
+  policy: 'policy: what it grants to every token holding it',
+};
+
+/**
+ * The moves, renames and removals from BASE to HEAD as Markdown for a merge request's note: the
+ * removals first (what access is revoked, and that only an approved apply destroys them), then the
+ * objects kept through moves and renames. Empty when nothing moved, was renamed or removed.
+ * @param approval how a removal is applied, one sentence (the pipeline names its manual job)
+ */
+export function renderStackMovesMarkdown(result: StackMoves, approval: string): string {
+  const lines: string[] = [];
+  if (result.removals.length > 0) {
+    const gone = [...new Set(result.removals.filter((r) => !r.stackRemains).map((r) => r.stack))];
+    lines.push(
+      `### Objects removed: ${result.removals.length} destroyed on the store, after approval`,
+      '',
+      `This change declares them nowhere any more; their access is revoked when they are destroyed. ${approval}`,
+      ...(gone.length > 0 ? ['', `Removed stacks (every object of their state is destroyed): ${gone.map(mdCode).join(', ')}.`] : []),
+      '',
+      mdTable(
+        ['stack', 'store object', 'what is revoked'],
+        result.removals.map((r) => [`${mdCode(r.stack)}${r.stackRemains ? '' : ' (removed)'}`, mdCode(r.storePath), REVOKES[r.kind]].map(mdCell)),
+      ),
+    );
+  }
+  const kept = [
+    ...result.moves.map((m) => [mdCode(m.storePath), `moved: ${mdCode(m.from.stack)} → ${mdCode(m.to.stack)} (forgotten there, imported here)`]),
+    ...result.renames.map((r) => [mdCode(r.storePath), `renamed in ${mdCode(r.stack)}: ${mdCode(r.from)} → ${mdCode(r.to)} (moved in the state)`]),
+  ];
+  if (kept.length > 0) {
+    if (lines.length > 0) lines.push('');
+    lines.push(`### Objects kept through moves and renames: ${kept.length}`, '', 'Nothing on the store changes for them: no Role ID or Secret ID changes.', '', mdTable(['store object', 'how'], kept.map((row) => row.map(mdCell))));
+  }
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+}
