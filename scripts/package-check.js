@@ -18,11 +18,11 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-pack-'));
 try {
   const [pack] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dir]));
   const files = pack.files.map((f) => f.path).sort();
-  const allowed = /^(dist\/lib\/|dist\/bin\/|RULES\.md$|CHANGELOG\.md$|README\.md$|LICENSE$|package\.json$)/;
+  const allowed = /^(dist\/lib\/|dist\/bin\/|stacks\/[^/]+\.ts$|RULES\.md$|CHANGELOG\.md$|README\.md$|LICENSE$|package\.json$)/;
   const stray = files.filter((f) => !allowed.test(f));
   if (stray.length > 0) failures.push(`files a user does not need are packed: ${stray.slice(0, 10).join(', ')}${stray.length > 10 ? ', ...' : ''}`);
   const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  const named = [manifest.main, manifest.types, ...Object.values(manifest.bin ?? {}), 'dist/lib/render/ci-login.sh']
+  const named = [manifest.main, manifest.types, ...Object.values(manifest.bin ?? {}), 'dist/lib/render/ci-login.sh', 'stacks/main.ts', 'stacks/platform.config.ts']
     .map((f) => f.replace(/^\.\//, ''));
   for (const f of named) if (!files.includes(f)) failures.push(`the manifest names ${f}, which is not packed`);
   if (manifest.private) failures.push('package.json says private: it cannot be published');

@@ -6,6 +6,7 @@ import { checkAppRoleCommand } from './check-approle-command';
 import { Command } from './command';
 import { driftCommand } from './drift-command';
 import { engineCommand } from './engine-command';
+import { initCommand } from './init-command';
 import { movesCommand } from './moves-command';
 import { provisionCommand } from './provision-command';
 import { rotateSecretIdCommand } from './rotate-secret-id-command';
@@ -16,6 +17,7 @@ import { whoCanCommand } from './who-can-command';
  * one file implementing {@link Command} and one line here.
  */
 export const COMMANDS: readonly Command[] = [
+  initCommand,
   accessCommand,
   accessDiffCommand,
   changedStacksCommand,

@@ -15,6 +15,7 @@ import { stateAddresses } from '../engine/engine-state';
 import { runGuardedEngine } from '../engine/guarded-engine-run';
 import { asksToDestroy, declaredAddresses, DestroyNotAllowed, guardInvocation } from '../engine/invocation-guard';
 import { withNoColorArgument } from '../engine/no-color-argument';
+import { keepProviderLockFile } from '../engine/provider-lock-files';
 import { checkKvMountsBeforeEngine } from '../engine/plan-guards';
 import { PlanReview } from '../engine/replacement-guard';
 import { ExitCode } from './exit-code';
@@ -167,7 +168,8 @@ export const engineCommand: Command = {
         return approved.review;
       };
       const io = { ...guard, stdout: (line: string) => context.stdout(line), inheritStdio: context.inheritStdio };
-      return runGuardedEngine(guarded, { engine, stackDir, env, stack, address, args: engineArgs, approve }, io);
+      // The lock file is committed beside cdktf.json (locks/<stack>/), not in the synthesized output.
+      return keepProviderLockFile(stackDir, (l) => context.stderr(l), () => runGuardedEngine(guarded, { engine, stackDir, env, stack, address, args: engineArgs, approve }, io));
     }
     // Without the guard, the destroy mode still needs a person's explicit word: what would go is listed.
     if (asksToDestroy(invocation) && !allowDestroy) {
@@ -179,6 +181,6 @@ export const engineCommand: Command = {
       }
       throw new DestroyNotAllowed(stack, engineArgs.join(' '), inState);
     }
-    return runEngine(engine, engineArgs, stackDir, env, context);
+    return keepProviderLockFile(stackDir, (l) => context.stderr(l), () => runEngine(engine, engineArgs, stackDir, env, context));
   },
 };

@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
 import { renderConfigurationPipelineYaml } from '../render/configuration-pipeline-yaml';
+import { CONFIGURATION_PIPELINE_COPY } from '../render/configuration-gitlab-ci';
 import { ValidationProblem } from '../model/validation-problem';
 import { ConfigurationPipelineRole } from './configuration-pipeline-role';
 import { SecretStoreStack } from './secret-store-stack';
@@ -81,7 +82,7 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
         if (!/^[A-Z_][A-Z0-9_]*$/.test(variable)) {
           problems.push(new ValidationProblem('noteTokenVariable', variable, 'must be a CI/CD variable name (upper case, digits, "_")'));
         }
-        const copy = props.committedCopy ?? '.gitlab/secretstore-iac.gitlab-ci.yml';
+        const copy = props.committedCopy ?? CONFIGURATION_PIPELINE_COPY;
         if (copy.startsWith('/') || copy.split('/').some((seg) => seg === '..' || seg === '') || !/\.ya?ml$/.test(copy)) {
           problems.push(new ValidationProblem('committedCopy', copy, 'must be a relative .yml path inside the repository, without ".."'));
         }
@@ -116,7 +117,7 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
           noteTokenVariable: this.props.noteTokenVariable ?? 'SECRETSTORE_IAC_NOTE_TOKEN',
           installCommand: this.props.installCommand ?? 'npm ci --no-audit --no-fund',
           image: this.props.image,
-          committedCopy: this.props.committedCopy ?? '.gitlab/secretstore-iac.gitlab-ci.yml',
+          committedCopy: this.props.committedCopy ?? CONFIGURATION_PIPELINE_COPY,
         }),
       },
     ];

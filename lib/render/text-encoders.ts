@@ -100,6 +100,11 @@ export function jsonValue(value: unknown): string {
   return JSON.stringify(value).replace(/[\u2028\u2029]/g, unicodeEscape);
 }
 
+/** A JSON file's text: {@link jsonValue} indented by two spaces, with a final newline. */
+export function jsonDocument(value: unknown): string {
+  return `${JSON.stringify(value, null, 2).replace(/[\u2028\u2029]/g, unicodeEscape)}\n`;
+}
+
 /**
  * A string literal of a consul-template (Go `text/template`) action, as the agent's env template
  * uses them (`{{ with secret "..." }}`): a Go interpreted string, `"` and `\` escaped, unsafe

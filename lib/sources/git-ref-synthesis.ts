@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { CDKTF_CONFIG_FILE, readCdktfAppCommand } from './cdktf-app-command';
+import { lockedLibrary } from './locked-library';
 
 /** A configuration synthesized from a git ref into a temporary directory. */
 export interface SynthesizedRef {
@@ -26,7 +27,9 @@ export async function resolveGitCommit(ref: string, repo: string): Promise<strin
 
 /**
  * Synthesizes the stacks of a commit: checks it out into a temporary `git worktree` (the working
- * copy is left alone), links the checkout's `node_modules` into it, runs the commit's own synthesis
+ * copy is left alone), links the checkout's `node_modules` into it (or, when the commit's
+ * package-lock.json installs another `secretstore-iac` than the checkout's, installs the commit's
+ * own with `npm ci`: an upgrade is reviewed with the version on each side), runs the commit's own synthesis
  * command (the `app` field of its cdktf.json) with `CDKTF_OUTDIR` pointing outside the worktree, and
  * removes the worktree again, whatever happens.
  *
@@ -52,9 +55,18 @@ export async function synthesizeGitRef(
         throw new Error(`commit ${commit.slice(0, 12)} has no ${CDKTF_CONFIG_FILE} to synthesize`);
       }
       const app = readCdktfAppCommand(worktree);
-      const modules = path.join(top, 'node_modules');
-      if (!fs.existsSync(modules)) throw new Error(`${modules} is missing: run npm ci in ${top} first`);
-      fs.symlinkSync(modules, path.join(worktree, 'node_modules'), 'dir');
+      const library = lockedLibrary(worktree);
+      const installed = lockedLibrary(top);
+      if (library !== undefined && library.identity !== installed?.identity) {
+        // An upgrade of the library under review: the commit is synthesized with the version it locks,
+        // not the checkout's, or access-diff would compare the new version with itself.
+        progress(`${commit.slice(0, 12)} locks secretstore-iac ${library.version} (this checkout: ${installed?.version ?? 'none'}): installing its dependencies (npm ci)`);
+        await step('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], worktree, 'npm ci');
+      } else {
+        const modules = path.join(top, 'node_modules');
+        if (!fs.existsSync(modules)) throw new Error(`${modules} is missing: run npm ci in ${top} first`);
+        fs.symlinkSync(modules, path.join(worktree, 'node_modules'), 'dir');
+      }
       // `app` is a shell command line (`npx tsc ... && node ...`), as cdktf runs it.
       await step('sh', ['-c', app], worktree, `synthesis (${app})`, { CDKTF_OUTDIR: outdir });
     } finally {

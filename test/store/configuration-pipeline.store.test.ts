@@ -138,10 +138,11 @@ export const platformConfig: PlatformConfig = {
       main,
       fs
         .readFileSync(main, 'utf8')
-        .replace("import { SecretStoreApp, SecretStoreValidationError } from '../lib';", "import { postgresState, SecretStoreApp, SecretStoreValidationError } from '../lib';")
+        .replace("import { definePlatform, SecretStoreApp, SecretStoreValidationError } from 'secretstore-iac';", "import { definePlatform, postgresState, SecretStoreApp, SecretStoreValidationError } from 'secretstore-iac';")
         .replace(/definePlatform\((\w+), platformConfig\)/, 'definePlatform($1, platformConfig, postgresState())'),
     );
     expect(fs.readFileSync(main, 'utf8')).toContain('platformConfig, postgresState())');
+    expect(fs.readFileSync(main, 'utf8')).toContain('import { definePlatform, postgresState,');
     fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\ndist\ncdktf.out\n.gitlab-ci-local\n');
     fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
     // Synthesize once to get the pipeline file, commit its copy and include it.
@@ -306,16 +307,16 @@ export const platformConfig: PlatformConfig = {
   it('a change that adds an application passes its first default-branch pipeline: ci-access (the pipeline roles) applies before app-roles', async () => {
     // Before the ordering, both applies started together and app-roles got 403 creating the new
     // policy: the apply role gains the rights to it only when ci-access is applied.
-    const stackFile = path.join(repo, 'stacks', 'app-roles-stack.ts');
+    const mainFile = path.join(repo, 'stacks', 'main.ts');
     fs.writeFileSync(
-      stackFile,
-      // The README's way: one addApplication line in the AppRolesStack constructor.
-      fs.readFileSync(stackFile, 'utf8').replace(
-        '    // Agent configuration',
-        "    this.addApplication('billing-dev', { name: 'billing', environment: 'dev' });\n    // Agent configuration",
+      mainFile,
+      // The README's way: one addApplication on the platform's app-roles stack in stacks/main.ts.
+      fs.readFileSync(mainFile, 'utf8').replace(
+        'definePlatform(a, platformConfig, postgresState())',
+        "definePlatform(a, platformConfig, postgresState()).appRoles.addApplication('billing-dev', { name: 'billing', environment: 'dev' })",
       ),
     );
-    expect(fs.readFileSync(stackFile, 'utf8')).toContain("this.addApplication('billing-dev'");
+    expect(fs.readFileSync(mainFile, 'utf8')).toContain(".appRoles.addApplication('billing-dev'");
     const before = git(repo, 'rev-parse', 'main');
     git(repo, 'commit', '-q', '-am', 'add the billing application');
     git(repo, 'push', '-q', 'origin', 'main');

@@ -73,7 +73,7 @@ const PLACEHOLDERS: ReadonlyArray<{ readonly readme: string; readonly runAs: (s:
 const CI_RUNS_ALL_TESTS = [
   { file: '.ci/run', contains: 'exec bash scripts/setup.sh --test' },
   { file: 'scripts/setup.sh', contains: 'npm run test:all' },
-  { file: 'package.json', contains: '"test:all": "npm test && npm run test:store"' },
+  { file: 'package.json', contains: '"test:all": "npm test && npm run package:check && npm run test:store"' },
 ];
 
 const git = (cwd: string, ...args: string[]): string =>
@@ -180,6 +180,8 @@ const COMMANDS: Readonly<Record<string, RunHere | RunElsewhere>> = {
       expect(run.stderr).toContain(`the OpenTofu npm run toolchain built, with its provider mirror ${cacheDir()}/tofurc)`);
       expect(run.stdout).toContain('OpenTofu has been successfully initialized!');
       expect(fs.existsSync(stackFile(s, 'ci-access', '.terraform.lock.hcl'))).toBe(true);
+      // Kept beside cdktf.json, where a configuration repository commits it (docs/configuration-repository.md).
+      expect(run.stderr).toContain('copied to locks/ci-access/.terraform.lock.hcl; commit it');
     },
   },
   'npx secretstore-iac tf ci-access --refuse-replace -- plan -out=ci.tfplan': {

@@ -1,0 +1,102 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { packageRoot } from '../private/package-root';
+import { ConfigurationRepositoryFile, renderConfigurationRepository } from '../render/configuration-repository';
+import { Command } from './command';
+import { parseCommandArguments } from './command-arguments';
+import { ExitCode } from './exit-code';
+import { UsageError } from './usage-error';
+
+/** The package's `stacks/` files, by repository path: the configuration a new repository starts from. */
+function packageStackFiles(root: string): Record<string, string> {
+  const dir = path.join(root, 'stacks');
+  const names = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).sort() : [];
+  if (!names.includes('main.ts')) throw new Error(`${dir}: the package has no stacks/main.ts to start a configuration repository from`);
+  return Object.fromEntries(names.map((f) => [`stacks/${f}`, fs.readFileSync(path.join(dir, f), 'utf8')]));
+}
+
+/**
+ * Writes `files` into `target` (new, or an empty directory) so that no file is ever seen
+ * half-written: everything is written into a staging directory beside it first, then renamed into
+ * place (the staging directory itself when `target` does not exist yet).
+ */
+function writeRepository(target: string, files: readonly ConfigurationRepositoryFile[]): void {
+  const parent = path.dirname(target);
+  fs.mkdirSync(parent, { recursive: true });
+  const staging = fs.mkdtempSync(path.join(parent, `.${path.basename(target)}.init-`));
+  try {
+    for (const file of files) {
+      const to = path.join(staging, ...file.path.split('/'));
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.writeFileSync(to, file.content, { mode: 0o644 });
+    }
+    // mkdtemp makes the staging directory 0700: the repository gets a directory's usual mode.
+    fs.chmodSync(staging, 0o755 & ~process.umask());
+    if (!fs.existsSync(target)) fs.renameSync(staging, target);
+    else {
+      for (const entry of fs.readdirSync(staging)) fs.renameSync(path.join(staging, entry), path.join(target, entry));
+      fs.rmdirSync(staging);
+    }
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `secretstore-iac init [DIR] [--package SPEC]`: writes a new configuration repository that depends
+ * on this package (see {@link renderConfigurationRepository} for its files).
+ */
+export const initCommand: Command = {
+  name: 'init',
+  summary: 'write a new configuration repository that depends on this package',
+  usage: [
+    'Usage: secretstore-iac init [DIR] [--package SPEC]',
+    '',
+    'Writes a configuration repository into DIR (default: the current directory), which must not',
+    'exist or be empty: package.json (depending on secretstore-iac at SPEC, with the scripts build and',
+    'synth), tsconfig.json, cdktf.json, .gitignore, .gitlab-ci.yml (including the generated pipeline),',
+    'README.md, and stacks/platform.config.ts and stacks/main.ts: the configuration and app entry this',
+    'package ships. Provider lock files are committed in locks/<stack>/ (`secretstore-iac tf` keeps',
+    'them there). Every file is written whole, or none.',
+    '',
+    '  --package SPEC  the dependency on secretstore-iac: a version range (default ^<this version>),',
+    '                  or a tarball (file:../secretstore-iac-0.2.0.tgz), as npm install takes it',
+    '',
+    'Then: cd DIR && npm install && npm run synth (the README written there says what follows).',
+    '',
+    'Exit codes: 0 written; 2 usage error: DIR is not empty (nothing written), or SPEC is empty;',
+    '3 runtime error (nothing written).',
+  ].join('\n'),
+  async run(args, context) {
+    const { values, positionals } = parseCommandArguments(args, { package: { type: 'string' } }, { min: 0, max: 1, names: 'at most one DIR' });
+    const root = packageRoot(__dirname);
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string; devDependencies?: Record<string, string> };
+    const spec = values.package === undefined ? `^${manifest.version}` : String(values.package);
+    if (spec.trim() === '' || /[\r\n]/.test(spec)) throw new UsageError(`--package ${JSON.stringify(spec)}: must be a version range or tarball as npm install takes it, on one line`);
+    const target = path.resolve(context.cwd, positionals[0] ?? '.');
+    if (fs.existsSync(target)) {
+      if (!fs.statSync(target).isDirectory()) throw new UsageError(`${target} is not a directory; nothing was written`);
+      const present = fs.readdirSync(target).sort();
+      if (present.length > 0) {
+        const shown = present.slice(0, 10).join(', ') + (present.length > 10 ? `, ... (${present.length} entries)` : '');
+        throw new UsageError(`${target} is not empty (${shown}): init writes a new repository into an empty or new directory only; nothing was written`);
+      }
+    }
+    // The versions this package is compiled and tested with: the new repository compiles its configuration with the same.
+    const dev = manifest.devDependencies ?? {};
+    if (!dev.typescript || !dev['@types/node']) throw new Error(`${path.join(root, 'package.json')}: devDependencies name no typescript and @types/node versions to pin`);
+    const files = renderConfigurationRepository({
+      directoryName: path.basename(target),
+      packageSpec: spec,
+      typescriptVersion: dev.typescript,
+      typesNodeVersion: dev['@types/node'],
+      stackFiles: packageStackFiles(root),
+    });
+    writeRepository(target, files);
+    const shown = path.relative(context.cwd, target) || '.';
+    context.stdout(`secretstore-iac init: wrote a configuration repository depending on secretstore-iac ${spec} in ${shown}:`);
+    for (const file of files) context.stdout(`  ${file.path}`);
+    context.stdout(`next: cd ${shown} && npm install && npm run synth (see README.md there)`);
+    return ExitCode.ok;
+  },
+};

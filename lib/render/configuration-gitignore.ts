@@ -1,0 +1,23 @@
+/**
+ * The .gitignore of a configuration repository: what the build, synthesis, engine and local
+ * pipeline runs write. `locks/` (the provider lock files) and `.gitlab/` (the pipeline's committed
+ * copy) are committed; so is package-lock.json.
+ */
+export function renderConfigurationGitignore(): string {
+  return [
+    'node_modules/',
+    'dist/',
+    '# Synthesis output: written again by every `npm run synth`. The provider lock files are committed',
+    '# in locks/<stack>/ (secretstore-iac tf STACK -- init keeps them there).',
+    'cdktf.out/',
+    'cdktf.out.*/',
+    '.terraform/',
+    '*.tfstate',
+    '*.tfstate.backup',
+    '# Saved plans, plugin caches and gitlab-ci-local runs of the pipeline.',
+    'secretstore-iac-plans/',
+    '.secretstore-iac-plugin-cache/',
+    '.gitlab-ci-local/',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,48 @@
+import { jsonDocument } from './text-encoders';
+
+/** What {@link renderConfigurationPackageJson} writes into a configuration repository's package.json. */
+export interface ConfigurationPackageJsonOptions {
+  /** The repository's npm package name (see {@link configurationPackageName}). */
+  readonly name: string;
+  /** Version range (or `file:` tarball, git URL...) of `secretstore-iac` the repository depends on. */
+  readonly packageSpec: string;
+  /** Exact TypeScript version that compiles the configuration (below 7: the constructs are compiled by tsc 5). */
+  readonly typescriptVersion: string;
+  /** Exact `@types/node` version (the configuration's entry uses `path` and `process`). */
+  readonly typesNodeVersion: string;
+}
+
+/**
+ * An npm package name from a directory name: lower case; characters npm refuses as `-`;
+ * `secretstore-config` when nothing usable is left.
+ */
+export function configurationPackageName(directoryName: string): string {
+  const name = directoryName
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+/, '')
+    .replace(/-+$/, '')
+    .slice(0, 214);
+  return name === '' ? 'secretstore-config' : name;
+}
+
+/**
+ * The package.json of a configuration repository: private (it is never published), depending on
+ * `secretstore-iac`, with the two scripts the generated pipeline runs (`build` compiles the
+ * configuration, `synth` compiles it and writes `cdktf.out/`).
+ */
+export function renderConfigurationPackageJson(options: ConfigurationPackageJsonOptions): string {
+  const manifest = {
+    name: options.name,
+    version: '0.0.0',
+    private: true,
+    description: 'The secrets store configuration: roles and policies synthesized by secretstore-iac',
+    scripts: {
+      build: 'tsc -p tsconfig.json',
+      synth: 'npm run build && node dist/stacks/main.js',
+    },
+    dependencies: { 'secretstore-iac': options.packageSpec },
+    devDependencies: { '@types/node': options.typesNodeVersion, typescript: options.typescriptVersion },
+  };
+  return jsonDocument(manifest);
+}

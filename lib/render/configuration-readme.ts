@@ -1,0 +1,65 @@
+import { commentText } from './text-encoders';
+import { mdCode } from './markdown-text';
+import { CONFIGURATION_PIPELINE_COPY } from './configuration-gitlab-ci';
+
+/** What {@link renderConfigurationReadme} says about the repository. */
+export interface ConfigurationReadmeOptions {
+  /** The repository's package name (the title). */
+  readonly name: string;
+  /** The `secretstore-iac` version range the repository depends on. */
+  readonly packageSpec: string;
+}
+
+/**
+ * The README.md of a configuration repository: the files, the two commands (synthesize; plan and
+ * apply), where the provider lock files live and how an upgrade of the library is reviewed.
+ */
+export function renderConfigurationReadme(options: ConfigurationReadmeOptions): string {
+  return [
+    `# ${commentText(options.name)}`,
+    '',
+    'The secrets store configuration of this organisation: roles and policies of HashiCorp Vault or',
+    `OpenBao, declared with [secretstore-iac](https://www.npmjs.com/package/secretstore-iac) (${mdCode(options.packageSpec)}).`,
+    '',
+    '| file | what it is |',
+    '|---|---|',
+    '| `stacks/platform.config.ts` | the configuration: replace the example values with your installation\'s |',
+    '| `stacks/main.ts` | the app entry: synthesizes the platform\'s stacks into `cdktf.out/` |',
+    `| \`.gitlab-ci.yml\` | includes the generated pipeline, committed as \`${commentText(CONFIGURATION_PIPELINE_COPY)}\` |`,
+    '| `locks/<stack>/.terraform.lock.hcl` | the provider lock files: committed |',
+    '',
+    '## Synthesize',
+    '',
+    '```sh',
+    'npm install                     # once; commit package-lock.json (the pipeline runs npm ci)',
+    'npm run synth                   # compile, check every value and rule, write cdktf.out/',
+    '# the pipeline, after a change of stacks or pipeline settings (its synth job fails on a stale copy); commit it',
+    `mkdir -p ${commentText(CONFIGURATION_PIPELINE_COPY.replace(/\/[^/]*$/, ''))} && cp cdktf.out/ci/secretstore-iac.gitlab-ci.yml ${commentText(CONFIGURATION_PIPELINE_COPY)}`,
+    '```',
+    '',
+    '## Plan and apply',
+    '',
+    'With the store\'s address in `SECRETSTORE_ADDR` and a token allowed to write its auth methods and',
+    'policies in `VAULT_TOKEN` (the first apply; afterwards the generated pipeline applies):',
+    '',
+    '```sh',
+    'npx secretstore-iac tf ci-access -- init && npx secretstore-iac tf ci-access -- apply',
+    'npx secretstore-iac tf app-roles -- init && npx secretstore-iac tf app-roles -- apply',
+    '```',
+    '',
+    '## Lock files',
+    '',
+    '`npx secretstore-iac tf STACK -- init` keeps each stack\'s provider lock file in',
+    '`locks/STACK/.terraform.lock.hcl`: copied into `cdktf.out/stacks/STACK/` before the engine runs,',
+    'copied back when `init` changed it. Commit them: every machine and pipeline then installs the',
+    'same provider builds.',
+    '',
+    '## Upgrading secretstore-iac',
+    '',
+    'An upgrade is an access change like any other: synthesize before it and keep the output',
+    '(`cp -r cdktf.out cdktf.out.before`), upgrade (`npm install secretstore-iac@VERSION`), synthesize',
+    'again and review `npx secretstore-iac access-diff cdktf.out.before cdktf.out`; the merge request\'s',
+    'access-diff job shows the same. See the package\'s CHANGELOG.md.',
+    '',
+  ].join('\n');
+}
