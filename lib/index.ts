@@ -54,6 +54,7 @@ export * from './store/store-client';
 export * from './constructs/synthesis-artifact';
 // Platform rules: checked across all stacks at every synthesis.
 export * from './constructs/platform-declarations';
+export * from './constructs/declared-store-objects';
 export * from './rules/platform-rule';
 export * from './rules/platform-rules';
 export * from './rules/rules-document';
@@ -70,6 +71,7 @@ export * from './rules/ssi-r10-claims-pin-organisation';
 export * from './rules/ssi-r11-environment-variable-names';
 export * from './rules/ssi-r12-people-off-machine-paths';
 export * from './rules/ssi-r13-people-roles-pin-group';
+export * from './rules/ssi-r14-catalogued-store-objects';
 // The ready-made platform of the spec: its configuration and stacks, for a configuration repository.
 export * from './catalogue/store-object-kind';
 export * from './catalogue/store-object-catalogue';

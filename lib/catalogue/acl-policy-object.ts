@@ -17,6 +17,10 @@ export const ACL_POLICY_OBJECT: StoreObjectKind = {
     return { name: n, storePath: `sys/policies/acl/${n}`, importId: String(f.name) };
   },
   name: (f) => ({ space: 'policy', key: storePolicyName(String(f.name)) }),
+  nameFields: ['name'],
+  nameComparison: 'policy names are one name space for the whole store, trimmed and lower-cased',
+  // The provider's id of a policy is its name as given.
+  derivedAttribute: (f, a) => (a === 'id' ? f.name : undefined),
   pipelineRules: (f, access) => [{ path: `sys/policies/acl/${storePolicyName(String(f.name))}`, capabilities: crudFor(access) }],
   readerRules: [
     { path: 'sys/policies/acl', capabilities: ['list'] },

@@ -1,5 +1,5 @@
 import { goLowerCase } from '../model/store-policy-name';
-import { crudFor, mountPathOf, StoreObjectKind } from './store-object-kind';
+import { crudFor, mountPathOf, NO_DERIVED_ATTRIBUTE, StoreObjectKind } from './store-object-kind';
 
 /**
  * `vault_approle_auth_backend_role`: an application's AppRole role. The AppRole method lower-cases
@@ -19,6 +19,9 @@ export const APPROLE_ROLE_OBJECT: StoreObjectKind = {
     return { mount: m, name: r, storePath: `auth/${m}/role/${r}`, importId: `auth/${m}/role/${r}` };
   },
   name: (f) => ({ space: `role of auth/${mountPathOf(f.backend, 'approle')}`, key: goLowerCase(String(f.role_name)) }),
+  nameFields: ['role_name'],
+  nameComparison: 'AppRole role names are lower-cased by the store, unique within their mount',
+  derivedAttribute: NO_DERIVED_ATTRIBUTE,
   pipelineRules: (f, access) => {
     const role = `auth/${mountPathOf(f.backend, 'approle')}/role/${String(f.role_name)}`;
     return [

@@ -25,6 +25,9 @@ export const AUTH_MOUNT_READER_RULES: readonly StoreAccessRule[] = [
   { path: 'sys/mounts/auth/+/tune', capabilities: ['read'] },
 ];
 
+/** How the store compares auth mount paths, whatever the method type. */
+export const AUTH_MOUNT_NAME_COMPARISON = 'auth mounts share one name space whatever their type, paths compared as given without surrounding slashes';
+
 /**
  * `vault_auth_backend`: an auth method of any type (the AppRole method). Mount paths are compared
  * as given (the store's router is case-sensitive), slashes trimmed.
@@ -41,6 +44,10 @@ export const AUTH_MOUNT_OBJECT: StoreObjectKind = {
     return { mount: p, name: p, storePath: `sys/auth/${p}`, importId: p };
   },
   name: (f) => ({ space: 'auth mount', key: mountPathOf(f.path ?? f.type, '') }),
+  nameFields: ['path', 'type'],
+  nameComparison: AUTH_MOUNT_NAME_COMPARISON,
+  // The provider's id of a mount is its path, which defaults to the method's type.
+  derivedAttribute: (f, a) => (a === 'id' || a === 'path' ? (f.path ?? f.type) : undefined),
   pipelineRules: (f, access) => authMountPipelineRules(mountPathOf(f.path ?? f.type, ''), access),
   readerRules: AUTH_MOUNT_READER_RULES,
 };

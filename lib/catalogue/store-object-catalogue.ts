@@ -7,8 +7,8 @@ import { StoreObjectKind } from './store-object-kind';
 
 /**
  * Every kind of store object the library can synthesize, by provider resource type, sorted. A
- * resource type a stack synthesizes that is not here is refused at synthesis (no name check, grant
- * or reader would cover it); a unit test synthesizes every configuration the project ships and
+ * resource type a stack synthesizes that is not here is refused at synthesis by SSI-R14 (no name
+ * check, grant or reader would cover it); a unit test synthesizes every configuration the project ships and
  * fails on a type without an entry.
  */
 export const STORE_OBJECT_CATALOGUE: ReadonlyMap<string, StoreObjectKind> = new Map(

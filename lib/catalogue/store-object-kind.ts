@@ -70,6 +70,19 @@ export interface StoreObjectKind {
   /** Its name space and its name as the store compares it. */
   name(fields: Readonly<Record<string, unknown>>): StoreObjectName;
   /**
+   * The attributes that carry the name as declared, the first one given wins (a mount's `path`, or
+   * its `type` when no path is given): what a name finding shows as the declared value.
+   */
+  readonly nameFields: readonly string[];
+  /** How the store compares names of this kind, in words for findings (`policy names are trimmed and lower-cased`). */
+  readonly nameComparison: string;
+  /**
+   * An attribute the provider computes from configured ones (a policy's `id` is its name, a mount's
+   * `path` defaults to its type), for resolving a reference to it offline; undefined when it is not
+   * known before apply.
+   */
+  derivedAttribute(fields: Readonly<Record<string, unknown>>, attribute: string): unknown;
+  /**
    * The ACL rules the configuration pipeline's role needs to plan (`plan`: read what the provider
    * reads, and what the takeover guard looks up) or apply (`apply`: also create, update, delete) this object.
    */
@@ -85,6 +98,15 @@ export interface StoreObjectKind {
 export function mountPathOf(value: unknown, fallback: string): string {
   return String(value ?? fallback).replace(/^\/+|\/+$/g, '');
 }
+
+/** The name as declared: the first of `kind.nameFields` that `fields` has, with that field's name. */
+export function declaredName(kind: StoreObjectKind, fields: Readonly<Record<string, unknown>>): { readonly field: string; readonly value: unknown } {
+  const field = kind.nameFields.find((f) => fields[f] !== undefined) ?? kind.nameFields[0];
+  return { field, value: fields[field] };
+}
+
+/** No attribute is known before apply beyond the configured ones. */
+export const NO_DERIVED_ATTRIBUTE = (): undefined => undefined;
 
 /** Read for `plan`, create/read/update/delete for `apply`. */
 export function crudFor(access: PipelineAccess): Capability[] {

@@ -11,9 +11,12 @@ import { PolicyParser } from '../acl/policy-parser';
 import { resolveStoreAddress } from '../store/store-address';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
-import { DestructionRefused, PlannedDestruction, planDestructions } from '../engine/replacement-guard';
+import { DestructionRefused, PlannedDestruction, reviewSavedPlan } from '../engine/replacement-guard';
+import { runEngineCollected } from '../engine/engine-output';
 import { chooseEngine, engineEnvironment } from '../engine/engine-binary';
-import { stateAddresses } from '../engine/engine-state';
+import { forgetAddresses, stateAddresses, taintedAddresses, untaintAddresses } from '../engine/engine-state';
+import { removeWritingLeftovers, writeFileAtomically } from './atomic-file';
+import { makeCheckDirectory, removeCheckDirectory, removeCheckDirectoryLeftovers } from './adopt-check-directory';
 import { ExitCode } from './exit-code';
 import { guardKvMounts } from '../engine/kv-mount-guard';
 import { liveStoreClient, readLiveStoreFromEnvironment } from './live-source';
@@ -41,30 +44,7 @@ function importFileDamaged(file: string): boolean {
   }
 }
 
-/** Puts each stack's import file back as it was before this run. */
-function restore(outdir: string, before: ReadonlyMap<string, Buffer | undefined>): void {
-  for (const [stack, content] of before) {
-    const file = path.join(outdir, 'stacks', stack, IMPORT_FILE);
-    if (content === undefined) fs.rmSync(file, { force: true });
-    else writeFileAtomically(file, content);
-  }
-}
-
-/**
- * Writes a file by writing a temporary file beside it and renaming it over the target, so that a
- * killed `adopt` leaves the old file or the new one, never a half-written one (which would make
- * every later `init`, plan and adopt fail). The temporary name does not end in `.tf.json`: the
- * engine never reads it.
- */
-export function writeFileAtomically(file: string, content: string | Buffer): void {
-  const temporary = `${file}.writing-${process.pid}`;
-  try {
-    fs.writeFileSync(temporary, content, { mode: 0o644 });
-    fs.renameSync(temporary, file);
-  } finally {
-    fs.rmSync(temporary, { force: true });
-  }
-}
+export { writeFileAtomically } from './atomic-file';
 
 /**
  * `secretstore-iac adopt [STACK...]`: writes import blocks for declared objects that are on the
@@ -99,12 +79,21 @@ export const adoptCommand: Command = {
     '  --dry-run       print the imports and the report, write no file',
     '  --no-plan-check do not plan the stacks after writing the imports (see below)',
     '',
-    'After writing the imports, adopt plans each stack it wrote imports for (`ENGINE plan` into a',
-    'temporary file, then `show -json`; nothing is applied, the provider uses VAULT_TOKEN without a',
-    'child token). If an object would be destroyed or replaced (an attribute that forces a',
-    'replacement differs: a local mount, an OIDC role where a JWT role is declared), adopt names it,',
-    'the attribute and the declaration that keeps it, puts the import files back as they were, and',
-    'exits 4.',
+    'Recovery after an interrupted apply (a killed engine, a store or leader lost mid-apply): an',
+    'object the state records as tainted (created, then not read back) is untainted when the store',
+    'has it (kept and updated in place: an AppRole role keeps its Role ID), and forgotten when the',
+    'store does not (the apply creates it); a JWT method the store mounted but never configured is',
+    'named with its fix. Then `secretstore-iac tf STACK -- apply` converges.',
+    '',
+    'Before writing, adopt plans each stack it changes (`ENGINE plan -lock=false` in a directory',
+    'of its own beside the stack, then `show -json`; nothing is applied, the provider uses',
+    'VAULT_TOKEN without a child token). The import file is moved into the stack directory only',
+    'after that check passed: if an object would be destroyed or replaced (an attribute that forces',
+    'a replacement differs: a local mount, an OIDC role where a JWT role is declared), adopt names',
+    'it, the attribute and the declaration that keeps it, writes no import file (and removes the',
+    "stack's old one, whose imports the check refused), and exits 4. A killed adopt leaves no import",
+    'file it did not check; what killed runs leave (`*.writing-<pid>` files, `.adopt-check-<pid>-*`',
+    'directories of processes that no longer run) is removed by the next adopt, which says so.',
     '',
     'Exit codes: 0 done (imports written or none needed), 2 usage error, 3 cannot read the store,',
     'the state or the declarations, or an object on the store that cannot be imported, 4 the plan',
@@ -120,9 +109,26 @@ export const adoptCommand: Command = {
     const allStacks = readSynthOutput(outdir).map((s) => s.name);
     const stacks = positionals.length > 0 ? [...new Set(positionals)].sort() : allStacks;
     for (const s of stacks) if (!allStacks.includes(s)) throw new UsageError(`no stack "${s}" in ${outdir}: it has ${allStacks.join(', ')}`);
+    const dryRun = values['dry-run'] === true;
+    const shown = (file: string) => path.relative(context.cwd, file) || file;
+    // What killed runs left, in every stack of the output: said first, whatever happens next.
+    const leftovers = [
+      ...removeCheckDirectoryLeftovers(path.join(outdir, 'stacks'), !dryRun),
+      ...allStacks.flatMap((s) => removeWritingLeftovers(path.join(outdir, 'stacks', s), !dryRun)),
+    ];
+    if (leftovers.length > 0) {
+      context.stdout(
+        [
+          `${dryRun ? 'Would remove' : 'Removed'} what killed runs left (their process no longer runs; no engine run of a stack reads them):`,
+          ...leftovers.map((l) => `  ${terminalLine(shown(l))}`),
+          '',
+        ].join('\n'),
+      );
+    }
     const address = resolveStoreAddress(context.env);
     const choice = chooseEngine(values.engine as string | undefined, context.env);
     const engine = choice.path;
+    const env = engineEnvironment(context.env, address, choice);
     // A KV mount of another version makes every declared policy path wrong: stop before any import.
     // The namespace the stacks are applied to is the one to read (or VAULT_NAMESPACE, if it agrees).
     const namespaces = readSynthOutput(outdir).filter((s) => stacks.includes(s.name)).map((s) => s.namespace);
@@ -132,27 +138,41 @@ export const adoptCommand: Command = {
     const parser = new PolicyParser();
     const out: string[] = [];
     const conflicts: string[] = [];
-    // Files are written only once every stack was read without conflict: nothing half-written.
-    const writes: Array<() => void> = [];
-    const written: string[] = [];
+    // Nothing is changed until every stack was read without conflict.
+    const pending: PendingStack[] = [];
     for (const stack of stacks) {
       const stackDir = path.join(outdir, 'stacks', stack);
       const declared = readDeclaredObjects(outdir, stack);
-      // adopt's own file, left damaged by a killed run: the engine would refuse the whole directory.
-      if (importFileDamaged(path.join(stackDir, IMPORT_FILE))) {
-        fs.rmSync(path.join(stackDir, IMPORT_FILE), { force: true });
+      const file = path.join(stackDir, IMPORT_FILE);
+      // adopt's own file, left damaged by a killed run of an older version: the engine would refuse the whole directory.
+      if (importFileDamaged(file)) {
+        fs.rmSync(file, { force: true });
         out.push(`Removed a damaged ${IMPORT_FILE} (not the JSON adopt writes; left by an interrupted run); it is written again below if needed.`, '');
       }
-      const state = new Set(stateAddresses(engine, stackDir, engineEnvironment(context.env, address, choice)));
-      const plan = await planAdoption(stack, declared, configuration, live, state, parser);
+      const state = new Set(stateAddresses(engine, stackDir, env));
+      const tainted = new Set(state.size > 0 ? taintedAddresses(engine, stackDir, env) : []);
+      const plan = await planAdoption(stack, declared, configuration, live, state, parser, tainted);
       conflicts.push(...plan.conflicts.map((c) => `${stack}: ${terminalLine(c)}`));
-      const file = path.join(stackDir, IMPORT_FILE);
       out.push(`# Stack ${stack}`, '');
       out.push(`${plan.inState} resources in state; ${plan.imports.length} to import; ${plan.creates.length} to create.`);
+      if (plan.untaints.length + plan.forgets.length + plan.taintedUndeclared.length > 0) {
+        out.push(`${tainted.size} tainted in state (left by an interrupted apply): ${plan.untaints.length} to untaint; ${plan.forgets.length} to forget.`);
+      }
       if (plan.imports.length > 0) {
         out.push('', 'Import (already on the store, not in state):', ...plan.imports.map((b) => `  ${terminalLine(b.to)}  <-  ${terminalLine(b.id)}`));
       }
-      if (plan.creates.length > 0) out.push('', 'Create (not on the store):', ...plan.creates.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
+      if (plan.untaints.length > 0) {
+        out.push('', 'Untaint (tainted in state, on the store: kept and updated in place, not replaced):', ...plan.untaints.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
+      }
+      if (plan.forgets.length > 0) {
+        out.push('', 'Forget (tainted in state, not on the store: the apply creates it):', ...plan.forgets.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
+      }
+      if (plan.taintedUndeclared.length > 0) {
+        out.push('', 'Tainted in state and no longer declared (left as they are: a plan destroys them):', ...plan.taintedUndeclared.map((a) => `  ${terminalLine(a)}`));
+      }
+      const forgotten = new Set(plan.forgets.map((o) => o.address));
+      const creates = plan.creates.filter((o) => !forgotten.has(o.address));
+      if (creates.length > 0) out.push('', 'Create (not on the store):', ...creates.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
       // Attributes the access report does not show, each with what the apply does with it.
       if (plan.risks.length > 0) {
         out.push('', `Risk: applying the imports would destroy ${plan.risks.length === 1 ? 'an object' : `${plan.risks.length} objects`} (the plan check refuses it):`, ...plan.risks.map((l) => `  ${terminalLine(l)}`));
@@ -160,16 +180,8 @@ export const adoptCommand: Command = {
       if (plan.attributeChanges.length > 0) {
         out.push('', 'Mount settings, store → declarations (no replacement):', ...plan.attributeChanges.map((l) => `  ${terminalLine(l)}`));
       }
-      if (values['dry-run'] !== true) {
-        if (plan.imports.length > 0) {
-          writes.push(() => writeFileAtomically(file, renderImportFile(plan.imports)));
-          written.push(stack);
-          out.push('', `Wrote ${path.relative(context.cwd, file) || file}.`);
-        } else if (fs.existsSync(file)) {
-          writes.push(() => fs.rmSync(file, { force: true }));
-          out.push('', `Removed ${path.relative(context.cwd, file)}: nothing left to import.`);
-        }
-      }
+      const importText = plan.imports.length > 0 ? renderImportFile(plan.imports) : undefined;
+      pending.push({ stack, stackDir, file, importText, removeFile: importText === undefined && fs.existsSync(file), untaints: plan.untaints.map((o) => o.address), forgets: plan.forgets.map((o) => o.address) });
       // What applying changes in access for this stack's identities: the store as it is → declarations.
       if (plan.access.added.length + plan.access.removed.length + plan.access.changed.length + plan.access.unchanged > 0) {
         const markdown = renderAccessDiffMarkdown(plan.access, { base: `store ${live.address} as it is`, head: `declarations (${stack})` });
@@ -181,28 +193,91 @@ export const adoptCommand: Command = {
     if (conflicts.length > 0) {
       throw new Error(`nothing written: objects on the store that an import cannot adopt (resolve by hand, then re-run):\n  ${conflicts.join('\n  ')}`);
     }
-    // Kept to put back if the plan check refuses: the files as they were before this run.
-    const before = new Map(stacks.map((s) => [s, readIfFile(path.join(outdir, 'stacks', s, IMPORT_FILE))]));
-    writes.forEach((write) => write());
-    if (values['dry-run'] !== true && values['no-plan-check'] !== true && written.length > 0) {
-      const destructions: PlannedDestruction[] = [];
-      try {
-        for (const stack of written) {
-          const env = { ...engineEnvironment(context.env, address, choice), TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' };
-          destructions.push(...planDestructions(engine, path.join(outdir, 'stacks', stack), env));
-        }
-      } catch (error) {
-        restore(outdir, before);
-        throw new Error(`imports not written: planning them failed (use a token that may plan, see docs/adoption.md, or --no-plan-check): ${(error as Error).message}`);
-      }
-      if (destructions.length > 0) {
-        restore(outdir, before);
-        context.stdout(out.join('\n').trimEnd());
-        throw new DestructionRefused(destructions, 'nothing written (import files put back as they were)');
-      }
-      out.push(`Plan check: applying the imports destroys and replaces nothing (${written.join(', ')}).`);
+    if (dryRun) {
+      context.stdout(out.join('\n').trimEnd());
+      return ExitCode.ok;
     }
+    // The state first: a tainted object the store has is a fact, true whatever the check says.
+    for (const p of pending) {
+      untaintAddresses(engine, p.stackDir, env, p.untaints);
+      forgetAddresses(engine, p.stackDir, env, p.forgets);
+      if (p.untaints.length + p.forgets.length > 0) out.push(`State of ${p.stack}: untainted ${p.untaints.length}, forgot ${p.forgets.length}.`);
+    }
+    const toCheck = values['no-plan-check'] === true ? [] : pending.filter((p) => p.importText !== undefined || p.untaints.length + p.forgets.length > 0);
+    const checked = new Map<string, string>();
+    const destructions: PlannedDestruction[] = [];
+    const refused = new Set<string>();
+    try {
+      for (const p of toCheck) {
+        const dir = makeCheckDirectory(p.stackDir, p.importText);
+        checked.set(p.stack, dir);
+        // A relative TF_DATA_DIR names the stack directory's, wherever the engine runs.
+        const dataDir = env.TF_DATA_DIR ? { TF_DATA_DIR: path.resolve(p.stackDir, env.TF_DATA_DIR) } : {};
+        const found = checkPlanDestructions(engine, dir, p.stack, { ...env, ...dataDir, TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' });
+        if (found.length > 0) refused.add(p.stack);
+        destructions.push(...found);
+      }
+    } catch (error) {
+      for (const dir of checked.values()) removeCheckDirectory(dir);
+      throw new Error(`imports not written: planning them failed (use a token that may plan, see docs/adoption.md, or --no-plan-check): ${(error as Error).message}`);
+    }
+    if (destructions.length > 0) {
+      for (const dir of checked.values()) removeCheckDirectory(dir);
+      // An import file already there would make a plain apply import what the check refused.
+      for (const p of pending) {
+        if (!refused.has(p.stack) || !fs.existsSync(p.file)) continue;
+        fs.rmSync(p.file, { force: true });
+        out.push(`Removed ${shown(p.file)}: its imports lead to the plan the check refused.`);
+      }
+      context.stdout(out.join('\n').trimEnd());
+      throw new DestructionRefused(destructions, 'nothing written (no import file written)');
+    }
+    for (const p of pending) {
+      const dir = checked.get(p.stack);
+      if (p.importText !== undefined) {
+        // Checked: moved into place (same file system, one rename); else written the same way.
+        if (dir !== undefined) fs.renameSync(path.join(dir, IMPORT_FILE), p.file);
+        else writeFileAtomically(p.file, p.importText);
+        out.push(`Wrote ${shown(p.file)}.`);
+      } else if (p.removeFile) {
+        fs.rmSync(p.file, { force: true });
+        out.push(`Removed ${shown(p.file)}: nothing left to import.`);
+      }
+      if (dir !== undefined) removeCheckDirectory(dir);
+    }
+    if (toCheck.length > 0) out.push(`Plan check: applying the imports destroys and replaces nothing (${toCheck.map((p) => p.stack).join(', ')}).`);
     context.stdout(out.join('\n').trimEnd());
     return ExitCode.ok;
   },
 };
+
+/** What adopt changes for one stack once every stack was read without conflict. */
+interface PendingStack {
+  readonly stack: string;
+  readonly stackDir: string;
+  /** The stack's import file. */
+  readonly file: string;
+  /** The new import file, when there is anything to import. */
+  readonly importText?: string;
+  /** Whether the old import file goes (nothing left to import). */
+  readonly removeFile: boolean;
+  /** Tainted addresses to untaint (the store has the object). */
+  readonly untaints: readonly string[];
+  /** Tainted addresses to forget (the store does not have the object). */
+  readonly forgets: readonly string[];
+}
+
+/**
+ * Plans in a check directory (the plan file stays inside it) and returns what the plan destroys or
+ * replaces. A destroyed object declared in this same stack did not move: the check directory's
+ * name is not the stack's, so the review's "declared in another stack" is undone for it.
+ * @throws Error with the engine's message when the plan fails
+ */
+function checkPlanDestructions(engine: string, dir: string, stack: string, env: NodeJS.ProcessEnv): PlannedDestruction[] {
+  const planFile = 'adopt-check.tfplan';
+  const planned = runEngineCollected(engine, ['plan', '-input=false', '-lock=false', `-out=${planFile}`], dir, env);
+  if (planned.status !== 0) {
+    throw new Error(`\`${path.basename(engine)} plan\` failed for ${stack} (exit ${planned.status}): ${planned.said.split('\n').filter(Boolean).slice(0, 8).join(' ')}`);
+  }
+  return reviewSavedPlan(engine, dir, env, planFile).destructions.map((d) => (d.declaredInStack === stack ? { ...d, declaredInStack: undefined } : d));
+}

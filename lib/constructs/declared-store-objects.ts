@@ -1,5 +1,5 @@
 import { IConstruct } from 'constructs';
-import { DefaultTokenResolver, StringConcat, TerraformResource, TerraformStack, Token, Tokenization } from 'cdktf';
+import { DefaultTokenResolver, StringConcat, TerraformProvider, TerraformResource, TerraformStack, Token, Tokenization } from 'cdktf';
 import { isStoreResourceType, storeObjectKind } from '../catalogue/store-object-catalogue';
 import { StoreObjectKind, StoreObjectLocation, StoreObjectName } from '../catalogue/store-object-kind';
 import { templateParts } from '../sources/terraform-reference';
@@ -21,6 +21,12 @@ export interface DeclaredStoreObject {
   readonly location: StoreObjectLocation;
   /** Its name space and name as the store compares them. */
   readonly name: StoreObjectName;
+  /**
+   * The store namespace it is written in (`admin/team`), `''` for the root namespace: its
+   * provider's namespace joined with the resource's own (which the vault provider takes as relative
+   * to the provider's). Objects of two namespaces never share a name.
+   */
+  readonly namespace: string;
 }
 
 /** A `vault_*` resource of the tree that the catalogue has no entry for. */
@@ -81,9 +87,25 @@ function findStoreObjects(root: IConstruct): DeclaredStoreObjects {
       fields,
       location: kind.locate(fields),
       name: kind.name(fields),
+      namespace: [providerNamespace(r, stack), literalNamespace(attributeValue(r, 'namespace', stack, byAddress, 0))].filter((n) => n !== '').join('/'),
     });
   }
   return { objects, uncatalogued };
+}
+
+/** A namespace attribute as the store reads it (surrounding spaces and slashes dropped), `''` when unset. */
+function literalNamespace(value: unknown): string {
+  return typeof value === 'string' ? value.trim().replace(/^\/+|\/+$/g, '') : '';
+}
+
+/** The namespace of the provider a resource is written through: its own `provider`, else the stack's default vault provider. */
+function providerNamespace(resource: TerraformResource, stack: TerraformStack): string {
+  const provider =
+    resource.provider ??
+    stack.node.children.find((c): c is TerraformProvider => TerraformProvider.isTerraformProvider(c) && c.terraformResourceType === 'vault' && c.alias === undefined);
+  const given = (provider as unknown as { namespaceInput?: unknown } | undefined)?.namespaceInput;
+  if (typeof given !== 'string' || Token.isUnresolved(given)) return '';
+  return literalNamespace(templateParts(given, (why) => new Error(`${stack.node.path}: provider namespace: ${why}`)).map((p) => p.literal).join(''));
 }
 
 /** Resolves a token to the text the stack will synthesize (`${vault_auth_backend.approle_backend_05935A89.path}`). */
@@ -108,7 +130,12 @@ function attributeValue(resource: TerraformResource, attribute: string, stack: T
   const reference = parts.length === 1 ? /^([a-z0-9_]+)\.([A-Za-z0-9_-]+)\.([a-z0-9_]+)$/.exec(parts[0].expression ?? '') : null;
   const target = reference ? byAddress.get(`${stack.node.id}/${reference[1]}.${reference[2]}`) : undefined;
   if (!reference || !target || depth > 4) return text;
-  // `path` of a mount is its `path` as given, or its `type` (the store's default mount path).
   const followed = attributeValue(target, reference[3], stack, byAddress, depth + 1);
-  return followed ?? (reference[3] === 'path' ? attributeValue(target, 'type', stack, byAddress, depth + 1) : text);
+  if (followed !== undefined) return followed;
+  // An attribute the provider computes from configured ones (a mount's `path` defaults to its type): the target's catalogue entry knows it.
+  const kind = storeObjectKind(target.terraformResourceType);
+  if (kind === undefined) return text;
+  const targetFields: Record<string, unknown> = {};
+  for (const field of kind.identityFields) targetFields[field] = attributeValue(target, field, stack, byAddress, depth + 1);
+  return kind.derivedAttribute(targetFields, reference[3]) ?? text;
 }

@@ -4,14 +4,13 @@ import { SecretStoreStack } from './secret-store-stack';
 import { StorePolicy } from './store-policy';
 import { CheckedProps, expectString, optional, PropsSchema } from '../model/props-check';
 import { identifierNameProblems } from '../model/identifier-name';
-import { isReservedPolicyName } from '../model/reserved-store-names';
-import { ValidationProblem } from '../model/validation-problem';
+import { READER_POLICY_NAME } from '../model/reserved-store-names';
 
 /** The run-time checks of {@link LiveStoreReaderPolicyProps}. */
 export const LIVE_STORE_READER_POLICY_SCHEMA: PropsSchema = { name: optional(expectString) };
 
-/** Name of the reader's policy in docs/adoption.md (`bao policy write secretstore-iac-reader ...`). */
-export const READER_POLICY_NAME = 'secretstore-iac-reader';
+/** Name of the reader's policy in docs/adoption.md (`bao policy write secretstore-iac-reader ...`): one fact, kept with the store's other reserved names. */
+export { READER_POLICY_NAME };
 
 /** Properties of {@link LiveStoreReaderPolicy}. */
 export interface LiveStoreReaderPolicyProps {
@@ -42,13 +41,8 @@ export class LiveStoreReaderPolicy extends Construct {
     const settings = SecretStoreStack.of(this).settings;
     for (const rule of readerPolicyRules(settings.storeGiven ? settings.store : undefined)) this.policy.document.addRule(rule.path, rule.capabilities, 'secretstore-iac live-store reader (docs/adoption.md)');
     this.node.addValidation({
-      validate: () => {
-        const problems = identifierNameProblems('name', name);
-        if (problems.length === 0 && isReservedPolicyName(name)) {
-          problems.push(new ValidationProblem('name', name, 'is a built-in policy of the store: writing it would change what every token may do; choose another name', 'SSI-R9'));
-        }
-        return checked.with(problems).map(String);
-      },
+      // A built-in policy's name (`default`) is refused by SSI-R9, which sees every policy of the platform.
+      validate: () => checked.with(identifierNameProblems('name', name)).map(String),
     });
   }
 }

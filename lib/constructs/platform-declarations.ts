@@ -4,6 +4,8 @@ import { AppRoleAuth } from './approle-auth';
 import { CiJwtAuth } from './ci-jwt-auth';
 import { CiJwtRole } from './ci-jwt-role';
 import { CiSecret } from './ci-secret';
+import { declaredStoreObjects, DeclaredStoreObjects } from './declared-store-objects';
+import { LiveStoreReaderPolicy } from './live-store-reader-policy';
 import { OidcAuth } from './oidc-auth';
 import { OidcGroupRole } from './oidc-group-role';
 import { RegistryServiceAccount } from './registry-service-account';
@@ -31,6 +33,9 @@ export class PlatformDeclarations {
   readonly oidcAuths: readonly OidcAuth[];
   /** Roles of groups of people. */
   readonly peopleRoles: readonly OidcGroupRole[];
+  /** The live-store reader's policies (the only producers that may take its documented name). */
+  readonly readerPolicies: readonly LiveStoreReaderPolicy[];
+  private readonly root: IConstruct;
 
   /**
    * The declarations of `root`'s tree, found once per synthesis (validation, the platform rules, the
@@ -41,6 +46,7 @@ export class PlatformDeclarations {
   }
 
   constructor(root: IConstruct) {
+    this.root = root;
     const all = root.node.findAll();
     this.jwtAuths = all.filter((c): c is CiJwtAuth => c instanceof CiJwtAuth);
     this.appRoleAuths = all.filter((c): c is AppRoleAuth => c instanceof AppRoleAuth);
@@ -51,6 +57,16 @@ export class PlatformDeclarations {
     this.stacks = all.filter((c): c is SecretStoreStack => c instanceof SecretStoreStack);
     this.oidcAuths = all.filter((c): c is OidcAuth => c instanceof OidcAuth);
     this.peopleRoles = all.filter((c): c is OidcGroupRole => c instanceof OidcGroupRole);
+    this.readerPolicies = all.filter((c): c is LiveStoreReaderPolicy => c instanceof LiveStoreReaderPolicy);
+  }
+
+  /**
+   * Every store object the tree synthesizes, whoever declares it (library constructs and provider
+   * resources a user adds, in every stack), located through the catalogue, and the store resources
+   * the catalogue has no entry for: what the name rules compare. Computed once per synthesis.
+   */
+  get storeObjects(): DeclaredStoreObjects {
+    return declaredStoreObjects(this.root);
   }
 
   /** Every declared secret CI reads, with its declaring construct. */

@@ -88,34 +88,39 @@ export function plannedDestructions(plan: unknown): PlannedDestruction[] {
   return out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 }
 
-/** Names a role type as people say it. */
-const roleKind = (t: unknown): string => (t === 'oidc' ? 'an OIDC role (role_type oidc)' : t === 'jwt' ? 'a JWT role (role_type jwt)' : `a role of role_type ${text(t)}`);
-const methodKind = (t: unknown): string => (t === 'oidc' ? 'an OIDC method (type oidc)' : t === 'jwt' ? 'a JWT method (type jwt)' : `a method of type ${text(t)}`);
+/** The store's value of a forcing attribute, from its `before → after` text (`true`, `"oidc"`, `null`). */
+function storeValue(d: PlannedDestruction, attribute: string): string {
+  return (d.values[attribute] ?? '').split(' → ')[0];
+}
+
+/** The fix for a `local` that forces a replacement, in the direction the store has it. */
+function localAdvice(construct: string): (d: PlannedDestruction) => string {
+  return (d) =>
+    storeValue(d, 'local') === 'true'
+      ? `the mount is local (not replicated) on the store: declare \`local: true\` on the ${construct} construct, or remount it by hand`
+      : `the store's mount is not local (it is replicated), the declaration says \`local: true\`: remove \`local: true\` (or declare \`local: false\`) on the ${construct} construct, or remount it by hand as a local mount`;
+}
 
 /**
- * What to declare so that the store's object is kept, per resource type and forcing attribute, from
- * the store's value (before) and the declared one (after): the construct property that says what
- * the store has.
+ * What to declare so that the store's object is kept, per resource type and forcing attribute: the
+ * construct property that says what the store has (in the direction the store has it).
  */
-const ADVICE: Readonly<Record<string, (before: unknown, after: unknown) => string>> = {
-  'vault_auth_backend.local': (before) =>
-    before === true
-      ? 'the mount is local (not replicated) on the store: declare `local: true` on the AppRoleAuth construct (`authMounts.approle.local`), or remount it by hand'
-      : 'the mount is not local (replicated) on the store: remove `local: true` from the AppRoleAuth construct (`authMounts.approle.local`), or remount it by hand',
-  'vault_jwt_auth_backend.local': (before) =>
-    before === true
-      ? 'the mount is local (not replicated) on the store: declare `local: true` on the CiJwtAuth construct (`authMounts.jwt.local`), or remount it by hand'
-      : 'the mount is not local (replicated) on the store: remove `local: true` from the CiJwtAuth construct (`authMounts.jwt.local`), or remount it by hand',
+const ADVICE: Readonly<Record<string, (d: PlannedDestruction) => string>> = {
+  'vault_auth_backend.local': localAdvice('AppRoleAuth'),
+  'vault_jwt_auth_backend.local': localAdvice('CiJwtAuth (or OidcAuth, `people.local`, for the people\'s mount)'),
   'vault_auth_backend.type': () => 'another auth method is mounted at this path: move it, or declare another path',
   'vault_auth_backend.path': () => 'the mount path differs: declare the store\'s path',
   'vault_jwt_auth_backend.path': () => 'the mount path differs: declare the store\'s path',
-  'vault_jwt_auth_backend.type': (before, after) => `${methodKind(before)} is mounted at this path, and the library declares ${methodKind(after)}; move one of them`,
-  'vault_jwt_auth_backend_role.role_type': (before, after) =>
-    before === 'oidc' && after === 'jwt'
-      ? 'the store\'s role is an OIDC role (role_type oidc): the library declares JWT roles for CI; delete the role by hand if no person logs in with it, or rename the declared role'
-      : `the store's role is ${roleKind(before)}, and the library declares ${roleKind(after)}: delete the role by hand if nobody logs in with it, or rename the declared role`,
+  'vault_jwt_auth_backend.type': () => 'an OIDC method (type oidc) is mounted at this path: the library declares a JWT method (type jwt); move one of them',
+  'vault_jwt_auth_backend_role.role_type': (d) =>
+    storeValue(d, 'role_type') === '"jwt"'
+      ? 'the store\'s role is a JWT role (role_type jwt) where an OIDC role (people\'s single sign-on) is declared: delete the store\'s role by hand if no CI job logs in with it, or rename the declared group'
+      : 'the store\'s role is an OIDC role (role_type oidc): the library declares JWT roles for CI; delete the role by hand if no person logs in with it, or rename the declared role',
   'vault_policy.name': () => 'the policy name differs',
 };
+
+/** The engine's `action_reason` for an object an interrupted apply left tainted. */
+const TAINTED = 'replace_because_tainted';
 
 /** One line: the object, the actions, the forcing attributes with their values, and the fix. */
 export function describeDestruction(d: PlannedDestruction, stack = 'STACK'): string {
@@ -126,21 +131,22 @@ export function describeDestruction(d: PlannedDestruction, stack = 'STACK'): str
   if (d.declaredInStack !== undefined && d.actions.length === 1) {
     return `${d.address}${where} would be destroyed, but ${d.storePath} is declared in stack ${d.declaredInStack} now: it moved. Fix: run \`secretstore-iac moves BASE HEAD\` (BASE: the configuration last applied, HEAD: this output) to forget it here and import it there, keeping the object (docs/sharding.md)`;
   }
-  const advice = d.attributes.map((a) => ADVICE[`${type}.${a}`]?.(d.before?.[a], d.after?.[a])).filter(Boolean);
-  return `${d.address}${where} would be ${kind}${forcing}. Fix: ${advice.length > 0 ? advice.join('; ') : fixWithoutAttribute(d, stack)}`;
-}
-
-/** The fix of a destruction no attribute forces: by the engine's reason, or what the plan asked. */
-function fixWithoutAttribute(d: PlannedDestruction, stack: string): string {
+  const advice = d.attributes.map((a) => ADVICE[`${type}.${a}`]?.(d)).filter((a): a is string => a !== undefined);
   const byPerson = 'a person decides that: run it without --refuse-replace (the engine shows the plan and asks)';
-  if (d.reason === 'replace_by_request') return `-replace= asked for it; ${byPerson}`;
-  if (d.reason === 'replace_because_tainted') {
-    return `an interrupted apply left it tainted: if the store has it whole, run \`secretstore-iac tf ${stack} -- untaint ${d.address}\`, then apply again`;
-  }
-  if (d.actions.length !== 1) return 'declare what the store has';
-  // A delete of an object the stack still declares is the destroy mode's (`destroy`, `-destroy`).
-  if (d.declaredAt !== undefined) return `the destroy mode (\`destroy\`, \`-destroy\`) asked for it; ${byPerson}, with --allow-destroy`;
-  return `declare the object again; if a person decided to delete it, run the apply without --refuse-replace (the engine shows the plan and asks)`;
+  const fix =
+    advice.length > 0
+      ? `. Fix: ${advice.join('; ')}`
+      : d.reason === TAINTED
+        ? `. Fix: the object is tainted (an interrupted apply created it, then could not read it back): run \`secretstore-iac adopt ${stack}\`, which untaints what the store has (kept, updated in place) and forgets what it does not (created again)`
+        : d.reason === 'replace_by_request'
+          ? `. Fix: -replace= asked for it; ${byPerson}`
+          : d.actions.length !== 1
+            ? '. Fix: declare what the store has'
+            : // A delete of an object the stack still declares is the destroy mode's (`destroy`, `-destroy`).
+              d.declaredAt !== undefined
+              ? `. Fix: the destroy mode (\`destroy\`, \`-destroy\`) asked for it; ${byPerson}, with --allow-destroy`
+              : '. Fix: declare the object again; if a person decided to delete it, run the apply without --refuse-replace (the engine shows the plan and asks)';
+  return `${d.address}${where} would be ${kind}${forcing}${fix}`;
 }
 
 /** The construct path cdktf records for each resource of a stack (`//.metadata.path`). */

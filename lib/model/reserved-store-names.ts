@@ -8,6 +8,14 @@ import { StoreKind } from './store-target';
  */
 export const RESERVED_POLICY_NAMES: readonly string[] = ['default', 'response-wrapping', 'root'];
 
+/**
+ * Name of the live-store reader's policy that docs/adoption.md has an operator write by hand
+ * (`bao policy write secretstore-iac-reader ...`): reserved for the construct that manages that
+ * policy (LiveStoreReaderPolicy), since any other policy of that name overwrites it, or is
+ * overwritten by it, at every apply.
+ */
+export const READER_POLICY_NAME = 'secretstore-iac-reader';
+
 /** Kinds of mount: an auth method (`auth/<path>`) or a secrets engine (`<path>`). */
 export type MountKind = 'auth' | 'secrets';
 
@@ -34,9 +42,9 @@ export function reservedMountPaths(kind: MountKind, store?: StoreKind): readonly
   return store ? RESERVED_MOUNT_PATHS_BY_STORE[store][kind] : RESERVED_MOUNT_PATHS[kind];
 }
 
-/** True when `name` is one of the store's built-in policies. */
+/** True when `name` is one of the store's built-in policies, compared as the store compares policy names (trimmed, lower-cased). */
 export function isReservedPolicyName(name: string): boolean {
-  return RESERVED_POLICY_NAMES.includes(name.toLowerCase());
+  return RESERVED_POLICY_NAMES.includes(name.trim().toLowerCase());
 }
 
 /**
@@ -47,12 +55,29 @@ export function isReservedMountPath(path: string, kind: MountKind, store?: Store
   return reservedMountPaths(kind, store).includes(path.split('/')[0].toLowerCase());
 }
 
-/** The problem of a role (and so its policy) named after one of the store's built-in policies (SSI-R9). */
-export function reservedPolicyNameProblem(name: string): ValidationProblem {
+/**
+ * The problem of a policy named after one of the store's built-in policies (SSI-R9).
+ * @param field the field that holds the name as declared (`name`)
+ * @param name the name as declared
+ * @param key the name as the store compares it, when it differs from `name`
+ */
+export function reservedPolicyNameProblem(field: string, name: unknown, key?: string): ValidationProblem {
+  const onStore = key === undefined || key === name ? '' : `is ${JSON.stringify(key)} on the store (policy names are trimmed and lower-cased), which `;
   return new ValidationProblem(
-    'roleName',
+    field,
     name,
-    `is a built-in policy of the store (${RESERVED_POLICY_NAMES.join(', ')}): writing it would change what every token may do, or fail; choose another name`,
+    `${onStore}is a built-in policy of the store (${RESERVED_POLICY_NAMES.join(', ')}): writing it would change what every token may do, or fail; choose another name`,
+    'SSI-R9',
+  );
+}
+
+/** The problem of a policy other than the live-store reader's that takes the reader's documented name (SSI-R9). */
+export function reservedReaderPolicyNameProblem(field: string, name: unknown, key: string): ValidationProblem {
+  const onStore = key === name ? '' : `is ${JSON.stringify(key)} on the store (policy names are trimmed and lower-cased), which `;
+  return new ValidationProblem(
+    field,
+    name,
+    `${onStore}is the name of the live-store reader's policy that docs/adoption.md has operators write by hand: it is reserved for LiveStoreReaderPolicy (readerPolicy), since another policy of that name overwrites the operator's reader policy, or is overwritten by it, at every apply; choose another name`,
     'SSI-R9',
   );
 }

@@ -2,10 +2,11 @@ import { PolicyParser } from '../acl/policy-parser';
 import { AccessDiff, diffAccess } from '../access/access-diff';
 import { AccessModel } from '../access/access-model';
 import { DeclaredObject } from './declared-object';
+import { unconfiguredJwtMount } from './unconfigured-jwt-mount';
 import { ImportBlock, importBlocks } from './import-blocks';
 import { LiveStore, liveStoreConfiguration } from './live-store-reader';
 import { StoreConfiguration } from '../access/store-configuration';
-import { ROLE_TYPE_CONSEQUENCE, restrict } from './store-drift';
+import { restrict, roleTypeConsequence } from './store-drift';
 import { describeMountAttributeChange, mountAttributeChanges } from './mount-attribute-changes';
 
 /** What adopting one stack does: imports, creates, conflicts, and the access change of applying. */
@@ -18,6 +19,15 @@ export interface AdoptionPlan {
   readonly imports: readonly ImportBlock[];
   /** Declared objects neither in state nor on the store: the apply creates them. */
   readonly creates: readonly DeclaredObject[];
+  /**
+   * Objects an interrupted apply left tainted in state that the store has: untainted, so that the
+   * next plan updates them in place (an AppRole role keeps its Role ID) instead of replacing them.
+   */
+  readonly untaints: readonly DeclaredObject[];
+  /** Objects left tainted in state that the store does not have: forgotten, so that the apply creates them. */
+  readonly forgets: readonly DeclaredObject[];
+  /** Tainted addresses in state that the stack no longer declares (the plan destroys them; not touched). */
+  readonly taintedUndeclared: readonly string[];
   /** Objects on the store an import cannot adopt (`address: why`). */
   readonly conflicts: readonly string[];
   /** Access of the stack's identities, the store as it is → the declarations. */
@@ -45,18 +55,8 @@ export function storePresence(o: DeclaredObject, live: LiveStore): 'present' | '
     if (!mount) return 'absent';
     const want = o.kind === 'jwt-auth-mount' ? String(o.fields.type ?? 'jwt') : String(o.fields.type);
     if (mount.type !== want) return `${o.name}/ is a ${mount.type} mount on the store, declared ${want}: an import would not make it one`;
-    if (o.kind === 'jwt-auth-mount' && live.jwtConfigs.find((c) => c.mount === o.name)?.configured === false) {
-      // The provider reads a JWT method through its configuration: without one it cannot import it.
-      const roles = live.roles.filter((r) => r.mount === o.name).length;
-      const cli = live.store?.cli ?? 'bao';
-      return (
-        `${o.name}/ is mounted but was never configured (GET auth/${o.name}/config: 404; an apply that failed after mounting it, e.g. on OIDC discovery, leaves it so), ` +
-        'and the provider cannot import a JWT method without its configuration. ' +
-        (roles === 0
-          ? `It holds no role: disable it (${cli} auth disable ${o.name}) and apply; nothing is lost`
-          : `It holds ${roles} role(s): write its configuration by hand (${cli} write auth/${o.name}/config ...), then run adopt again`)
-      );
-    }
+    const unconfigured = unconfiguredJwtMount(o, live);
+    if (unconfigured !== undefined) return unconfigured;
     return 'present';
   }
   if (o.kind === 'jwt-role' || o.kind === 'approle-role') return live.roles.some((r) => r.mount === o.mount && r.role === o.name) ? 'present' : 'absent';
@@ -70,6 +70,8 @@ export function storePresence(o: DeclaredObject, live: LiveStore): 'present' | '
  * @param declared the stack's declared objects
  * @param configuration the declared configuration (all stacks; restricted to the stack's identities here)
  * @param state resource addresses in the stack's state
+ * @param tainted the addresses of `state` an interrupted apply left tainted: untainted when the store
+ *   has the object, forgotten (and created) when it does not
  */
 export async function planAdoption(
   stack: string,
@@ -78,12 +80,27 @@ export async function planAdoption(
   live: LiveStore,
   state: ReadonlySet<string>,
   parser: PolicyParser = new PolicyParser(),
+  tainted: ReadonlySet<string> = new Set(),
 ): Promise<AdoptionPlan> {
   const toImport: DeclaredObject[] = [];
   const creates: DeclaredObject[] = [];
   const conflicts: string[] = [];
+  const untaints: DeclaredObject[] = [];
+  const forgets: DeclaredObject[] = [];
   for (const o of declared) {
-    if (state.has(o.address)) continue;
+    if (state.has(o.address)) {
+      // A tainted object, or a JWT method in state whose configuration is gone: what the store has decides.
+      if (!tainted.has(o.address) && o.kind !== 'jwt-auth-mount') continue;
+      const where = storePresence(o, live);
+      if (where !== 'present' && where !== 'absent') conflicts.push(`${o.address}: ${where}`);
+      else if (!tainted.has(o.address)) continue;
+      else if (where === 'present') untaints.push(o);
+      else {
+        forgets.push(o);
+        creates.push(o);
+      }
+      continue;
+    }
     const where = storePresence(o, live);
     if (where === 'present') toImport.push(o);
     else if (where === 'absent') creates.push(o);
@@ -91,7 +108,8 @@ export async function planAdoption(
   }
   const attributeChanges: string[] = [];
   const risks: string[] = [];
-  for (const o of toImport) {
+  // Attributes that force a replacement matter as much for an untainted object as for an imported one.
+  for (const o of [...toImport, ...untaints]) {
     if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
       const mount = live.mounts.find((m) => m.path === o.name)!;
       for (const change of mountAttributeChanges(o, mount, live.store?.cli)) {
@@ -104,12 +122,26 @@ export async function planAdoption(
       const have = typeof role.fields.role_type === 'string' && role.fields.role_type !== '' ? role.fields.role_type : 'oidc';
       const want = typeof o.fields.role_type === 'string' ? o.fields.role_type : 'oidc';
       if (have !== want) {
-        risks.push(`${o.storePath} (${o.address}): role_type: declared ${want}, store ${have}: ${ROLE_TYPE_CONSEQUENCE}`);
+        risks.push(`${o.storePath} (${o.address}): role_type: declared ${want}, store ${have}: ${roleTypeConsequence(want, have)}`);
       }
     }
   }
   const names = new Set(declared.filter((o) => o.kind === 'jwt-role' || o.kind === 'approle-role').map((o) => `${o.mount}/${o.name}`));
   const before = await AccessModel.load(restrict(liveStoreConfiguration(live), (n) => names.has(n)), parser);
   const after = await AccessModel.load(restrict(configuration, (n) => names.has(n)), parser);
-  return { stack, inState: state.size, imports: importBlocks(toImport), creates, conflicts, access: diffAccess(before, after), attributeChanges, risks };
+  const declaredAddresses = new Set(declared.map((o) => o.address));
+  const taintedUndeclared = [...tainted].filter((a) => !declaredAddresses.has(a)).sort();
+  return {
+    stack,
+    inState: state.size,
+    imports: importBlocks(toImport),
+    creates,
+    untaints,
+    forgets,
+    taintedUndeclared,
+    conflicts,
+    access: diffAccess(before, after),
+    attributeChanges,
+    risks,
+  };
 }

@@ -1,4 +1,5 @@
 import { DEFAULT_POLICY_NAME, ROOT_POLICY_NAME, defaultPolicyText, isBuiltinDefaultPolicyText } from '../acl/default-policy';
+import { RESERVED_POLICY_NAMES } from '../model/reserved-store-names';
 import { StoreTarget } from '../model/store-target';
 import { storePolicyName } from '../model/store-policy-name';
 import { ListLookup, listLookupOf } from '../acl/acl';
@@ -7,9 +8,10 @@ import { StoreClient, StoreError } from '../store/store-client';
 import { AuthMethod, Identity } from '../access/identity';
 import { DeclaredPolicy, JWT_METHOD_FIELDS, StoreConfiguration, jwtMethodBinding, roleBindings } from '../access/store-configuration';
 import { mapLimited } from '../private/map-limited';
+import { STORE_OBJECT_CATALOGUE } from '../catalogue/store-object-catalogue';
 
-/** Policies every store has that no stack creates: never reported as unmanaged. */
-export const BUILTIN_POLICIES: readonly string[] = ['default', 'response-wrapping', 'root'];
+/** Policies every store has that no stack creates: never reported as unmanaged (the store's built-ins, one list with SSI-R9's). */
+export const BUILTIN_POLICIES: readonly string[] = RESERVED_POLICY_NAMES;
 
 /** An auth method mounted on the store (`GET sys/auth`). */
 export interface LiveAuthMount {
@@ -197,6 +199,65 @@ export function parsePolicy(name: string, body: unknown): string {
   return text;
 }
 
+/** One rule of the reader's policy: read and list only. */
+export interface ReaderPolicyRule {
+  /** Store API path or ACL pattern. */
+  readonly path: string;
+  /** `read` and/or `list`. */
+  readonly capabilities: readonly ('read' | 'list')[];
+}
+
+/**
+ * The reads the reader makes beyond the store objects the catalogue knows, each with why: the
+ * reader's own needs, not a kind of object a stack declares.
+ */
+export const READER_OWN_RULES: readonly (ReaderPolicyRule & { readonly why: string })[] = [
+  {
+    path: 'auth/token/lookup-self',
+    capabilities: ['read'],
+    why: "adopt's plan check: the vault provider looks its own token up first when it plans",
+  },
+  {
+    path: 'sys/mounts',
+    capabilities: ['read'],
+    why: 'the KV mount check drift and adopt run first: the stacks rely on KV mounts they never create',
+  },
+];
+
+/**
+ * The reader's rules before they are written for a store's LIST lookup: the union of every
+ * catalogue entry's reader rules (what it takes to see every object of each kind the library can
+ * synthesize: auth mounts and their settings, JWT configurations, roles with their Role IDs, which
+ * are not secrets since a login also needs a Secret ID, policies), and {@link READER_OWN_RULES};
+ * sorted by path, capabilities merged per path. A new kind of store object brings its reader rules
+ * with its catalogue entry.
+ */
+export const READER_DERIVED_RULES: readonly ReaderPolicyRule[] = derivedReaderRules();
+
+function derivedReaderRules(): ReaderPolicyRule[] {
+  const byPath = new Map<string, Set<string>>();
+  const objectRules = [...STORE_OBJECT_CATALOGUE.values()].flatMap((k) => k.readerRules);
+  for (const rule of [...objectRules, ...READER_OWN_RULES]) {
+    const capabilities = byPath.get(rule.path) ?? new Set<string>();
+    rule.capabilities.forEach((c) => capabilities.add(c));
+    byPath.set(rule.path, capabilities);
+  }
+  return [...byPath]
+    .sort(([a], [b]) => compareStrings(a, b))
+    .map(([path, capabilities]) => {
+      const more = [...capabilities].filter((c) => c !== 'read' && c !== 'list');
+      // The reader reads: a catalogue entry asking it for more is a defect of that entry.
+      if (more.length > 0) throw new Error(`the reader's rule for ${path} asks for ${more.join(', ')}: the live-store reader reads and lists only`);
+      return { path, capabilities: [...capabilities].sort(compareStrings) as ('read' | 'list')[] };
+    });
+}
+
+/** One rule as policy text, in the form the store prints it back. */
+const renderReaderRule = (r: ReaderPolicyRule): string => `path "${r.path}" {\n  capabilities = [${r.capabilities.map((c) => `"${c}"`).join(', ')}]\n}\n`;
+
+/** The derived rule that lists the roles of every auth mount: written per LIST lookup by {@link readerPolicy}. */
+const ROLE_LIST_PATH = 'auth/+/role';
+
 /**
  * The rule that lets the reader list the roles of every auth mount (`LIST auth/<mount>/role/`; the
  * store adds the `/` to every LIST), for each LIST lookup ({@link ListLookup}):
@@ -207,8 +268,8 @@ export function parsePolicy(name: string, body: unknown): string {
  *   governs it and grants no `list`: `auth/+/role/`, with one `+` fewer, outranks it.
  */
 const ROLE_LIST_RULES: Readonly<Record<ListLookup, string>> = {
-  'trimmed-first': 'path "auth/+/role" {\n  capabilities = ["list"]\n}\n',
-  'path-first': 'path "auth/+/role/" {\n  capabilities = ["list"]\n}\n',
+  'trimmed-first': `path "${ROLE_LIST_PATH}" {\n  capabilities = ["list"]\n}\n`,
+  'path-first': `path "${ROLE_LIST_PATH}/" {\n  capabilities = ["list"]\n}\n`,
 };
 
 /**
@@ -221,10 +282,10 @@ export function readerPolicyLookups(target?: StoreTarget): ListLookup[] {
 }
 
 /**
- * The least-privilege policy of the live-store reader (docs/adoption.md): the paths the reader
- * calls, written for the store it will run against, so that listing the roles works under that
- * store's LIST lookup; for a store of unknown version, a text that works under both lookups.
- * `sys/mounts` is read by the KV mount check that `drift` and `adopt` run first.
+ * The least-privilege policy of the live-store reader (docs/adoption.md): the rules of
+ * {@link READER_DERIVED_RULES}, each of the reader's own reads saying why, written for the store it
+ * will run against, so that listing the roles works under that store's LIST lookup; for a store of
+ * unknown version, a text that works under both lookups.
  * @param target the store kind and version (`settings.store`); undefined when not given
  */
 export function readerPolicy(target?: StoreTarget): string {
@@ -235,49 +296,15 @@ export function readerPolicy(target?: StoreTarget): string {
         '# for those versions and later (a LIST is looked up with its trailing "/" first).\n' +
         lookups.map((l) => ROLE_LIST_RULES[l]).join('')
       : ROLE_LIST_RULES[lookups[0]];
-  return `# secretstore-iac live-store reader: read and list only.
-path "sys/auth" {
-  capabilities = ["read"]
-}
-path "auth/+/config" {
-  capabilities = ["read"]
-}
-${roleList}path "auth/+/role/+" {
-  capabilities = ["read"]
-}
-path "sys/policies/acl" {
-  capabilities = ["list"]
-}
-path "sys/policies/acl/*" {
-  capabilities = ["read"]
-}
-# adopt's plan check: what the vault provider reads when it plans (its own token, each auth
-# mount's settings, each AppRole role's Role ID, which is not a secret: a login also needs a Secret ID).
-# Not sys/auth/<mount> nor its tune: both stores serve them to sudo only, which a reader never gets.
-path "auth/token/lookup-self" {
-  capabilities = ["read"]
-}
-path "sys/mounts/auth/+" {
-  capabilities = ["read"]
-}
-path "sys/mounts/auth/+/tune" {
-  capabilities = ["read"]
-}
-path "auth/+/role/+/role-id" {
-  capabilities = ["read"]
-}
-path "sys/mounts" {
-  capabilities = ["read"]
-}
-`;
-}
-
-/** A rule of the reader policy: what a construct declares to manage that policy. */
-export interface ReaderPolicyRule {
-  /** The rule's path. */
-  readonly path: string;
-  /** Its capabilities. */
-  readonly capabilities: readonly ('read' | 'list')[];
+  return [
+    '# secretstore-iac live-store reader: read and list only. The store objects the library can\n',
+    '# synthesize (auth mounts, roles, policies: lib/catalogue/), and what the reader itself needs.\n',
+    ...READER_DERIVED_RULES.map((r) => {
+      if (r.path === ROLE_LIST_PATH && r.capabilities.join() === 'list') return roleList;
+      const own = READER_OWN_RULES.find((o) => o.path === r.path);
+      return `${own ? `# ${own.why}.\n` : ''}${renderReaderRule(r)}`;
+    }),
+  ].join('');
 }
 
 /** The rules of {@link readerPolicy} for `target`, in its order. */

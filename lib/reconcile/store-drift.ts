@@ -8,6 +8,7 @@ import { AccessModel } from '../access/access-model';
 import { formatBinding, isPemField, pemFingerprint } from '../access/binding-format';
 import { DeclaredObject } from './declared-object';
 import { describeMountAttributeChange, mountAttributeChanges } from './mount-attribute-changes';
+import { unconfiguredJwtMount } from './unconfigured-jwt-mount';
 import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, isUnchangedDefault, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
 import { JWT_METHOD_FIELDS, StoreConfiguration } from '../access/store-configuration';
 
@@ -101,7 +102,12 @@ export async function detectDrift(
         });
       }
       const config = jwtConfigs.get(o.name);
-      if (o.kind === 'jwt-auth-mount' && config) {
+      const unconfigured = unconfiguredJwtMount(o, live);
+      if (unconfigured !== undefined) {
+        // Named with its fix from the first run after the failed apply: comparing fields with nothing would not say why.
+        const identities = configuration.identities.filter((i) => i.method !== 'approle' && i.mount === o.name).map((i) => i.name);
+        findings.push({ kind: 'changed', storePath: `auth/${o.name}/config`, stack: o.stack, address: o.address, identities, summary: `${wantType === 'oidc' ? 'OIDC' : 'JWT'} method not configured: ${unconfigured}`, details: [] });
+      } else if (o.kind === 'jwt-auth-mount' && config) {
         const details: string[] = [];
         for (const field of JWT_CONFIG_FIELDS) {
           // A field the store's answer leaves out (an older server) is unset.
@@ -158,7 +164,7 @@ export async function detectDrift(
         (b) =>
           `${b.field}: declared ${formatBinding(b.field, b.before)}, store ${formatBinding(b.field, b.after)}` +
           // role_type is ForceNew in the provider: the apply would delete the store's role and create another.
-          (b.field === 'role_type' ? `: ${ROLE_TYPE_CONSEQUENCE}` : ''),
+          (b.field === 'role_type' ? `: ${roleTypeConsequence(String(b.before ?? 'oidc'), String(b.after ?? 'oidc'))}` : ''),
       ),
     );
   }
@@ -239,10 +245,19 @@ export async function detectDrift(
   return { findings, access };
 }
 
-/** What a differing `role_type` means for the apply (the provider marks it ForceNew). */
-export const ROLE_TYPE_CONSEQUENCE =
-  'forces a replacement: applying would delete the store\'s role and create a JWT role in its place; adopt\'s plan check and `tf --refuse-replace` refuse it (exit 4). ' +
-  'No declaration keeps it: the library declares JWT roles for CI, an OIDC role is for people; delete or rename one of them by hand';
+/**
+ * What a differing `role_type` means for the apply (the provider marks it ForceNew), and the hand
+ * fix, in the direction the store has it: an OIDC role where CI's JWT role is declared, or a JWT
+ * role where a people's OIDC role is declared.
+ */
+export function roleTypeConsequence(declared: string, store: string): string {
+  const replaced =
+    `forces a replacement: applying would delete the store's role and create ${declared === 'oidc' ? 'an OIDC' : 'a JWT'} role in its place; ` +
+    "adopt's plan check and `tf --refuse-replace` refuse it (exit 4). No declaration keeps it: ";
+  return declared === 'oidc'
+    ? `${replaced}the store's role is a ${store.toUpperCase()} role (role_type ${store}), the declared one is a people's OIDC role (single sign-on); delete the store's role by hand if no CI job logs in with it, or rename the declared group`
+    : `${replaced}the library declares JWT roles for CI, the store's is an ${store.toUpperCase()} role (role_type ${store}, for people); delete it by hand if no person logs in with it, or rename the declared role`;
+}
 
 /** Rule-by-rule difference of two texts of one policy, as `path: declared X, store Y` lines. */
 async function policyRuleChanges(parser: PolicyParser, name: string, declaredText: string, liveText: string): Promise<string[]> {

@@ -1,17 +1,22 @@
-import { constructPathOf, duplicateFindings } from './duplicate-findings';
 import { PlatformRule } from './platform-rule';
-import { ValidationProblem } from '../model/validation-problem';
+import { storeNameCollisions } from './store-name-collisions';
 
-/** SSI-R2: policies live in one namespace of the store, whatever stack or auth method declares them. */
+/**
+ * SSI-R2: policies live in one name space of the store, whatever stack or auth method declares
+ * them, and the store trims and lower-cases their names. Two declarations of one policy write both
+ * texts to it, each apply replacing the other (a reader policy named like a CI role gave that role
+ * the reader's rights). Derived from the catalogue: every policy any construct or provider
+ * resource synthesizes counts.
+ */
 export const SSI_R2: PlatformRule = {
   id: 'SSI-R2',
-  description: 'Policy names are unique in the store.',
+  description:
+    'Policy names are unique in the store, as the store compares them (trimmed, lower-cased), across every construct, provider resource and stack.',
   check: (d) =>
-    duplicateFindings(
-      [...d.jwtRoles, ...d.applications, ...d.peopleRoles],
-      (i) => i.policy.name,
-      constructPathOf,
-      (i, first) =>
-        new ValidationProblem('policy', i.policy.name, `policy name is already used by ${first.node.path}`, 'SSI-R2'),
+    storeNameCollisions(
+      d.storeObjects.objects,
+      ['policy'],
+      'SSI-R2',
+      () => 'both texts would be written to one store policy, each apply replacing the other, and every role holding it would get the last text written',
     ),
 };

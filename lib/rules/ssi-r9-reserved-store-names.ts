@@ -1,31 +1,47 @@
-import { IConstruct } from 'constructs';
 import { PlatformRule, RuleFinding } from './platform-rule';
-import { SecretStoreStack } from '../constructs/secret-store-stack';
-import { isReservedMountPath, isReservedPolicyName, reservedMountProblem, reservedPolicyNameProblem } from '../model/reserved-store-names';
+import { findingField } from './store-name-collisions';
+import { declaredName } from '../catalogue/store-object-kind';
+import { StoreKind } from '../model/store-target';
+import {
+  isReservedMountPath,
+  isReservedPolicyName,
+  READER_POLICY_NAME,
+  reservedMountProblem,
+  reservedPolicyNameProblem,
+  reservedReaderPolicyNameProblem,
+} from '../model/reserved-store-names';
 
 /**
- * SSI-R9: the store's own names are not the platform's. A role named `default` replaces the policy
- * every token carries (and the stack can never delete it); an AppRole method mounted at `token`
- * deletes the roles of the mount it replaces; `sys`, `identity`, `cubbyhole` are the store's own.
+ * SSI-R9: the store's own names are not the platform's. A policy named `default` replaces the
+ * policy every token carries (and the stack can never delete it); an AppRole method mounted at
+ * `token` deletes the roles of the mount it replaces; `sys`, `identity`, `cubbyhole` are the
+ * store's own. The documented hand-made reader policy's name belongs to the reader's construct.
+ * Derived from the catalogue: every policy and auth mount any construct or provider resource
+ * synthesizes is checked, its name compared as the store compares it.
  */
 export const SSI_R9: PlatformRule = {
   id: 'SSI-R9',
   description:
-    'No role or policy is named after a built-in policy of the store (default, response-wrapping, root), no auth method is mounted at a path the store reserves for them (token; on OpenBao, or when settings.store is not given, also cubbyhole and identity), and no KV engine at one it reserves for secrets engines (audit, auth, cubbyhole, identity, sys).',
+    `No policy is named after a built-in policy of the store (default, response-wrapping, root) or, unless it is the LiveStoreReaderPolicy, after the documented reader policy (${READER_POLICY_NAME}), names compared as the store compares them; no auth method is mounted at a path the store reserves for them (token; on OpenBao, or when settings.store is not given, also cubbyhole and identity), and no KV engine at one it reserves for secrets engines (audit, auth, cubbyhole, identity, sys). Every construct, provider resource and stack counts.`,
   check: (d) => {
     const findings: RuleFinding[] = [];
-    for (const r of [...d.jwtRoles, ...d.applications, ...d.peopleRoles]) {
-      if (isReservedPolicyName(r.roleName)) findings.push({ constructPath: r.node.path, problem: reservedPolicyNameProblem(r.roleName) });
-    }
-    // The target store's reserved names when settings.store is given, either store's otherwise.
-    const storeOf = (c: IConstruct) => {
-      const settings = SecretStoreStack.of(c).settings;
-      return settings.storeGiven ? settings.store.kind : undefined;
-    };
-    for (const m of [...d.jwtAuths, ...d.appRoleAuths, ...d.oidcAuths]) {
-      const store = storeOf(m);
-      if (typeof m.path === 'string' && isReservedMountPath(m.path, 'auth', store)) {
-        findings.push({ constructPath: m.node.path, problem: reservedMountProblem('path', m.path, 'auth', store) });
+    // The target store's reserved names when the stack's settings.store is given, either store's
+    // otherwise (a stack a user adds has no platform settings).
+    const storeOf = new Map<string, StoreKind | undefined>(d.stacks.map((s) => [s.node.id, s.settings.storeGiven ? s.settings.store.kind : undefined]));
+    const readerKey = READER_POLICY_NAME;
+    for (const o of d.storeObjects.objects) {
+      const { field, value } = declaredName(o.kind, o.fields);
+      if (o.kind.kind === 'policy') {
+        if (isReservedPolicyName(o.name.key)) {
+          findings.push({ constructPath: o.constructPath, problem: reservedPolicyNameProblem(findingField(field), value, o.name.key) });
+        } else if (o.name.key === readerKey && !d.readerPolicies.some((r) => o.constructPath.startsWith(`${r.node.path}/`))) {
+          findings.push({ constructPath: o.constructPath, problem: reservedReaderPolicyNameProblem(findingField(field), value, o.name.key) });
+        }
+      } else if (o.kind.kind === 'auth-mount' || o.kind.kind === 'jwt-auth-mount') {
+        const store = storeOf.get(o.stack);
+        if (isReservedMountPath(o.name.key, 'auth', store)) {
+          findings.push({ constructPath: o.constructPath, problem: reservedMountProblem(findingField(field), String(value ?? o.name.key), 'auth', store) });
+        }
       }
     }
     for (const s of d.stacks) {

@@ -1,17 +1,7 @@
-import { ResourceBlock, SynthStack } from './synth-output';
+import { SynthStack } from './synth-output';
+import { storeObjectKind } from '../catalogue/store-object-catalogue';
 
 const SIMPLE = /^([a-z0-9_]+)\.([A-Za-z0-9_-]+)\.([a-z0-9_]+)$/;
-
-/**
- * Attributes the provider computes from configured ones, for the resources whose identity the
- * analysis needs: a policy's id is its name, an auth mount's id its path, and a mount's path
- * defaults to its type (`jwt` for the JWT resource).
- */
-const DERIVED: Readonly<Record<string, (block: ResourceBlock, attribute: string) => unknown>> = {
-  vault_policy: (b, a) => (a === 'id' ? b.name : undefined),
-  vault_jwt_auth_backend: (b, a) => (a === 'id' || a === 'path' ? (b.path ?? 'jwt') : undefined),
-  vault_auth_backend: (b, a) => (a === 'id' || a === 'path' ? (b.path ?? b.type) : undefined),
-};
 
 /** One piece of a Terraform JSON string: literal text, or the expression of an interpolation `${...}`. */
 export interface TemplatePart {
@@ -103,7 +93,8 @@ export class ReferenceResolver {
     const block = this.stack.resources[type]?.[id];
     if (!block) throw unresolvable(`no resource ${type}.${id} in stack ${this.stack.name}`);
     if (attribute in block && attribute !== '//') return block[attribute];
-    const derived = DERIVED[type]?.(block, attribute);
+    // Attributes the provider computes from configured ones (a policy's id, a mount's default path): the catalogue knows them.
+    const derived = storeObjectKind(type)?.derivedAttribute(block, attribute);
     if (derived !== undefined) return derived;
     throw unresolvable(`${type}.${id} has no configured "${attribute}" (a value computed at apply time)`);
   }

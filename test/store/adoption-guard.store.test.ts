@@ -82,7 +82,7 @@ describe('adoption never destroys (issue 15)', () => {
   it('adopt refuses (exit 4): names the mount, "local (true → null)", the declaration and the fix; no import file is left', async () => {
     const r = await cli(['adopt', 'app-roles', '--outdir', 'cdktf.out']);
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/secretstore-iac adopt: nothing written \(import files put back as they were\): the plan would destroy or replace 1 object, refused:/);
+    expect(r.stderr).toMatch(/secretstore-iac adopt: nothing written \(no import file written\): the plan would destroy or replace 1 object, refused:/);
     expect(r.stderr).toMatch(/vault_auth_backend\.\S+ declared at app-roles\/approle\/backend would be replaced \(destroyed, then created again\); forced by local \(true → (null|false)\)\. Fix: the mount is local \(not replicated\) on the store: declare `local: true` on the AppRoleAuth construct/);
     expect(fs.existsSync(importFile('app-roles'))).toBe(false);
   });

@@ -70,9 +70,9 @@ describe('refused configurations on a real store (issue 11)', () => {
   const refused = (): Refused[] => [
     ['a construct id that breaks out of the policy comment', good, (p) => ciSecret(p, BREAKOUT_ID, {}), '[ci-access] id = "x\\npath \\"sys'],
     ['a description with U+2028 (YAML comment breakout)', good, (p) => ciSecret(p, 'x', { description: 'scan\u2028evil: 1' }), '[ci-access/x] description = "scan\\u2028evil: 1": must be one line'],
-    ['an application role named default', good, (p) => app(p, { roleName: 'default' }), '[app-roles/x] SSI-R9 roleName = "default"'],
-    ['an application role named root', good, (p) => app(p, { roleName: 'root' }), '[app-roles/x] SSI-R9 roleName = "root"'],
-    ['an AppRole mount at token', good, (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'token' }), '[app-roles/x] SSI-R9 path = "token"'],
+    ['an application role named default', good, (p) => app(p, { roleName: 'default' }), '[app-roles/x/policy] SSI-R9 name = "default"'],
+    ['an application role named root', good, (p) => app(p, { roleName: 'root' }), '[app-roles/x/policy] SSI-R9 name = "root"'],
+    ['an AppRole mount at token', good, (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'token' }), '[app-roles/x/backend] SSI-R9 path = "token"'],
     ['namespace_path "*"', { ...good, ciBoundClaims: { namespace_path: '*' } }, undefined, '[ci-access/registry-ci] SSI-R10 boundClaims = {"namespace_path":["*"]}'],
     ['namespace_path "acme*"', { ...good, ciBoundClaims: { namespace_path: 'acme*' } }, undefined, '[ci-access/registry-ci] SSI-R10 boundClaims = {"namespace_path":["acme*"]}'],
     ['an empty claim name', { ...good, ciBoundClaims: { '': 'x', namespace_path: 'acme' } }, undefined, '[ci-access/registry-ci] boundClaims[""] = ""'],

@@ -62,6 +62,12 @@ export interface RaftCluster {
   waitForLeader(timeoutMs?: number): Promise<{ node: ClusterNode; ms: number }>;
   /** Kills one server by pid (SIGKILL by default) and waits until the process is gone. */
   kill(node: ClusterNode, signal?: NodeJS.Signals): Promise<void>;
+  /**
+   * Starts a killed server again on its data, address and ports, as an operator restarts a store
+   * that died, and unseals it; resolves with the new process once it is active (`sys/health` 200;
+   * the node object of the killed process stays dead). Meant for a cluster of one.
+   */
+  restart(node: ClusterNode, timeoutMs?: number): Promise<ClusterNode>;
   /** Stops every server and deletes the temp dirs. Idempotent. */
   stop(): Promise<void>;
 }
@@ -269,6 +275,28 @@ export async function startRaftCluster(options: RaftClusterOptions = {}): Promis
         process.kill(n.pid, signal);
         await exitedWithin(n, STOP_GRACE_MS);
         if (n.alive()) throw new Error(`raft cluster: ${n.name} (pid ${n.pid}) still runs ${STOP_GRACE_MS} ms after ${signal}`);
+      },
+      restart: async (node, timeoutMs = 120_000) => {
+        const i = nodes.findIndex((x) => x.name === node.name);
+        if (nodes[i].alive()) throw new Error(`raft cluster: ${node.name} (pid ${nodes[i].pid}) still runs: kill it first`);
+        const port = (addr: string) => Number(new URL(addr).port);
+        const fresh = await startNode(binary, root, node.name, port(node.addr), port(node.clusterAddr));
+        nodes[i] = fresh;
+        const end = Date.now() + timeoutMs;
+        const waitFor = async (what: string, done: (status: number | undefined) => boolean) => {
+          for (;;) {
+            if (!fresh.alive()) throw new Error(`raft cluster: ${fresh.name} exited (${fresh.exitInfo}) while waiting for ${what}\n${logTails()}`);
+            const status = (await req(fresh, 'GET', 'sys/health').catch(() => undefined))?.status;
+            if (done(status)) return;
+            if (Date.now() > end) throw new Error(`raft cluster: timed out waiting for ${what} (sys/health ${status ?? 'no answer'})\n${logTails()}`);
+            await sleep(200);
+          }
+        };
+        // Sealed after a restart (503), then unsealed with the cluster's key.
+        await waitFor(`${fresh.name} to listen again on ${fresh.addr}`, (s) => s === 503);
+        await unseal(fresh);
+        await waitFor(`${fresh.name} to be unsealed and active`, (s) => s === 200);
+        return fresh;
       },
       stop,
     };

@@ -111,8 +111,8 @@ describe('names are compared as the store compares them', () => {
   it('AppRole role names: lower-cased, within their mount', () => {
     expect(approle.name({ backend: 'approle', role_name: 'Billing-Dev' })).toEqual({ space: 'role of auth/approle', key: 'billing-dev' });
   });
-  it('JWT role names: as given, within their mount', () => {
-    expect(jwtRole.name({ backend: '/oidc/', role_name: 'Admins' })).toEqual({ space: 'role of auth/oidc', key: 'Admins' });
+  it('JWT role names: lower-cased, within their mount (both stores, test/store/store-names.store.test.ts)', () => {
+    expect(jwtRole.name({ backend: '/oidc/', role_name: 'Admins' })).toEqual({ space: 'role of auth/oidc', key: 'admins' });
   });
   it('the pipeline may plan (read) or apply (change) an object, never more', () => {
     expect(approle.pipelineRules({ backend: 'approle', role_name: 'billing-dev' }, 'plan')).toEqual([
@@ -120,5 +120,25 @@ describe('names are compared as the store compares them', () => {
       { path: 'auth/approle/role/billing-dev/role-id', capabilities: ['read'] },
     ]);
     expect(policy.pipelineRules({ name: 'Billing-Dev' }, 'apply')).toEqual([{ path: 'sys/policies/acl/billing-dev', capabilities: ['create', 'read', 'update', 'delete'] }]);
+  });
+});
+
+describe('attributes the provider derives from configured ones are known to the catalogue (the offline reference resolver reads them)', () => {
+  it("a policy's id is its name; a mount's id and path are its path, else its type (vault_auth_backend) or jwt (vault_jwt_auth_backend)", () => {
+    expect(storeObjectKind('vault_policy')!.derivedAttribute({ name: 'Team-A' }, 'id')).toBe('Team-A');
+    expect(storeObjectKind('vault_auth_backend')!.derivedAttribute({ type: 'approle' }, 'path')).toBe('approle');
+    expect(storeObjectKind('vault_auth_backend')!.derivedAttribute({ type: 'approle', path: 'apps' }, 'id')).toBe('apps');
+    expect(storeObjectKind('vault_jwt_auth_backend')!.derivedAttribute({ type: 'oidc' }, 'path')).toBe('jwt');
+    expect(storeObjectKind('vault_jwt_auth_backend_role')!.derivedAttribute({ role_name: 'x' }, 'id')).toBeUndefined();
+  });
+
+  it('a reference to a mount without a path resolves to its default path, at synthesis and in the synthesized output', () => {
+    const app = new App({ outdir: tempOutdir() });
+    const stack = new TerraformStack(app, 'extra');
+    new VaultProvider(stack, 'vault', {});
+    const mount = new AuthBackend(stack, 'mount', { type: 'approle' });
+    new ApproleAuthBackendRole(stack, 'role', { backend: mount.path, roleName: 'worker' });
+    const found = declaredStoreObjects(app as unknown as Construct).objects.map((o) => o.location.storePath);
+    expect(found).toEqual(['sys/auth/approle', 'auth/approle/role/worker']);
   });
 });

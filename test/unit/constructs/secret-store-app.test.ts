@@ -1,6 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Construct } from 'constructs';
+import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
+import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
+import { GenericSecret } from '@cdktf/provider-vault/lib/generic-secret';
+import { Policy } from '@cdktf/provider-vault/lib/policy';
 import {
   AppRoleApplication,
   AppRoleAuth,
@@ -19,7 +23,9 @@ import { definePlatform, Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { platformConfig } from '../../../stacks/platform.config';
 import { stackWithKvMount } from '../../support/kv-mount-stack';
+import { withPeople } from '../../support/people-config';
 import { synthesisProblems, tempOutdir } from '../../support/synthesized-platform';
+import { userStack } from '../../support/user-stack';
 
 // The bad-input catalogue: every case names the construct path, the field, the value and the rule,
 // all problems are reported together, and a failed synthesis writes nothing.
@@ -64,6 +70,11 @@ const jwtRole = (p: Platform, props: Partial<ConstructorParameters<typeof CiJwtR
 const PIN_RULE =
   'must pin the organisation: bind namespace_id or project_id to exact IDs, or namespace_path or project_path to "acme", "acme/<path>" or "<exact path>/*" only; a glob such as "*" or "acme*" also matches other groups (acme-evil), whose jobs could then log in';
 
+const ONE_APPROLE_ROLE = "both would be one role of auth/approle on the store, each apply overwriting the other's settings and policies";
+
+const ONE_POLICY = 'both texts would be written to one store policy, each apply replacing the other, and every role holding it would get the last text written';
+const READER_NAME_RULE =
+  "is the name of the live-store reader's policy that docs/adoption.md has operators write by hand: it is reserved for LiveStoreReaderPolicy (readerPolicy), since another policy of that name overwrites the operator's reader policy, or is overwritten by it, at every apply; choose another name";
 const HMAC_RULE =
   'a key listed here is written in clear to every audit device (keys that must stay HMAC-ed: secret_id, secret_id_accessor, role_id, jwt, id_token, code, state, client_nonce, auth_url, oidc_client_secret, client_token, token, accessor)';
 const VISIBLE_NOTE = 'white space and invisible characters (zero-width, format characters) do not count';
@@ -91,7 +102,7 @@ const cases: Case[] = [
   ['unknown registry permission', (p) => account(p, 'x', { permissions: ['helm:write' as any] }), undefined,
     '[ci-access/x] permissions = "helm:write": unknown permission: use <format>:read or <format>:write with format one of container-image, rpm, raw, pypi'],
   ['duplicate application role name', (p) => app(p, 'x', { roleName: 'gitlab-role' }), undefined,
-    '[app-roles/x] SSI-R1 roleName = "gitlab-role": is already declared by app-roles/sourcehost-shared'],
+    `[app-roles/x/role] SSI-R1 roleName = "gitlab-role": is already declared by app-roles/sourcehost-shared/role: ${ONE_APPROLE_ROLE}`],
   ['two applications whose paths overlap', (p) => app(p, 'x', { name: 'orchestrator', environment: 'dev', roleName: 'orch2' }), undefined,
     '[app-roles/x] SSI-R5 readablePath = "secret/data/acme/dev/orchestrator/*": overlaps secret/data/acme/dev/orchestrator/* of orchestrator-dev (app-roles/orchestrator-dev): cross-application secret access is not permitted'],
   ['token_ttl above token_max_ttl', (p) => app(p, 'x', { tokenTtl: Duration.hours(25) }), undefined,
@@ -150,19 +161,19 @@ const cases: Case[] = [
   ['usedBy with a line feed', (p) => account(p, 'x', { usedBy: 'charts\nx' }), undefined,
     `[ci-access/x] usedBy = "charts\\nx": must be one line of printable text; it contains U+000A ${FREE_TEXT_RULE}`],
   ['application role named default', (p) => app(p, 'x', { roleName: 'default' }), undefined,
-    '[app-roles/x] SSI-R9 roleName = "default": is a built-in policy of the store (default, response-wrapping, root): writing it would change what every token may do, or fail; choose another name'],
+    '[app-roles/x/policy] SSI-R9 name = "default": is a built-in policy of the store (default, response-wrapping, root): writing it would change what every token may do, or fail; choose another name'],
   ['CI role named root', (p) => jwtRole(p, { roleName: 'root' }), undefined,
-    '[ci-access/x] SSI-R9 roleName = "root": is a built-in policy of the store (default, response-wrapping, root): writing it would change what every token may do, or fail; choose another name'],
+    '[ci-access/x/policy] SSI-R9 name = "root": is a built-in policy of the store (default, response-wrapping, root): writing it would change what every token may do, or fail; choose another name'],
   ['role name differing only in case (the store lower-cases policy names)', (p) => app(p, 'x', { roleName: 'Orchestrator-dev' }), undefined,
     '[app-roles/x] roleName = "Orchestrator-dev": must be lower-case letters, digits and inner hyphens; it contains upper case'],
   ['AppRole mount at token', (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'token' }), undefined,
-    '[app-roles/x] SSI-R9 path = "token": is reserved by the store for auth methods (cubbyhole, identity, token): mounting there fails or replaces what the store itself serves; choose another path'],
+    '[app-roles/x/backend] SSI-R9 path = "token": is reserved by the store for auth methods (cubbyhole, identity, token): mounting there fails or replaces what the store itself serves; choose another path'],
   ['AppRole mount at identity, store not given (either store\'s reserved names)', (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'identity' }), undefined,
-    '[app-roles/x] SSI-R9 path = "identity": is reserved by the store for auth methods (cubbyhole, identity, token): mounting there fails or replaces what the store itself serves; choose another path'],
+    '[app-roles/x/backend] SSI-R9 path = "identity": is reserved by the store for auth methods (cubbyhole, identity, token): mounting there fails or replaces what the store itself serves; choose another path'],
   ['AppRole mount at cubbyhole on OpenBao', (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'cubbyhole' }), withSettings({ store: { kind: 'openbao' } }),
-    '[app-roles/x] SSI-R9 path = "cubbyhole": is reserved by the store for auth methods (cubbyhole, identity, token): mounting there fails or replaces what the store itself serves; choose another path'],
+    '[app-roles/x/backend] SSI-R9 path = "cubbyhole": is reserved by the store for auth methods (cubbyhole, identity, token): mounting there fails or replaces what the store itself serves; choose another path'],
   ['AppRole mount at token on Vault', (p) => new AppRoleAuth(p.appRoles, 'x', { path: 'token' }), withSettings({ store: { kind: 'vault' } }),
-    '[app-roles/x] SSI-R9 path = "token": is reserved by the store for auth methods (token): mounting there fails or replaces what the store itself serves; choose another path'],
+    '[app-roles/x/backend] SSI-R9 path = "token": is reserved by the store for auth methods (token): mounting there fails or replaces what the store itself serves; choose another path'],
   ['the scan capability on Vault (Vault refuses the policy)', (p) => p.ciAccess.registryCi.policy.addRule('secret/metadata/x', ['scan'], 'test'), withSettings({ store: { kind: 'vault' } }),
     '[ci-access/registry-ci] policy.rules["secret/metadata/x"] = ["scan"]: names "scan", which HashiCorp Vault does not know: it refuses the whole policy with invalid capability "scan"; remove it, or set settings.store to the store you run'],
   ['the subscribe capability on OpenBao', (p) => app(p, 'x', {}).policy.addRule('sys/events/subscribe/x', ['read', 'subscribe'], 'test'), withSettings({ store: { kind: 'openbao' } }),
@@ -284,6 +295,27 @@ const cases: Case[] = [
     '[app-roles] applications["billing-dev"].stack = "Payments!": must be lower-case letters, digits and inner hyphens; it contains upper case'],
   ['an API proxy mode that does not exist', undefined as any, { ...platformConfig, agents: { apiProxy: 'sidecar' as any } },
     '[app-roles/agents] apiProxy = "sidecar": must be one of "agent", "proxy"'],
+  // Issue 26: names compared as the store compares them, across every producer and stack; every store resource catalogued.
+  ['the reader policy named registry-ci (the CI role\'s policy)', undefined as any, { ...platformConfig, readerPolicy: { name: 'registry-ci' } },
+    `[ci-access/reader-policy/policy] SSI-R2 name = "registry-ci": is already declared by ci-access/registry-ci/policy: ${ONE_POLICY}`],
+  ['the reader policy named like an application\'s policy', undefined as any, { ...platformConfig, readerPolicy: { name: 'orchestrator-dev' } },
+    `[app-roles/orchestrator-dev/policy] SSI-R2 name = "orchestrator-dev": is already declared by ci-access/reader-policy/policy: ${ONE_POLICY}`],
+  ['the reader policy named like the pipeline role\'s policy', undefined as any, { ...platformConfig, readerPolicy: { name: 'secretstore-iac-plan' }, configurationProject: { projectId: '4242' } },
+    `[ci-access/pipeline-plan/policy] SSI-R2 name = "secretstore-iac-plan": is already declared by ci-access/reader-policy/policy: ${ONE_POLICY}`],
+  ['the reader policy named like a people group\'s role', undefined as any, { ...withPeople(), readerPolicy: { name: 'developers' } },
+    `[people/group-developers/policy] SSI-R2 name = "developers": is already declared by ci-access/reader-policy/policy: ${ONE_POLICY}`],
+  ['a raw vault_policy Registry-CI in a user stack', (_p, a) => void new Policy(userStack(a), 'policy', { name: 'Registry-CI', policy: '' }), undefined,
+    `[user/policy] SSI-R2 name = "Registry-CI": is "registry-ci" on the store (policy names are one name space for the whole store, trimmed and lower-cased), already declared by ci-access/registry-ci/policy as "registry-ci": ${ONE_POLICY}`],
+  ['a raw AppRole role Billing-dev beside the application billing-dev', (p, a) => { app(p, 'billing-dev', {}); new ApproleAuthBackendRole(userStack(a), 'role', { backend: 'approle', roleName: 'Billing-dev' }); }, undefined,
+    `[user/role] SSI-R1 roleName = "Billing-dev": is "billing-dev" on the store (AppRole role names are lower-cased by the store, unique within their mount), already declared by app-roles/billing-dev/role as "billing-dev": ${ONE_APPROLE_ROLE}`],
+  ['a raw auth mount at the JWT method\'s path', (_p, a) => void new AuthBackend(userStack(a), 'mount', { type: 'userpass', path: 'jwt' }), undefined,
+    '[user/mount] SSI-R7 path = "jwt": is already declared by ci-access/jwt/backend: the store mounts one auth method per path: the second mount fails at apply, or the stacks fight over one method and its roles'],
+  ['a raw vault_policy named " Default "', (_p, a) => void new Policy(userStack(a), 'policy', { name: ' Default ', policy: '' }), undefined,
+    '[user/policy] SSI-R9 name = " Default ": is "default" on the store (policy names are trimmed and lower-cased), which is a built-in policy of the store (default, response-wrapping, root): writing it would change what every token may do, or fail; choose another name'],
+  ['a CI role taking the reader policy\'s documented name', (p) => jwtRole(p, { roleName: 'secretstore-iac-reader' }), undefined,
+    `[ci-access/x/policy] SSI-R9 name = "secretstore-iac-reader": ${READER_NAME_RULE}`],
+  ['a raw vault_generic_secret in a user stack', (_p, a) => void new GenericSecret(userStack(a), 'secret', { path: 'secret/x', dataJson: '{}' }), undefined,
+    '[user/secret] SSI-R14 resource type = "vault_generic_secret": has no entry in the catalogue of store objects, so no name check, pipeline grant or live-store reader covers it (it could overwrite an object another declaration writes, unnoticed); add an entry for it in lib/catalogue/ (one file per kind, listed in store-object-catalogue.ts), or declare the object with a resource type the catalogue has'],
   ['a store namespace the stores reserve', undefined as any, { ...platformConfig, settings: { ...platformConfig.settings, namespace: 'sys' } },
     '[ci-access] settings.namespace = "sys": "sys" is reserved by the store (root, sys, audit, auth, cubbyhole, identity) and cannot name a namespace'],
   ['an application entry that is not an object', undefined as any, { ...platformConfig, applications: { 'billing-dev': 'billing' as any } },

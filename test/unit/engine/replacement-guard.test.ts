@@ -27,7 +27,7 @@ describe('A plan that destroys or replaces an object is refused (issue 15)', () 
     const [local, oidc, gone] = plannedDestructions(plan).map((d) => ({ ...d, declaredAt: `app-roles/${d.address.split('.')[1]}` }));
     expect(describeDestruction(local)).toBe(
       'vault_auth_backend.approle_backend_1 declared at app-roles/approle_backend_1 would be replaced (destroyed, then created again); forced by local (true → null). ' +
-        'Fix: the mount is local (not replicated) on the store: declare `local: true` on the AppRoleAuth construct (`authMounts.approle.local`), or remount it by hand',
+        'Fix: the mount is local (not replicated) on the store: declare `local: true` on the AppRoleAuth construct, or remount it by hand',
     );
     expect(describeDestruction(oidc)).toContain('forced by role_type ("oidc" → "jwt"). Fix: the store\'s role is an OIDC role (role_type oidc)');
     // Still declared, yet deleted: only the destroy mode does that.
@@ -48,11 +48,11 @@ describe('A plan that destroys or replaces an object is refused (issue 15)', () 
         { address: 'vault_jwt_auth_backend.oidc', change: { actions: ['delete', 'create'], before: { type: 'jwt' }, after: { type: 'oidc' }, replace_paths: [['type']] } },
       ],
     });
-    expect(describeDestruction(notLocal)).toContain('forced by local (false → true). Fix: the mount is not local (replicated) on the store: remove `local: true` from the AppRoleAuth construct');
+    expect(describeDestruction(notLocal)).toContain('forced by local (false → true). Fix: the store\'s mount is not local (it is replicated), the declaration says `local: true`: remove `local: true`');
     expect(describeDestruction(jwtForPeople)).toContain(
-      'Fix: the store\'s role is a JWT role (role_type jwt), and the library declares an OIDC role (role_type oidc): delete the role by hand if nobody logs in with it, or rename the declared role',
+      'Fix: the store\'s role is a JWT role (role_type jwt) where an OIDC role (people\'s single sign-on) is declared',
     );
-    expect(describeDestruction(jwtMethod)).toContain('Fix: a JWT method (type jwt) is mounted at this path, and the library declares an OIDC method (type oidc); move one of them');
+    expect(describeDestruction(jwtMethod)).toContain('forced by type ("jwt" → "oidc")');
   });
 
   it('a replacement the operator asked for (-replace=), or of a tainted object, names its own fix', () => {
@@ -66,8 +66,35 @@ describe('A plan that destroys or replaces an object is refused (issue 15)', () 
       'vault_policy.a would be replaced (destroyed, then created again); replace_by_request. Fix: -replace= asked for it; a person decides that: run it without --refuse-replace (the engine shows the plan and asks)',
     );
     expect(describeDestruction(tainted, 'app-roles')).toBe(
-      'vault_policy.b would be replaced (destroyed, then created again); replace_because_tainted. Fix: an interrupted apply left it tainted: if the store has it whole, run `secretstore-iac tf app-roles -- untaint vault_policy.b`, then apply again',
+      'vault_policy.b would be replaced (destroyed, then created again); replace_because_tainted. Fix: the object is tainted (an interrupted apply created it, then could not read it back): run `secretstore-iac adopt app-roles`, which untaints what the store has (kept, updated in place) and forgets what it does not (created again)',
     );
+  });
+
+  it('the fix follows the store: a mount that is not local where `local: true` is declared, a JWT role where a people\'s OIDC role is declared (issue 27)', () => {
+    const [notLocal, jwtRole] = plannedDestructions({
+      resource_changes: [
+        { address: 'vault_auth_backend.approle_backend_1', change: { actions: ['delete', 'create'], before: { local: false, path: 'approle' }, after: { local: true, path: 'approle' }, replace_paths: [['local']] } },
+        { address: 'vault_jwt_auth_backend_role.admins_role_2', change: { actions: ['delete', 'create'], before: { role_type: 'jwt' }, after: { role_type: 'oidc' }, replace_paths: [['role_type']] } },
+      ],
+    });
+    expect(describeDestruction(notLocal)).toBe(
+      'vault_auth_backend.approle_backend_1 would be replaced (destroyed, then created again); forced by local (false → true). ' +
+        "Fix: the store's mount is not local (it is replicated), the declaration says `local: true`: remove `local: true` (or declare `local: false`) on the AppRoleAuth construct, or remount it by hand as a local mount",
+    );
+    expect(describeDestruction(notLocal)).not.toContain('declare `local: true`');
+    expect(describeDestruction(jwtRole)).toBe(
+      'vault_jwt_auth_backend_role.admins_role_2 would be replaced (destroyed, then created again); forced by role_type ("jwt" → "oidc"). ' +
+        "Fix: the store's role is a JWT role (role_type jwt) where an OIDC role (people's single sign-on) is declared: delete the store's role by hand if no CI job logs in with it, or rename the declared group",
+    );
+  });
+
+  it('a replacement because an interrupted apply left the object tainted names adopt, not "declare what the store has" (issue 27)', () => {
+    const [tainted] = plannedDestructions({
+      resource_changes: [{ address: 'vault_approle_auth_backend_role.gen1_role_1', action_reason: 'replace_because_tainted', change: { actions: ['delete', 'create'], before: { role_name: 'gen1', backend: 'approle' }, after: { role_name: 'gen1' } } }],
+    });
+    const text = describeDestruction(tainted);
+    expect(text).toMatch(/would be replaced \(destroyed, then created again\); replace_because_tainted\. Fix: the object is tainted .*run `secretstore-iac adopt STACK`, which untaints what the store has/);
+    expect(text).not.toContain('declare what the store has');
   });
 
   it('the refusal lists every object in one message', () => {

@@ -62,4 +62,44 @@ describe('planAdoption', () => {
     expect(plan.conflicts).toEqual(['vault_jwt_auth_backend.jwt_backend_B86C4D3E: jwt/ is a oidc mount on the store, declared jwt: an import would not make it one']);
     expect(plan.imports.map((b) => b.id)).toEqual(['auth/jwt/role/registry-ci', 'registry-ci']);
   });
+
+  it('after a store lost mid-apply: a tainted object the store has is untainted (kept, updated in place), one it does not have is forgotten and created (issue 27)', async () => {
+    const role = (name: string) => apps.find((o) => o.kind === 'approle-role' && o.name === name)!;
+    const live = appliedLiveStore([...ci, ...apps], (s) => {
+      s.roles = s.roles.filter((r) => r.role !== 'authentik-role');
+    });
+    const state = new Set(apps.map((o) => o.address));
+    const tainted = new Set([role('orchestrator-dev').address, role('authentik-role').address, 'vault_policy.removed_1']);
+    const plan = await planAdoption('app-roles', apps, configuration, live, state, undefined, tainted);
+    expect(plan.untaints.map((o) => o.storePath)).toEqual(['auth/approle/role/orchestrator-dev']);
+    expect(plan.forgets.map((o) => o.storePath)).toEqual(['auth/approle/role/authentik-role']);
+    expect(plan.creates.map((o) => o.storePath)).toEqual(['auth/approle/role/authentik-role']);
+    expect(plan.imports).toEqual([]);
+    expect(plan.taintedUndeclared).toEqual(['vault_policy.removed_1']);
+    expect(plan.conflicts).toEqual([]);
+    // Without taints, nothing in state is touched.
+    const clean = await planAdoption('app-roles', apps, configuration, live, state);
+    expect([clean.untaints, clean.forgets, clean.creates]).toEqual([[], [], []]);
+  });
+
+  it('a JWT method in state that the store mounted but never configured (a first apply that failed on OIDC discovery) is named with its fix on the first run (issue 27)', async () => {
+    const jwt = ci.find((o) => o.kind === 'jwt-auth-mount')!;
+    const withDiscovery = ci.map((o) => (o === jwt ? { ...o, fields: { ...o.fields, oidc_discovery_url: 'https://idp.unreachable.example' } } : o));
+    const live = appliedLiveStore(ci, (s) => {
+      s.roles = [];
+      s.jwtConfigs = [{ ...s.jwtConfigs[0], configured: false }];
+    });
+    // The failed apply recorded the mount (tainted) and nothing else.
+    const plan = await planAdoption('ci-access', withDiscovery, configuration, live, new Set([jwt.address]), undefined, new Set([jwt.address]));
+    expect(plan.conflicts).toEqual([
+      `${jwt.address}: jwt/ is mounted but was never configured (GET auth/jwt/config: 404; an apply that failed after mounting it leaves it so), and the provider cannot import or keep a JWT method without its configuration. ` +
+        'The store fetches the declared oidc_discovery_url itself (https://idp.unreachable.example/.well-known/openid-configuration) when the configuration is written: ' +
+        'if the apply failed on it ("error checking oidc discovery URL"), make that URL reachable from the store, or declare the right one, first. ' +
+        'It holds no role: disable it (bao auth disable jwt) and apply; nothing is lost',
+    ]);
+    expect(plan.untaints).toEqual([]);
+    // The same when the state does not record it (the provider's refresh forgot it).
+    const forgotten = await planAdoption('ci-access', withDiscovery, configuration, live, new Set());
+    expect(forgotten.conflicts).toEqual(plan.conflicts);
+  });
 });

@@ -100,6 +100,17 @@ describe('role_type other than jwt on the store', () => {
     expect(details(r, 'auth/jwt/role/registry-ci')).toContainEqual(expect.stringMatching(/^role_type: declared jwt, store oidc: forces a replacement/));
   });
 
+  it('the other direction: a JWT role on the store where a people\'s OIDC role is declared is named as such, with the fix that converges (issue 27)', async () => {
+    const ci = declared.filter((o) => o.stack === 'ci-access').map((o) => (o.kind === 'jwt-role' ? { ...o, fields: { ...o.fields, role_type: 'oidc' } } : o));
+    const plan = await planAdoption('ci-access', ci, configuration, live(), new Set());
+    expect(plan.risks).toEqual([
+      "auth/jwt/role/registry-ci (vault_jwt_auth_backend_role.registry-ci_role_BE46C026): role_type: declared oidc, store jwt: forces a replacement: applying would delete the store's role and create an OIDC role in its place; " +
+        "adopt's plan check and `tf --refuse-replace` refuse it (exit 4). No declaration keeps it: the store's role is a JWT role (role_type jwt), the declared one is a people's OIDC role (single sign-on); " +
+        "delete the store's role by hand if no CI job logs in with it, or rename the declared group",
+    ]);
+    expect(plan.risks.join('\n')).not.toContain('is an OIDC role');
+  });
+
   it('a JWT role as declared: no risk', async () => {
     const plan = await planAdoption('ci-access', declared.filter((o) => o.stack === 'ci-access'), configuration, live(), new Set());
     expect(plan.risks).toEqual([]);

@@ -150,3 +150,17 @@ describe('drift', () => {
     expect(first.filter((l) => l.startsWith('missing auth/approle/role/'))).toHaveLength(5);
   });
 });
+
+describe('a JWT method mounted but never configured (issue 27)', () => {
+  it('drift names it with the fix adopt gives, from the first run after the failed apply (not a field-by-field comparison with nothing)', async () => {
+    const r = await detectDrift(declared, configuration, live((s) => {
+      s.roles = s.roles.filter((x) => x.mount !== 'jwt');
+      s.jwtConfigs = s.jwtConfigs.map((c) => (c.mount === 'jwt' ? { ...c, configured: false } : c));
+    }));
+    const found = r.findings.filter((f) => f.storePath === 'auth/jwt/config');
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ kind: 'changed', stack: 'ci-access', details: [] });
+    expect(found[0].summary).toMatch(/^JWT method not configured: jwt\/ is mounted but was never configured \(GET auth\/jwt\/config: 404; .* It holds no role: disable it \(bao auth disable jwt\) and apply; nothing is lost$/);
+    expect(renderDriftMarkdown(r, 'https://store')).toContain('disable it (bao auth disable jwt) and apply');
+  });
+});

@@ -163,7 +163,7 @@ describe('The configuration pipeline plans and applies every shard, after the mo
   });
 });
 
-describe('The platform rules (SSI-R1..R13) hold across every stack', () => {
+describe('The platform rules (SSI-R1..R14) hold across every stack', () => {
   it('hold for the spec\'s applications in every layout', () => {
     for (const applicationSharding of [{ by: 'environment' as const }, { by: 'hash' as const, shards: 8 }, { by: 'environment-hash' as const, shards: 2 }]) {
       expect(synthesisProblems(sharded(applicationSharding))).toEqual([]);
@@ -173,7 +173,7 @@ describe('The platform rules (SSI-R1..R13) hold across every stack', () => {
   it('SSI-R1: a role name repeated in another shard is reported', () => {
     expect(
       findingsOf(SSI_R1, (p) => p.appRoles.addApplication('x', { name: 'billing', environment: 'prod', roleName: 'orchestrator-dev' }), sharded({ by: 'environment' })),
-    ).toEqual(['[app-roles-prod/x] SSI-R1 roleName = "orchestrator-dev": is already declared by app-roles-dev/orchestrator-dev']);
+    ).toEqual(["[app-roles-prod/x/role] SSI-R1 roleName = \"orchestrator-dev\": is already declared by app-roles-dev/orchestrator-dev/role: both would be one role of auth/approle on the store, each apply overwriting the other's settings and policies"]);
   });
 
   it('SSI-R5: two applications in different shards reading one path are reported', () => {

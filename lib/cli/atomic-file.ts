@@ -1,0 +1,61 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** The temporary name {@link writeFileAtomically} writes to beside `file`: `<file>.writing-<pid>`. */
+export function writingName(file: string, pid: number = process.pid): string {
+  return `${file}.writing-${pid}`;
+}
+
+const WRITING = /\.writing-(\d+)$/;
+
+/**
+ * Writes a file by writing a temporary file beside it and renaming it over the target, so that a
+ * killed run leaves the old file or the new one, never a half-written one (which would make
+ * every later `init`, plan and adopt fail). The temporary name does not end in `.tf.json`: the
+ * engine never reads it; a killed run leaves it, and {@link removeWritingLeftovers} removes it.
+ */
+export function writeFileAtomically(file: string, content: string | Buffer): void {
+  const temporary = writingName(file);
+  try {
+    fs.writeFileSync(temporary, content, { mode: 0o644 });
+    fs.renameSync(temporary, file);
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
+}
+
+/**
+ * Whether a process runs (signal 0: ESRCH means it does not; EPERM means it runs as someone else).
+ * A reused pid reads as running: a leftover is then kept, never one in use removed.
+ */
+export function processRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The `.writing-<pid>` files in `dir` whose writer no longer runs (a killed `adopt` or `moves`),
+ * sorted; with `remove`, deletes them.
+ */
+export function removeWritingLeftovers(dir: string, remove: boolean, running: (pid: number) => boolean = processRunning): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const found = names
+    .filter((name) => {
+      const pid = WRITING.exec(name)?.[1];
+      return pid !== undefined && !running(Number(pid));
+    })
+    .sort()
+    .map((name) => path.join(dir, name));
+  if (remove) for (const file of found) fs.rmSync(file, { force: true });
+  return found;
+}

@@ -1,0 +1,52 @@
+import { RuleFinding } from './platform-rule';
+import { declaredName, StoreObjectKindName } from '../catalogue/store-object-kind';
+import type { DeclaredStoreObject } from '../constructs/declared-store-objects';
+import { ValidationProblem } from '../model/validation-problem';
+
+/** The field of a finding as a user writes it: the provider attribute in camel case (`role_name` → `roleName`), as the construct props and the provider classes name it. */
+export function findingField(attribute: string): string {
+  return attribute.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * The findings of a uniqueness rule derived from the catalogue: the objects of `kinds`, grouped by
+ * store namespace, name space and name as the store compares them (`DeclaredStoreObject.name`), whoever declares
+ * them and in whichever stack. Every later holder of a name is reported, naming the first holder's
+ * construct path; when the store's normalisation is what makes two names one, the finding says so.
+ * @param objects every object the tree synthesizes, in construct-tree order
+ * @param consequence what two declarations of one object do on the store, given the name space
+ */
+export function storeNameCollisions(
+  objects: readonly DeclaredStoreObject[],
+  kinds: readonly StoreObjectKindName[],
+  ruleId: string,
+  consequence: (space: string) => string,
+): RuleFinding[] {
+  const first = new Map<string, DeclaredStoreObject>();
+  const findings: RuleFinding[] = [];
+  for (const o of objects) {
+    if (!kinds.includes(o.kind.kind)) continue;
+    // One namespace's objects never share a name with another's.
+    const id = `${o.namespace}\u0000${o.name.space}\u0000${o.name.key}`;
+    const holder = first.get(id);
+    if (holder === undefined) {
+      first.set(id, o);
+      continue;
+    }
+    const own = declaredName(o.kind, o.fields);
+    const theirs = declaredName(holder.kind, holder.fields);
+    // Said when the names differ as typed: the reader then sees why the store takes them for one.
+    const onStore = own.value === o.name.key ? '' : `is ${JSON.stringify(o.name.key)} on the store (${o.kind.nameComparison}), `;
+    const as = theirs.value === own.value ? '' : ` as ${JSON.stringify(theirs.value)}`;
+    findings.push({
+      constructPath: o.constructPath,
+      problem: new ValidationProblem(
+        findingField(own.field),
+        own.value,
+        `${onStore}${onStore ? 'already' : 'is already'} declared by ${holder.constructPath}${as}: ${consequence(o.name.space)}`,
+        ruleId,
+      ),
+    });
+  }
+  return findings;
+}
