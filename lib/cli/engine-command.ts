@@ -10,10 +10,14 @@ import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { chooseEngine, engineEnvironment, engineVersion } from '../engine/engine-binary';
 import { runEngine } from '../engine/engine-process';
+import { parseEngineInvocation } from '../engine/engine-invocation';
+import { stateAddresses } from '../engine/engine-state';
+import { runGuardedEngine } from '../engine/guarded-engine-run';
+import { asksToDestroy, declaredAddresses, DestroyNotAllowed, guardInvocation } from '../engine/invocation-guard';
 import { withNoColorArgument } from '../engine/no-color-argument';
 import { keepProviderLockFile } from '../engine/provider-lock-files';
-import { checkKvMountsBeforeEngine, refuseReview } from '../engine/plan-guards';
-import { PlanReview, reviewPlan, reviewSavedPlan } from '../engine/replacement-guard';
+import { checkKvMountsBeforeEngine } from '../engine/plan-guards';
+import { PlanReview } from '../engine/replacement-guard';
 import { ExitCode } from './exit-code';
 import { approveRemovals, reportRemovals } from './removal-approval';
 import { UsageError } from './usage-error';
@@ -28,7 +32,7 @@ export const engineCommand: Command = {
   name: 'tf',
   summary: 'run tofu/terraform in a synthesized stack with the store address from SECRETSTORE_ADDR or VAULT_ADDR',
   usage: [
-    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] [--refuse-replace [--allow-removals [--removals-file FILE]]] -- ENGINE-ARGS...',
+    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] [--refuse-replace [--allow-removals [--removals-file FILE]] | --allow-destroy] -- ENGINE-ARGS...',
     '',
     'Runs the engine (ENGINE-ARGS, e.g. `init`, `plan -detailed-exitcode`, `apply`) in DIR/stacks/STACK',
     '(DIR defaults to cdktf.out) with VAULT_ADDR set from SECRETSTORE_ADDR, VAULT_ADDR or BAO_ADDR,',
@@ -42,15 +46,28 @@ export const engineCommand: Command = {
     '  --outdir DIR    synthesized output directory (default cdktf.out)',
     '  --engine BIN    engine binary (default: $SECRETSTORE_IAC_ENGINE, else $SECRETSTORE_IAC_TOFU,',
     '                  else the OpenTofu npm run toolchain built, else tofu, else terraform on PATH)',
-    '  --refuse-replace  refuse a plan that destroys or replaces an object (exit 4): `apply PLANFILE`',
-    '                  reads the saved plan first; `plan -out=FILE` checks the plan it saved; `apply`',
-    '                  without a plan file plans first and applies only when nothing is destroyed.',
-    '                  A plan that creates a role or policy the store already has is refused too',
-    '                  (exit 4; the store would overwrite it in place): it moved from another stack',
-    '                  (run `secretstore-iac moves`) or predates the configuration (`adopt` it). Each',
-    '                  created role and policy is looked up with the engine\'s token (GET): 404 lets it',
-    '                  through, and 403 too, with a note (the token may read only what is applied).',
-    '                  The generated configuration pipeline passes it to every plan and apply.',
+    '  --refuse-replace  nothing reaches the store or leaves the state unless reviewed (exit 4, nothing',
+    '                  applied, the message names each object and the fix):',
+    '                  `apply PLANFILE` reads the saved plan first; `plan -out=FILE` checks the plan it',
+    '                  saved (a refused one is removed); `apply` without a plan file and `destroy` plan',
+    '                  first WITH the given arguments (-destroy, -replace=, -target=, -var, ...) and',
+    '                  apply that reviewed plan (with -auto-approve; without it the engine plans again',
+    '                  and asks). Refused: a plan that destroys or replaces an object, or creates one',
+    '                  (auth mount, role, policy) the store already has (it moved from another stack:',
+    '                  `secretstore-iac moves`; it predates the configuration or a first apply failed',
+    '                  half-way: `secretstore-iac adopt`). Each created object is looked up with the',
+    '                  engine\'s token (GET, else a LIST of its parent; mounts: GET sys/auth): when the',
+    '                  token may read neither (403), the apply is refused naming the policy rule the',
+    '                  token lacks (on `plan -out`, a note: its apply checks again). Also refused:',
+    '                  `import` (use `secretstore-iac adopt`), `taint`, `state rm`, `state mv` unless it',
+    '                  follows a rename of the declaration, `state push`, `workspace delete`, `test`,',
+    '                  options it does not know, -state/-state-out and -chdir. Read-only commands,',
+    '                  `init`, `refresh` and `untaint` run as given. The generated configuration',
+    '                  pipeline passes it to every plan and apply.',
+    '  --allow-destroy  without --refuse-replace, `destroy`, `apply -destroy` and `plan -destroy',
+    '                  -out=FILE` are refused (exit 4, nothing destroyed; the message lists the state)',
+    '                  unless this is given: a person decides to destroy. `plan -destroy` alone shows',
+    '                  what would go. Other commands run as given.',
     '  --allow-removals  with --refuse-replace: a destroy of an object that no stack of the output',
     '                  declares any more (a removed application, group of people or stack) goes',
     '                  through, listed on standard error; replacements, and destroys of objects',
@@ -74,9 +91,10 @@ export const engineCommand: Command = {
     'it before the engine runs. The token needs read on sys/mounts.',
     '',
     'Exit codes: the engine\'s own exit code; 2 usage error; 3 no address, no engine or no such stack,',
-    'or the mount table cannot be read; 4 (--refuse-replace) the plan would destroy or replace an',
-    'object, or create a role or policy the store has: nothing applied; 5 a declared KV mount does not',
-    'match the store.',
+    'or the mount table cannot be read; 4 refused, nothing applied: (--refuse-replace) the plan would',
+    'destroy or replace an object, or create one the store has or the token may not read, or the',
+    'command is one it refuses; (without it) the destroy mode without --allow-destroy; 5 a declared',
+    'KV mount does not match the store.',
   ].join('\n'),
   async run(args, context) {
     const split = args.indexOf('--');
@@ -85,22 +103,38 @@ export const engineCommand: Command = {
     const engineArgs = withNoColorArgument(split >= 0 ? args.slice(split + 1) : [], context.env);
     const { values, positionals } = parseCommandArguments(
       own,
-      { outdir: { type: 'string' }, engine: { type: 'string' }, 'refuse-replace': { type: 'boolean' }, 'allow-removals': { type: 'boolean' }, 'removals-file': { type: 'string' } },
+      {
+        outdir: { type: 'string' },
+        engine: { type: 'string' },
+        'refuse-replace': { type: 'boolean' },
+        'allow-destroy': { type: 'boolean' },
+        'allow-removals': { type: 'boolean' },
+        'removals-file': { type: 'string' },
+      },
       { min: 1, max: 1, names: 'one STACK' },
     );
     if (engineArgs.length === 0) throw new UsageError('give the engine\'s arguments after "--", e.g. -- plan');
+    const stack = positionals[0];
+    const invocation = parseEngineInvocation(engineArgs);
+    const refuseReplace = values['refuse-replace'] === true;
+    const allowDestroy = values['allow-destroy'] === true;
+    if (refuseReplace && allowDestroy) throw new UsageError('--allow-destroy contradicts --refuse-replace: give one of them');
+    if (allowDestroy && !asksToDestroy(invocation)) throw new UsageError('--allow-destroy is only for `destroy`, `apply -destroy` and `plan -destroy -out=FILE`');
     const allowRemovals = values['allow-removals'] === true;
     const removalsFile = typeof values['removals-file'] === 'string' ? path.resolve(context.cwd, values['removals-file']) : undefined;
-    if (allowRemovals && values['refuse-replace'] !== true) throw new UsageError('--allow-removals relaxes --refuse-replace: give both');
+    if (allowRemovals && !refuseReplace) throw new UsageError('--allow-removals relaxes --refuse-replace: give both');
     if (removalsFile !== undefined && !allowRemovals) throw new UsageError('--removals-file lists what --allow-removals lets through: give both');
     const address = resolveStoreAddress(context.env);
-    const stackDir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'), 'stacks', positionals[0]);
+    const stackDir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'), 'stacks', stack);
     // A retired stack (a shard the configuration no longer has) holds only the moves file that
     // forgets its objects: `moves` wrote its backend and provider there.
     const retired = !fs.existsSync(path.join(stackDir, 'cdk.tf.json')) && fs.existsSync(path.join(stackDir, MOVES_FILE));
     if (!retired && !fs.existsSync(path.join(stackDir, 'cdk.tf.json'))) {
       throw new Error(`no synthesized stack at ${stackDir}: run \`npm run synth\` first, or pass --outdir`);
     }
+    // What --refuse-replace cannot check, or what takes an object out of state, is refused before
+    // anything runs.
+    const guarded = refuseReplace ? guardInvocation(invocation, stack, declaredAddresses(stackDir)) : undefined;
     const choice = chooseEngine(values.engine as string | undefined, context.env);
     const engine = choice.path;
     // A stopped or sealed store otherwise shows as minutes of silent provider retries.
@@ -111,43 +145,42 @@ export const engineCommand: Command = {
       // A standby serves the engine (it forwards to the active node): one line naming the leader.
       if (health?.notice) context.stderr(`secretstore-iac tf: ${health.notice}`);
     }
-    // A retired stack declares no policy: no KV mount to check.
     // The stack's namespace (settings.namespace) and VAULT_NAMESPACE / BAO_NAMESPACE must agree: the
     // provider applies to the one, the checks below and `drift` would read the other.
     const namespace = resolveStoreNamespace(context.env, retired ? [] : [readStackNamespace(path.join(stackDir, 'cdk.tf.json'))]);
     const env = engineEnvironment(context.env, address, choice, namespace);
     // The guards ask the store with what the engine will use: its token and namespace.
     const guard = { env, stderr: (line: string) => context.stderr(line) };
-    if (!retired && !(await checkKvMountsBeforeEngine(positionals[0], stackDir, address, engineArgs, guard))) return ExitCode.kvMountMismatch;
+    // A retired stack declares no policy: no KV mount to check.
+    if (!retired && !(await checkKvMountsBeforeEngine(stack, stackDir, address, engineArgs, guard))) return ExitCode.kvMountMismatch;
     // Which engine, which version, and why (once the checks passed, just before it runs): a wrong
     // one otherwise shows only as a registry error.
     const version = engineVersion(engine, env);
     context.stderr(`secretstore-iac tf: engine ${engine} (${version ?? 'version unknown'}; ${choice.why}${choice.cliConfig ? `, with its provider mirror ${choice.cliConfig}` : ''})`);
-    // The lock file is committed beside cdktf.json (locks/<stack>/), not in the synthesized output.
-    if (values['refuse-replace'] !== true) return keepProviderLockFile(stackDir, (l) => context.stderr(l), () => runEngine(engine, engineArgs, stackDir, env, context));
-    const sub = engineArgs.find((a) => !a.startsWith('-'));
-    const planOut = engineArgs.map((a) => /^-out=(.+)$/.exec(a)?.[1]).find(Boolean);
-    if (removalsFile !== undefined && !(sub === 'plan' && planOut)) throw new UsageError('--removals-file goes with `plan -out=FILE`');
-    // --allow-removals: the destroys of objects the output declares nowhere pass; the rest is guarded.
-    const outdir = path.dirname(path.dirname(stackDir));
-    const guarded = (review: PlanReview) => {
-      if (!allowRemovals) return review;
-      const approved = approveRemovals(review, outdir);
-      reportRemovals(approved.removals, positionals[0], removalsFile, (l) => context.stderr(l));
-      return approved.review;
-    };
-    if (sub === 'apply') {
-      const planFile = engineArgs.slice(engineArgs.indexOf('apply') + 1).find((a) => !a.startsWith('-'));
-      const review = guarded(planFile ? reviewSavedPlan(engine, stackDir, env, planFile) : reviewPlan(engine, stackDir, env));
-      await refuseReview(review, positionals[0], address, `${positionals[0]}: nothing applied`, guard);
-      return runEngine(engine, engineArgs, stackDir, env, context);
+    if (guarded !== undefined) {
+      if (removalsFile !== undefined && guarded.kind !== 'planned') throw new UsageError('--removals-file goes with `plan -out=FILE`');
+      // --allow-removals: the destroys of objects the output declares nowhere pass; the rest is guarded.
+      const outdir = path.dirname(path.dirname(stackDir));
+      const approve = (review: PlanReview): PlanReview => {
+        if (!allowRemovals) return review;
+        const approved = approveRemovals(review, outdir);
+        reportRemovals(approved.removals, stack, removalsFile, (l) => context.stderr(l));
+        return approved.review;
+      };
+      const io = { ...guard, stdout: (line: string) => context.stdout(line), inheritStdio: context.inheritStdio };
+      // The lock file is committed beside cdktf.json (locks/<stack>/), not in the synthesized output.
+      return keepProviderLockFile(stackDir, (l) => context.stderr(l), () => runGuardedEngine(guarded, { engine, stackDir, env, stack, address, args: engineArgs, approve }, io));
     }
-    if (sub === 'plan' && planOut) {
-      const code = await runEngine(engine, engineArgs, stackDir, env, context);
-      if (code !== 0 && code !== 2) return code;
-      await refuseReview(guarded(reviewSavedPlan(engine, stackDir, env, planOut)), positionals[0], address, `${positionals[0]}: the saved plan must not be applied`, guard);
-      return code;
+    // Without the guard, the destroy mode still needs a person's explicit word: what would go is listed.
+    if (asksToDestroy(invocation) && !allowDestroy) {
+      let inState: string[] | undefined;
+      try {
+        inState = stateAddresses(engine, stackDir, env);
+      } catch {
+        inState = undefined;
+      }
+      throw new DestroyNotAllowed(stack, engineArgs.join(' '), inState);
     }
-    throw new UsageError('--refuse-replace checks `apply`, `apply PLANFILE` and `plan -out=FILE`');
+    return keepProviderLockFile(stackDir, (l) => context.stderr(l), () => runEngine(engine, engineArgs, stackDir, env, context));
   },
 };

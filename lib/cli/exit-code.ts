@@ -7,7 +7,7 @@
  * | 1 | a result that needs attention, not a failure: `access-diff` access changed, `check-approle` pair invalid, `drift` drift found |
  * | 2 | usage error: unknown command or option, missing argument, unknown source |
  * | 3 | runtime error: unreadable output, unresolvable reference, policy the store would refuse, failed synthesis |
- * | 4 | refused: the plan would destroy or replace an object (`adopt`, `tf --refuse-replace`); nothing applied or written |
+ * | 4 | refused, nothing applied or written: the plan would destroy, replace or take over an object (`adopt`, `tf --refuse-replace`), `tf --refuse-replace` cannot check the command or read an object it creates, or `tf` without it is asked to destroy without `--allow-destroy` |
  * | 5 | `tf`, `drift`, `adopt`: a declared KV mount does not match the live store (version, type, path, absent); nothing planned, applied or written |
  */
 export const ExitCode = {

@@ -3,8 +3,7 @@ import { Command, CommandContext } from './command';
 import { cliVersion } from './cli-version';
 import { COMMANDS } from './commands';
 import { ExitCode } from './exit-code';
-import { DestructionRefused } from '../engine/replacement-guard';
-import { TakeoverRefused } from '../engine/takeover-guard';
+import { GuardRefusal } from '../engine/guard-refusal';
 import { UsageError } from './usage-error';
 
 /** The general help: synopsis, commands, exit codes. */
@@ -63,6 +62,6 @@ export async function runCli(argv: readonly string[], context: CommandContext, c
     }
     // Messages quote the store's text: escaped here too, whatever a message forgot.
     context.stderr(terminalText(`secretstore-iac ${name}: ${e instanceof Error ? e.message : String(e)}`));
-    return e instanceof DestructionRefused || e instanceof TakeoverRefused ? ExitCode.destructionRefused : ExitCode.runtime;
+    return e instanceof GuardRefusal ? ExitCode.destructionRefused : ExitCode.runtime;
   }
 }

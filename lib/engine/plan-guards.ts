@@ -5,7 +5,7 @@ import { resolveStoreNamespace } from '../store/store-namespace-setting';
 import { StoreTransport } from '../store/store-transport';
 import { engineToken, guardKvMounts } from './kv-mount-guard';
 import { DestructionRefused, PlanReview } from './replacement-guard';
-import { checkPlannedCreates, describeUnchecked, TakeoverRefused } from './takeover-guard';
+import { checkPlannedCreates, describeUnreadable, TakeoverRefused, UnreadableCreatesRefused } from './takeover-guard';
 
 /** Engine subcommands that write policies from the declared paths: the KV mount check runs before them. */
 const KV_CHECKED_SUBCOMMANDS = new Set(['plan', 'apply', 'import']);
@@ -20,21 +20,26 @@ export interface GuardContext {
 
 /**
  * `--refuse-replace` on a reviewed plan: refused (exit 4) when it destroys or replaces an object, or
- * when it creates a role or policy the store already has (looked up with the engine's token; one the
- * token may not read goes through, with a note).
- * @throws DestructionRefused, TakeoverRefused
+ * when it creates an object (mount, role, policy) the store already has, looked up with the engine's
+ * token. One the token may not look up (403) is refused before an apply (`beforeApply`: never written
+ * blind, the message names the missing policy rule); for a saved plan not applied yet it is a note,
+ * since the apply checks again with the token that writes.
+ * @throws DestructionRefused, TakeoverRefused, UnreadableCreatesRefused
  */
-export async function refuseReview(review: PlanReview, stack: string, address: string, what: string, context: GuardContext): Promise<void> {
-  if (review.destructions.length > 0) throw new DestructionRefused(review.destructions, what);
+export async function refuseReview(review: PlanReview, stack: string, address: string, what: string, context: GuardContext, beforeApply = true): Promise<void> {
+  if (review.destructions.length > 0) throw new DestructionRefused(review.destructions, what, stack);
   if (review.creates.length === 0) return;
   const token = engineToken(context.env);
   if (token === undefined) {
-    throw new Error(`no store token: the plan of ${stack} creates ${review.creates.length} role(s) or policies, and --refuse-replace looks each up on the store with the token the vault provider uses: set VAULT_TOKEN`);
+    throw new Error(`no store token: the plan of ${stack} creates ${review.creates.length} object(s), and --refuse-replace looks each up on the store with the token the vault provider uses: set VAULT_TOKEN`);
   }
   const transport = StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l));
   const checked = await checkPlannedCreates(review.creates, new StoreClient({ address, token, transport, namespace: resolveStoreNamespace(context.env) }));
-  if (checked.takeovers.length > 0) throw new TakeoverRefused(checked.takeovers, what);
-  if (checked.unchecked.length > 0) context.stderr(`secretstore-iac tf: ${describeUnchecked(checked.unchecked)}`);
+  if (checked.takeovers.length > 0) throw new TakeoverRefused(checked.takeovers, what, stack);
+  if (checked.unreadable.length === 0) return;
+  if (beforeApply) throw new UnreadableCreatesRefused(checked.unreadable, what);
+  context.stderr(`secretstore-iac tf: note: ${describeUnreadable(checked.unreadable)}
+  (the plan is saved: its apply with --refuse-replace checks these again, with the token that applies it)`);
 }
 
 /**

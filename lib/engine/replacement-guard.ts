@@ -3,6 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { locateStoreObject, readDeclaredObjects } from '../reconcile/declared-object';
 import { runEngineCollected } from './engine-output';
+import { GuardRefusal } from './guard-refusal';
 import { PlannedCreate, plannedCreates } from './takeover-guard';
 
 /**
@@ -28,15 +29,21 @@ export interface PlannedDestruction {
   readonly storePath?: string;
   /** The other stack of the same output that declares the destroyed object now (it moved there). */
   readonly declaredInStack?: string;
+  /** The forcing attributes' values before (the store's, as in state). */
+  readonly before?: Readonly<Record<string, unknown>>;
+  /** The forcing attributes' values after (the declared ones). */
+  readonly after?: Readonly<Record<string, unknown>>;
 }
 
 /** Thrown when a plan would destroy or replace an object; the CLI exits with `ExitCode.destructionRefused` (4). */
-export class DestructionRefused extends Error {
+export class DestructionRefused extends GuardRefusal {
   constructor(
     readonly destructions: readonly PlannedDestruction[],
     what: string,
+    /** The stack, named in the fix's commands (`STACK` when not given). */
+    stack = 'STACK',
   ) {
-    super(`${what}: the plan would destroy or replace ${destructions.length} object${destructions.length === 1 ? '' : 's'}, refused:\n${destructions.map((d) => `  ${describeDestruction(d)}`).join('\n')}`);
+    super(`${what}: the plan would destroy or replace ${destructions.length} object${destructions.length === 1 ? '' : 's'}, refused:\n${destructions.map((d) => `  ${describeDestruction(d, stack)}`).join('\n')}`);
     this.name = 'DestructionRefused';
   }
 }
@@ -60,13 +67,20 @@ export function plannedDestructions(plan: unknown): PlannedDestruction[] {
     const paths: PathStep[][] = Array.isArray(rc.change.replace_paths) ? rc.change.replace_paths : [];
     const attributes = [...new Set(paths.filter((p) => Array.isArray(p) && p.length > 0).map((p) => String(p[0])))].sort();
     const values: Record<string, string> = {};
-    for (const a of attributes) values[a] = `${text(rc.change.before?.[a])} → ${text(rc.change.after?.[a])}`;
+    const before: Record<string, unknown> = {};
+    const after: Record<string, unknown> = {};
+    for (const a of attributes) {
+      values[a] = `${text(rc.change.before?.[a])} → ${text(rc.change.after?.[a])}`;
+      before[a] = rc.change.before?.[a];
+      after[a] = rc.change.after?.[a];
+    }
     const located = rc.change.before && typeof rc.change.before === 'object' ? locateStoreObject(String(rc.type), rc.change.before) : undefined;
     out.push({
       address: String(rc.address),
       actions,
       attributes,
       values,
+      ...(attributes.length > 0 ? { before, after } : {}),
       reason: typeof rc.action_reason === 'string' ? rc.action_reason : undefined,
       ...(located ? { storePath: located.storePath } : {}),
     });
@@ -109,7 +123,7 @@ const ADVICE: Readonly<Record<string, (d: PlannedDestruction) => string>> = {
 const TAINTED = 'replace_because_tainted';
 
 /** One line: the object, the actions, the forcing attributes with their values, and the fix. */
-export function describeDestruction(d: PlannedDestruction): string {
+export function describeDestruction(d: PlannedDestruction, stack = 'STACK'): string {
   const type = d.address.split('.')[0];
   const kind = d.actions.length === 1 ? 'destroyed' : 'replaced (destroyed, then created again)';
   const forcing = d.attributes.length > 0 ? `; forced by ${d.attributes.map((a) => `${a} (${d.values[a]})`).join(', ')}` : d.reason ? `; ${d.reason}` : '';
@@ -118,14 +132,20 @@ export function describeDestruction(d: PlannedDestruction): string {
     return `${d.address}${where} would be destroyed, but ${d.storePath} is declared in stack ${d.declaredInStack} now: it moved. Fix: run \`secretstore-iac moves BASE HEAD\` (BASE: the configuration last applied, HEAD: this output) to forget it here and import it there, keeping the object (docs/sharding.md)`;
   }
   const advice = d.attributes.map((a) => ADVICE[`${type}.${a}`]?.(d)).filter((a): a is string => a !== undefined);
+  const byPerson = 'a person decides that: run it without --refuse-replace (the engine shows the plan and asks)';
   const fix =
     advice.length > 0
       ? `. Fix: ${advice.join('; ')}`
       : d.reason === TAINTED
-        ? '. Fix: the object is tainted (an interrupted apply created it, then could not read it back): run `secretstore-iac adopt STACK`, which untaints what the store has (kept, updated in place) and forgets what it does not (created again)'
-        : d.actions.length === 1
-          ? '. Fix: declare the object again, or remove it from state on purpose'
-          : '. Fix: declare what the store has';
+        ? `. Fix: the object is tainted (an interrupted apply created it, then could not read it back): run \`secretstore-iac adopt ${stack}\`, which untaints what the store has (kept, updated in place) and forgets what it does not (created again)`
+        : d.reason === 'replace_by_request'
+          ? `. Fix: -replace= asked for it; ${byPerson}`
+          : d.actions.length !== 1
+            ? '. Fix: declare what the store has'
+            : // A delete of an object the stack still declares is the destroy mode's (`destroy`, `-destroy`).
+              d.declaredAt !== undefined
+              ? `. Fix: the destroy mode (\`destroy\`, \`-destroy\`) asked for it; ${byPerson}, with --allow-destroy`
+              : '. Fix: declare the object again; if a person decided to delete it, run the apply without --refuse-replace (the engine shows the plan and asks)';
   return `${d.address}${where} would be ${kind}${forcing}${fix}`;
 }
 
@@ -192,6 +212,30 @@ export function reviewSavedPlan(engine: string, stackDir: string, env: NodeJS.Pr
 /** The destructions of a saved plan file ({@link reviewSavedPlan}). */
 export function savedPlanDestructions(engine: string, stackDir: string, env: NodeJS.ProcessEnv, planFile: string): PlannedDestruction[] {
   return reviewSavedPlan(engine, stackDir, env, planFile).destructions;
+}
+
+/**
+ * Plans a stack into a temporary file with `planArgs` (`plan` and the operator's options; the `-out`
+ * is added), reviews it, and hands the review and the plan file to `use` (which may apply that very
+ * plan); the plan file is removed afterwards.
+ * @throws Error with the engine's message when the plan fails
+ */
+export async function withReviewedPlan<T>(
+  engine: string,
+  stackDir: string,
+  env: NodeJS.ProcessEnv,
+  planArgs: readonly string[],
+  use: (review: PlanReview, planFile: string) => Promise<T>,
+): Promise<T> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-guard-'));
+  const planFile = path.join(dir, 'guard.tfplan');
+  try {
+    const planned = runEngineCollected(engine, [...planArgs, `-out=${planFile}`], stackDir, env);
+    if (planned.status !== 0) throw new Error(`\`${path.basename(engine)} ${planArgs.join(' ')}\` failed in ${stackDir} (exit ${planned.status}): ${firstLines(planned.said)}`);
+    return await use(reviewSavedPlan(engine, stackDir, env, planFile), planFile);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -5,7 +5,9 @@
  * declaration that keeps it, and leaves no import file, so no apply can replace the mount. With the
  * store's attribute declared (`local: true`), adopt passes its plan check, the apply keeps the Role
  * IDs and the Secret ID issued before. `tf --refuse-replace` refuses the same plan in a pipeline.
- * An import file left empty by a killed adopt does not block the next adopt.
+ * An import file left empty by a killed adopt does not block the next adopt. A JWT method a failed
+ * first apply left mounted is refused by `tf --refuse-replace` up front (issue 27), naming adopt,
+ * whose fix is followed to a complete apply.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -119,9 +121,17 @@ describe('adoption never destroys (issue 15)', () => {
     expect((await fixture.plan('app-roles')).code).toBe(0);
   });
 
-  it('a half-made JWT method (mounted, never configured, as a first apply that failed on OIDC discovery leaves it): drift reports it; adopt says why the provider cannot import it and what to do; after that, the apply completes', async () => {
+  it('a half-made JWT method (mounted, never configured, as a first apply that failed on OIDC discovery leaves it): tf --refuse-replace refuses the re-apply up front naming adopt; drift reports it; adopt says why the provider cannot import it and what to do; after that, the apply completes', async () => {
     await ok(store, 'POST', 'sys/auth/jwt', { type: 'jwt' });
     expect((await storeRequest(store, 'GET', 'auth/jwt/config')).status).toBe(404);
+    // Issue 27: the takeover guard covers mounts: refused before anything is written, naming adopt
+    // (without it the apply wrote the policies, then failed on "path is already in use at jwt/").
+    const reapplied = await cli(['tf', 'ci-access', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false']);
+    expect(reapplied.code).toBe(4);
+    expect(reapplied.stderr).toMatch(
+      /ci-access: nothing applied: the plan would create 1 object the store already has, refused .*\n  vault_jwt_auth_backend\.\S+ would mount jwt\/, but the store has an auth method there \(sys\/auth\/jwt\)\. Fix: run `secretstore-iac adopt ci-access`/s,
+    );
+    expect((await storeRequest(store, 'GET', 'sys/policies/acl/registry-ci')).status).toBe(404);
     const drift = await cli(['drift', 'cdktf.out', '--stack', 'ci-access']);
     expect([drift.code, drift.stderr]).toEqual([1, '']);
     expect(drift.stdout).toContain('auth/jwt/config');

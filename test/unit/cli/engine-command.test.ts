@@ -192,3 +192,150 @@ describe('secretstore-iac tf', () => {
     expect(err).toEqual([`secretstore-iac tf: engine ${waiting} (Waiting v1.0.0; --engine)`, 'second']);
   }, 20_000);
 });
+
+describe('secretstore-iac tf: the guards on every engine command that can change the store', () => {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-tf-guards-'));
+  const stackDir = path.join(outdir, 'stacks', 'app-roles');
+  fs.mkdirSync(stackDir, { recursive: true });
+  fs.writeFileSync(path.join(stackDir, 'cdk.tf.json'), JSON.stringify({ resource: { vault_policy: { p: { name: 'team-b' } } } }));
+  const calls = path.join(outdir, 'calls.txt');
+  const planJson = path.join(outdir, 'plan.json');
+  // A fake engine: records each call; `plan -out=F` writes F, `show -json` prints plan.json, `state list` two addresses.
+  const engine = path.join(outdir, 'fake-engine');
+  fs.writeFileSync(
+    engine,
+    [
+      '#!/bin/sh',
+      '[ "$1" = version ] && { echo "Fake v1.0.0"; exit 0; }',
+      `echo "$*" >> ${calls}`,
+      'case "$1" in',
+      '  plan) for a in "$@"; do case "$a" in -out=*) echo plan > "${a#-out=}";; esac; done; exit 0;;',
+      `  show) cat ${planJson}; exit 0;;`,
+      '  state) printf "vault_auth_backend.approle\\nvault_policy.p\\n"; exit 0;;',
+      '  *) echo "engine ran $*"; exit 0;;',
+      'esac',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  const deletesMount = { resource_changes: [{ address: 'vault_auth_backend.approle', type: 'vault_auth_backend', change: { actions: ['delete'], before: { path: 'approle', type: 'approle' }, after: null } }] };
+  const updatesPolicy = { resource_changes: [{ address: 'vault_policy.p', type: 'vault_policy', change: { actions: ['update'], before: { name: 'team-b' }, after: { name: 'team-b' } } }] };
+  const createsPolicy = { resource_changes: [{ address: 'vault_policy.p', type: 'vault_policy', change: { actions: ['create'], before: null, after: { name: 'team-b' } } }] };
+
+  // A store: healthy; team-b's policy answers `policy` (403 both ways, or 404).
+  let policy: 403 | 404 = 404;
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '';
+    const [status, body] = url.startsWith('/v1/sys/health')
+      ? [200, { initialized: true, sealed: false }]
+      : url.startsWith('/v1/sys/policies/acl')
+        ? [policy, { errors: [policy === 403 ? 'permission denied' : ''] }]
+        : [404, { errors: [] }];
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+  });
+  let address = '';
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+
+  async function run(plan: unknown, ...args: string[]) {
+    fs.writeFileSync(planJson, JSON.stringify(plan));
+    fs.rmSync(calls, { force: true });
+    const r = await tf(['app-roles', '--outdir', outdir, '--engine', engine, ...args], { PATH: process.env.PATH, SECRETSTORE_ADDR: address, VAULT_TOKEN: 'test-token' });
+    const ran = fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8').trim().split('\n') : [];
+    // The guard's temporary plan file, as one word.
+    return { ...r, ran: ran.map((l) => l.replace(/\/\S*secretstore-iac-guard-[^/ ]+\/guard\.tfplan/g, 'GUARDPLAN')) };
+  }
+
+  it('apply -destroy -auto-approve: the guard plans WITH -destroy, sees the mount destroyed, refuses (exit 4); no apply runs', async () => {
+    const r = await run(deletesMount, '--refuse-replace', '--', 'apply', '-destroy', '-auto-approve', '-input=false');
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('secretstore-iac tf: app-roles: nothing applied: the plan would destroy or replace 1 object, refused:\n  vault_auth_backend.approle would be destroyed. Fix:');
+    expect(r.ran).toEqual(['plan -destroy -input=false -lock=false -out=GUARDPLAN', 'show -json GUARDPLAN']);
+  });
+
+  it('destroy and apply -replace= are planned with their arguments and refused the same way', async () => {
+    const destroy = await run(deletesMount, '--refuse-replace', '--', 'destroy', '-auto-approve');
+    expect([destroy.code, destroy.ran[0]]).toEqual([4, 'plan -destroy -input=false -lock=false -out=GUARDPLAN']);
+    const replace = await run(deletesMount, '--refuse-replace', '--', 'apply', '-replace=vault_auth_backend.approle');
+    expect([replace.code, replace.ran[0]]).toEqual([4, 'plan -replace=vault_auth_backend.approle -input=false -lock=false -out=GUARDPLAN']);
+  });
+
+  it('a plan that passes: -auto-approve applies the reviewed plan file itself, without the plan-shaping arguments', async () => {
+    const r = await run(updatesPolicy, '--refuse-replace', '--', 'apply', '-auto-approve', '-target=vault_policy.p', '-lock-timeout=10m');
+    expect(r.code).toBe(0);
+    expect(r.ran).toEqual([
+      'plan -target=vault_policy.p -lock-timeout=10m -input=false -lock=false -out=GUARDPLAN',
+      'show -json GUARDPLAN',
+      'apply -auto-approve -lock-timeout=10m GUARDPLAN',
+    ]);
+    expect(r.stderr).toContain('secretstore-iac tf: reviewed `plan -target=vault_policy.p -lock-timeout=10m -input=false -lock=false`: nothing destroyed, replaced or taken over');
+    // The temporary plan is gone.
+    expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('secretstore-iac-guard-') && fs.existsSync(path.join(os.tmpdir(), f, 'guard.tfplan')))).toEqual([]);
+  });
+
+  it('without -auto-approve, after the review the command runs as given (the engine shows its plan and asks)', async () => {
+    const r = await run(updatesPolicy, '--refuse-replace', '--', 'apply', '-target=vault_policy.p');
+    expect([r.code, r.ran[2]]).toEqual([0, 'apply -target=vault_policy.p']);
+  });
+
+  it('import, taint and state rm are refused before any engine runs', async () => {
+    for (const args of [['import', 'vault_policy.p', 'team-b'], ['taint', 'vault_policy.p'], ['state', 'rm', 'vault_policy.p']]) {
+      const r = await run(updatesPolicy, '--refuse-replace', '--', ...args);
+      expect([r.code, r.ran]).toEqual([4, []]);
+      expect(r.stderr).toMatch(/^secretstore-iac tf: app-roles: nothing run: `(import|taint|state rm)` .* Fix: /);
+    }
+  });
+
+  it('a created object the token may not read (403 on GET and LIST): the apply is refused, naming the rule; on plan -out it is a note', async () => {
+    policy = 403;
+    try {
+      const applied = await run(createsPolicy, '--refuse-replace', '--', 'apply', '-auto-approve');
+      expect(applied.code).toBe(4);
+      expect(applied.stderr).toContain(
+        '  vault_policy.p (sys/policies/acl/team-b): path "sys/policies/acl/team-b" { capabilities = ["read"] } (or path "sys/policies/acl" { capabilities = ["list"] }, and path "sys/policies/acl/" { capabilities = ["list"] } from OpenBao 2.6.0 / Vault 2.0.3)',
+      );
+      expect(applied.ran).toHaveLength(2);
+      const planned = await run(createsPolicy, '--refuse-replace', '--', 'plan', '-out=saved.tfplan');
+      expect(planned.code).toBe(0);
+      expect(planned.stderr).toContain('secretstore-iac tf: note: cannot check whether the store already has 1 object the plan creates');
+      expect(fs.existsSync(path.join(stackDir, 'saved.tfplan'))).toBe(true);
+    } finally {
+      policy = 404;
+    }
+    const created = await run(createsPolicy, '--refuse-replace', '--', 'apply', '-auto-approve');
+    expect([created.code, created.ran[2]]).toEqual([0, 'apply -auto-approve GUARDPLAN']);
+  });
+
+  it('a refused plan -out=FILE is removed, so that no apply without the guard picks it up', async () => {
+    const r = await run(deletesMount, '--refuse-replace', '--', 'plan', '-destroy', '-out=refused.tfplan');
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('app-roles: the saved plan refused.tfplan was removed: the plan would destroy');
+    expect(fs.existsSync(path.join(stackDir, 'refused.tfplan'))).toBe(false);
+  });
+
+  it('without --refuse-replace, destroy and apply -destroy are refused (exit 4) listing the state, unless --allow-destroy', async () => {
+    const r = await run(deletesMount, '--', 'destroy', '-auto-approve');
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain(
+      'secretstore-iac tf: app-roles: nothing destroyed: `destroy -auto-approve` destroys every object in the stack\'s state (2: vault_auth_backend.approle, vault_policy.p)',
+    );
+    expect(r.ran).toEqual(['state list']);
+    const applyDestroy = await run(deletesMount, '--', 'apply', '-destroy');
+    expect([applyDestroy.code, applyDestroy.ran]).toEqual([4, ['state list']]);
+    const allowed = await run(deletesMount, '--allow-destroy', '--', 'destroy', '-auto-approve');
+    expect([allowed.code, allowed.ran, allowed.stdout]).toEqual([0, ['destroy -auto-approve'], 'engine ran destroy -auto-approve']);
+    // A preview is not a destroy.
+    const preview = await run(deletesMount, '--', 'plan', '-destroy');
+    expect([preview.code, preview.ran]).toEqual([0, ['plan -destroy']]);
+  });
+
+  it('--allow-destroy with --refuse-replace, or with a command that destroys nothing, is a usage error', async () => {
+    expect((await run(deletesMount, '--allow-destroy', '--refuse-replace', '--', 'destroy')).code).toBe(2);
+    const r = await run(deletesMount, '--allow-destroy', '--', 'apply');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--allow-destroy is only for `destroy`, `apply -destroy` and `plan -destroy -out=FILE`');
+  });
+});

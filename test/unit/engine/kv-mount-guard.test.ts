@@ -102,7 +102,14 @@ describe('tf', () => {
     const store = await fakeStore(1);
     try {
       expect((await tf(store.address, 'init')).stdout).toBe('engine ran: init');
-      expect((await tf(store.address, 'destroy')).stdout).toBe('engine ran: destroy');
+      // A destroy needs --allow-destroy (without --refuse-replace).
+      const destroy = await cli(['tf', 'ci-access', '--outdir', platform.outdir, '--engine', engine, '--allow-destroy', '--', 'destroy'], {
+        PATH: process.env.PATH,
+        SECRETSTORE_ADDR: store.address,
+        HOME: os.tmpdir(),
+        VAULT_TOKEN: 't',
+      });
+      expect(destroy.stdout).toBe('engine ran: destroy');
       expect(store.requests.filter((r) => r.includes('sys/mounts'))).toEqual([]);
     } finally {
       await store.close();

@@ -30,7 +30,44 @@ describe('A plan that destroys or replaces an object is refused (issue 15)', () 
         'Fix: the mount is local (not replicated) on the store: declare `local: true` on the AppRoleAuth construct, or remount it by hand',
     );
     expect(describeDestruction(oidc)).toContain('forced by role_type ("oidc" → "jwt"). Fix: the store\'s role is an OIDC role (role_type oidc)');
-    expect(describeDestruction(gone)).toBe('vault_policy.gone declared at app-roles/gone would be destroyed. Fix: declare the object again, or remove it from state on purpose');
+    // Still declared, yet deleted: only the destroy mode does that.
+    expect(describeDestruction(gone, 'app-roles')).toBe(
+      'vault_policy.gone declared at app-roles/gone would be destroyed. Fix: the destroy mode (`destroy`, `-destroy`) asked for it; a person decides that: run it without --refuse-replace (the engine shows the plan and asks), with --allow-destroy',
+    );
+    // No longer declared.
+    expect(describeDestruction({ ...gone, declaredAt: undefined })).toBe(
+      'vault_policy.gone would be destroyed. Fix: declare the object again; if a person decided to delete it, run the apply without --refuse-replace (the engine shows the plan and asks)',
+    );
+  });
+
+  it('the fix follows the direction of the difference: the store\'s value, not the declared one', () => {
+    const [notLocal, jwtMethod, jwtForPeople] = plannedDestructions({
+      resource_changes: [
+        { address: 'vault_auth_backend.a', change: { actions: ['delete', 'create'], before: { local: false }, after: { local: true }, replace_paths: [['local']] } },
+        { address: 'vault_jwt_auth_backend_role.people', change: { actions: ['delete', 'create'], before: { role_type: 'jwt' }, after: { role_type: 'oidc' }, replace_paths: [['role_type']] } },
+        { address: 'vault_jwt_auth_backend.oidc', change: { actions: ['delete', 'create'], before: { type: 'jwt' }, after: { type: 'oidc' }, replace_paths: [['type']] } },
+      ],
+    });
+    expect(describeDestruction(notLocal)).toContain('forced by local (false → true). Fix: the store\'s mount is not local (it is replicated), the declaration says `local: true`: remove `local: true`');
+    expect(describeDestruction(jwtForPeople)).toContain(
+      'Fix: the store\'s role is a JWT role (role_type jwt) where an OIDC role (people\'s single sign-on) is declared',
+    );
+    expect(describeDestruction(jwtMethod)).toContain('forced by type ("jwt" → "oidc")');
+  });
+
+  it('a replacement the operator asked for (-replace=), or of a tainted object, names its own fix', () => {
+    const [requested, tainted] = plannedDestructions({
+      resource_changes: [
+        { address: 'vault_policy.a', action_reason: 'replace_by_request', change: { actions: ['delete', 'create'], before: {}, after: {} } },
+        { address: 'vault_policy.b', action_reason: 'replace_because_tainted', change: { actions: ['delete', 'create'], before: {}, after: {} } },
+      ],
+    });
+    expect(describeDestruction(requested)).toBe(
+      'vault_policy.a would be replaced (destroyed, then created again); replace_by_request. Fix: -replace= asked for it; a person decides that: run it without --refuse-replace (the engine shows the plan and asks)',
+    );
+    expect(describeDestruction(tainted, 'app-roles')).toBe(
+      'vault_policy.b would be replaced (destroyed, then created again); replace_because_tainted. Fix: the object is tainted (an interrupted apply created it, then could not read it back): run `secretstore-iac adopt app-roles`, which untaints what the store has (kept, updated in place) and forgets what it does not (created again)',
+    );
   });
 
   it('the fix follows the store: a mount that is not local where `local: true` is declared, a JWT role where a people\'s OIDC role is declared (issue 27)', () => {

@@ -143,7 +143,7 @@ describe('tf --refuse-replace names `secretstore-iac moves` when the destroyed o
       'vault_approle_auth_backend_role.r would be destroyed, but auth/approle/role/orchestrator-dev is declared in stack app-roles-dev now: it moved. ' +
         'Fix: run `secretstore-iac moves BASE HEAD` (BASE: the configuration last applied, HEAD: this output) to forget it here and import it there, keeping the object (docs/sharding.md)',
     );
-    expect(describeDestruction(d)).toContain('Fix: declare the object again, or remove it from state on purpose');
+    expect(describeDestruction(d)).toContain('Fix: declare the object again; if a person decided to delete it, run the apply without --refuse-replace');
   });
 });
 
