@@ -1,5 +1,5 @@
 import { storePolicyName } from '../model/store-policy-name';
-import { crudFor, StoreObjectKind } from './store-object-kind';
+import { crudFor, listingRules, StoreObjectKind } from './store-object-kind';
 
 /**
  * `vault_policy`: an ACL policy. Policies share one name space in the store, whatever stack or auth
@@ -21,7 +21,10 @@ export const ACL_POLICY_OBJECT: StoreObjectKind = {
   nameComparison: 'policy names are one name space for the whole store, trimmed and lower-cased',
   // The provider's id of a policy is its name as given.
   derivedAttribute: (f, a) => (a === 'id' ? f.name : undefined),
-  pipelineRules: (f, access) => [{ path: `sys/policies/acl/${storePolicyName(String(f.name))}`, capabilities: crudFor(access) }],
+  pipelineRules: (f, access) => [
+    { path: `sys/policies/acl/${storePolicyName(String(f.name))}`, capabilities: crudFor(access) },
+    ...listingRules('sys/policies/acl'),
+  ],
   readerRules: [
     { path: 'sys/policies/acl', capabilities: ['list'] },
     { path: 'sys/policies/acl/*', capabilities: ['read'] },

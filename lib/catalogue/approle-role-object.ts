@@ -1,5 +1,5 @@
 import { goLowerCase } from '../model/store-policy-name';
-import { crudFor, mountPathOf, NO_DERIVED_ATTRIBUTE, StoreObjectKind } from './store-object-kind';
+import { crudFor, listingRules, mountPathOf, NO_DERIVED_ATTRIBUTE, StoreObjectKind } from './store-object-kind';
 
 /**
  * `vault_approle_auth_backend_role`: an application's AppRole role. The AppRole method lower-cases
@@ -27,6 +27,7 @@ export const APPROLE_ROLE_OBJECT: StoreObjectKind = {
     return [
       { path: role, capabilities: crudFor(access) },
       { path: `${role}/role-id`, capabilities: ['read'] },
+      ...listingRules(`auth/${mountPathOf(f.backend, 'approle')}/role`),
     ];
   },
   readerRules: [

@@ -1,5 +1,5 @@
 import { goLowerCase } from '../model/store-policy-name';
-import { crudFor, mountPathOf, NO_DERIVED_ATTRIBUTE, StoreObjectKind } from './store-object-kind';
+import { crudFor, listingRules, mountPathOf, NO_DERIVED_ATTRIBUTE, StoreObjectKind } from './store-object-kind';
 
 /**
  * `vault_jwt_auth_backend_role`: a role of a JWT or OIDC method (CI roles, the pipeline's roles,
@@ -23,7 +23,10 @@ export const JWT_ROLE_OBJECT: StoreObjectKind = {
   nameFields: ['role_name'],
   nameComparison: 'JWT/OIDC role names are lower-cased by the store, unique within their mount',
   derivedAttribute: NO_DERIVED_ATTRIBUTE,
-  pipelineRules: (f, access) => [{ path: `auth/${mountPathOf(f.backend, 'jwt')}/role/${String(f.role_name)}`, capabilities: crudFor(access) }],
+  pipelineRules: (f, access) => [
+    { path: `auth/${mountPathOf(f.backend, 'jwt')}/role/${String(f.role_name)}`, capabilities: crudFor(access) },
+    ...listingRules(`auth/${mountPathOf(f.backend, 'jwt')}/role`),
+  ],
   readerRules: [
     { path: 'auth/+/role', capabilities: ['list'] },
     { path: 'auth/+/role/+', capabilities: ['read'] },

@@ -112,3 +112,16 @@ export const NO_DERIVED_ATTRIBUTE = (): undefined => undefined;
 export function crudFor(access: PipelineAccess): Capability[] {
   return access === 'plan' ? ['read'] : ['create', 'read', 'update', 'delete'];
 }
+
+/**
+ * LIST on the listing that names an object (names only, no secret), in both forms the stores look a
+ * LIST up by (without the `/` before OpenBao 2.6.0 / Vault 2.0.3, with it from those): the takeover
+ * guard of `tf --refuse-replace` finds an object the pipeline is about to create there, when its own
+ * path is not readable yet (the grant to read it is applied by the same run).
+ */
+export function listingRules(listing: string): StoreAccessRule[] {
+  return [
+    { path: listing, capabilities: ['list'] },
+    { path: `${listing}/`, capabilities: ['list'] },
+  ];
+}

@@ -118,8 +118,14 @@ describe('names are compared as the store compares them', () => {
     expect(approle.pipelineRules({ backend: 'approle', role_name: 'billing-dev' }, 'plan')).toEqual([
       { path: 'auth/approle/role/billing-dev', capabilities: ['read'] },
       { path: 'auth/approle/role/billing-dev/role-id', capabilities: ['read'] },
+      { path: 'auth/approle/role', capabilities: ['list'] },
+      { path: 'auth/approle/role/', capabilities: ['list'] },
     ]);
-    expect(policy.pipelineRules({ name: 'Billing-Dev' }, 'apply')).toEqual([{ path: 'sys/policies/acl/billing-dev', capabilities: ['create', 'read', 'update', 'delete'] }]);
+    expect(policy.pipelineRules({ name: 'Billing-Dev' }, 'apply')).toEqual([
+      { path: 'sys/policies/acl/billing-dev', capabilities: ['create', 'read', 'update', 'delete'] },
+      { path: 'sys/policies/acl', capabilities: ['list'] },
+      { path: 'sys/policies/acl/', capabilities: ['list'] },
+    ]);
   });
 });
 
