@@ -1,7 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { CliRun, StoreCliOptions } from './store-cli';
-import { toolchain } from './toolchain-env';
+import { CliRun, storeCliEnvironment, StoreCliOptions } from './store-cli';
 
 /** A CLI run in its own process: the process, and its end. */
 export interface CliProcess {
@@ -17,21 +16,11 @@ export interface CliProcess {
  * CLI (SIGKILL to it, or SIGINT to its group as Ctrl-C in a terminal does).
  */
 export function spawnStoreCli(args: readonly string[], options: StoreCliOptions): CliProcess {
-  const tools = toolchain();
   const child = spawn(process.execPath, [path.join(__dirname, 'cli-process-runner.js'), ...args], {
     cwd: options.cwd,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      SECRETSTORE_ADDR: options.addr,
-      ...(options.token !== undefined ? { VAULT_TOKEN: options.token } : {}),
-      TF_CLI_CONFIG_FILE: tools.cliConfig,
-      TF_IN_AUTOMATION: '1',
-      SECRETSTORE_IAC_ENGINE: tools.tofu,
-      ...options.env,
-    },
+    env: storeCliEnvironment(options),
   });
   let stdout = '';
   let stderr = '';

@@ -28,22 +28,30 @@ export interface StoreCliOptions {
 export async function runStoreCli(args: readonly string[], options: StoreCliOptions): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
-  const tools = toolchain();
   const code = await runCli(args, {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      SECRETSTORE_ADDR: options.addr,
-      ...(options.token !== undefined ? { VAULT_TOKEN: options.token } : {}),
-      TF_CLI_CONFIG_FILE: tools.cliConfig,
-      TF_IN_AUTOMATION: '1',
-      SECRETSTORE_IAC_ENGINE: tools.tofu,
-      ...options.env,
-    },
+    env: storeCliEnvironment(options),
     cwd: options.cwd,
     isTerminal: false,
     stdout: (l) => out.push(l),
     stderr: (l) => err.push(l),
   });
   return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
+/**
+ * The environment of an operator's shell for the CLI: only PATH and HOME of the test's, the store's
+ * address and token, the Go-built engine with its provider mirror (no registry), then `options.env`.
+ */
+export function storeCliEnvironment(options: StoreCliOptions): NodeJS.ProcessEnv {
+  const tools = toolchain();
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    SECRETSTORE_ADDR: options.addr,
+    ...(options.token !== undefined ? { VAULT_TOKEN: options.token } : {}),
+    TF_CLI_CONFIG_FILE: tools.cliConfig,
+    TF_IN_AUTOMATION: '1',
+    SECRETSTORE_IAC_ENGINE: tools.tofu,
+    ...options.env,
+  };
 }
