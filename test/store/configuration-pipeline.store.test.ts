@@ -340,12 +340,18 @@ export const platformConfig: PlatformConfig = {
   }, 900_000);
 
   it('a change to a stack others depend on selects them too: app-roles, declared to depend on ci-access, is planned and applied after it', async () => {
-    const platformFile = path.join(repo, 'stacks', 'platform.ts');
+    // The configuration's own entry declares the dependency (the platform's stacks are the package's).
+    const mainFile = path.join(repo, 'stacks', 'main.ts');
     fs.writeFileSync(
-      platformFile,
-      fs.readFileSync(platformFile, 'utf8').replace('  const people =', '  appRoles.addDependency(ciAccess);\n  const people ='),
+      mainFile,
+      fs
+        .readFileSync(mainFile, 'utf8')
+        .replace(
+          "definePlatform(a, platformConfig, postgresState()).appRoles.addApplication('billing-dev', { name: 'billing', environment: 'dev' })",
+          "((p) => { p.appRoles.addApplication('billing-dev', { name: 'billing', environment: 'dev' }); p.appRoles.addDependency(p.ciAccess); })(definePlatform(a, platformConfig, postgresState()))",
+        ),
     );
-    expect(fs.readFileSync(platformFile, 'utf8')).toContain('appRoles.addDependency(ciAccess);');
+    expect(fs.readFileSync(mainFile, 'utf8')).toContain('p.appRoles.addDependency(p.ciAccess);');
     // Only ci-access's content changes (the job timeout); app-roles's digest stays.
     fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(30));
     const before = git(repo, 'rev-parse', 'main');
