@@ -21,7 +21,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { READER_POLICY } from '../../lib/reconcile/live-store-reader';
+import { readStoreConfiguration } from '../../lib/access/store-configuration';
+import { readerPolicy } from '../../lib/reconcile/live-store-reader';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { storeCli } from '../support/store/store-facts';
@@ -118,9 +119,13 @@ async function handMadeAppRole(s: Session): Promise<void> {
   }
 }
 
-/** READER_TOKEN: a token with exactly the reader policy (docs/adoption.md), no `default`. */
+/**
+ * READER_TOKEN: a token with exactly the reader policy (docs/adoption.md) written for the store the
+ * clone's synthesized output targets (the README's Vault setting names its version), no `default`.
+ */
 async function readerToken(s: Session): Promise<void> {
-  expect((await storeRequest(s.store, 'PUT', 'sys/policies/acl/secretstore-iac-reader', { policy: READER_POLICY })).status).toBe(204);
+  const policy = readerPolicy(readStoreConfiguration(path.join(s.clone, 'cdktf.out')).store);
+  expect((await storeRequest(s.store, 'PUT', 'sys/policies/acl/secretstore-iac-reader', { policy })).status).toBe(204);
   const created = await storeRequest(s.store, 'POST', 'auth/token/create', { policies: ['secretstore-iac-reader'], no_default_policy: true, ttl: '1h' });
   const token: string = created.body.auth.client_token;
   s.tokens.set('READER_TOKEN', token);
