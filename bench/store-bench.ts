@@ -12,7 +12,9 @@
  *   `ci-access` (ci-access-plan-scenario.ts), then one application added, changed and removed, each
  *   through the pipeline's critical path (add-application-scenario.ts, change-application-scenario.ts,
  *   remove-application-scenario.ts; the steps: pipeline-path.ts);
- * - `--gitlab-ci-local`: a cold pipeline under gitlab-ci-local (gitlab-ci-local-scenario.ts).
+ * - `--gitlab-ci-local` (only when asked: it takes many minutes): a cold pipeline under gitlab-ci-local,
+ *   merge request and default branch, adding one application (gitlab-ci-local-scenario.ts); alone,
+ *   it runs without the other scenarios unless `--scenarios` names them.
  *
  * Run: `npm run bench:store` (builds first); `npm run bench:store -- --apps 100` for one size (or
  * SECRETSTORE_IAC_BENCH_APPS=100), `--scenarios pipeline` or `--scenarios layouts` for one kind,
@@ -57,7 +59,9 @@ function options(argv: readonly string[]): Options {
   const sizes = (value('--apps') ?? process.env.SECRETSTORE_IAC_BENCH_APPS ?? '1000,5000').split(',').map(Number);
   const shards = value('--shards') === undefined ? undefined : Number(value('--shards'));
   const layouts = (value('--layouts') ?? 'single,sharded').split(',') as Layout[];
-  const scenarios = (value('--scenarios') ?? 'layouts,pipeline').split(',') as Scenario[];
+  const gitlabCiLocal = argv.includes('--gitlab-ci-local');
+  // `--gitlab-ci-local` alone runs only the cold pipeline; with `--scenarios`, those too.
+  const scenarios = (value('--scenarios') ?? (gitlabCiLocal ? '' : 'layouts,pipeline')).split(',').filter(Boolean) as Scenario[];
   const store = (value('--store') ?? 'openbao') as Options['store'];
   if (
     (store !== 'openbao' && store !== 'vault') ||
@@ -68,7 +72,7 @@ function options(argv: readonly string[]): Options {
   ) {
     throw new Error('usage: store-bench [--store openbao|vault] [--apps N[,N...]] (N >= 10) [--shards 1..100] [--layouts single,sharded] [--scenarios layouts,pipeline] [--gitlab-ci-local]');
   }
-  return { store, sizes, shards, layouts, scenarios, gitlabCiLocal: argv.includes('--gitlab-ci-local') };
+  return { store, sizes, shards, layouts, scenarios, gitlabCiLocal };
 }
 
 function row(label: string, values: readonly string[], width = 44): string {

@@ -20,7 +20,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 export const CLI = path.join(ROOT, 'dist', 'bin', 'secretstore-iac.js');
 const SYNTH_ENTRY = path.join(__dirname, 'bench-platform.js');
 /** The configuration project's id in the benchmark (the pipeline roles' bound `project_id`). */
-const PROJECT_ID = '4242';
+export const PROJECT_ID = '4242';
 /** Stacks the engine runs at once where the pipeline runs parallel jobs (the machine's two cores). */
 export const PARALLEL_STACKS = 2;
 /** The pipeline roles' stack: applied before the others. */
@@ -94,7 +94,7 @@ export class StoreWorkspace {
   async synth(outdir = this.outdir): Promise<number> {
     const spec: BenchPlatformSpec = {
       outdir,
-      ciPublicKeyPem: this.keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      ciPublicKeyPem: this.ciPublicKeyPem,
       projectId: PROJECT_ID,
       shards: this.shards,
       applications: this.applications,
@@ -133,19 +133,22 @@ export class StoreWorkspace {
     return to;
   }
 
-  /** A store token of `who`: a pipeline role's from a job token signed with the CI key, as the pipeline's login does. */
-  async token(who: Identity): Promise<string> {
-    const known = this.tokens.get(who);
-    if (known) return known;
+  /** The public half of the CI key the store's JWT method trusts (PEM). */
+  get ciPublicKeyPem(): string {
+    return this.keys.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  }
+
+  /** A job token of the configuration project signed with the CI key: a default-branch job's (`apply`) or a merge request's (`plan`). */
+  jobToken(who: 'plan' | 'apply'): string {
     const now = Math.floor(Date.now() / 1000);
     const ref = who === 'apply' ? { ref: 'main', ref_protected: 'true', ref_path: 'refs/heads/main' } : { ref: 'feature', ref_protected: 'false', ref_path: 'refs/heads/feature' };
     const claims = {
       iss: BENCH_SETTINGS.ciUrl,
       aud: BENCH_SETTINGS.ciUrl,
-      sub: 'project_path:acme/secretstore-config:ref_type:branch',
+      sub: `project_path:acme/secretstore-config:ref_type:branch:ref:${ref.ref}`,
       iat: now,
       nbf: now - 5,
-      exp: now + 3600,
+      exp: now + 3 * 3600,
       project_id: PROJECT_ID,
       project_path: 'acme/secretstore-config',
       namespace_path: 'acme',
@@ -154,9 +157,16 @@ export class StoreWorkspace {
     };
     const b64url = (s: string | Buffer) => Buffer.from(s).toString('base64url');
     const unsigned = `${b64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}`;
-    const jwt = `${unsigned}.${b64url(crypto.sign('sha256', Buffer.from(unsigned), this.keys.privateKey))}`;
-    const role = who === 'apply' ? 'secretstore-iac-pipeline' : 'secretstore-iac-plan';
-    const r = await fetch(`${this.store.addr}/v1/auth/jwt/login`, { method: 'POST', body: JSON.stringify({ role, jwt }) });
+    return `${unsigned}.${b64url(crypto.sign('sha256', Buffer.from(unsigned), this.keys.privateKey))}`;
+  }
+
+  /** A store token of `who`: a pipeline role's from a signed job token, as the pipeline's login does. */
+  async token(who: Identity): Promise<string> {
+    const known = this.tokens.get(who);
+    if (known) return known;
+    const id = who === 'apply' ? 'apply' : 'plan';
+    const role = id === 'apply' ? 'secretstore-iac-pipeline' : 'secretstore-iac-plan';
+    const r = await fetch(`${this.store.addr}/v1/auth/jwt/login`, { method: 'POST', body: JSON.stringify({ role, jwt: this.jobToken(id) }) });
     if (r.status !== 200) throw new Error(`login as ${role}: HTTP ${r.status}`);
     const token = ((await r.json()) as { auth: { client_token: string } }).auth.client_token;
     this.tokens.set(who, token);
