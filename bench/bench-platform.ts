@@ -22,6 +22,11 @@ export interface BenchPlatformSpec {
   readonly applications: readonly { readonly index: number; readonly tokenTtlHours: number }[];
 }
 
+/** The role name of generated application `index` (name `bench<index>`, environment `prod`). */
+export function benchRoleName(index: number): string {
+  return `bench${index}-prod`;
+}
+
 /** The benchmark's settings (the JWT method's issuer and audience are `ciUrl`). */
 export const BENCH_SETTINGS = { organisation: 'acme', ciUrl: 'https://gitlab.acme.example', registryHost: 'registry.acme.example' } as const;
 
@@ -35,6 +40,7 @@ export function synthesizeBenchPlatform(spec: BenchPlatformSpec): void {
     applicationSharding: { by: 'hash', shards: spec.shards },
   });
   for (const a of spec.applications) {
+    // The role name is benchRoleName(a.index): `{name}-{environment}`.
     platform.appRoles.addApplication(`bench-${a.index}`, { name: `bench${a.index}`, environment: 'prod', tokenTtl: Duration.hours(a.tokenTtlHours) });
   }
   app.synth();

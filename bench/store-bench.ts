@@ -18,22 +18,25 @@
  *
  * Run: `npm run bench:store` (builds first); `npm run bench:store -- --apps 100` for one size (or
  * SECRETSTORE_IAC_BENCH_APPS=100), `--scenarios pipeline` or `--scenarios layouts` for one kind,
- * `--shards 20` to fix the shard count, `--layouts sharded` for one layout, `--store vault` for a
+ * `--touched-stacks-only` to skip the raw rate and apply from empty and apply only the stacks the
+ * add, change and remove scenarios touch (a quick run at 5,000), `--shards 20` to fix the shard count, `--layouts sharded` for one layout, `--store vault` for a
  * HashiCorp Vault dev store (built by `SECRETSTORE_IAC_STORES=vault bash scripts/toolchain.sh`).
  */
 import { spawnSync } from 'child_process';
 import * as os from 'os';
 import { toolchain } from '../demo/local-dev-store';
-import { ADD_ONE_TARGET_S, measureAddApplication } from './add-application-scenario';
-import { measureApplyFromEmpty } from './apply-from-empty-scenario';
-import { measureChangeApplication } from './change-application-scenario';
+import { hashShard, shardLabel } from '../lib/model/application-sharding';
+import { ADD_ONE_TARGET_S, addOne, measureAddApplication } from './add-application-scenario';
+import { applyOnly, measureApplyFromEmpty } from './apply-from-empty-scenario';
+import { benchRoleName } from './bench-platform';
+import { changeOne, measureChangeApplication } from './change-application-scenario';
 import { CiAccessPlanFigures, measureCiAccessPlan } from './ci-access-plan-scenario';
 import { measureColdPipeline } from './gitlab-ci-local-scenario';
 import { Layout, LayoutFigures, measureLayout, RESHARDED } from './layout-scenario';
 import { PipelinePathFigures } from './pipeline-path';
 import { ENGINE_PARALLELISM, measureRawWrites } from './raw-write-scenario';
-import { measureRemoveApplication } from './remove-application-scenario';
-import { StoreWorkspace } from './store-workspace';
+import { measureRemoveApplication, removeOne } from './remove-application-scenario';
+import { GeneratedApplication, StoreWorkspace } from './store-workspace';
 
 /** Applications per hash shard when `--shards` is not given. */
 const APPS_PER_SHARD = 50;
@@ -49,6 +52,7 @@ interface Options {
   readonly layouts: Layout[];
   readonly scenarios: Scenario[];
   readonly gitlabCiLocal: boolean;
+  readonly touchedOnly: boolean;
 }
 
 function options(argv: readonly string[]): Options {
@@ -70,9 +74,9 @@ function options(argv: readonly string[]): Options {
     scenarios.some((s) => s !== 'layouts' && s !== 'pipeline') ||
     (shards !== undefined && !(shards >= 1 && shards <= 100))
   ) {
-    throw new Error('usage: store-bench [--store openbao|vault] [--apps N[,N...]] (N >= 10) [--shards 1..100] [--layouts single,sharded] [--scenarios layouts,pipeline] [--gitlab-ci-local]');
+    throw new Error('usage: store-bench [--store openbao|vault] [--apps N[,N...]] (N >= 10) [--shards 1..100] [--layouts single,sharded] [--scenarios layouts,pipeline] [--touched-stacks-only] [--gitlab-ci-local]');
   }
-  return { store, sizes, shards, layouts, scenarios, gitlabCiLocal };
+  return { store, sizes, shards, layouts, scenarios, gitlabCiLocal, touchedOnly: argv.includes('--touched-stacks-only') };
 }
 
 function row(label: string, values: readonly string[], width = 44): string {
@@ -108,9 +112,20 @@ function printLayouts(size: number, shards: number, layouts: readonly Layout[], 
 }
 
 /** The pipeline scenarios at one size; prints as it goes (a long run shows what it has). */
-async function pipelineScenarios(size: number, shards: number, storeBinary: string, tools: Record<string, string>): Promise<CiAccessPlanFigures> {
+async function pipelineScenarios(size: number, shards: number, storeBinary: string, tools: Record<string, string>, touchedOnly: boolean): Promise<CiAccessPlanFigures> {
   console.log('');
   console.log(`${size} applications in ${shards} hash shards, with the configuration pipeline's roles (ci-access); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  if (touchedOnly) {
+    const ws = await StoreWorkspace.open(size, shards, storeBinary, tools);
+    try {
+      const touched = touchedShards(size, shards);
+      await applyOnly(ws, touched);
+      console.log(`--touched-stacks-only: no raw rate, no apply from empty; applied ci-access, app-roles and ${touched.join(', ')} only`);
+      return await afterApply(ws);
+    } finally {
+      ws.close();
+    }
+  }
   const raw = await measureRawWrites(size, storeBinary);
   console.log(row(`store's raw rate: ${size} roles + ${size} policies over HTTP, ${ENGINE_PARALLELISM} at a time`, [], 0));
   console.log(row('  writes only', [s(raw.writeS)]));
@@ -125,6 +140,28 @@ async function pipelineScenarios(size: number, shards: number, storeBinary: stri
     const ratio = empty.applicationStacksS / raw.writeReadS;
     console.log(row(`  app-roles, then ${shards} shards ${empty.parallel} at a time`, [s(empty.applicationStacksS), `  ${x(ratio)} the raw write+read time (target <= ${x(APPLY_FROM_EMPTY_TARGET)})`]));
     console.log(row('  the same against raw writes only', ['', `  ${x(empty.applicationStacksS / raw.writeS)}`]));
+    return await afterApply(ws);
+  } finally {
+    ws.close();
+  }
+}
+
+/** The shard stacks the add, change and remove scenarios touch, one after the other, at `size` applications. */
+function touchedShards(size: number, shards: number): string[] {
+  const applications: GeneratedApplication[] = Array.from({ length: size }, (_, index) => ({ index, tokenTtlHours: 12 }));
+  const touched = new Set<number>();
+  for (const change of [() => addOne(applications, size), () => changeOne(applications), () => removeOne(applications)]) {
+    const before = new Map(applications.map((a) => [a.index, a.tokenTtlHours]));
+    change();
+    const after = new Map(applications.map((a) => [a.index, a.tokenTtlHours]));
+    for (const i of new Set([...before.keys(), ...after.keys()])) if (before.get(i) !== after.get(i)) touched.add(i);
+  }
+  return [...new Set([...touched].map((i) => `app-roles-${shardLabel(hashShard(benchRoleName(i), shards))}`))].sort();
+}
+
+/** The scenarios on an applied store: the ci-access plan, then one application added, changed, removed. */
+async function afterApply(ws: StoreWorkspace): Promise<CiAccessPlanFigures> {
+  {
     const ci = await measureCiAccessPlan(ws);
     console.log(row(`ci-access: synthesized JSON ${(ci.bytes / 1e6).toFixed(2)} MB; no-change plan (apply role)`, [s(ci.planS)], 0));
     const figures: [string, PipelinePathFigures][] = [];
@@ -159,8 +196,6 @@ async function pipelineScenarios(size: number, shards: number, storeBinary: stri
     console.log(row(`  add one against the ${ADD_ONE_TARGET_S} s target`, [`MR ${x(add.mrToNoteS / ADD_ONE_TARGET_S)}`, `merge ${x(add.mergeToAppliedS / ADD_ONE_TARGET_S)}`]));
     console.log(row('peak memory, CLI + engine + provider', [`${ws.peakRssMb.toFixed(0)} MB`]));
     return ci;
-  } finally {
-    ws.close();
   }
 }
 
@@ -180,7 +215,7 @@ async function main(): Promise<void> {
       for (const layout of opts.layouts) results.set(layout, await measureLayout(size, layout, shards, storeBinary, tools));
       printLayouts(size, shards, opts.layouts, results);
     }
-    if (opts.scenarios.includes('pipeline')) ciAccess.set(size, await pipelineScenarios(size, shards, storeBinary, tools));
+    if (opts.scenarios.includes('pipeline')) ciAccess.set(size, await pipelineScenarios(size, shards, storeBinary, tools, opts.touchedOnly));
     if (opts.gitlabCiLocal) await measureColdPipeline(size, shards, storeBinary, tools);
   }
   if (ciAccess.size > 1) {
