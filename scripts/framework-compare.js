@@ -17,6 +17,7 @@
 // rule in the CDK Terrain build only, which must make the comparison fail).
 'use strict';
 const { execFileSync } = require('child_process');
+const crypto = require('crypto');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -162,6 +163,48 @@ function build(framework, dir, bindings, mutate) {
   return version;
 }
 
+/** Every file below the repository folders a build compiles, with their contents: the build's key. */
+function sourcesDigest(extra) {
+  const h = crypto.createHash('sha256');
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else h.update(`${path.relative(ROOT, p)}\0`).update(fs.readFileSync(p)).update('\0');
+    }
+  };
+  ['lib', 'stacks', 'bin', 'examples'].forEach((d) => walk(path.join(ROOT, d)));
+  ['tsconfig.json', 'package.json', 'scripts/framework-compare.js', 'node_modules/typescript/package.json'].forEach((f) => h.update(fs.readFileSync(path.join(ROOT, f))));
+  h.update(extra);
+  return h.digest('hex').slice(0, 16);
+}
+
+/**
+ * The CDK Terrain build of the current sources, compiled once and kept in the toolchain cache
+ * ($CACHE/cdktn/builds/<digest of the sources, the bindings and the compiler>/): the comparison
+ * makes it, the store test (once per store) finds it. The three newest builds are kept.
+ * @returns the build directory and the cdktn version
+ */
+function cachedCdktnBuild(bindings) {
+  const cache = path.join(path.dirname(bindings.npmDir), 'builds');
+  const dir = path.join(cache, sourcesDigest(`${bindings.bindingsDir}\0${bindings.npmDir}`));
+  const version = JSON.parse(fs.readFileSync(path.join(bindings.npmDir, 'node_modules', 'cdktn', 'package.json'), 'utf8')).version;
+  if (fs.existsSync(path.join(dir, '.built'))) {
+    log(`cdktn ${version}: the build of these sources is cached (${dir})`);
+    return { dir, version };
+  }
+  fs.mkdirSync(cache, { recursive: true });
+  const tmp = `${dir}.tmp-${process.pid}`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  build('cdktn', tmp, bindings, false);
+  fs.writeFileSync(path.join(tmp, '.built'), `${new Date().toISOString()}\n`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.renameSync(tmp, dir);
+  const builds = fs.readdirSync(cache).filter((d) => /^[0-9a-f]{16}$/.test(d)).map((d) => [d, fs.statSync(path.join(cache, d)).mtimeMs]);
+  builds.sort((a, b) => b[1] - a[1]).slice(3).forEach(([d]) => fs.rmSync(path.join(cache, d), { recursive: true, force: true }));
+  return { dir, version };
+}
+
 // ---- comparison --------------------------------------------------------------------------------------
 function files(dir) {
   const out = [];
@@ -238,12 +281,16 @@ async function main() {
   try {
     const versions = {};
     const t1 = Date.now();
-    for (const fw of FRAMEWORKS) versions[fw] = build(fw, path.join(tmp, fw), bindings, mutate);
+    const roots = { cdktf: path.join(tmp, 'cdktf'), cdktn: path.join(tmp, 'cdktn') };
+    versions.cdktf = build('cdktf', roots.cdktf, bindings, false);
+    // The mutated build is never cached: it is the comparison's self-test.
+    if (mutate) versions.cdktn = build('cdktn', roots.cdktn, bindings, true);
+    else ({ dir: roots.cdktn, version: versions.cdktn } = cachedCdktnBuild(bindings));
     const compileTime = secs(t1);
     const t2 = Date.now();
     for (const fw of FRAMEWORKS) {
       const t = Date.now();
-      execFileSync(process.execPath, [__filename, '--synth-cases', path.join(tmp, fw), path.join(tmp, 'out', fw)], { stdio: ['ignore', 'inherit', 'inherit'] });
+      execFileSync(process.execPath, [__filename, '--synth-cases', roots[fw], path.join(tmp, 'out', fw)], { stdio: ['ignore', 'inherit', 'inherit'] });
       log(`${fw}: synthesized ${CASES.length} cases (${CASES.join(', ')}) in ${secs(t)}`);
     }
     const synthTime = secs(t2);
@@ -271,7 +318,7 @@ async function main() {
   }
 }
 
-module.exports = { build };
+module.exports = { build, cachedCdktnBuild };
 
 if (require.main === module) {
   main().catch((e) => {

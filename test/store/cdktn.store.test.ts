@@ -47,20 +47,21 @@ describe(`CDK Terrain (cdktn) output applied to a real ${storeKind()} store`, ()
   let store: RunningStore;
   let fixture: PlatformFixture;
   let build: string;
+  let scratch: string;
   let cdktnVersion: string;
   let pem: string;
 
   beforeAll(async () => {
-    // The bindings (cached) and the CDK Terrain build of lib/ (scripts/framework-compare.js's own build).
+    // The bindings and the CDK Terrain build of these sources, as `npm run test:frameworks` left them
+    // in the toolchain cache (made here when it did not run first).
     const { ensureBindings } = require(path.join(REPO_ROOT, 'scripts', 'cdktn-bindings.js'));
-    const { build: buildFramework } = require(path.join(REPO_ROOT, 'scripts', 'framework-compare.js'));
-    const bindings = await ensureBindings();
-    build = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-cdktn-build-'));
-    cdktnVersion = buildFramework('cdktn', build, bindings, false);
+    const { cachedCdktnBuild } = require(path.join(REPO_ROOT, 'scripts', 'framework-compare.js'));
+    ({ dir: build, version: cdktnVersion } = cachedCdktnBuild(await ensureBindings()));
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-cdktn-synth-'));
     store = await startStore();
     fixture = PlatformFixture.create(store, 'cdktn');
     pem = generateSigningKey().publicKeyPem;
-    const script = path.join(build, 'synth.js');
+    const script = path.join(scratch, 'synth.js');
     fs.writeFileSync(script, CDKTN_SYNTH);
     const testCase = { pem, jobTimeoutMinutes: JOB_TIMEOUT_MINUTES, applications: { 'billing-dev': BILLING, 'ledger-dev': LEDGER }, settings: TEST_SETTINGS, kind: storeKind() };
     execFileSync(process.execPath, [script, build, path.join(fixture.dir, 'cdktf.out')], { env: { ...process.env, SSI_CDKTN_CASE: JSON.stringify(testCase) }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -71,7 +72,7 @@ describe(`CDK Terrain (cdktn) output applied to a real ${storeKind()} store`, ()
   afterAll(async () => {
     await store?.stop();
     fixture?.cleanup();
-    if (build) fs.rmSync(build, { recursive: true, force: true });
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   });
 
   it('the output applied is CDK Terrain\'s: each stack names cdktn in its metadata', () => {
