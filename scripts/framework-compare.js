@@ -5,9 +5,10 @@
 //   1. scripts/cdktn-bindings.js: cdktn and the vault bindings generated from the toolchain's
 //      provider (cached).
 //   2. The default build: tsc -p tsconfig.json into <tmp>/cdktf/dist (the project's own dist/ is left alone).
-//   3. The CDK Terrain build: lib/, stacks/, bin/, examples/ copied into <tmp>/cdktn/, the seam
-//      lib/framework/ rewritten (module 'cdktf' -> 'cdktn', '@cdktf/provider-vault/lib/<m>' -> the
-//      generated bindings; nothing else of lib/ is touched), compiled with the same compiler options.
+//   3. The CDK Terrain build: lib/, stacks/, bin/, examples/ copied, the seam lib/framework/
+//      rewritten (module 'cdktf' -> 'cdktn', '@cdktf/provider-vault/lib/<m>' -> the generated
+//      bindings; nothing else of lib/ is touched), compiled with the same compiler options, and kept
+//      in $CACHE/cdktn/builds/<digest of the sources> for test/store/cdktn.store.test.ts.
 //   4. Every case synthesized by both builds (in separate processes): the platform of stacks/main.ts,
 //      the README examples, people + PostgreSQL state, 100 applications in 10 hash shards.
 //   5. Every file compared byte for byte. The only difference allowed is ALLOWED below, the framework's
