@@ -161,42 +161,40 @@ function touchedShards(size: number, shards: number): string[] {
 
 /** The scenarios on an applied store: the ci-access plan, then one application added, changed, removed. */
 async function afterApply(ws: StoreWorkspace): Promise<CiAccessPlanFigures> {
-  {
-    const ci = await measureCiAccessPlan(ws);
-    console.log(row(`ci-access: synthesized JSON ${(ci.bytes / 1e6).toFixed(2)} MB; no-change plan (apply role)`, [s(ci.planS)], 0));
-    const figures: [string, PipelinePathFigures][] = [];
-    for (const [label, measure] of [
-      ['add one', measureAddApplication],
-      ['change one', measureChangeApplication],
-      ['remove one', measureRemoveApplication],
-    ] as const) {
-      figures.push([label, await measure(ws)]);
-    }
-    const get = (f: (p: PipelinePathFigures) => string) => figures.map(([, p]) => f(p));
-    console.log(row('the pipeline\'s critical path (steps summed)', figures.map(([l]) => l)));
-    console.log(row('  stacks selected', get((p) => String(p.selected.length))));
-    for (const [label, p] of figures) console.log(`    ${label}: ${p.selected.join(', ')}; planned ${p.planned}`);
-    console.log(row('  synthesis (node process)', get((p) => s(p.synthS))));
-    console.log(row('  moves BASE HEAD (directories)', get((p) => s(p.movesS))));
-    console.log(row('  changed-stacks BASE HEAD (directories)', get((p) => s(p.selectS))));
-    console.log(row('  init of the selected stacks', get((p) => s(p.initS))));
-    console.log(row('  MR: access-diff BASE HEAD (directories)', get((p) => s(p.accessDiffS))));
-    console.log(row('  MR: plans, plan role, 2 at a time', get((p) => s(p.mrPlanS))));
-    console.log(row('  MR: slowest plan', get((p) => `${s(p.mrSlowest.s)}`)));
-    console.log(row('  merge: plans, apply role, 2 at a time', get((p) => s(p.mergePlanS))));
-    console.log(row('  merge: apply of ci-access (first)', get((p) => s(p.ciAccessApplyS))));
-    console.log(row('  merge: every apply', get((p) => s(p.applyS))));
-    console.log(row('  merge: refused to the apply role (403)', get((p) => (p.refused.length === 0 ? 'none' : String(p.refused.length)))));
-    for (const [label, p] of figures) {
-      if (p.refused.length > 0) console.log(`    ${label}: ${p.refused.join(', ')} refused (permission denied); planned and applied again with the root token in ${s(p.rootRetryS)}, counted below`);
-    }
-    console.log(row('  from MR to note', get((p) => s(p.mrToNoteS))));
-    console.log(row('  from merge to applied', get((p) => s(p.mergeToAppliedS))));
-    const add = figures[0][1];
-    console.log(row(`  add one against the ${ADD_ONE_TARGET_S} s target`, [`MR ${x(add.mrToNoteS / ADD_ONE_TARGET_S)}`, `merge ${x(add.mergeToAppliedS / ADD_ONE_TARGET_S)}`]));
-    console.log(row('peak memory, CLI + engine + provider', [`${ws.peakRssMb.toFixed(0)} MB`]));
-    return ci;
+  const ci = await measureCiAccessPlan(ws);
+  console.log(row(`ci-access: synthesized JSON ${(ci.bytes / 1e6).toFixed(2)} MB; no-change plan (apply role)`, [s(ci.planS)], 0));
+  const figures: [string, PipelinePathFigures][] = [];
+  for (const [label, measure] of [
+    ['add one', measureAddApplication],
+    ['change one', measureChangeApplication],
+    ['remove one', measureRemoveApplication],
+  ] as const) {
+    figures.push([label, await measure(ws)]);
   }
+  const get = (f: (p: PipelinePathFigures) => string) => figures.map(([, p]) => f(p));
+  console.log(row('the pipeline\'s critical path (steps summed)', figures.map(([l]) => l)));
+  console.log(row('  stacks selected', get((p) => String(p.selected.length))));
+  for (const [label, p] of figures) console.log(`    ${label}: ${p.selected.join(', ')}; planned ${p.planned}`);
+  console.log(row('  synthesis (node process)', get((p) => s(p.synthS))));
+  console.log(row('  moves BASE HEAD (directories)', get((p) => s(p.movesS))));
+  console.log(row('  changed-stacks BASE HEAD (directories)', get((p) => s(p.selectS))));
+  console.log(row('  init of the selected stacks', get((p) => s(p.initS))));
+  console.log(row('  MR: access-diff BASE HEAD (directories)', get((p) => s(p.accessDiffS))));
+  console.log(row('  MR: plans, plan role, 2 at a time', get((p) => s(p.mrPlanS))));
+  console.log(row('  MR: slowest plan', get((p) => `${s(p.mrSlowest.s)}`)));
+  console.log(row('  merge: plans, apply role, 2 at a time', get((p) => s(p.mergePlanS))));
+  console.log(row('  merge: apply of ci-access (first)', get((p) => s(p.ciAccessApplyS))));
+  console.log(row('  merge: every apply', get((p) => s(p.applyS))));
+  console.log(row('  merge: refused to the apply role (403)', get((p) => (p.refused.length === 0 ? 'none' : String(p.refused.length)))));
+  for (const [label, p] of figures) {
+    if (p.refused.length > 0) console.log(`    ${label}: ${p.refused.join(', ')} refused (permission denied); planned and applied again with the root token in ${s(p.rootRetryS)}, counted below`);
+  }
+  console.log(row('  from MR to note', get((p) => s(p.mrToNoteS))));
+  console.log(row('  from merge to applied', get((p) => s(p.mergeToAppliedS))));
+  const add = figures[0][1];
+  console.log(row(`  add one against the ${ADD_ONE_TARGET_S} s target`, [`MR ${x(add.mrToNoteS / ADD_ONE_TARGET_S)}`, `merge ${x(add.mergeToAppliedS / ADD_ONE_TARGET_S)}`]));
+  console.log(row('peak memory, CLI + engine + provider', [`${ws.peakRssMb.toFixed(0)} MB`]));
+  return ci;
 }
 
 async function main(): Promise<void> {
