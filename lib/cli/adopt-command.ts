@@ -19,6 +19,7 @@ import { removeWritingLeftovers, writeFileAtomically } from './atomic-file';
 import { makeCheckDirectory, removeCheckDirectory, removeCheckDirectoryLeftovers } from './adopt-check-directory';
 import { ExitCode } from './exit-code';
 import { guardKvMounts } from '../engine/kv-mount-guard';
+import { removeGuardDirectoryLeftovers } from '../engine/guard-directory';
 import { liveStoreClient, readLiveStoreFromEnvironment } from './live-source';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 import { terminalLine, terminalText } from '../private/terminal-text';
@@ -115,12 +116,14 @@ export const adoptCommand: Command = {
     const leftovers = [
       ...removeCheckDirectoryLeftovers(path.join(outdir, 'stacks'), !dryRun),
       ...allStacks.flatMap((s) => removeWritingLeftovers(path.join(outdir, 'stacks', s), !dryRun)),
-    ];
+    ].map(shown);
+    // The guard directories of a killed `tf --refuse-replace` (in the temporary directory: named whole).
+    leftovers.push(...removeGuardDirectoryLeftovers(!dryRun));
     if (leftovers.length > 0) {
       context.stdout(
         [
           `${dryRun ? 'Would remove' : 'Removed'} what killed runs left (their process no longer runs; no engine run of a stack reads them):`,
-          ...leftovers.map((l) => `  ${terminalLine(shown(l))}`),
+          ...leftovers.map((l) => `  ${terminalLine(l)}`),
           '',
         ].join('\n'),
       );
