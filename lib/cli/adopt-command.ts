@@ -19,7 +19,7 @@ import { removeWritingLeftovers, writeFileAtomically } from './atomic-file';
 import { makeCheckDirectory, removeCheckDirectory, removeCheckDirectoryLeftovers } from './adopt-check-directory';
 import { ExitCode } from './exit-code';
 import { guardKvMounts } from '../engine/kv-mount-guard';
-import { removeGuardDirectoryLeftovers } from '../engine/guard-directory';
+import { removeGuardDirectoryLeftovers, temporaryDirectory } from '../engine/guard-directory';
 import { liveStoreClient, readLiveStoreFromEnvironment } from './live-source';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 import { terminalLine, terminalText } from '../private/terminal-text';
@@ -118,7 +118,7 @@ export const adoptCommand: Command = {
       ...allStacks.flatMap((s) => removeWritingLeftovers(path.join(outdir, 'stacks', s), !dryRun)),
     ].map(shown);
     // The guard directories of a killed `tf --refuse-replace` (in the temporary directory: named whole).
-    leftovers.push(...removeGuardDirectoryLeftovers(!dryRun));
+    leftovers.push(...removeGuardDirectoryLeftovers(!dryRun, temporaryDirectory(context.env)));
     if (leftovers.length > 0) {
       context.stdout(
         [

@@ -12,7 +12,7 @@ import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { chooseEngine, engineEnvironment, engineVersion } from '../engine/engine-binary';
 import { runEngine } from '../engine/engine-process';
-import { removeGuardDirectoryLeftovers } from '../engine/guard-directory';
+import { removeGuardDirectoryLeftovers, temporaryDirectory } from '../engine/guard-directory';
 import { parseEngineInvocation } from '../engine/engine-invocation';
 import { stateAddresses } from '../engine/engine-state';
 import { runGuardedEngine } from '../engine/guarded-engine-run';
@@ -136,7 +136,7 @@ export const engineCommand: Command = {
       throw new Error(`no synthesized stack at ${stackDir}: run \`npm run synth\` first, or pass --outdir`);
     }
     // The guard directories of runs killed mid-guard (their process no longer runs): removed, and said.
-    for (const dir of removeGuardDirectoryLeftovers(true)) context.stderr(`secretstore-iac tf: removed ${dir}: a run killed during its guard left it (its process no longer runs)`);
+    for (const dir of removeGuardDirectoryLeftovers(true, temporaryDirectory(context.env))) context.stderr(`secretstore-iac tf: removed ${dir}: a run killed during its guard left it (its process no longer runs)`);
     // What --refuse-replace cannot check, or what takes an object out of state, is refused before
     // anything runs.
     const guarded = refuseReplace ? guardInvocation(invocation, stack, declaredAddresses(stackDir)) : undefined;

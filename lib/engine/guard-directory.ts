@@ -13,8 +13,17 @@ export const GUARD_DIRECTORY_PREFIX = 'secretstore-iac-guard-';
 
 const GUARD_DIRECTORY = /^secretstore-iac-guard-(\d+)-/;
 
-/** Makes this process's guard directory in `tmp` (default: the system's temporary directory), mode 0700. */
-export function makeGuardDirectory(tmp: string = os.tmpdir()): string {
+/**
+ * The temporary directory of a command's environment: its `TMPDIR` (the CLI runs with the
+ * environment it is given, as the engine does), else the system's.
+ */
+export function temporaryDirectory(env: NodeJS.ProcessEnv): string {
+  const tmp = (env.TMPDIR ?? '').trim();
+  return tmp !== '' ? tmp : os.tmpdir();
+}
+
+/** Makes this process's guard directory in `tmp` ({@link temporaryDirectory}), mode 0700. */
+export function makeGuardDirectory(tmp: string): string {
   return fs.mkdtempSync(path.join(tmp, `${GUARD_DIRECTORY_PREFIX}${process.pid}-`));
 }
 
@@ -23,7 +32,7 @@ export function makeGuardDirectory(tmp: string = os.tmpdir()): string {
  * Only this user's: another user's leftover is theirs to remove (and the system's temporary
  * directory does not let this user delete it).
  */
-export function removeGuardDirectoryLeftovers(remove: boolean, tmp: string = os.tmpdir(), running: (pid: number) => boolean = processRunning): string[] {
+export function removeGuardDirectoryLeftovers(remove: boolean, tmp: string, running: (pid: number) => boolean = processRunning): string[] {
   let names: string[];
   try {
     names = fs.readdirSync(tmp);

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { locateStoreObject, readDeclaredObjects } from '../reconcile/declared-object';
 import { runEngineCollected } from './engine-output';
 import { GuardRefusal } from './guard-refusal';
-import { makeGuardDirectory } from './guard-directory';
+import { makeGuardDirectory, temporaryDirectory } from './guard-directory';
 import { mountTypeFix } from '../reconcile/mount-type-mismatch';
 import { PlannedCreate, plannedCreates } from './takeover-guard';
 
@@ -236,7 +236,7 @@ export async function withReviewedPlan<T>(
   planArgs: readonly string[],
   use: (review: PlanReview, planFile: string) => Promise<T>,
 ): Promise<T> {
-  const dir = makeGuardDirectory();
+  const dir = makeGuardDirectory(temporaryDirectory(env));
   const planFile = path.join(dir, 'guard.tfplan');
   try {
     const planned = runEngineCollected(engine, [...planArgs, `-out=${planFile}`], stackDir, env);
@@ -252,7 +252,7 @@ export async function withReviewedPlan<T>(
  * @throws Error with the engine's message when the plan fails
  */
 export function reviewPlan(engine: string, stackDir: string, env: NodeJS.ProcessEnv): PlanReview {
-  const dir = makeGuardDirectory();
+  const dir = makeGuardDirectory(temporaryDirectory(env));
   const planFile = path.join(dir, 'guard.tfplan');
   try {
     const planned = runEngineCollected(engine, ['plan', '-input=false', '-lock=false', `-out=${planFile}`], stackDir, env);

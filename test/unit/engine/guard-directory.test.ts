@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { GUARD_DIRECTORY_PREFIX, makeGuardDirectory, removeGuardDirectoryLeftovers } from '../../../lib/engine/guard-directory';
+import { GUARD_DIRECTORY_PREFIX, makeGuardDirectory, removeGuardDirectoryLeftovers, temporaryDirectory } from '../../../lib/engine/guard-directory';
 
 // Issue 27: a `tf --refuse-replace` killed during its guard leaves the directory of the plan it
 // reviews; the next `tf` or `adopt` removes it, and only those whose process no longer runs.
@@ -37,6 +37,12 @@ describe('guard directories of killed runs', () => {
     expect(fs.existsSync(dead)).toBe(false);
     expect(fs.existsSync(mine)).toBe(true);
     expect(fs.readdirSync(tmp).sort()).toEqual([path.basename(mine), `${GUARD_DIRECTORY_PREFIX}${DEAD}-file`, `${GUARD_DIRECTORY_PREFIX}Xy12ab`].sort());
+  });
+
+  it('the temporary directory is the one of the environment the command is given (TMPDIR), else the system\'s', () => {
+    expect(temporaryDirectory({ TMPDIR: tmp })).toBe(tmp);
+    expect(temporaryDirectory({ TMPDIR: ' ' })).toBe(os.tmpdir());
+    expect(temporaryDirectory({})).toBe(os.tmpdir());
   });
 
   it('a pid that reads as running (a reused pid) keeps its directory', () => {
