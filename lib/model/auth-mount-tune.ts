@@ -168,32 +168,15 @@ export const TUNE_FIELD_NAMES: Readonly<Record<keyof AuthMountTune, string>> = {
 };
 
 /**
- * A TTL as the vault provider (5.9.0) writes it into state when it reads a mount's tune: Go's
- * duration text with a trailing `0s` and `0m` cut (`util.ShortDur`: 3600 → `1h`, 5400 → `1h30m`,
- * 90 → `1m30s`, 0 → `0s`). The tune is a set: declared in another form (`3600s`), the same TTL
- * hashes differently from what the provider reads back, and every plan shows an update in place.
- */
-export function providerDuration(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const sec = seconds % 60;
-  let text = h > 0 ? `${h}h${m}m${sec}s` : m > 0 ? `${m}m${sec}s` : `${sec}s`;
-  if (text.endsWith('m0s')) text = text.slice(0, -2);
-  if (text.endsWith('h0m')) text = text.slice(0, -2);
-  return text;
-}
-
-/**
  * The provider's `tune` block for a declared tune, or undefined when nothing is declared (no block:
- * the synthesized output stays as it was without tune). Durations as the provider reads them back
- * ({@link providerDuration}), which its duration check takes too; `literal` makes each key a
- * Terraform literal (the construct's encoder).
+ * the synthesized output stays as it was without tune). Durations as `<seconds>s`, which the
+ * provider's duration check takes; `literal` makes each key a Terraform literal (the construct's encoder).
  */
 export function renderAuthMountTune(tune: AuthMountTune | undefined, literal: (keys: readonly string[]) => string[]):
   | { defaultLeaseTtl?: string; maxLeaseTtl?: string; listingVisibility?: string; tokenType?: string; auditNonHmacRequestKeys?: string[]; auditNonHmacResponseKeys?: string[] }[]
   | undefined {
   if (!tune || Object.values(tune).every((v) => v === undefined)) return undefined;
-  const ttl = (d: Duration | undefined) => (d instanceof Duration && d.isValid ? providerDuration(d.toSeconds()) : undefined);
+  const ttl = (d: Duration | undefined) => (d instanceof Duration && d.isValid ? `${d.toSeconds()}s` : undefined);
   return [
     {
       defaultLeaseTtl: ttl(tune.defaultLeaseTtl),
