@@ -113,7 +113,8 @@ export async function planAdoption(
   for (const o of [...toImport, ...untaints]) {
     if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
       const mount = live.mounts.find((m) => m.path === o.name)!;
-      for (const change of mountAttributeChanges(o, mount, live.store?.cli)) {
+      // An imported mount's TTLs are read by the import (the apply sets them); an untainted one's are not.
+      for (const change of mountAttributeChanges(o, mount, live.store?.cli, { imported: toImport.includes(o) })) {
         const line = `${o.name}/ (${o.address}): ${describeMountAttributeChange(change)}`;
         (change.effect === 'replace' ? risks : attributeChanges).push(line);
       }
