@@ -19,6 +19,9 @@ export function tokenActsIn(token: string, target: string): boolean {
   return token === '' || token === target || target.startsWith(`${token}/`);
 }
 
+/** The words every message about a token of another namespace carries (so that callers add no other cause to it). */
+export const TOKEN_NAMESPACE_RULE = 'a token acts only in its own namespace and the namespaces below it';
+
 const shownNamespace = (ns: string): string => (ns === '' ? 'the root namespace' : `namespace ${ns}`);
 
 /**
@@ -29,7 +32,7 @@ const shownNamespace = (ns: string): string => (ns === '' ? 'the root namespace'
 export function tokenNamespaceProblem(token: string, target: string): string | undefined {
   if (tokenActsIn(token, target)) return undefined;
   return (
-    `the token belongs to ${shownNamespace(token)}, and the requests go to ${shownNamespace(target)}: a token acts only in its own namespace and the namespaces below it, ` +
+    `the token belongs to ${shownNamespace(token)}, and the requests go to ${shownNamespace(target)}: ${TOKEN_NAMESPACE_RULE}, ` +
     `so the store refuses every request there (HTTP 403). Fix: use a token of ${target} (or of a namespace above it), or name the token's namespace (settings.namespace, VAULT_NAMESPACE)`
   );
 }

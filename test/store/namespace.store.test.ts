@@ -231,6 +231,7 @@ if (storeKind() === 'vault') {
       expect(drift.code).toBe(3);
       expect(drift.stderr).toContain(`the token belongs to namespace team-b, and the requests go to namespace ${NAMESPACE}`);
       expect(drift.stderr).not.toContain('Fix: use a token whose policy grants');
+      expect(drift.stderr).not.toContain('The check needs path');
       expect(leakedValues(`${plan.stdout}${plan.stderr}${drift.stdout}${drift.stderr}`, [...secrets])).toEqual([]);
     });
 
