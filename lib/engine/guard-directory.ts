@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { processRunning } from '../cli/atomic-file';
+import { processRunning } from '../private/process-running';
 
 /**
  * Where the guards keep the plan they review: a temporary directory named after the process that
