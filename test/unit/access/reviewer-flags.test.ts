@@ -1,8 +1,13 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import { AccessModel } from '../../../lib/access/access-model';
 import { AccessDiff, diffAccess } from '../../../lib/access/access-diff';
 import { renderAccessDiffMarkdown } from '../../../lib/access/access-diff-markdown';
 import { readStoreConfiguration } from '../../../lib/access/store-configuration';
 import { PolicyParser } from '../../../lib/acl/policy-parser';
+import { liveStoreConfiguration } from '../../../lib/reconcile/live-store-reader';
+import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
+import { appliedLiveStore } from '../../support/applied-live-store';
 import { Duration } from '../../../lib';
 import { PeopleConfig } from '../../../lib/platform/people-stack';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
@@ -171,5 +176,24 @@ describe('a new or changed login method is flagged, with the roles it logs in as
   it('no login method change, no such flag', async () => {
     const d = await diff(withPeople(), withMachineReads());
     expect(d.flags.filter((f) => f.kind === 'login-method-added' || f.kind === 'trust-changed')).toEqual([]);
+  });
+});
+
+describe('login methods on both sides: declared stacks and the live store', () => {
+  it('the live store\'s auth mounts are read with their trust settings (the built-in token method left out): applied, no login method flag', async () => {
+    const out = synthesized(platformConfig).outdir;
+    const live = liveStoreConfiguration(appliedLiveStore(readDeclaredObjects(out)));
+    expect(live.authMounts!.map((m) => `${m.path} ${m.type} ${Object.keys(m.settings).join(',')}`)).toEqual(['approle approle ', 'jwt jwt bound_issuer,oidc_discovery_url']);
+    const d = diffAccess(await AccessModel.load(live, parser), await modelOf(platformConfig));
+    expect(d.flags.filter((f) => f.kind === 'login-method-added' || f.kind === 'trust-changed')).toEqual([]);
+  });
+
+  it('a record that is not what the synthesis writes stops the analysis, naming the stack', async () => {
+    const out = synthesized(withMachineReads());
+    const file = path.join(out.outdir, 'stacks', 'people', 'cdk.tf.json');
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    doc['//'].metadata['secretstore-iac-machine-paths']['oidc/registry-owners']['secret/data/registry/svc-orchestrator'].reaches[0].kind = 'ci-password';
+    fs.writeFileSync(file, JSON.stringify(doc));
+    expect(() => readStoreConfiguration(out.outdir)).toThrow('stack people: //.metadata["secretstore-iac-machine-paths"] is not what the synthesis writes: synthesize again');
   });
 });
