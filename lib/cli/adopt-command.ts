@@ -20,6 +20,7 @@ import { removeWritingLeftovers, writeFileAtomically } from './atomic-file';
 import { makeCheckDirectory, removeCheckDirectory, removeCheckDirectoryLeftovers } from './adopt-check-directory';
 import { ExitCode } from './exit-code';
 import { guardKvMounts } from '../engine/kv-mount-guard';
+import { removeGuardDirectoryLeftovers, temporaryDirectory } from '../engine/guard-directory';
 import { liveStoreClient, readLiveStoreFromEnvironment } from './live-source';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 import { terminalJson, terminalLine, terminalText } from '../private/terminal-text';
@@ -98,7 +99,8 @@ export const adoptCommand: Command = {
     'it, the attribute and the declaration that keeps it, writes no import file (and removes the',
     "stack's old one, whose imports the check refused), and exits 4. A killed adopt leaves no import",
     'file it did not check; what killed runs leave (`*.writing-<pid>` files, `.adopt-check-<pid>-*`',
-    'directories of processes that no longer run) is removed by the next adopt, which says so.',
+    'directories, and `$TMPDIR/secretstore-iac-guard-<pid>-*` of a killed `tf --refuse-replace`, of',
+    'processes that no longer run) is removed by the next adopt, which says so.',
     '',
     'Exit codes: 0 done (imports written or none needed), 2 usage error, 3 cannot read the store,',
     'the state or the declarations, or an object on the store that cannot be imported, 4 the plan',
@@ -121,12 +123,14 @@ export const adoptCommand: Command = {
     const leftovers = [
       ...removeCheckDirectoryLeftovers(path.join(outdir, 'stacks'), !dryRun),
       ...allStacks.flatMap((s) => removeWritingLeftovers(path.join(outdir, 'stacks', s), !dryRun)),
-    ];
+    ].map(shown);
+    // The guard directories of a killed `tf --refuse-replace` (in the temporary directory: named whole).
+    leftovers.push(...removeGuardDirectoryLeftovers(!dryRun, temporaryDirectory(context.env)));
     if (leftovers.length > 0 && !json) {
       context.stdout(
         [
           `${dryRun ? 'Would remove' : 'Removed'} what killed runs left (their process no longer runs; no engine run of a stack reads them):`,
-          ...leftovers.map((l) => `  ${terminalLine(shown(l))}`),
+          ...leftovers.map((l) => `  ${terminalLine(l)}`),
           '',
         ].join('\n'),
       );
@@ -150,7 +154,7 @@ export const adoptCommand: Command = {
     const reports = new Map<string, AdoptionJsonStack & { files: AdoptionJsonStack['files'][number][]; refused: AdoptionJsonStack['refused'][number][] }>();
     const planChecked: string[] = [];
     const printJson = () => {
-      const report: AdoptionJson = { command: 'adopt', dryRun, leftovers: leftovers.map(shown), stacks: [...reports.values()], planChecked };
+      const report: AdoptionJson = { command: 'adopt', dryRun, leftovers: [...leftovers], stacks: [...reports.values()], planChecked };
       context.stdout(terminalJson(report));
     };
     const fileChange = (stack: string, file: string, action: 'written' | 'removed') => reports.get(stack)?.files.push({ path: shown(file), action });

@@ -55,7 +55,7 @@ export interface AdoptionJson {
   readonly command: 'adopt';
   /** True with `--dry-run`: no file and no state changed. */
   readonly dryRun: boolean;
-  /** Files and directories left by killed runs: removed (or, with `--dry-run`, to remove). */
+  /** Files and directories left by killed runs (relative to the working directory, guard directories whole): removed (or, with `--dry-run`, to remove). */
   readonly leftovers: readonly string[];
   /** Per stack, in the order adopt handled them. */
   readonly stacks: readonly AdoptionJsonStack[];

@@ -7,6 +7,7 @@ import { AccessDiff, diffAccess } from '../access/access-diff';
 import { AccessModel } from '../access/access-model';
 import { formatBinding, isPemField, pemFingerprint } from '../access/binding-format';
 import { DeclaredObject } from './declared-object';
+import { mountTypeMismatch } from './mount-type-mismatch';
 import { describeMountAttributeChange, mountAttributeChanges } from './mount-attribute-changes';
 import { unconfiguredJwtMount } from './unconfigured-jwt-mount';
 import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, isUnchangedDefault, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
@@ -86,7 +87,7 @@ export async function detectDrift(
         continue;
       }
       if (mount.type !== wantType) {
-        findings.push({ kind: 'changed', ...at(o), identities: [], summary: `auth method ${o.name}/ is of type ${mount.type}, declared ${wantType}`, details: [] });
+        findings.push({ kind: 'changed', ...at(o), identities: [], summary: `auth method ${o.name}/ is of type ${mount.type}, declared ${wantType}`, details: [mountTypeMismatch(o.name, mount.type, wantType, live.store?.cli)] });
         continue;
       }
       // local (forces a replacement), description, tune: each with what applying does.
