@@ -316,9 +316,11 @@ function comparable(value: unknown): string | undefined {
   return JSON.stringify(value);
 }
 
-/** The configuration with only the identities whose name passes. */
+/** The configuration with only the identities whose name passes, and the auth mounts they log in through. */
 export function restrict(configuration: StoreConfiguration, keep: (name: string) => boolean): StoreConfiguration {
-  return { ...configuration, identities: configuration.identities.filter((i) => keep(i.name)) };
+  const identities = configuration.identities.filter((i) => keep(i.name));
+  const mounts = new Set(identities.map((i) => i.mount));
+  return { ...configuration, identities, ...(configuration.authMounts ? { authMounts: configuration.authMounts.filter((m) => mounts.has(m.path)) } : {}) };
 }
 
 /** A JWT configuration value as text: PEM keys by fingerprint (two keys share every prefix), long values shortened. */
