@@ -362,7 +362,7 @@ function jobCache(dependencies: 'pull' | 'pull-push', synthesis = false): string
     '    - key:',
     '        files: [package-lock.json]',
     '        prefix: secretstore-iac-deps',
-    '      paths: [node_modules/]',
+    '      paths: [node_modules]',
     `      policy: ${dependencies}`,
     ...(synthesis ? ['    - key: secretstore-iac-synth', `      paths: [${SYNTH_CACHE_DIR}/]`] : []),
   ].join('\n');

@@ -166,7 +166,7 @@ describe('every job reuses the synth job\'s work and the pipeline\'s dependencie
   it('dependencies: node_modules from the cache keyed on the lock file, filled by the build job only; installed only without it', () => {
     for (const job of jobs) {
       const deps = pipeline[job].cache?.[0];
-      expect({ job, deps }).toEqual({ job, deps: { key: { files: ['package-lock.json'], prefix: 'secretstore-iac-deps' }, paths: ['node_modules/'], policy: job === 'secretstore-iac-build' ? 'pull-push' : 'pull' } });
+      expect({ job, deps }).toEqual({ job, deps: { key: { files: ['package-lock.json'], prefix: 'secretstore-iac-deps' }, paths: ['node_modules'], policy: job === 'secretstore-iac-build' ? 'pull-push' : 'pull' } });
       expect({ job, install: pipeline[job].script.filter((i: string) => i.includes('SECRETSTORE_IAC_INSTALL')).length }).toEqual({ job, install: 1 });
     }
     const item = installItem('secretstore-iac-apply-app-roles');
