@@ -96,6 +96,11 @@ export function commitWithOrigin(root: string, repo: string, message: string): v
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'add', '.');
   git(repo, 'commit', '-q', '-m', message);
+  pushToNewOrigin(root, repo);
+}
+
+/** Pushes `main` of `repo` to a new bare repository `origin.git` in `root`, its `origin` (whose HEAD is `main`). */
+export function pushToNewOrigin(root: string, repo: string): void {
   git(root, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
   git(repo, 'remote', 'add', 'origin', path.join(root, 'origin.git'));
   git(repo, 'push', '-q', 'origin', 'main');
