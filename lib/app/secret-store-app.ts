@@ -11,6 +11,7 @@ import { IArtifactSource, isArtifactSource, SynthesisArtifact } from '../constru
 import { artifactLayoutProblems } from '../constructs/artifact-layout';
 import { compareStrings } from '../private/compare-strings';
 import { OutputUpdate, updateOutputDirectory } from '../constructs/output-update';
+import { startedByCdkCli } from './cdktf-cli-run';
 import { inSynthesisRound, oncePerSynthesis } from '../constructs/synthesis-round';
 
 /** One problem of a synthesis: where, and what. */
@@ -194,7 +195,7 @@ export class SecretStoreApp extends App {
     try {
       super.synth();
       const artifacts = this.checkedArtifacts();
-      this.update = updateOutputDirectory(this.outdir, this.finalOutdir, artifacts);
+      this.update = updateOutputDirectory(this.outdir, this.finalOutdir, artifacts, { leaveRetiredStackDirectories: startedByCdkCli() });
       this.produced = artifacts.map((a) => a.path);
     } finally {
       // A first synthesis renamed the staging directory into place; an update leaves what did not change.
