@@ -355,16 +355,20 @@ const INSTALL = [
   'if [ -d node_modules ]; then echo "secretstore-iac: node_modules from the pipeline\'s cache"; else eval "$SECRETSTORE_IAC_INSTALL"; fi',
 ].join('\n');
 
-/** The `cache:` of a job: the dependencies (filled by the build job, `pull-push`; only read elsewhere), and the synth job's synthesis cache. */
+/**
+ * The `cache:` of a job: the dependencies (filled by the build job, `pull-push`; only read elsewhere),
+ * and the synth job's synthesis cache. The synthesis cache comes first: gitlab-ci-local (4.69) stops
+ * at the first entry whose policy does not push (or pull), so an entry after a `pull` one is never saved.
+ */
 function jobCache(dependencies: 'pull' | 'pull-push', synthesis = false): string {
   return [
     '  cache:',
+    ...(synthesis ? ['    - key: secretstore-iac-synth', `      paths: [${SYNTH_CACHE_DIR}]`] : []),
     '    - key:',
     '        files: [package-lock.json]',
     '        prefix: secretstore-iac-deps',
     '      paths: [node_modules]',
     `      policy: ${dependencies}`,
-    ...(synthesis ? ['    - key: secretstore-iac-synth', `      paths: [${SYNTH_CACHE_DIR}/]`] : []),
   ].join('\n');
 }
 
