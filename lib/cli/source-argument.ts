@@ -3,6 +3,7 @@ import * as path from 'path';
 import { ConfigurationSource, UnknownSourceError, openConfigurationSource } from '../sources/configuration-source';
 import { RefSynthesizer } from '../sources/ref-synthesizer';
 import { SYNTH_CACHE_VARIABLE, SynthesisCache } from '../sources/synthesis-cache';
+import { cliVersion } from './cli-version';
 import { CommandContext } from './command';
 import { UsageError } from './usage-error';
 
@@ -29,7 +30,7 @@ function sourceHelp(app: string | undefined): string {
 export function refSynthesizer(context: CommandContext): RefSynthesizer {
   const cacheDir = context.env[SYNTH_CACHE_VARIABLE];
   const cache = cacheDir ? new SynthesisCache(path.resolve(context.cwd, cacheDir)) : undefined;
-  return new RefSynthesizer(context.cwd, cache, (line) => context.stderr(line));
+  return new RefSynthesizer(context.cwd, cache, (line) => context.stderr(line), cliVersion());
 }
 
 /**

@@ -15,11 +15,13 @@ export class RefSynthesizer {
    * @param repo a directory of the repository the refs belong to (its `node_modules` is used)
    * @param cache the synthesis cache, when there is one
    * @param progress receives one line per step, for a terminal
+   * @param runningLibrary the version of the library running (the CLI's), part of a cache key when the checkout locks none
    */
   constructor(
     readonly repo: string,
     readonly cache?: SynthesisCache,
     private readonly progress: (line: string) => void = () => undefined,
+    private readonly runningLibrary: string = 'unknown',
   ) {}
 
   /** Syntheses actually run (not found in this run or in the cache). */
@@ -34,7 +36,7 @@ export class RefSynthesizer {
    */
   synthesize(commit: string): Promise<string> {
     return (async () => {
-      const identity = await synthesisIdentity(commit, this.repo);
+      const identity = await synthesisIdentity(commit, this.repo, this.runningLibrary);
       const key = synthesisKey(identity);
       const known = this.outputs.get(key);
       if (known !== undefined) {

@@ -110,7 +110,7 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
   it('a corrupt entry (a file changed, missing, added; an unreadable record) is ignored, removed and synthesized again', async () => {
     const commit = git('rev-parse', 'main');
     const cache = new SynthesisCache(path.join(root, 'cache'));
-    const key = synthesisKey(await synthesisIdentity(commit, repo));
+    const key = synthesisKey(await synthesisIdentity(commit, repo, '0.0.0-test'));
     const entry = path.join(cache.dir, key);
     const corruptions: Array<[string, () => void]> = [
       ['differs from its recorded digest', () => fs.writeFileSync(path.join(entry, 'out', 'stacks', 'one', 'cdk.tf.json'), '{}')],
@@ -119,7 +119,7 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
       ['entry.json unreadable', () => fs.writeFileSync(path.join(entry, 'entry.json'), '{"format":')],
     ];
     for (const [why, corrupt] of corruptions) {
-      const first = new RefSynthesizer(repo, cache);
+      const first = new RefSynthesizer(repo, cache, undefined, '0.0.0-test');
       const out = await first.synthesize(commit);
       first.dispose();
       fs.rmSync(counter, { force: true });
@@ -127,7 +127,7 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
       expect(cache.lookup(key)).toBe(out);
       corrupt();
       const progress: string[] = [];
-      const again = new RefSynthesizer(repo, cache, (l) => progress.push(l));
+      const again = new RefSynthesizer(repo, cache, (l) => progress.push(l), '0.0.0-test');
       const out2 = await again.synthesize(commit);
       again.dispose();
       expect([why, progress.find((l) => l.includes('corrupt entry'))]).toEqual([why, expect.stringContaining(why)]);
@@ -137,7 +137,7 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
   });
 
   it('the key follows the tree and the library version: another locked library is another entry', async () => {
-    const identity = await synthesisIdentity(git('rev-parse', 'main'), repo);
+    const identity = await synthesisIdentity(git('rev-parse', 'main'), repo, '0.0.0-test');
     expect(identity.tree).toBe(git('rev-parse', 'main^{tree}'));
     expect(synthesisKey(identity)).toMatch(/^[0-9a-f]{64}$/);
     expect(synthesisKey({ ...identity, library: `${identity.library}-other` })).not.toBe(synthesisKey(identity));
