@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { App, AppConfig } from 'cdktf';
+import { App, AppConfig } from '../framework/framework';
 import { PlatformDeclarations } from '../constructs/platform-declarations';
 import { PLATFORM_RULES } from '../rules/platform-rules';
 import { IConstruct } from 'constructs';
