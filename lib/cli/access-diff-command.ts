@@ -8,7 +8,7 @@ import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { LIVE_SOURCE, loadConfiguration } from './live-source';
-import { SOURCE_HELP } from './source-argument';
+import { refSynthesizer, SOURCE_HELP } from './source-argument';
 import { terminalJson, terminalText } from '../private/terminal-text';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 
@@ -37,12 +37,19 @@ export const accessDiffCommand: Command = {
     'Exit codes: 0 no access change, 1 access changed, 2 usage error, 3 runtime error.',
     '',
     'Example (CI): secretstore-iac access-diff origin/main HEAD > access-diff.md',
+    'In the configuration pipeline: access-diff cdktf.base.out cdktf.out (both synthesized once, by the synth job).',
   ].join('\n'),
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(args, { format: { type: 'string' }, 'risk-flag-count': { type: 'string' } }, { min: 2, max: 2, names: 'BASE and HEAD' });
     const format = formatOption(values.format, ['md', 'json'] as const, 'md');
     const sides = [];
-    for (const argument of positionals) sides.push(await loadConfiguration(argument, context));
+    // One synthesizer for both sides: two refs of one tree are synthesized once.
+    const synthesizer = refSynthesizer(context);
+    try {
+      for (const argument of positionals) sides.push(await loadConfiguration(argument, context, { synthesizer }));
+    } finally {
+      synthesizer.dispose();
+    }
     // One parser for both sides: a policy text present in both is parsed once.
     const parser = new PolicyParser();
     const [base, head] = await Promise.all(sides.map((s) => AccessModel.load(s.configuration, parser)));

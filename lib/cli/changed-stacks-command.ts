@@ -8,7 +8,7 @@ import { terminalJson, terminalLine, terminalText } from '../private/terminal-te
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
-import { openSourceArgument, SOURCE_HELP } from './source-argument';
+import { openSourceArgument, refSynthesizer, SOURCE_HELP } from './source-argument';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 
 /** `secretstore-iac changed-stacks BASE HEAD`: the stacks a change touches, for pipelines. */
@@ -42,8 +42,10 @@ export const changedStacksCommand: Command = {
     const { values, positionals } = parseCommandArguments(args, { format: { type: 'string' }, 'markdown-file': { type: 'string' } }, { min: 2, max: 2, names: 'BASE and HEAD' });
     const format = formatOption(values.format, ['lines', 'md', 'json'] as const, 'lines');
     const sides: ConfigurationSource[] = [];
+    // One synthesizer for both sides: two refs of one tree are synthesized once.
+    const synthesizer = refSynthesizer(context);
     try {
-      for (const argument of positionals) sides.push(await openSourceArgument(argument, context));
+      for (const argument of positionals) sides.push(await openSourceArgument(argument, context, synthesizer));
       const [base, head] = sides.map((s) => readStackDigests(s.dir));
       const selection = selectChangedStacks(base, head);
       const labels = { base: sides[0].label, head: sides[1].label };
@@ -62,6 +64,7 @@ export const changedStacksCommand: Command = {
       return ExitCode.ok;
     } finally {
       sides.forEach((s) => s.dispose());
+      synthesizer.dispose();
     }
   },
 };

@@ -10,6 +10,7 @@ import { initCommand } from './init-command';
 import { movesCommand } from './moves-command';
 import { provisionCommand } from './provision-command';
 import { rotateSecretIdCommand } from './rotate-secret-id-command';
+import { synthRefCommand } from './synth-ref-command';
 import { whoCanCommand } from './who-can-command';
 
 /**
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   accessCommand,
   accessDiffCommand,
   changedStacksCommand,
+  synthRefCommand,
   whoCanCommand,
   provisionCommand,
   rotateSecretIdCommand,

@@ -5,6 +5,7 @@ import { KnownKvMount } from '../access/kv-path-form';
 import { readDeclaredKvMounts } from '../reconcile/declared-kv-mount';
 import { KV_MOUNT_CHECK_PATH, parseSecretsMounts } from '../reconcile/kv-mount-version-check';
 import { CommandContext } from './command';
+import { RefSynthesizer } from '../sources/ref-synthesizer';
 import { openSourceArgument } from './source-argument';
 
 /** The SOURCE argument that names the live store instead of a synthesized output or a git ref. */
@@ -28,6 +29,8 @@ export interface LoadedConfiguration {
 export interface LoadOptions {
   /** Also read the KV mounts and their versions. @default false */
   readonly kvMounts?: boolean;
+  /** Synthesizes a git ref: the run's, shared by the sides of a comparison. @default one of this source alone */
+  readonly synthesizer?: RefSynthesizer;
 }
 
 /** The declared KV mounts of a synthesized output whose version is not contradicted by another stack. */
@@ -77,7 +80,7 @@ export async function loadConfiguration(argument: string, context: CommandContex
       ...(options.kvMounts ? { kvMounts: await liveKvMounts(client) } : {}),
     };
   }
-  const source = await openSourceArgument(argument, context);
+  const source = await openSourceArgument(argument, context, options.synthesizer);
   try {
     return {
       configuration: readStoreConfiguration(source.dir),

@@ -1,5 +1,9 @@
 import { ownCdktfAppCommand } from '../sources/cdktf-app-command';
+import * as path from 'path';
 import { ConfigurationSource, UnknownSourceError, openConfigurationSource } from '../sources/configuration-source';
+import { RefSynthesizer } from '../sources/ref-synthesizer';
+import { SYNTH_CACHE_VARIABLE, SynthesisCache } from '../sources/synthesis-cache';
+import { cliVersion } from './cli-version';
 import { CommandContext } from './command';
 import { UsageError } from './usage-error';
 
@@ -13,19 +17,35 @@ function sourceHelp(app: string | undefined): string {
   return [
     'SOURCE is a synthesized output directory (with manifest.json) or a git ref of the repository',
     '(branch, tag, commit); a ref is checked out into a temporary git worktree, compiled and',
-    'synthesized there with the `app` command of its cdktf.json, then removed.',
+    'synthesized there with the `app` command of its cdktf.json, then removed. A tree is synthesized',
+    `once per run; with ${SYNTH_CACHE_VARIABLE}=DIR, once per tree and library version (docs/pipelines.md §7).`,
     ...(app === undefined ? [] : [`Here that command is \`${app}\`.`]),
   ].join('\n');
 }
 
 /**
+ * The synthesizer of git refs for one run of a command: with the synthesis cache of
+ * `SECRETSTORE_IAC_SYNTH_CACHE` (relative to the working directory) when set; progress to standard error.
+ */
+export function refSynthesizer(context: CommandContext): RefSynthesizer {
+  const cacheDir = context.env[SYNTH_CACHE_VARIABLE];
+  const cache = cacheDir ? new SynthesisCache(path.resolve(context.cwd, cacheDir)) : undefined;
+  return new RefSynthesizer(context.cwd, cache, (line) => context.stderr(line), cliVersion());
+}
+
+/**
  * Opens a SOURCE argument; progress of a git ref synthesis goes to standard error.
+ * @param synthesizer the run's synthesizer ({@link refSynthesizer}), shared by the sides of a
+ *   comparison; without it, one of this source alone (disposed with it)
  * @throws UsageError when the argument is neither a directory nor a git ref
  */
-export async function openSourceArgument(argument: string, context: CommandContext): Promise<ConfigurationSource> {
+export async function openSourceArgument(argument: string, context: CommandContext, synthesizer?: RefSynthesizer): Promise<ConfigurationSource> {
+  const own = synthesizer === undefined ? refSynthesizer(context) : undefined;
   try {
-    return await openConfigurationSource(argument, context.cwd, (line) => context.stderr(line));
+    const source = await openConfigurationSource(argument, context.cwd, (line) => context.stderr(line), synthesizer ?? own);
+    return own === undefined ? source : { ...source, dispose: () => own.dispose() };
   } catch (e) {
+    own?.dispose();
     if (e instanceof UnknownSourceError) throw new UsageError(e.message);
     throw e;
   }

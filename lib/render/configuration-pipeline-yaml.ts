@@ -103,6 +103,17 @@ export const DESTROY_REMOVED_JOB = 'secretstore-iac-destroy-removed-objects';
  * configuration removed them (`tf --removals-file`); absent when it destroys nothing.
  */
 export const REMOVALS_SUFFIX = '.removals';
+/**
+ * The synth job's artifact: the base (the merge request's target branch, the commit before the push)
+ * synthesized once (`secretstore-iac synth-ref`), which `moves`, `changed-stacks` and the access diff
+ * read; absent when there is no base or it could not be synthesized.
+ */
+export const BASE_OUTPUT = 'cdktf.base.out';
+/**
+ * The synthesis cache of the synth job (`SECRETSTORE_IAC_SYNTH_CACHE`), kept in the pipeline's
+ * `cache:`: a base synthesized by an earlier pipeline (same tree, same library) is not synthesized again.
+ */
+export const SYNTH_CACHE_DIR = '.secretstore-iac/synth-cache';
 /** The synth job's Markdown of the moves, renames and removals since the base (`moves --markdown-file`), appended to the note. */
 const MOVES_NOTE = 'secretstore-iac-moves.md';
 
@@ -192,12 +203,21 @@ function selectStacks(stacks: readonly string[]): string {
     `    ${all}`,
     `    echo "### Stacks planned: every stack (no previous commit to compare with)" > ${CHANGED_STACKS_NOTE}`,
     '  else',
+    '    # The base, synthesized once (from the synthesis cache when an earlier pipeline synthesized its tree):',
+    '    # moves, changed-stacks and the access diff read it, and cdktf.out, this commit synthesized once above.',
+    `    rm -rf ${BASE_OUTPUT}`,
+    `    if ! npx secretstore-iac synth-ref "$base" ${BASE_OUTPUT}; then`,
+    `      rm -rf ${BASE_OUTPUT}`,
+    '      echo "secretstore-iac: $base could not be synthesized (the error is above): no moves written, every stack is planned" >&2',
+    '    fi',
     '    # Objects that moved between stacks since the base (sharding, docs/sharding.md): removed blocks',
     '    # (kept on the store) where they were, import blocks where they are now, so no plan recreates them.',
     '    # Without them, --refuse-replace refuses the plan that would destroy a moved object.',
     '    # Renamed construct ids get moved blocks; objects removed since the base (revocations) are listed for the note.',
-    `    npx secretstore-iac moves "$base" cdktf.out --markdown-file ${MOVES_NOTE} --approval ${shellQuote(APPROVAL)} || echo "secretstore-iac: the moves since $base could not be written (the error is above): a plan that destroys a moved object will be refused" >&2`,
-    `    if ! npx secretstore-iac changed-stacks "$base" cdktf.out --markdown-file ${CHANGED_STACKS_NOTE} > ${CHANGED_STACKS_FILE}; then`,
+    `    if [ -f ${BASE_OUTPUT}/manifest.json ]; then`,
+    `      npx secretstore-iac moves ${BASE_OUTPUT} cdktf.out --markdown-file ${MOVES_NOTE} --approval ${shellQuote(APPROVAL)} || echo "secretstore-iac: the moves since $base could not be written (the error is above): a plan that destroys a moved object will be refused" >&2`,
+    '    fi',
+    `    if [ ! -f ${BASE_OUTPUT}/manifest.json ] || ! npx secretstore-iac changed-stacks ${BASE_OUTPUT} cdktf.out --markdown-file ${CHANGED_STACKS_NOTE} > ${CHANGED_STACKS_FILE}; then`,
     '      echo "secretstore-iac: the stacks changed since $base could not be told (the error is above): every stack is planned" >&2',
     `      ${all}`,
     `      echo "### Stacks planned: every stack (the comparison with \\\`$base\\\` failed: see the synth job)" > ${CHANGED_STACKS_NOTE}`,
@@ -277,6 +297,19 @@ function stackInputs(stack: string, inputs: readonly PipelineInputVariable[] | u
   return lines.join('\n');
 }
 
+/**
+ * The steps of {@link DESTROY_REMOVED_JOB} that give the required input variables of each stack it
+ * applies (those listed in `removal-stacks.txt`) as the apply jobs do ({@link stackInputs}): without
+ * one, the job fails naming it, before anything is applied. One step per stack with such variables.
+ */
+function removalInputs(stacks: readonly string[], inputs: ConfigurationPipelineYamlOptions['inputs']): string[] {
+  return stacks.flatMap((stack) => {
+    const step = stackInputs(stack, inputs?.[stack], false);
+    if (step === undefined) return [];
+    return [[`if grep -qxF ${shellQuote(stack)} removal-stacks.txt; then`, ...step.split('\n').map((l) => `  ${l}`), 'fi'].join('\n')];
+  });
+}
+
 /** The header's lines naming the CI/CD variables the stacks' input variables come from, one per variable. */
 function inputsHeader(inputs: ConfigurationPipelineYamlOptions['inputs']): string[] {
   const byVariable = new Map<string, string[]>();
@@ -309,6 +342,33 @@ function deferRemovals(stack: string, then: string): string {
     `  echo "secretstore-iac: not applied here: the manual job ${DESTROY_REMOVED_JOB} applies the plan of ${stack} (with its other changes) once a person starts it"`,
     `  ${then}`,
     'fi',
+  ].join('\n');
+}
+
+/**
+ * The install step of every job: the dependencies come from the pipeline's cache (`node_modules`,
+ * keyed on package-lock.json, filled by the build job); `SECRETSTORE_IAC_INSTALL` runs only when the
+ * cache had none (its first pipeline, a new lock file, a runner without that cache).
+ */
+const INSTALL = [
+  '# Dependencies from the pipeline\'s cache (node_modules, keyed on package-lock.json); installed only without it.',
+  'if [ -d node_modules ]; then echo "secretstore-iac: node_modules from the pipeline\'s cache"; else eval "$SECRETSTORE_IAC_INSTALL"; fi',
+].join('\n');
+
+/**
+ * The `cache:` of a job: the dependencies (filled by the build job, `pull-push`; only read elsewhere),
+ * and the synth job's synthesis cache. The synthesis cache comes first: gitlab-ci-local (4.69) stops
+ * at the first entry whose policy does not push (or pull), so an entry after a `pull` one is never saved.
+ */
+function jobCache(dependencies: 'pull' | 'pull-push', synthesis = false): string {
+  return [
+    '  cache:',
+    ...(synthesis ? ['    - key: secretstore-iac-synth', `      paths: [${SYNTH_CACHE_DIR}]`] : []),
+    '    - key:',
+    '        files: [package-lock.json]',
+    '        prefix: secretstore-iac-deps',
+    '      paths: [node_modules]',
+    `      policy: ${dependencies}`,
   ].join('\n');
 }
 
@@ -405,9 +465,11 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       'secretstore-iac-build:',
       '  stage: build',
       image + rules(MR, DEFAULT_BRANCH),
+      // The one job that installs the dependencies into the cache; every other job reads them from it.
+      jobCache('pull-push'),
       '  script:',
       script('    ', [
-        'eval "$SECRETSTORE_IAC_INSTALL"',
+        INSTALL,
         'npm run build',
         '# npm makes a package\'s bin executable only when it links it: keep this project\'s own bin runnable by npx.',
         'if [ -f dist/bin/secretstore-iac.js ]; then chmod +x dist/bin/secretstore-iac.js; fi',
@@ -419,12 +481,15 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       'secretstore-iac-synth:',
       '  stage: synth',
       image + rules(MR, DEFAULT_BRANCH, SCHEDULE),
+      jobCache('pull', true),
       '  variables:',
       '    # The whole history: the base of the stack selection (the previous commit, the target branch) is in it.',
       '    GIT_DEPTH: "0"',
+      `    SECRETSTORE_IAC_SYNTH_CACHE: ${q(SYNTH_CACHE_DIR)}`,
       '  script:',
       script('    ', [
-        'eval "$SECRETSTORE_IAC_INSTALL"',
+        INSTALL,
+        '# This commit, synthesized once: every later job reads this cdktf.out (artifact), none synthesizes again.',
         '# Synthesis validates every declaration and the platform rules; it writes nothing on a problem.',
         'npm run synth',
         '# npm makes a package\'s bin executable only when it links it: keep this project\'s own bin runnable by npx.',
@@ -439,7 +504,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         selectStacks(stacks),
       ]),
       '  artifacts:',
-      `    paths: [cdktf.out/, dist/, ${CHANGED_STACKS_FILE}, ${CHANGED_STACKS_NOTE}, ${RETIRED_STACKS_FILE}]`,
+      `    paths: [cdktf.out/, ${BASE_OUTPUT}/, dist/, ${CHANGED_STACKS_FILE}, ${CHANGED_STACKS_NOTE}, ${RETIRED_STACKS_FILE}]`,
       '    exclude: ["cdktf.out/**/.terraform/**/*"]',
       '    expire_in: 1 week',
       '',
@@ -467,7 +532,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   ] as const;
   /** A plan job's lines up to its script. */
   const planJobHead = (name: string, condition: string, loginJob: string) =>
-    [`${name}:`, '  stage: plan', `  extends: ${loginJob}`, image + rules(condition), '  needs: [secretstore-iac-synth]', OWN_PLUGIN_CACHE, '  script:'].join('\n');
+    [`${name}:`, '  stage: plan', `  extends: ${loginJob}`, image + rules(condition), '  needs: [secretstore-iac-synth]', jobCache('pull'), OWN_PLUGIN_CACHE, '  script:'].join('\n');
   const inputs = (stack: string, review: boolean) => {
     const step = stackInputs(stack, options.inputs?.[stack], review);
     return step === undefined ? [] : [step];
@@ -480,7 +545,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           script('    ', [
             skipUnchanged(stack, 'plan'),
             ...inputs(stack, suffix === ''),
-            'eval "$SECRETSTORE_IAC_INSTALL"',
+            INSTALL,
             `mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
             MAKE_PLUGIN_CACHE,
             tf(stack, 'init -input=false'),
@@ -505,13 +570,14 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         // One apply per stack at a time across pipelines; the state lock covers everyone else.
         `  resource_group: ${q(`secretstore-iac-${stack}`)}`,
         `  needs: [${['secretstore-iac-synth', `secretstore-iac-plan-${stack}-default-branch`, ...applyNeeds(options, stack)].join(', ')}]`,
+        jobCache('pull'),
         OWN_PLUGIN_CACHE,
         '  script:',
         script('    ', [
           skipUnchanged(stack, 'apply'),
           deferRemovals(stack, 'exit 0'),
           ...inputs(stack, false),
-          'eval "$SECRETSTORE_IAC_INSTALL"',
+          INSTALL,
           MAKE_PLUGIN_CACHE,
           tf(stack, 'init -input=false'),
           tf(stack, `apply -input=false -lock-timeout=10m ${planFile(stack)}`, true),
@@ -522,11 +588,12 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         '  extends: .secretstore-iac-apply-login',
         image + rules(SCHEDULE),
         '  needs: [secretstore-iac-synth]',
+        jobCache('pull'),
         OWN_PLUGIN_CACHE,
         '  script:',
         script('    ', [
           ...inputs(stack, false),
-          'eval "$SECRETSTORE_IAC_INSTALL"',
+          INSTALL,
           MAKE_PLUGIN_CACHE,
           tf(stack, 'init -input=false'),
           '# Exit 2: the store differs from the configuration (drift); the job fails and shows the plan.',
@@ -548,7 +615,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         planJobHead(`secretstore-iac-plan-retired${suffix}`, condition, loginJob),
         script('    ', [
           skipNoRetired('plan'),
-          'eval "$SECRETSTORE_IAC_INSTALL"',
+          INSTALL,
           `mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
           MAKE_PLUGIN_CACHE,
           // --refuse-replace: a retired stack's plan may only forget, and destroy what was removed (listed).
@@ -573,11 +640,12 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       `  resource_group: ${q('secretstore-iac-retired')}`,
       // No needs: the stage waits for every apply job (a needs list holds at most 50 jobs).
       '  dependencies: [secretstore-iac-synth, secretstore-iac-plan-retired-default-branch]',
+      jobCache('pull'),
       OWN_PLUGIN_CACHE,
       '  script:',
       script('    ', [
         skipNoRetired('apply'),
-        'eval "$SECRETSTORE_IAC_INSTALL"',
+        INSTALL,
         MAKE_PLUGIN_CACHE,
         forEachRetired([
           ...deferRemovals('$stack', 'continue').split('\n'),
@@ -603,6 +671,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       '      allow_failure: true',
       `  resource_group: ${q('secretstore-iac-removals')}`,
       `  dependencies: [${['secretstore-iac-synth', ...stacks.map((s) => `secretstore-iac-plan-${s}-default-branch`), 'secretstore-iac-plan-retired-default-branch'].join(', ')}]`,
+      jobCache('pull'),
       OWN_PLUGIN_CACHE,
       '  script:',
       script('    ', [
@@ -622,7 +691,10 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           'echo "secretstore-iac: started by ${GITLAB_USER_LOGIN:-a person}: destroying what the configuration declares nowhere any more:"',
           `for stack in $(cat removal-stacks.txt); do echo "  $stack:"; sed 's/^/    /' ${withRemovals}; done`,
         ].join('\n'),
-        'eval "$SECRETSTORE_IAC_INSTALL"',
+        // The input variables of the stacks it applies (an ephemeral variable is not in the saved
+        // plan: the apply needs it again), checked for all of them before the first apply.
+        ...removalInputs(stacks, options.inputs),
+        INSTALL,
         MAKE_PLUGIN_CACHE,
         // --allow-removals: the removals pass; a replacement or any other destroy is still refused.
         [
@@ -640,17 +712,28 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       'secretstore-iac-access-diff:',
       '  stage: review',
       image + rules(MR),
-      '  needs: [secretstore-iac-build, secretstore-iac-synth]',
+      // The synth job's artifacts: this commit and the base as it synthesized them, and the built configuration.
+      '  needs: [secretstore-iac-synth]',
+      jobCache('pull'),
       '  variables:',
+      '    # Only when the synth job could not synthesize the base: the target branch is then synthesized here.',
       '    GIT_DEPTH: "0"',
       '  script:',
       script('    ', [
-        'eval "$SECRETSTORE_IAC_INSTALL"',
-        'git fetch --quiet origin "$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"',
+        INSTALL,
+        [
+          `# The base and this commit as the synth job synthesized them (${BASE_OUTPUT}, cdktf.out): nothing synthesized again.`,
+          `if [ -f ${BASE_OUTPUT}/manifest.json ]; then`,
+          `  base=${BASE_OUTPUT}`,
+          'else',
+          '  git fetch --quiet origin "$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"',
+          '  base="origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"',
+          'fi',
+        ].join('\n'),
         // One script item: the runner prints each item before running it, which resets `$?`.
         [
           'set +e',
-          'npx secretstore-iac access-diff "origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME" HEAD --risk-flag-count access-risk-flags.txt > access-diff.md',
+          'npx secretstore-iac access-diff "$base" cdktf.out --risk-flag-count access-risk-flags.txt > access-diff.md',
           'rc=$?',
           'set -e',
           '# 0 no access change, 1 access changed; anything else is an error of the diff itself.',

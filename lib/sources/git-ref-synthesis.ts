@@ -3,7 +3,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { CDKTF_CONFIG_FILE, readCdktfAppCommand } from './cdktf-app-command';
-import { lockedLibrary } from './locked-library';
+import { lockedLibrary, lockedLibraryIn } from './locked-library';
+import { SynthesisIdentity } from './synthesis-cache';
 
 /** A configuration synthesized from a git ref into a temporary directory. */
 export interface SynthesizedRef {
@@ -23,6 +24,26 @@ export async function resolveGitCommit(ref: string, repo: string): Promise<strin
   if (ref.startsWith('-')) return undefined;
   const result = await run('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], repo);
   return result.code === 0 ? result.output.trim() : undefined;
+}
+
+/**
+ * What the synthesis of a commit depends on ({@link synthesizeGitRef}): the commit's git tree, and
+ * the library it is synthesized with: the `secretstore-iac` the commit's package-lock.json locks when
+ * it differs from the checkout's (then {@link synthesizeGitRef} installs it), else the checkout's (or,
+ * when the checkout's lock has none, as in this library's own repository, `runningLibrary`: there the
+ * tree holds the library's sources).
+ * @param runningLibrary the version of the library running (the CLI's)
+ * @throws Error when `commit` names no commit of `repo`
+ */
+export async function synthesisIdentity(commit: string, repo: string, runningLibrary: string): Promise<SynthesisIdentity> {
+  const tree = await run('git', ['rev-parse', '--verify', '--quiet', `${commit}^{tree}`], repo);
+  if (tree.code !== 0) throw new Error(`${commit} names no commit of ${repo}`);
+  const top = (await run('git', ['rev-parse', '--show-toplevel'], repo)).output.trim();
+  const lock = await run('git', ['show', `${commit}:package-lock.json`], repo);
+  const locked = lock.code === 0 ? lockedLibraryIn(lock.output) : undefined;
+  const installed = lockedLibrary(top);
+  const library = locked !== undefined && locked.identity !== installed?.identity ? locked.identity : (installed?.identity ?? `secretstore-iac ${runningLibrary}`);
+  return { tree: tree.output.trim(), library };
 }
 
 /**

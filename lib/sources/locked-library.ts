@@ -15,9 +15,20 @@ export interface LockedLibrary {
  * package).
  */
 export function lockedLibrary(checkout: string): LockedLibrary | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(checkout, 'package-lock.json'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  return lockedLibraryIn(text);
+}
+
+/** The `secretstore-iac` the text of a package-lock.json installs (see {@link lockedLibrary}); undefined when unreadable or none. */
+export function lockedLibraryIn(lockText: string): LockedLibrary | undefined {
   let lock: { packages?: Record<string, { version?: unknown; resolved?: unknown; integrity?: unknown }> };
   try {
-    lock = JSON.parse(fs.readFileSync(path.join(checkout, 'package-lock.json'), 'utf8'));
+    lock = JSON.parse(lockText);
   } catch {
     return undefined;
   }

@@ -7,20 +7,29 @@
  * or the commit before the push (gitlab-ci-local has no CI_COMMIT_BEFORE_SHA: the test gives it). gitlab-ci-local does not mint ID tokens: the test signs
  * one per pipeline with the key the store's JWT method trusts and passes it as a variable.
  */
-import { execFileSync, spawn } from 'child_process';
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import { REPO_ROOT } from '../support/paths';
+import {
+  bootstrapStacks,
+  commitWithOrigin,
+  copyLibraryInto,
+  copyPipelineFile,
+  git,
+  gitlabCiLocal,
+  pipelineJobToken,
+  PROJECT_ID,
+  removeBuild,
+  synthesizeRepository,
+} from '../support/store/configuration-pipeline-harness';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { jwtLogin, TEST_SETTINGS } from '../support/store/platform-fixture';
 import { postgresBinDir, RunningPostgres, startPostgres } from '../support/store/postgres-server';
 import { RunningStore, startStore } from '../support/store/store-server';
 import { storeKind, toolchain } from '../support/store/toolchain-env';
-
-const PROJECT_ID = '4242';
-const GLCI = path.join(REPO_ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
 
 /** The uncompressed entries of a zip archive (a saved plan), read through its central directory. */
 function zipEntries(file: string): Record<string, Buffer> {
@@ -45,28 +54,6 @@ function zipEntries(file: string): Record<string, Buffer> {
   return entries;
 }
 
-interface Run {
-  code: number;
-  output: string;
-}
-
-/** Runs a command to its end, output collected (gitlab-ci-local streams every job's log). */
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      // The whole log, for a failing assertion (jest shows only the start of a long string).
-      if (process.env.SECRETSTORE_IAC_PIPELINE_LOG) fs.appendFileSync(process.env.SECRETSTORE_IAC_PIPELINE_LOG, `$ ${args.join(' ')}\n${output}\n`);
-      // Without the engine's colours, for the assertions.
-      resolve({ code: code ?? -1, output: output.replace(/\u001b\[[0-9;]*m/g, '') });
-    });
-  });
-}
-
 // Like every gitlab-ci-local pipeline test, in the OpenBao suite only and reported skipped in the
 // Vault suite: the jobs run the same commands on either store, and each such test takes 5-17 minutes
 // (docs/store-tests.md); the engine commands they run are proven on Vault by the other store tests.
@@ -78,8 +65,6 @@ describeOnOpenBao('the configuration repository\'s pipeline under gitlab-ci-loca
   let key: JwtSigningKey;
   let root: string;
   let repo: string;
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
 
   /** stacks/platform.config.ts of the test repository: the test settings and key, a given job timeout, hash shards if given. */
   const configSource = (minutes: number, hashShards?: number) => `import { Duration, JwtKeySource, PlatformConfig } from 'secretstore-iac';
@@ -94,21 +79,18 @@ export const platformConfig: PlatformConfig = {
 
   /** Synthesizes the test repository as it is, and copies the pipeline it writes to the committed copy. */
   const refreshPipelineCopy = () => {
-    execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: repo, stdio: 'pipe' });
-    execFileSync(process.execPath, ['scripts/copy-assets.js'], { cwd: repo, stdio: 'pipe' });
-    execFileSync(process.execPath, ['dist/stacks/main.js'], { cwd: repo, stdio: 'pipe' });
-    fs.copyFileSync(path.join(repo, 'cdktf.out', 'ci', 'secretstore-iac.gitlab-ci.yml'), path.join(repo, '.gitlab', 'secretstore-iac.gitlab-ci.yml'));
-    fs.rmSync(path.join(repo, 'cdktf.out'), { recursive: true, force: true });
-    fs.rmSync(path.join(repo, 'dist'), { recursive: true, force: true });
+    synthesizeRepository(repo);
+    copyPipelineFile(repo);
+    removeBuild(repo);
   };
 
   /** The engine, the provider mirror and the dependencies every job needs, as gitlab-ci-local variables. */
   const variables = (claims: Record<string, unknown>) => {
     const tools = toolchain();
-    const vars: Record<string, string> = {
+    return {
       SECRETSTORE_ADDR: store.addr,
       PG_CONN_STR: pg.connStr,
-      SECRETSTORE_ID_TOKEN: signJwt(key.privateKey, gitlabJobClaims({ project_id: PROJECT_ID, project_path: 'acme/secretstore-config', ...claims }, { ciUrl: TEST_SETTINGS.ciUrl, lifetimeSeconds: 3600 })),
+      SECRETSTORE_ID_TOKEN: pipelineJobToken(key, claims),
       SECRETSTORE_IAC_INSTALL: `ln -sfn ${REPO_ROOT}/node_modules node_modules`,
       SECRETSTORE_IAC_TOFU: tools.tofu,
       // No TF_PLUGIN_CACHE_DIR: the plan jobs run at the same time, and two engines installing into one
@@ -116,14 +98,12 @@ export const platformConfig: PlatformConfig = {
       // installs from the local mirror into its own .terraform, as a GitLab job does on its own runner.
       TF_CLI_CONFIG_FILE: tools.cliConfig,
     };
-    return Object.entries(vars).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
   };
 
   /** A default-branch pipeline of a push onto `before` (GitLab's CI_COMMIT_BEFORE_SHA). */
   const pushedOnto = (before: string) => ['--variable', `CI_COMMIT_BEFORE_SHA=${before}`];
 
-  const glci = (args: string[], claims: Record<string, unknown>, extra: string[] = [], cwd = repo) =>
-    run(GLCI, [...args, '--shell-isolation', '--no-color', '--json-schema-validation', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...variables(claims), ...extra], cwd, { HOME: root });
+  const glci = (args: string[], claims: Record<string, unknown>, extra: string[] = [], cwd = repo) => gitlabCiLocal(cwd, root, args, variables(claims), extra);
 
   beforeAll(async () => {
     store = await startStore();
@@ -133,10 +113,7 @@ export const platformConfig: PlatformConfig = {
     repo = path.join(root, 'config');
     // The configuration repository: this project's library, bin and stacks, with the test's settings
     // and the state in PostgreSQL.
-    fs.mkdirSync(repo);
-    for (const entry of ['lib', 'bin', 'stacks', 'scripts', 'package.json', 'tsconfig.json', 'cdktf.json']) {
-      fs.cpSync(path.join(REPO_ROOT, entry), path.join(repo, entry), { recursive: true });
-    }
+    copyLibraryInto(repo);
     fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(15));
     const main = path.join(repo, 'stacks', 'main.ts');
     fs.writeFileSync(
@@ -148,27 +125,16 @@ export const platformConfig: PlatformConfig = {
     );
     expect(fs.readFileSync(main, 'utf8')).toContain('platformConfig, postgresState())');
     expect(fs.readFileSync(main, 'utf8')).toContain('import { definePlatform, postgresState,');
-    fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\ndist\ncdktf.out\n.gitlab-ci-local\n');
-    fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
     // Synthesize once to get the pipeline file, commit its copy and include it.
-    execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: repo, stdio: 'pipe' });
-    execFileSync(process.execPath, ['scripts/copy-assets.js'], { cwd: repo, stdio: 'pipe' });
-    execFileSync(process.execPath, ['dist/stacks/main.js'], { cwd: repo, stdio: 'pipe' });
-    fs.mkdirSync(path.join(repo, '.gitlab'));
-    fs.copyFileSync(path.join(repo, 'cdktf.out', 'ci', 'secretstore-iac.gitlab-ci.yml'), path.join(repo, '.gitlab', 'secretstore-iac.gitlab-ci.yml'));
+    synthesizeRepository(repo);
+    copyPipelineFile(repo);
     fs.writeFileSync(path.join(repo, '.gitlab-ci.yml'), 'include:\n  - local: .gitlab/secretstore-iac.gitlab-ci.yml\n');
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'platform configuration');
-    git(root, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
-    git(repo, 'remote', 'add', 'origin', path.join(root, 'origin.git'));
-    git(repo, 'push', '-q', 'origin', 'main');
-    git(repo, 'remote', 'set-head', 'origin', 'main');
+    commitWithOrigin(root, repo, 'platform configuration');
 
     // Bootstrap, once, by an administrator with a privileged token: the pipeline's own roles exist
     // only after a first apply. Same state (PostgreSQL) as the pipeline.
     const tools = toolchain();
-    const env = {
+    await bootstrapStacks(repo, ['app-roles', 'ci-access'], {
       SECRETSTORE_ADDR: store.addr,
       VAULT_TOKEN: store.rootToken,
       PG_CONN_STR: pg.connStr,
@@ -176,15 +142,8 @@ export const platformConfig: PlatformConfig = {
       TF_CLI_CONFIG_FILE: tools.cliConfig,
       TF_PLUGIN_CACHE_DIR: tools.pluginCacheDir,
       TF_IN_AUTOMATION: '1',
-    };
-    for (const stack of ['app-roles', 'ci-access']) {
-      for (const args of [['init', '-input=false'], ['apply', '-input=false', '-auto-approve']]) {
-        const r = await run(process.execPath, ['dist/bin/secretstore-iac.js', 'tf', stack, '--', ...args], repo, env);
-        if (r.code !== 0) throw new Error(`bootstrap ${stack} ${args[0]} failed:\n${r.output}`);
-      }
-    }
-    fs.rmSync(path.join(repo, 'cdktf.out'), { recursive: true, force: true });
-    fs.rmSync(path.join(repo, 'dist'), { recursive: true, force: true });
+    });
+    removeBuild(repo);
   }, 600_000);
 
   afterAll(async () => {
@@ -217,6 +176,11 @@ export const platformConfig: PlatformConfig = {
       const pipeline = await glci([], claims, mr);
       const out = pipeline.output;
       expect(out).toContain('json schema validated');
+      // One synthesis per ref: this commit by the synth job's own synthesis, the base once by its
+      // synth-ref into cdktf.base.out; moves, changed-stacks and the access diff read those two.
+      expect(out.match(/synthesizing [0-9a-f]{12} in a temporary worktree/g) ?? []).toHaveLength(1);
+      expect(out).toMatch(/Synthesized origin\/main \([0-9a-f]{12}\) into cdktf\.base\.out\./);
+      expect(out).toMatch(/## Access changes: `origin\/main \([0-9a-f]{12}\)` → `cdktf\.out`/);
       // Only ci-access changed (its JWT roles' TTLs): app-roles's plan job ends at once, saying so.
       expect(out).toMatch(/secretstore-iac-plan-app-roles\s+finished in/);
       expect(out).toContain('secretstore-iac: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
@@ -247,6 +211,9 @@ export const platformConfig: PlatformConfig = {
 
       const acknowledged = await glci(['secretstore-iac-access-diff', '--needs'], claims, [...mr, '--variable', 'CI_MERGE_REQUEST_LABELS=docs,access-risk-acknowledged']);
       expect(acknowledged.output).toMatch(/risk flag\(s\) acknowledged by label/);
+      // The same base again: from the synthesis cache the first pipeline's synth job kept, not synthesized.
+      expect(acknowledged.output).toContain('synthesized output from the synthesis cache');
+      expect(acknowledged.output).not.toMatch(/synthesizing [0-9a-f]{12} in a temporary worktree/);
       expect(acknowledged.code).toBe(0);
     } finally {
       git(repo, 'checkout', '-q', 'main');

@@ -12,11 +12,12 @@
  * npm installs from its cache where it can (`--prefer-offline`); the registry is used for what the
  * cache lacks.
  */
-import { execFileSync, spawn } from 'child_process';
+import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { REPO_ROOT } from '../support/paths';
+import { git, GLCI, glciVariables, pushToNewOrigin } from '../support/store/configuration-pipeline-harness';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { jwtLogin, TEST_SETTINGS } from '../support/store/platform-fixture';
 import { RunningPostgres, startPostgres } from '../support/store/postgres-server';
@@ -225,8 +226,6 @@ export const platformConfig: PlatformConfig = {
       const glciRoot = path.join(work, 'pipeline');
       fs.mkdirSync(glciRoot);
       const config = path.join(glciRoot, 'secrets-config');
-      const git = (cwd: string, ...args: string[]) =>
-        execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
       await ok(process.execPath, [path.join(REPO_ROOT, 'dist', 'bin', 'secretstore-iac.js'), 'init', 'secrets-config', '--package', `file:${tarball}`], glciRoot);
       await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], config);
       // A team's repository: the test's settings, and the state in PostgreSQL (postgresState(), as docs/configuration-repository.md says).
@@ -254,10 +253,7 @@ export const platformConfig: PlatformConfig = {
       expect(git(config, 'status', '--porcelain')).toContain('locks/ci-access/.terraform.lock.hcl');
       expect(git(config, 'status', '--porcelain')).toContain('package-lock.json');
       git(config, 'commit', '-q', '-m', 'secrets store configuration');
-      git(glciRoot, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
-      git(config, 'remote', 'add', 'origin', path.join(glciRoot, 'origin.git'));
-      git(config, 'push', '-q', 'origin', 'main');
-      git(config, 'remote', 'set-head', 'origin', 'main');
+      pushToNewOrigin(glciRoot, config);
 
       const tools = toolchain();
       const variables: Record<string, string> = {
@@ -271,10 +267,9 @@ export const platformConfig: PlatformConfig = {
         // A first push: no previous commit, every stack is planned.
         CI_COMMIT_BEFORE_SHA: '0'.repeat(40),
       };
-      const glci = path.join(REPO_ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
       const pipeline = await run(
-        glci,
-        ['--shell-isolation', '--no-color', '--json-schema-validation', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...Object.entries(variables).flatMap(([k, v]) => ['--variable', `${k}=${v}`])],
+        GLCI,
+        ['--shell-isolation', '--no-color', '--json-schema-validation', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...glciVariables(variables)],
         config,
         { HOME: glciRoot },
       );

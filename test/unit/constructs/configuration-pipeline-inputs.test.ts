@@ -7,6 +7,7 @@
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { TerraformVariable } from 'cdktf';
@@ -27,10 +28,16 @@ function pipelineOf(config: PlatformConfig) {
 /** The script step of a job that handles TF_VAR_oidc_client_secret. */
 const inputStep = (job: any): string | undefined => (job.script as string[]).find((s) => s.includes('TF_VAR_oidc_client_secret'));
 
-/** Runs a step with sh in an environment of `env` only, then prints whether the variable is set, and to what. */
-function runStep(step: string, env: Record<string, string>) {
-  const r = spawnSync('sh', ['-c', `${step}\necho "after: \${TF_VAR_oidc_client_secret:-<unset>}"`], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+/** Runs a step with sh in an environment of `env` only (in a directory holding `files`), then prints whether the variable is set, and to what. */
+function runStep(step: string, env: Record<string, string>, files: Record<string, string> = {}) {
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-inputs-'));
+  try {
+    for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(cwd, name), content);
+    const r = spawnSync('sh', ['-c', `${step}\necho "after: \${TF_VAR_oidc_client_secret:-<unset>}"`], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  } finally {
+    fs.rmSync(cwd, { recursive: true, force: true });
+  }
 }
 
 describe('the people stack\'s client secret in the configuration pipeline', () => {
@@ -83,6 +90,37 @@ describe('the people stack\'s client secret in the configuration pipeline', () =
       const given = runStep(step, { TF_VAR_oidc_client_secret: 's3cr3t-value' });
       expect({ job, status: given.status, out: given.stdout + given.stderr }).toEqual({ job, status: 0, out: 'after: s3cr3t-value\n' });
     }
+  });
+});
+
+describe('the manual job that destroys removed objects applies saved plans: it needs the input variables too', () => {
+  // An ephemeral variable is not in the saved plan: applying it asks for the value again.
+  const { jobs } = pipelineOf({ ...withPeople(), ...PIPELINE });
+  const job = jobs['secretstore-iac-destroy-removed-objects'];
+  const step = inputStep(job)!;
+
+  it('checks the people stack\'s variable before the first apply', () => {
+    const script = job.script as string[];
+    expect(step).toBeDefined();
+    expect(script.indexOf(step)).toBeLessThan(script.findIndex((s) => s.includes('npx secretstore-iac tf')));
+    expect(script.indexOf(step)).toBeGreaterThan(script.findIndex((s) => s.includes('removal-stacks.txt')));
+  });
+
+  it('people\'s plan destroys removed objects, variable not given: the job fails naming the CI/CD variable; given: it goes on, printing nothing of it', () => {
+    const files = { 'removal-stacks.txt': 'app-roles\npeople\n' };
+    const missing = runStep(step, {}, files);
+    expect({ status: missing.status, stderr: missing.stderr }).toEqual({
+      status: 1,
+      stderr: 'secretstore-iac: stack people declares the input variable oidc_client_secret: set the CI/CD variable TF_VAR_oidc_client_secret (masked, protected; docs/pipelines.md)\n',
+    });
+    expect(runStep(step, { TF_VAR_oidc_client_secret: '' }, files).status).toBe(1);
+    const given = runStep(step, { TF_VAR_oidc_client_secret: 's3cr3t-value' }, files);
+    expect({ status: given.status, out: given.stdout + given.stderr }).toEqual({ status: 0, out: 'after: s3cr3t-value\n' });
+  });
+
+  it('people\'s plan destroys nothing (only another stack\'s does): the variable is not asked for', () => {
+    const r = runStep(step, {}, { 'removal-stacks.txt': 'app-roles\npeople-old\n' });
+    expect({ status: r.status, out: r.stdout + r.stderr }).toEqual({ status: 0, out: 'after: <unset>\n' });
   });
 });
 

@@ -41,30 +41,34 @@ function runItem(item: string, env: Record<string, string>, files: Record<string
 describe('the synth job selects the stacks to plan and apply', () => {
   const item: string = pipeline['secretstore-iac-synth'].script.find((i: string) => i.includes('changed-stacks'));
 
-  it('keeps the selection and its note as artifacts, with the whole history to compare with', () => {
-    expect(pipeline['secretstore-iac-synth'].artifacts.paths).toEqual(expect.arrayContaining(['changed-stacks.txt', 'changed-stacks.md']));
-    expect(pipeline['secretstore-iac-synth'].variables).toEqual({ GIT_DEPTH: '0' });
+  it('keeps the selection, its note and the base it synthesized as artifacts, with the whole history to compare with and its synthesis cache', () => {
+    expect(pipeline['secretstore-iac-synth'].artifacts.paths).toEqual(expect.arrayContaining(['cdktf.out/', 'cdktf.base.out/', 'changed-stacks.txt', 'changed-stacks.md']));
+    expect(pipeline['secretstore-iac-synth'].variables).toEqual({ GIT_DEPTH: '0', SECRETSTORE_IAC_SYNTH_CACHE: '.secretstore-iac/synth-cache' });
+    // First: gitlab-ci-local saves no cache entry listed after one it only pulls.
+    expect(pipeline['secretstore-iac-synth'].cache[0]).toEqual({ key: 'secretstore-iac-synth', paths: ['.secretstore-iac/synth-cache'] });
   });
 
-  /** An npx whose `moves` logs its call and succeeds (or runs `moves`), and whose other commands run `rest`. */
-  const withMoves = (rest: string, moves = 'exit 0') => `echo "$*" >> calls.txt; if [ "$2" = moves ]; then ${moves}; fi; ${rest}`;
+  /** The shell of an npx whose `synth-ref REF DIR` writes a synthesized output into DIR (or runs `synthRef`). */
+  const SYNTH_REF = 'if [ "$2" = synth-ref ]; then mkdir -p "$4" && echo "{}" > "$4/manifest.json"; exit 0; fi';
+  /** An npx that logs its calls, whose `synth-ref` succeeds, whose `moves` succeeds (or runs `moves`), and whose other commands run `rest`. */
+  const withMoves = (rest: string, moves = 'exit 0') => `echo "$*" >> calls.txt; ${SYNTH_REF}; if [ "$2" = moves ]; then ${moves}; fi; ${rest}`;
 
   it('merge request: against the target branch, the command\'s lines and Markdown kept', () => {
     const npx = withMoves('echo "$*" > args.txt; echo "| note |" > changed-stacks.md; printf "app-roles\\napp-roles-a\\n"');
     const r = runItem(item, { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' }, {}, npx);
     expect(r.code).toBe(0);
-    expect(r.read('args.txt')).toBe('secretstore-iac changed-stacks origin/main cdktf.out --markdown-file changed-stacks.md\n');
+    expect(r.read('args.txt')).toBe('secretstore-iac changed-stacks cdktf.base.out cdktf.out --markdown-file changed-stacks.md\n');
     expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\n');
     expect(r.output).toContain('stacks to plan and apply, in dependency order (against origin/main):\napp-roles\napp-roles-a\n');
   });
 
   it('default branch: against the commit before the push', () => {
     const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, withMoves('echo "$*" > args.txt; echo ci-access'));
-    expect(r.read('args.txt')).toBe('secretstore-iac changed-stacks 1a2b3c cdktf.out --markdown-file changed-stacks.md\n');
+    expect(r.read('args.txt')).toBe('secretstore-iac changed-stacks cdktf.base.out cdktf.out --markdown-file changed-stacks.md\n');
     expect(r.read('changed-stacks.txt')).toBe('ci-access\n');
   });
 
-  it('writes the moves between stacks against the same base first, so the selection and the plans see them', () => {
+  it('synthesizes the base once (synth-ref into cdktf.base.out), then writes the moves against it, so the selection and the plans see them; both read that one synthesis', () => {
     for (const [env, base] of [
       [{ CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' }, 'origin/main'],
       [{ CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, '1a2b3c'],
@@ -72,9 +76,33 @@ describe('the synth job selects the stacks to plan and apply', () => {
       const r = runItem(item, env, {}, withMoves('echo ci-access'));
       expect(r.code).toBe(0);
       expect(r.read('calls.txt')).toBe(
-        `secretstore-iac moves ${base} cdktf.out --markdown-file secretstore-iac-moves.md --approval ${APPROVAL_TEXT}\nsecretstore-iac changed-stacks ${base} cdktf.out --markdown-file changed-stacks.md\n`,
+        [
+          `secretstore-iac synth-ref ${base} cdktf.base.out`,
+          `secretstore-iac moves cdktf.base.out cdktf.out --markdown-file secretstore-iac-moves.md --approval ${APPROVAL_TEXT}`,
+          'secretstore-iac changed-stacks cdktf.base.out cdktf.out --markdown-file changed-stacks.md',
+          '',
+        ].join('\n'),
       );
     }
+  });
+
+  it('a base that cannot be synthesized: no moves, every stack planned, the note says the comparison failed; no half-written base is left', () => {
+    const npx = 'echo "$*" >> calls.txt; if [ "$2" = synth-ref ]; then mkdir -p "$4"; echo "synthesis (npm run synth) failed (exit 2)" >&2; exit 3; fi; echo called >> other.txt';
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, npx);
+    expect(r.code).toBe(0);
+    expect(r.output).toContain('secretstore-iac: 1a2b3c could not be synthesized (the error is above): no moves written, every stack is planned');
+    expect(r.read('calls.txt')).toBe('secretstore-iac synth-ref 1a2b3c cdktf.base.out\n');
+    expect(r.read('other.txt')).toBeUndefined();
+    expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\napp-roles-b\nci-access\n');
+    expect(r.read('changed-stacks.md')).toContain('the comparison with `1a2b3c` failed');
+    expect(r.read('cdktf.base.out/manifest.json')).toBeUndefined();
+  });
+
+  it('a base left by an earlier run of the job is not read: the base is synthesized anew', () => {
+    const npx = 'echo "$*" >> calls.txt; if [ "$2" = synth-ref ]; then exit 3; fi';
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, { 'cdktf.base.out/manifest.json': '{}' }, npx);
+    expect(r.read('calls.txt')).toBe('secretstore-iac synth-ref 1a2b3c cdktf.base.out\n');
+    expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\napp-roles-b\nci-access\n');
   });
 
   it('moves that cannot be written leave the selection to go on, saying that a plan destroying a moved object will be refused', () => {
@@ -93,7 +121,7 @@ describe('the synth job selects the stacks to plan and apply', () => {
   });
 
   it('a comparison that fails plans every stack, saying why, instead of planning none', () => {
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, 'echo "cannot synthesize 1a2b3c" >&2; exit 3');
+    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, `${SYNTH_REF}; echo "cannot read cdktf.base.out" >&2; exit 3`);
     expect(r.code).toBe(0);
     expect(r.output).toContain('the stacks changed since 1a2b3c could not be told (the error is above): every stack is planned');
     expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\napp-roles-b\nci-access\n');
@@ -129,6 +157,59 @@ describe('the synth job selects the stacks to plan and apply', () => {
     expect(r.code).toBe(0);
     expect(r.read('args.txt')).toBeUndefined();
     expect(r.read('changed-stacks.txt')).toBeUndefined();
+  });
+});
+
+describe('every job reuses the synth job\'s work and the pipeline\'s dependencies', () => {
+  const jobs = Object.keys(pipeline).filter((j) => j.startsWith('secretstore-iac-') && pipeline[j].script);
+  const installItem = (job: string): string => pipeline[job].script.find((i: string) => i.includes('SECRETSTORE_IAC_INSTALL'));
+
+  it('dependencies: node_modules from the cache keyed on the lock file, filled by the build job only; installed only without it', () => {
+    for (const job of jobs) {
+      const deps = pipeline[job].cache?.find((c: any) => c.key?.prefix === 'secretstore-iac-deps');
+      expect({ job, deps }).toEqual({ job, deps: { key: { files: ['package-lock.json'], prefix: 'secretstore-iac-deps' }, paths: ['node_modules'], policy: job === 'secretstore-iac-build' ? 'pull-push' : 'pull' } });
+      expect({ job, install: pipeline[job].script.filter((i: string) => i.includes('SECRETSTORE_IAC_INSTALL')).length }).toEqual({ job, install: 1 });
+    }
+    const item = installItem('secretstore-iac-apply-app-roles');
+    const cached = runItem(item, { SECRETSTORE_IAC_INSTALL: 'echo installed > installed.txt' }, { 'node_modules/x/package.json': '{}' });
+    expect(cached).toMatchObject({ code: 0, output: "secretstore-iac: node_modules from the pipeline's cache\njob went on\n" });
+    expect(cached.read('installed.txt')).toBeUndefined();
+    const fresh = runItem(item, { SECRETSTORE_IAC_INSTALL: 'echo installed > installed.txt' });
+    expect(fresh.read('installed.txt')).toBe('installed\n');
+    expect(runItem(item, { SECRETSTORE_IAC_INSTALL: 'exit 7' }).code).toBe(7);
+  });
+
+  it('only the synth job synthesizes (npm run synth, synth-ref); the other jobs read its artifacts', () => {
+    for (const job of jobs.filter((j) => j !== 'secretstore-iac-synth')) {
+      const text = pipeline[job].script.join('\n');
+      expect({ job, synth: /npm run synth|synth-ref/.test(text) }).toEqual({ job, synth: false });
+    }
+    for (const job of jobs.filter((j) => /-(plan|apply|drift)-/.test(j) || j === 'secretstore-iac-access-diff')) {
+      const needsSynth = pipeline[job].needs?.includes('secretstore-iac-synth') || pipeline[job].dependencies?.includes('secretstore-iac-synth');
+      expect({ job, needsSynth }).toEqual({ job, needsSynth: true });
+    }
+  });
+
+  it('the plan jobs need only the synth job: the shards plan in parallel; an apply job waits only for its plan, the stacks it depends on and ci-access', () => {
+    for (const s of OPTIONS.stacks) {
+      expect(pipeline[`secretstore-iac-plan-${s}`].needs).toEqual(['secretstore-iac-synth']);
+      expect(pipeline[`secretstore-iac-plan-${s}-default-branch`].needs).toEqual(['secretstore-iac-synth']);
+    }
+    const jobs = yaml.load(renderConfigurationPipelineYaml({ ...OPTIONS, stacks: [...OPTIONS.stacks, 'app-roles-c'] })) as Record<string, any>;
+    // app-roles-c depends on nothing: it waits for ci-access only, not for the other shards.
+    expect(jobs['secretstore-iac-apply-app-roles-c'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-c-default-branch', 'secretstore-iac-apply-ci-access']);
+  });
+
+  it('the access diff reads the base and this commit the synth job synthesized; only without that base does it synthesize the target branch', () => {
+    const job = pipeline['secretstore-iac-access-diff'];
+    expect(job.needs).toEqual(['secretstore-iac-synth']);
+    const item: string = job.script.find((i: string) => i.includes('cdktf.base.out/manifest.json'));
+    const show = `${item}\necho "base=$base"`;
+    const withBase = runItem(show, { CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' }, { 'cdktf.base.out/manifest.json': '{}' });
+    expect(withBase).toMatchObject({ code: 0, output: 'base=cdktf.base.out\njob went on\n' });
+    const without = runItem(`git() { echo "git $*"; }\n${show}`, { CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' });
+    expect(without).toMatchObject({ code: 0, output: 'git fetch --quiet origin main\nbase=origin/main\njob went on\n' });
+    expect(job.script.join('\n')).toContain('npx secretstore-iac access-diff "$base" cdktf.out --risk-flag-count access-risk-flags.txt > access-diff.md');
   });
 });
 
@@ -205,7 +286,7 @@ describe('removals (objects the configuration declares nowhere any more): planne
 
   it('the synth job appends the moves\' note (removals, moves, renames) to the merge request\'s note', () => {
     const item: string = pipeline['secretstore-iac-synth'].script.find((i: string) => i.includes('changed-stacks'));
-    const npx = 'if [ "$2" = moves ]; then echo "### Objects removed: 3 destroyed on the store, after approval" > secretstore-iac-moves.md; else echo "| note |" > changed-stacks.md; echo ci-access; fi';
+    const npx = 'if [ "$2" = synth-ref ]; then mkdir -p "$4"; echo "{}" > "$4/manifest.json"; elif [ "$2" = moves ]; then echo "### Objects removed: 3 destroyed on the store, after approval" > secretstore-iac-moves.md; else echo "| note |" > changed-stacks.md; echo ci-access; fi';
     const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, npx);
     expect(r.code).toBe(0);
     expect(r.read('changed-stacks.md')).toBe('| note |\n\n### Objects removed: 3 destroyed on the store, after approval\n');

@@ -32,7 +32,7 @@ const pipeline = yaml.load(
 ) as Record<string, any>;
 const job = pipeline['secretstore-iac-access-diff'];
 // The item that runs the diff, posts it and applies the risk-flag gate (the others install and fetch).
-const postingItem: string = job.script.find((item: string) => item.includes('access-diff "origin/'));
+const postingItem: string = job.script.find((item: string) => item.includes('access-diff "$base" cdktf.out'));
 
 interface Received {
   method?: string;
@@ -68,7 +68,7 @@ async function runJob(status: number, env: Record<string, string>, stacksNote?: 
       '#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ "$1" = --risk-flag-count ]; then echo 0 > "$2"; fi; shift; done\ncat "$PREPARED_REPORT"\nexit 1\n',
       { mode: 0o755 },
     );
-    const child = spawn('bash', ['-eo', 'pipefail', '-c', postingItem], {
+    const child = spawn('bash', ['-eo', 'pipefail', '-c', `base=cdktf.base.out\n${postingItem}`], {
       cwd: dir,
       env: {
         PATH: `${bin}:${process.env.PATH}`,

@@ -1,0 +1,66 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { resolveGitCommit } from '../sources/git-ref-synthesis';
+import { writeSourceRecord } from '../sources/configuration-source';
+import { SYNTH_CACHE_VARIABLE } from '../sources/synthesis-cache';
+import { terminalLine } from '../private/terminal-text';
+import { Command } from './command';
+import { parseCommandArguments } from './command-arguments';
+import { ExitCode } from './exit-code';
+import { refSynthesizer } from './source-argument';
+import { UsageError } from './usage-error';
+
+/**
+ * `secretstore-iac synth-ref REF OUTDIR`: synthesizes a git ref once into a directory, which
+ * `moves`, `changed-stacks` and `access-diff` then read (the configuration pipeline's base).
+ */
+export const synthRefCommand: Command = {
+  name: 'synth-ref',
+  summary: 'synthesize a git ref into a directory (from the synthesis cache when it has its tree), for moves, changed-stacks and access-diff',
+  usage: [
+    'Usage: secretstore-iac synth-ref REF OUTDIR',
+    '',
+    'Checks REF (branch, tag, commit) out into a temporary git worktree, synthesizes it there with the',
+    '`app` command of its cdktf.json (with the secretstore-iac its package-lock.json locks), and writes',
+    'the synthesized output to OUTDIR, with secretstore-iac-source.json naming REF and its commit (the',
+    'reports of moves, changed-stacks and access-diff call OUTDIR by them). OUTDIR must not exist, be',
+    'empty or be a synthesized output (replaced).',
+    '',
+    `With ${SYNTH_CACHE_VARIABLE}=DIR (relative to the working directory), the output is taken from`,
+    'the synthesis cache DIR when it holds REF\'s tree synthesized with the same library version, and',
+    'stored there otherwise; a corrupt entry is ignored, removed and synthesized again. The',
+    'configuration pipeline keeps .secretstore-iac/synth-cache in its cache (docs/pipelines.md §7).',
+    '',
+    'Exit codes: 0 written, 2 usage error (REF is no git ref, OUTDIR holds something else),',
+    '3 the synthesis failed (its output\'s tail is printed; OUTDIR is left as it was).',
+    '',
+    'Example (CI): secretstore-iac synth-ref "origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME" cdktf.base.out',
+    '              secretstore-iac changed-stacks cdktf.base.out cdktf.out',
+  ].join('\n'),
+  async run(args, context) {
+    const { positionals } = parseCommandArguments(args, {}, { min: 2, max: 2, names: 'REF and OUTDIR' });
+    const [ref, out] = positionals;
+    const commit = await resolveGitCommit(ref, context.cwd);
+    if (commit === undefined) throw new UsageError(`${ref} is not a git ref of the repository at ${context.cwd}`);
+    const outdir = path.resolve(context.cwd, out);
+    if (fs.existsSync(outdir)) {
+      const replaceable = fs.statSync(outdir).isDirectory() && (fs.readdirSync(outdir).length === 0 || fs.existsSync(path.join(outdir, 'manifest.json')));
+      if (!replaceable) throw new UsageError(`OUTDIR ${out} exists and is neither empty nor a synthesized output (no manifest.json): not replaced`);
+    }
+    const synthesizer = refSynthesizer(context);
+    try {
+      const synthesized = await synthesizer.synthesize(commit);
+      // Beside, then renamed: OUTDIR is whole or as it was.
+      const staging = `${outdir}.writing-${process.pid}`;
+      fs.rmSync(staging, { recursive: true, force: true });
+      fs.cpSync(synthesized, staging, { recursive: true });
+      writeSourceRecord(staging, ref, commit);
+      fs.rmSync(outdir, { recursive: true, force: true });
+      fs.renameSync(staging, outdir);
+    } finally {
+      synthesizer.dispose();
+    }
+    context.stdout(`Synthesized ${terminalLine(ref)} (${commit.slice(0, 12)}) into ${terminalLine(out)}${synthesizer.synthesized === 0 ? ' (from the synthesis cache)' : ''}.`);
+    return ExitCode.ok;
+  },
+};

@@ -1,0 +1,153 @@
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { compareStrings } from '../private/compare-strings';
+
+/**
+ * Environment variable naming the directory of the synthesis cache (relative to the working
+ * directory); unset: no cache. The configuration pipeline sets it to {@link DEFAULT_SYNTH_CACHE_DIR}
+ * and keeps that directory in its `cache:`.
+ */
+export const SYNTH_CACHE_VARIABLE = 'SECRETSTORE_IAC_SYNTH_CACHE';
+/** The directory the configuration pipeline keeps its synthesis cache in (docs/pipelines.md §7). */
+export const DEFAULT_SYNTH_CACHE_DIR = '.secretstore-iac/synth-cache';
+/** The file of an entry that records what it holds and each file's SHA-256. */
+const ENTRY_RECORD = 'entry.json';
+/** The synthesized output of an entry. */
+const ENTRY_OUTPUT = 'out';
+/** Version of the entry layout: an entry of another layout is ignored. */
+const FORMAT = 1;
+
+/** What a synthesis depends on: the same identity synthesizes to the same output. */
+export interface SynthesisIdentity {
+  /** The git tree of the configuration (the commit's root tree: every file synthesis reads from the repository). */
+  readonly tree: string;
+  /** The library that synthesizes it: the version the commit locks, or the one this checkout installs. */
+  readonly library: string;
+}
+
+/** The cache key of a synthesis identity: 64 hex digits. */
+export function synthesisKey(identity: SynthesisIdentity): string {
+  return createHash('sha256').update(JSON.stringify([FORMAT, identity.tree, identity.library])).digest('hex');
+}
+
+interface EntryRecord {
+  readonly format: number;
+  readonly key: string;
+  readonly identity: SynthesisIdentity;
+  /** Every file of the output, by path relative to it, with its SHA-256. */
+  readonly files: Record<string, string>;
+}
+
+/** The regular files below `dir`, relative paths with `/`, sorted; a symbolic link or other special file makes it undefined. */
+function listFiles(dir: string): string[] | undefined {
+  const files: string[] = [];
+  const walk = (rel: string): boolean => {
+    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!walk(child)) return false;
+      } else if (entry.isFile()) files.push(child);
+      else return false;
+    }
+    return true;
+  };
+  return walk('') ? files.sort(compareStrings) : undefined;
+}
+
+const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+/**
+ * A directory of synthesized outputs, one entry per {@link synthesisKey}: `<key>/out/` (the output)
+ * and `<key>/entry.json` (the identity and every file's SHA-256). An entry is used only when every
+ * file is there with its recorded digest and no other file is: a corrupt or partial entry (an
+ * interrupted copy, a cache restored in part) is removed and synthesized again, never read. Entries
+ * are written beside, then renamed into place, so a reader sees a whole entry or none. The most
+ * recently used {@link SynthesisCache.keep} entries are kept.
+ */
+export class SynthesisCache {
+  /**
+   * @param dir the cache directory (created when needed)
+   * @param keep entries kept after a store, the most recently used
+   */
+  constructor(readonly dir: string, readonly keep: number = 16) {}
+
+  /**
+   * The output directory of the entry for `key`, or undefined when there is none or it is corrupt
+   * (then it is removed, and `progress` says why). The directory is the cache's: read it, never write.
+   */
+  lookup(key: string, progress: (line: string) => void = () => undefined): string | undefined {
+    const entry = path.join(this.dir, key);
+    if (!fs.existsSync(entry)) return undefined;
+    const problem = this.check(entry, key);
+    if (problem !== undefined) {
+      progress(`synthesis cache: ignoring the corrupt entry ${key.slice(0, 12)} (${problem}): synthesizing again`);
+      fs.rmSync(entry, { recursive: true, force: true });
+      return undefined;
+    }
+    // Most recently used: kept longest.
+    const now = new Date();
+    fs.utimesSync(path.join(entry, ENTRY_RECORD), now, now);
+    return path.join(entry, ENTRY_OUTPUT);
+  }
+
+  /** Copies a synthesized output into the cache as the entry of `identity`; returns the entry's output directory. */
+  store(identity: SynthesisIdentity, outdir: string): string {
+    const key = synthesisKey(identity);
+    const entry = path.join(this.dir, key);
+    fs.mkdirSync(this.dir, { recursive: true });
+    const staging = fs.mkdtempSync(path.join(this.dir, `.${key.slice(0, 12)}-`));
+    try {
+      fs.cpSync(outdir, path.join(staging, ENTRY_OUTPUT), { recursive: true });
+      const out = path.join(staging, ENTRY_OUTPUT);
+      const files = listFiles(out);
+      if (files === undefined) throw new Error(`${outdir} holds a file that is neither a regular file nor a directory: not cached`);
+      const record: EntryRecord = { format: FORMAT, key, identity, files: Object.fromEntries(files.map((f) => [f, sha256(path.join(out, f))])) };
+      fs.writeFileSync(path.join(staging, ENTRY_RECORD), `${JSON.stringify(record, null, 2)}\n`);
+      fs.rmSync(entry, { recursive: true, force: true });
+      fs.renameSync(staging, entry);
+    } catch (e) {
+      fs.rmSync(staging, { recursive: true, force: true });
+      throw e;
+    }
+    this.prune(key);
+    return path.join(entry, ENTRY_OUTPUT);
+  }
+
+  /** Why the entry cannot be used, or undefined when it is whole. */
+  private check(entry: string, key: string): string | undefined {
+    let record: EntryRecord;
+    try {
+      record = JSON.parse(fs.readFileSync(path.join(entry, ENTRY_RECORD), 'utf8')) as EntryRecord;
+    } catch (e) {
+      return `${ENTRY_RECORD} unreadable: ${(e as Error).message}`;
+    }
+    if (record?.format !== FORMAT || record.key !== key || typeof record.files !== 'object' || record.files === null) return `${ENTRY_RECORD} is not an entry of this key and layout`;
+    const out = path.join(entry, ENTRY_OUTPUT);
+    if (!fs.existsSync(path.join(out, 'manifest.json'))) return 'no manifest.json';
+    const files = listFiles(out);
+    if (files === undefined) return 'a file that is neither a regular file nor a directory';
+    const recorded = Object.keys(record.files).sort(compareStrings);
+    if (files.join('\n') !== recorded.join('\n')) return 'its files are not the ones recorded';
+    const changed = files.find((f) => sha256(path.join(out, f)) !== record.files[f]);
+    return changed === undefined ? undefined : `${changed} differs from its recorded digest`;
+  }
+
+  /** Removes all but the {@link keep} most recently used entries (never `current`) and leftovers of interrupted stores. */
+  private prune(current: string): void {
+    const entries = fs
+      .readdirSync(this.dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && /^[0-9a-f]{64}$/.test(e.name) && e.name !== current)
+      .map((e) => {
+        const record = path.join(this.dir, e.name, ENTRY_RECORD);
+        return { name: e.name, used: fs.existsSync(record) ? fs.statSync(record).mtimeMs : 0 };
+      })
+      .sort((a, b) => b.used - a.used || compareStrings(a.name, b.name));
+    for (const old of entries.slice(Math.max(0, this.keep - 1))) fs.rmSync(path.join(this.dir, old.name), { recursive: true, force: true });
+    // A staging directory an hour old belongs to no store still running.
+    for (const e of fs.readdirSync(this.dir, { withFileTypes: true })) {
+      const staging = path.join(this.dir, e.name);
+      if (e.isDirectory() && e.name.startsWith('.') && Date.now() - fs.statSync(staging).mtimeMs > 3_600_000) fs.rmSync(staging, { recursive: true, force: true });
+    }
+  }
+}

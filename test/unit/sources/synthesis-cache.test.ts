@@ -1,0 +1,161 @@
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { runCli } from '../../../lib/cli/run-cli';
+import { RefSynthesizer } from '../../../lib/sources/ref-synthesizer';
+import { SynthesisCache, synthesisKey } from '../../../lib/sources/synthesis-cache';
+import { synthesisIdentity } from '../../../lib/sources/git-ref-synthesis';
+
+// One synthesis per tree: a command given git refs synthesizes each tree once per run, and with the
+// synthesis cache (SECRETSTORE_IAC_SYNTH_CACHE) once per tree and library version across runs. The
+// repository's synthesis command (cdktf.json `app`) counts its runs in a file outside the repository
+// and writes an output with one stack whose content is the configuration file's.
+
+jest.setTimeout(60_000);
+
+describe('synthesis of git refs: each tree once per run, and once per cache', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-synth-cache-'));
+  const repo = path.join(root, 'config');
+  const counter = path.join(root, 'syntheses');
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+  const syntheses = () => (fs.existsSync(counter) ? fs.readFileSync(counter, 'utf8').split('\n').filter(Boolean).length : 0);
+  const app = [
+    `echo run >> ${JSON.stringify(counter)}`,
+    'mkdir -p "$CDKTF_OUTDIR/stacks/one"',
+    `printf '{"stacks":{"one":{"synthesizedStackPath":"stacks/one/cdk.tf.json","workingDirectory":"stacks/one"}}}' > "$CDKTF_OUTDIR/manifest.json"`,
+    `node -e 'process.stdout.write(JSON.stringify({resource:{},"//":{metadata:{config:require("fs").readFileSync("config.txt","utf8")}}}))' > "$CDKTF_OUTDIR/stacks/one/cdk.tf.json"`,
+  ].join(' && ');
+
+  /** Runs the CLI in the repository, with the synthesis cache `.cache` unless `cache` is false. */
+  async function cliWith(cache: boolean, ...args: string[]) {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const code = await runCli(args, { env: cache ? { SECRETSTORE_IAC_SYNTH_CACHE: '.cache' } : {}, cwd: repo, isTerminal: false, stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) });
+    return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
+  }
+  const cli = (...args: string[]) => cliWith(true, ...args);
+
+  beforeAll(() => {
+    fs.mkdirSync(path.join(repo, 'node_modules'), { recursive: true });
+    fs.writeFileSync(path.join(repo, 'cdktf.json'), JSON.stringify({ app }));
+    fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules/\n.cache/\n*.out/\n');
+    fs.writeFileSync(path.join(repo, 'config.txt'), 'one\n');
+    git('init', '-q', '-b', 'main');
+    git('add', '.');
+    git('commit', '-q', '-m', 'one');
+    // Another commit of the same tree (a merge, a revert of a revert): nothing to synthesize again.
+    git('commit', '-q', '--allow-empty', '-m', 'same tree');
+    git('branch', 'same');
+    fs.writeFileSync(path.join(repo, 'config.txt'), 'two\n');
+    git('commit', '-q', '-am', 'two');
+  });
+
+  beforeEach(() => {
+    fs.rmSync(counter, { force: true });
+    fs.rmSync(path.join(repo, '.cache'), { recursive: true, force: true });
+  });
+
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('the same tree twice in one run (two commits, two refs): one synthesis, one output', async () => {
+    const synthesizer = new RefSynthesizer(repo);
+    try {
+      const [a, b] = await Promise.all([synthesizer.synthesize(git('rev-parse', 'same~1')), synthesizer.synthesize(git('rev-parse', 'same'))]);
+      expect(a).toBe(b);
+      expect(syntheses()).toBe(1);
+      expect(synthesizer.synthesized).toBe(1);
+      await synthesizer.synthesize(git('rev-parse', 'main'));
+      expect(syntheses()).toBe(2);
+    } finally {
+      synthesizer.dispose();
+    }
+  });
+
+  it('changed-stacks and access-diff given two refs of one tree synthesize it once (no cache)', async () => {
+    expect(await cliWith(false, 'changed-stacks', 'same~1', 'same')).toMatchObject({ code: 0, stdout: '' });
+    expect(syntheses()).toBe(1);
+    expect((await cliWith(false, 'access-diff', 'same', 'same~1')).code).toBe(0);
+    expect(syntheses()).toBe(2);
+    expect(fs.existsSync(path.join(repo, '.cache'))).toBe(false);
+  });
+
+  it('with the cache, a tree synthesized by an earlier run is not synthesized again; another tree is', async () => {
+    expect((await cli('changed-stacks', 'same', 'main')).stdout).toBe('one');
+    expect(syntheses()).toBe(2);
+    const second = await cli('changed-stacks', 'same~1', 'main');
+    expect(second.stdout).toBe('one');
+    expect(second.stderr).toContain('synthesized output from the synthesis cache');
+    expect(syntheses()).toBe(2);
+  });
+
+  it('synth-ref writes the ref\'s output once into a directory, which changed-stacks reads and names by its ref', async () => {
+    const r = await cli('synth-ref', 'same', 'base.out');
+    expect(r).toMatchObject({ code: 0, stdout: `Synthesized same (${git('rev-parse', 'same').slice(0, 12)}) into base.out.` });
+    expect(fs.existsSync(path.join(repo, 'base.out', 'manifest.json'))).toBe(true);
+    expect((await cli('synth-ref', 'main', 'head.out')).code).toBe(0);
+    expect(syntheses()).toBe(2);
+    const md = await cli('changed-stacks', 'base.out', 'head.out', '--format', 'md');
+    expect(md.stdout).toContain(`same (${git('rev-parse', 'same').slice(0, 12)})`);
+    expect(syntheses()).toBe(2);
+    // Again: from the cache; OUTDIR, a synthesized output, is replaced.
+    expect((await cli('synth-ref', 'same~1', 'base.out')).stdout).toMatch(/into base\.out \(from the synthesis cache\)\.$/);
+    expect(syntheses()).toBe(2);
+    fs.mkdirSync(path.join(repo, 'other'));
+    fs.writeFileSync(path.join(repo, 'other', 'keep.txt'), 'mine');
+    expect(await cli('synth-ref', 'main', 'other')).toMatchObject({ code: 2, stderr: expect.stringContaining('OUTDIR other exists and is neither empty nor a synthesized output (no manifest.json): not replaced') });
+    expect(await cli('synth-ref', 'no-such-ref', 'x.out')).toMatchObject({ code: 2, stderr: expect.stringContaining('no-such-ref is not a git ref') });
+  });
+
+  it('a corrupt entry (a file changed, missing, added; an unreadable record) is ignored, removed and synthesized again', async () => {
+    const commit = git('rev-parse', 'main');
+    const cache = new SynthesisCache(path.join(root, 'cache'));
+    const key = synthesisKey(await synthesisIdentity(commit, repo, '0.0.0-test'));
+    const entry = path.join(cache.dir, key);
+    const corruptions: Array<[string, () => void]> = [
+      ['differs from its recorded digest', () => fs.writeFileSync(path.join(entry, 'out', 'stacks', 'one', 'cdk.tf.json'), '{}')],
+      ['no manifest.json', () => fs.rmSync(path.join(entry, 'out', 'manifest.json'))],
+      ['its files are not the ones recorded', () => fs.writeFileSync(path.join(entry, 'out', 'extra.tf.json'), '{}')],
+      ['entry.json unreadable', () => fs.writeFileSync(path.join(entry, 'entry.json'), '{"format":')],
+    ];
+    for (const [why, corrupt] of corruptions) {
+      const first = new RefSynthesizer(repo, cache, undefined, '0.0.0-test');
+      const out = await first.synthesize(commit);
+      first.dispose();
+      fs.rmSync(counter, { force: true });
+      expect(out).toBe(path.join(entry, 'out'));
+      expect(cache.lookup(key)).toBe(out);
+      corrupt();
+      const progress: string[] = [];
+      const again = new RefSynthesizer(repo, cache, (l) => progress.push(l), '0.0.0-test');
+      const out2 = await again.synthesize(commit);
+      again.dispose();
+      expect([why, progress.find((l) => l.includes('corrupt entry'))]).toEqual([why, expect.stringContaining(why)]);
+      expect([why, syntheses()]).toEqual([why, 1]);
+      expect(JSON.parse(fs.readFileSync(path.join(out2, 'stacks', 'one', 'cdk.tf.json'), 'utf8'))['//'].metadata.config).toBe('two\n');
+    }
+  });
+
+  it('the key follows the tree and the library version: another locked library is another entry', async () => {
+    const identity = await synthesisIdentity(git('rev-parse', 'main'), repo, '0.0.0-test');
+    expect(identity.tree).toBe(git('rev-parse', 'main^{tree}'));
+    expect(synthesisKey(identity)).toMatch(/^[0-9a-f]{64}$/);
+    expect(synthesisKey({ ...identity, library: `${identity.library}-other` })).not.toBe(synthesisKey(identity));
+    expect(synthesisKey({ ...identity, tree: git('rev-parse', 'same^{tree}') })).not.toBe(synthesisKey(identity));
+  });
+
+  it('keeps the most recently used entries only', async () => {
+    const cache = new SynthesisCache(path.join(root, 'small'), 2);
+    const output = path.join(root, 'cache-src');
+    fs.mkdirSync(output, { recursive: true });
+    fs.writeFileSync(path.join(output, 'manifest.json'), '{"stacks":{}}');
+    const identities = ['a', 'b', 'c'].map((tree) => ({ tree, library: 'l' }));
+    identities.forEach((identity, i) => {
+      cache.store(identity, output);
+      // Used one after the other, a minute apart.
+      const t = new Date(Date.now() - (identities.length - i) * 60_000);
+      fs.utimesSync(path.join(cache.dir, synthesisKey(identity), 'entry.json'), t, t);
+    });
+    expect(identities.map((i) => cache.lookup(synthesisKey(i)) !== undefined)).toEqual([false, true, true]);
+  });
+});
