@@ -3,6 +3,7 @@ import * as path from 'path';
 import { readDeclaredObjects } from '../reconcile/declared-object';
 import { MOVES_FILE, renderMovesFile, StackMoveBlocks, stackMoves } from '../reconcile/stack-moves';
 import { renderStackMovesMarkdown } from '../reconcile/stack-moves-markdown';
+import { retiredGrantsUpdates } from '../reconcile/retired-stack-grants';
 import { readSynthOutput } from '../sources/synth-output';
 import { terminalLine } from '../private/terminal-text';
 import { writeFileAtomically } from './adopt-command';
@@ -140,6 +141,12 @@ export const movesCommand: Command = {
         out.push(
           `${dry ? 'Would write' : 'Wrote'} ${path.relative(context.cwd, file)}: forget ${blocks.forget.length}, import ${blocks.imports.length}${renamed}${retired ? ` (a stack HEAD no longer has: plan and apply it${destroyed > 0 ? `, which destroys ${destroyed} object${destroyed === 1 ? '' : 's'} after approval` : ''}, then delete the directory)` : ''}.`,
         );
+      }
+      // The roles keep a retired stack's grants until its removal is applied (docs/pipelines.md §8).
+      for (const u of retiredGrantsUpdates(base.dir, headDir)) {
+        const file = path.relative(context.cwd, u.file);
+        writes.push(() => (u.grants ? writeFileAtomically(u.file, u.grants.content) : fs.rmSync(u.file, { force: true })));
+        out.push(u.grants ? `${dry ? 'Would write' : 'Wrote'} ${file}: its roles keep the policies of ${u.grants.retired.map(terminalLine).join(', ')} until their removal is applied.` : `${dry ? 'Would remove' : 'Removed'} ${file}: no retired stack's policy to keep.`);
       }
       const markdownFile = values['markdown-file'];
       if (typeof markdownFile === 'string') {
