@@ -16,6 +16,7 @@ import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { storeObjectKind } from '../../../lib/catalogue/store-object-catalogue';
 import { PipelineAccess } from '../../../lib/catalogue/store-object-kind';
+import { runCli } from '../../../lib/cli/run-cli';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
@@ -189,6 +190,24 @@ describe('the grants live with each stack (issue 30)', () => {
     expect(resources(platform.stacks['app-roles'], 'vault_policy').find((p: any) => p.name === 'Team-Audit').depends_on).toEqual(['vault_policy.secretstore-iac-grant-pipeline-apply']);
     // ci-access waits for nothing new.
     expect(JSON.stringify(platform.stacks['ci-access'])).not.toContain('secretstore-iac-grant-');
+  });
+
+  it('who-can attributes an application\'s role to the apply role through its grant (token_policies), and only reading it to the plan role', async () => {
+    const { platform } = synthesize({ ...platformConfig, ...PIPELINE, applicationSharding: { by: 'hash', shards: 2 } });
+    const whoCan = async (capability: string) => {
+      const out: string[] = [];
+      const code = await runCli(['who-can', capability, 'auth/approle/role/orchestrator-dev', platform.outdir], { env: {}, cwd: platform.outdir, isTerminal: false, stdout: (l) => out.push(l), stderr: () => undefined });
+      expect(code).toBe(0);
+      return out.join('\n');
+    };
+    const shard = Object.keys(platform.stacks).find((s) => platform.raw[s].includes('"auth/approle/role/orchestrator-dev') && s !== 'ci-access')!;
+    const deletes = await whoCan('delete');
+    expect(deletes).toContain('jwt/secretstore-iac-pipeline');
+    expect(deletes).toContain(`secretstore-iac-pipeline-${shard}`);
+    expect(deletes).not.toContain('jwt/secretstore-iac-plan');
+    const reads = await whoCan('read');
+    expect(reads).toContain('jwt/secretstore-iac-plan');
+    expect(reads).toContain(`secretstore-iac-plan-${shard}`);
   });
 
   /** `count` applications (`app-0-dev`, ...), hash-sharded into four stacks. */
