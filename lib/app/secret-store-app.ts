@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { App, AppConfig } from 'cdktf';
+import { App, AppConfig } from '../framework/framework';
 import { PlatformDeclarations } from '../constructs/platform-declarations';
 import { PLATFORM_RULES } from '../rules/platform-rules';
 import { IConstruct } from 'constructs';
@@ -11,6 +11,7 @@ import { IArtifactSource, isArtifactSource, SynthesisArtifact } from '../constru
 import { artifactLayoutProblems } from '../constructs/artifact-layout';
 import { compareStrings } from '../private/compare-strings';
 import { OutputUpdate, updateOutputDirectory } from '../constructs/output-update';
+import { startedByCdkCli } from './cdktf-cli-run';
 import { inSynthesisRound, oncePerSynthesis } from '../constructs/synthesis-round';
 import { declarePipelineStackGrants } from '../constructs/pipeline-stack-grant';
 
@@ -197,7 +198,7 @@ export class SecretStoreApp extends App {
     try {
       super.synth();
       const artifacts = this.checkedArtifacts();
-      this.update = updateOutputDirectory(this.outdir, this.finalOutdir, artifacts);
+      this.update = updateOutputDirectory(this.outdir, this.finalOutdir, artifacts, { leaveRetiredStackDirectories: startedByCdkCli() });
       this.produced = artifacts.map((a) => a.path);
     } finally {
       // A first synthesis renamed the staging directory into place; an update leaves what did not change.

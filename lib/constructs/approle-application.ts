@@ -1,7 +1,7 @@
-import { TerraformOutput } from 'cdktf';
+import { TerraformOutput } from '../framework/framework';
 import { Construct } from 'constructs';
 import { terraformString, terraformStrings } from '../render/text-encoders';
-import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
+import { ApproleAuthBackendRole } from '../framework/vault-provider';
 import { AppRoleAuth } from './approle-auth';
 import { Duration, DURATION_HINT } from '../model/duration';
 import { Grant, IGrantee } from '../model/grant';

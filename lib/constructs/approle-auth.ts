@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
 import { terraformString, terraformStrings } from '../render/text-encoders';
-import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
+import { AuthBackend } from '../framework/vault-provider';
 import { mountSegmentProblems } from '../model/mount-segment';
 import { CheckedProps, expectBoolean, expectString, optional, PropsSchema } from '../model/props-check';
 import { AuthMountTune, authMountTuneProblems, expectAuthMountTune, mountTokenTypeProblems, renderAuthMountTune, TokenIssuingRole } from '../model/auth-mount-tune';

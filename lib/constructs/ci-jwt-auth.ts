@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
 import { terraformString, terraformStrings } from '../render/text-encoders';
-import { JwtAuthBackend } from '@cdktf/provider-vault/lib/jwt-auth-backend';
+import { JwtAuthBackend } from '../framework/vault-provider';
 import { JwtKeySource } from '../model/jwt-key-source';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';

@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
 import { terraformString, terraformStrings } from '../render/text-encoders';
-import { JwtAuthBackendRole } from '@cdktf/provider-vault/lib/jwt-auth-backend-role';
+import { JwtAuthBackendRole } from '../framework/vault-provider';
 import { CiJwtAuth } from './ci-jwt-auth';
 import { Duration, DURATION_HINT } from '../model/duration';
 import { IGrantee } from '../model/grant';

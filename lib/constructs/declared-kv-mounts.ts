@@ -1,4 +1,4 @@
-import { TerraformElement, TerraformStack } from 'cdktf';
+import { TerraformElement, TerraformStack } from '../framework/framework';
 import { IConstruct } from 'constructs';
 import { KvMount } from '../model/kv-mount';
 import { compareStrings } from '../private/compare-strings';

@@ -1,5 +1,5 @@
 import { IConstruct } from 'constructs';
-import { DefaultTokenResolver, StringConcat, TerraformProvider, TerraformResource, TerraformStack, Token, Tokenization } from 'cdktf';
+import { DefaultTokenResolver, StringConcat, TerraformProvider, TerraformResource, TerraformStack, Token, Tokenization } from '../framework/framework';
 import { isStoreResourceType, storeObjectKind } from '../catalogue/store-object-catalogue';
 import { StoreObjectKind, StoreObjectLocation, StoreObjectName } from '../catalogue/store-object-kind';
 import { templateParts } from '../sources/terraform-reference';

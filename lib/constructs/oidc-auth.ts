@@ -1,6 +1,6 @@
-import { TerraformVariable } from 'cdktf';
+import { TerraformVariable } from '../framework/framework';
 import { Construct } from 'constructs';
-import { JwtAuthBackend } from '@cdktf/provider-vault/lib/jwt-auth-backend';
+import { JwtAuthBackend } from '../framework/vault-provider';
 import { terraformString } from '../render/text-encoders';
 import { ValidationProblem } from '../model/validation-problem';
 import { hasRefusedCharacter } from '../model/free-text';

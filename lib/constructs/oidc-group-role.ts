@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { JwtAuthBackendRole } from '@cdktf/provider-vault/lib/jwt-auth-backend-role';
+import { JwtAuthBackendRole } from '../framework/vault-provider';
 import { terraformString, terraformStrings } from '../render/text-encoders';
 import { OidcAuth } from './oidc-auth';
 import { Duration, DURATION_HINT } from '../model/duration';

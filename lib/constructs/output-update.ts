@@ -17,6 +17,17 @@ const MANIFEST = 'manifest.json';
 const HELD_MANIFEST = 'manifest.json.updating';
 const STACKS = 'stacks';
 
+/** Options of {@link updateOutputDirectory}. */
+export interface OutputUpdateOptions {
+  /**
+   * Leave the directories of stacks the synthesis no longer produces in place (not listed as
+   * removed): the cdktf CLI removes them itself after the app ran, and fails when one is gone already
+   * (lib/app/cdktf-cli-run.ts).
+   * @default false (removed whole)
+   */
+  readonly leaveRetiredStackDirectories?: boolean;
+}
+
 /**
  * Brings `finalDir` to what a synthesis produced, writing only the files whose bytes (or mode)
  * changed: an unchanged file keeps its inode and mtime, and a synthesis with no change writes nothing.
@@ -36,7 +47,7 @@ const STACKS = 'stacks';
  * completes it; every file in it is whole, old or new. A first synthesis is one rename of the staging
  * directory.
  */
-export function updateOutputDirectory(stagingDir: string, finalDir: string, artifacts: readonly SynthesisArtifact[]): OutputUpdate {
+export function updateOutputDirectory(stagingDir: string, finalDir: string, artifacts: readonly SynthesisArtifact[], options: OutputUpdateOptions = {}): OutputUpdate {
   if (!fs.existsSync(finalDir)) {
     artifacts.forEach((a) => writeFile(path.join(stagingDir, ...a.path.split('/')), a.content, a.mode));
     fs.renameSync(stagingDir, finalDir);
@@ -63,7 +74,7 @@ export function updateOutputDirectory(stagingDir: string, finalDir: string, arti
     }
   }
   const producedStacks = new Set([...produced].filter((p) => p.startsWith(`${STACKS}/`)).map((p) => p.split('/')[1]));
-  const toRemove = obsolete(finalDir, produced, producedStacks);
+  const toRemove = obsolete(finalDir, produced, producedStacks).filter((rel) => !(options.leaveRetiredStackDirectories && rel.startsWith(`${STACKS}/`)));
   if (toWrite.length === 0 && toChmod.length === 0 && toRemove.length === 0) return { written: [], removed: [] };
 
   const manifest = path.join(finalDir, MANIFEST);

@@ -1,5 +1,5 @@
 import { IConstruct } from 'constructs';
-import { TerraformResource } from 'cdktf';
+import { TerraformResource } from '../framework/framework';
 import type { PipelineAccess, StoreAccessRule } from '../catalogue/store-object-kind';
 import { configurationPipelineStacks } from './configuration-pipeline-stacks';
 import { declaredStoreObjects } from './declared-store-objects';

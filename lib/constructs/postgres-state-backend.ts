@@ -1,4 +1,4 @@
-import { PgBackend } from 'cdktf';
+import { PgBackend } from '../framework/framework';
 import { ValidationProblem } from '../model/validation-problem';
 import { StateBackendFactory } from './secret-store-stack';
 

@@ -1,6 +1,6 @@
-import { LocalBackend, TerraformStack } from 'cdktf';
+import { LocalBackend, TerraformStack } from '../framework/framework';
 import { Construct, IConstruct } from 'constructs';
-import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
+import { VaultProvider } from '../framework/vault-provider';
 import { PlatformSettings, PlatformSettingsProps } from '../model/platform-settings';
 import { ValidationProblem } from '../model/validation-problem';
 import { checked, checkProps, expectFunction, expectInstance, expectString, optional, ownValue, PropsSchema } from '../model/props-check';

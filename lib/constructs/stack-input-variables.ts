@@ -1,5 +1,5 @@
 import { IConstruct } from 'constructs';
-import { TerraformStack, TerraformVariable } from 'cdktf';
+import { TerraformStack, TerraformVariable } from '../framework/framework';
 
 /**
  * An input variable a stack declares (`variable "oidc_client_secret"` in its `cdk.tf.json`): the

@@ -1,4 +1,4 @@
-import { DefaultTokenResolver, StringConcat, TerraformElement, TerraformStack, Tokenization } from 'cdktf';
+import { DefaultTokenResolver, StringConcat, TerraformElement, TerraformStack, Tokenization } from '../framework/framework';
 import { IConstruct } from 'constructs';
 
 /** The elements the library created whose values never reach another stack. */

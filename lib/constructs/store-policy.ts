@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { Policy } from '@cdktf/provider-vault/lib/policy';
+import { Policy } from '../framework/vault-provider';
 import { PolicyDocument } from '../model/policy-document';
 import { renderPolicyHcl } from '../render/policy-hcl';
 import { commentText, terraformString } from '../render/text-encoders';

@@ -1,4 +1,4 @@
-import { TerraformElement } from 'cdktf';
+import { TerraformElement } from '../framework/framework';
 import { Construct } from 'constructs';
 import { PlatformSettings } from '../model/platform-settings';
 import { STORE_TARGET_METADATA_KEY } from '../sources/synth-output';

@@ -113,6 +113,31 @@ describe('A synthesis writes a file only when its bytes changed', () => {
     expect(JSON.parse(fs.readFileSync(path.join(outdir, 'manifest.json'), 'utf8')).stacks.extra).toBeUndefined();
   });
 
+  it('under the cdktf CLI (`cdktf synth`) a stack it no longer produces is left for the CLI, which removes it after the app ran: the CLI\'s own sequence then ends without ENOENT', () => {
+    const outdir = tempOutdir();
+    synth(outdir, (p, app) => void new SecretStoreStack(app, 'extra', { settings: p.appRoles.settings }));
+    // What @cdktf/cli-core's SynthStack.synth does (cdktf-cli 0.21): list the stack directories, run
+    // the app with CDKTF_CONTINUE_SYNTH_ON_ERROR_ANNOTATIONS set, then rmSync (no `force`) each listed
+    // directory the new manifest lacks.
+    const listed = fs.readdirSync(path.join(outdir, 'stacks'));
+    const saved = process.env.CDKTF_CONTINUE_SYNTH_ON_ERROR_ANNOTATIONS;
+    process.env.CDKTF_CONTINUE_SYNTH_ON_ERROR_ANNOTATIONS = 'true';
+    let app: SecretStoreApp;
+    try {
+      app = synth(outdir);
+    } finally {
+      if (saved === undefined) delete process.env.CDKTF_CONTINUE_SYNTH_ON_ERROR_ANNOTATIONS;
+      else process.env.CDKTF_CONTINUE_SYNTH_ON_ERROR_ANNOTATIONS = saved;
+    }
+    expect(app.lastUpdate.removed).toEqual([]);
+    const stacks = Object.keys(JSON.parse(fs.readFileSync(path.join(outdir, 'manifest.json'), 'utf8')).stacks);
+    const orphaned = listed.filter((d) => !stacks.includes(d));
+    expect(orphaned).toEqual(['extra']);
+    expect(() => orphaned.forEach((d) => fs.rmSync(path.join(outdir, 'stacks', d), { recursive: true }))).not.toThrow();
+    // Outside the CLI the app removes it itself (the test above).
+    expect(fs.readdirSync(path.join(outdir, 'stacks')).sort()).toEqual([...stacks].sort());
+  });
+
   it('a synthesis that fails validation leaves every file as it was, and nothing beside it', () => {
     const outdir = tempOutdir();
     synth(outdir, billing(1));
