@@ -4,7 +4,7 @@ import { identitySection } from './access-report-markdown';
 import { formatBinding } from './binding-format';
 import { terminalLine } from '../private/terminal-text';
 import { mdCell, mdCode, mdTable } from '../render/markdown-text';
-import { RISK_LABEL } from './risk-flag';
+import { RISK_LABEL, RiskFlag } from './risk-flag';
 
 /** Labels of the two sides, shown in the heading (`main`, `HEAD`, directory names). */
 export interface DiffSides {
@@ -20,6 +20,8 @@ export function renderAccessDiffMarkdown(diff: AccessDiff, sides: DiffSides): st
   const out: string[] = [`## Access changes: ${mdCode(sides.base)} → ${mdCode(sides.head)}`, ''];
   if (!hasAccessChange(diff)) {
     out.push(`**No access change.** ${diff.unchanged} ${diff.unchanged === 1 ? 'identity has' : 'identities have'} the same access and bindings.`);
+    // A login method mounted with no role yet gives no access, but it is what a reviewer looks at.
+    appendFlags(out, diff);
     appendProblems(out, diff);
     return `${out.join('\n')}\n`;
   }
@@ -27,10 +29,7 @@ export function renderAccessDiffMarkdown(diff: AccessDiff, sides: DiffSides): st
     `**Access changed:** ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed, ` +
       `${diff.unchanged} unchanged. ${diff.flags.length} risk ${diff.flags.length === 1 ? 'flag' : 'flags'}.`,
   );
-  if (diff.flags.length > 0) {
-    out.push('', '### Risk flags', '');
-    for (const flag of diff.flags) out.push(`- **${RISK_LABEL[flag.kind]}**, ${mdCode(flag.identity)}: ${terminalLine(flag.message)}`);
-  }
+  appendFlags(out, diff);
   for (const identity of diff.added) out.push('', ...identitySection(identity, '### Added:'));
   for (const identity of diff.removed) {
     out.push('', `### Removed: ${mdCode(identity.name)}`, '');
@@ -40,6 +39,18 @@ export function renderAccessDiffMarkdown(diff: AccessDiff, sides: DiffSides): st
   for (const change of diff.changed) out.push('', ...changeSection(change));
   appendProblems(out, diff);
   return `${out.join('\n')}\n`;
+}
+
+function appendFlags(out: string[], diff: AccessDiff): void {
+  if (diff.flags.length === 0) return;
+  out.push('', '### Risk flags', '');
+  for (const flag of diff.flags) out.push(`- **${RISK_LABEL[flag.kind]}**, ${flagSubject(flag)}: ${terminalLine(flag.message)}`);
+}
+
+/** Whom a flag concerns: its auth method, or each identity a changed setting affects. */
+function flagSubject(flag: RiskFlag): string {
+  if (flag.authMethod !== undefined) return `auth method ${mdCode(`${flag.authMethod}/`)}`;
+  return (flag.identities.length > 0 ? flag.identities : [flag.identity]).map(mdCode).join(', ');
 }
 
 function changeSection(change: IdentityChange): string[] {

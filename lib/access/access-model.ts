@@ -5,7 +5,9 @@ import { StoreTarget } from '../model/store-target';
 import { PolicyParser } from '../acl/policy-parser';
 import { storePolicyName } from '../model/store-policy-name';
 import { Identity } from './identity';
-import { StoreConfiguration } from './store-configuration';
+import { JWT_METHOD_FIELDS, StoreConfiguration } from './store-configuration';
+import { AuthMount, authMountsOfIdentities } from './auth-mount';
+import { MachinePathReasons } from './machine-path-reason';
 
 /** One identity with the ACL of the tokens it logs in to. */
 export interface IdentityAccess {
@@ -75,7 +77,16 @@ export class AccessModel {
     const listLookup = listLookupOf(target);
     const identities = configuration.identities.map((identity) => access(identity, parsed, listLookup, target, configuration.liveStore === true));
     const unattached = [...configuration.policies.keys()].filter((name) => !used.has(name)).sort();
-    return new AccessModel(identities, unattached, builtinDefault, configuration.stacks, textOf(DEFAULT_POLICY_NAME) ?? builtinText, target);
+    return new AccessModel(
+      identities,
+      unattached,
+      builtinDefault,
+      configuration.stacks,
+      textOf(DEFAULT_POLICY_NAME) ?? builtinText,
+      target,
+      configuration.authMounts ?? authMountsOfIdentities(configuration.identities, JWT_METHOD_FIELDS),
+      configuration.machinePathReasons ?? new Map(),
+    );
   }
 
   private readonly byName: ReadonlyMap<string, IdentityAccess>;
@@ -93,6 +104,10 @@ export class AccessModel {
     readonly defaultPolicyText: string = DEFAULT_POLICY_TEXT,
     /** The store the configuration targets, whose capabilities, `default` policy and LIST semantics the ACLs follow. */
     readonly store: StoreTarget = StoreTarget.DEFAULT,
+    /** The auth methods (login methods), sorted by path. */
+    readonly authMounts: readonly AuthMount[] = [],
+    /** The stated reasons of people rules that reach CI or application paths, by identity and rule path. */
+    readonly machinePathReasons: MachinePathReasons = new Map(),
   ) {
     this.byName = new Map(identities.map((i) => [i.identity.name, i]));
   }

@@ -8,11 +8,15 @@ import { BindingValue } from './identity';
 import { JWT_METHOD_FIELDS } from './store-configuration';
 import { findSharedReads } from './shared-read';
 import { compareStrings } from '../private/compare-strings';
+import { MACHINE_PATH_KIND_LABEL } from '../model/machine-path-kind';
+import { MachinePathReached } from './machine-path-reason';
+import { AuthMount } from './auth-mount';
 
 /** Kinds of risk a change can bring, in the order a review reads them. */
 export type RiskKind =
   | 'people-gained'
   | 'trust-changed'
+  | 'login-method-added'
   | 'default-policy-changed'
   | 'wildcard-broadened'
   | 'shared-read'
@@ -24,7 +28,8 @@ export type RiskKind =
 /** Headline of each kind. */
 export const RISK_LABEL: Readonly<Record<RiskKind, string>> = {
   'people-gained': 'people gain a path',
-  'trust-changed': 'key source or issuer changed',
+  'trust-changed': 'login method changed',
+  'login-method-added': 'login method added',
   'default-policy-changed': 'default policy changed',
   'wildcard-broadened': 'wildcard broadened',
   'shared-read': 'path readable by two applications',
@@ -36,13 +41,39 @@ export const RISK_LABEL: Readonly<Record<RiskKind, string>> = {
 
 const KIND_ORDER = Object.keys(RISK_LABEL) as RiskKind[];
 
-/** One risk a change introduces, on one identity. */
+/** One risk a change introduces: on one identity, on several sharing one changed setting, or on an auth method. */
 export interface RiskFlag {
   readonly kind: RiskKind;
-  /** The identity concerned. */
+  /**
+   * The identity concerned: the first of {@link identities}; for a flag on an auth method, its
+   * path with a final `/` (`jwt/`); `default` for the default policy.
+   */
   readonly identity: string;
+  /**
+   * Every identity concerned, sorted: the one of a rule flag, every identity a changed setting
+   * (one field, one old → new value) affects, or the roles of an auth method (empty when it has none).
+   */
+  readonly identities: readonly string[];
+  /** For a login method flag: the auth method's mount path (`jwt`, `oidc`). */
+  readonly authMethod?: string;
   /** What happened, with paths and values in backticks. */
   readonly message: string;
+  /** For a "people gain a path" flag: the CI and application paths the rule reaches, as the configuration records them. */
+  readonly machinePaths?: readonly MachinePathReached[];
+  /** For a "people gain a path" flag: the reason the configuration states for it (`machinePathReason`). */
+  readonly reason?: string;
+}
+
+/** A flag on one identity, before flags of one changed setting are grouped. */
+type OneFlag = Omit<RiskFlag, 'identities'>;
+
+/** A binding change of one identity that is a risk, before grouping. */
+interface SettingRisk {
+  readonly kind: RiskKind;
+  readonly identity: string;
+  readonly field: string;
+  /** `old → new`, as the reports format the field. */
+  readonly change: string;
 }
 
 /** TTL fields where 0 means "unbounded" (the store's default or no expiry), so 0 is the largest value. */
@@ -53,26 +84,32 @@ const USE_LIMITS = new Set(['token_num_uses', 'secret_id_num_uses']);
 const ALLOW_LISTS = new Set(['bound_audiences', 'token_bound_cidrs', 'secret_id_bound_cidrs', 'allowed_redirect_uris']);
 
 /**
- * The risk flags of a change from `base` to `head`:
+ * The risk flags of a change from `base` to `head`, one per risk: a changed setting (a binding
+ * field going from one value to another) is one flag listing every identity it affects, and fields
+ * changed alike on the same identities (a job timeout raising three TTLs of three roles) are one:
  * - a wildcard rule of an existing identity granting more (new, or covering narrower rules);
  * - a path newly readable by two applications (AppRole identities);
  * - `sudo` or `deny` gained or lost (and `sudo` on a new identity);
  * - a TTL raised (0, "store default" or "no expiry", counts as the largest value);
  * - a binding loosened: audiences or CIDRs widened or dropped, bound claims or subject dropped or
  *   widened, claims compared as globs, Secret IDs no longer required, use limits raised;
- * - the JWT method's issuer or key source changed (whoever holds the new keys can log in as every
- *   role of the mount);
+ * - a login method added (an auth mount new in head, or of another type), or a JWT/OIDC method's
+ *   issuer, key source or client id changed (whoever holds the new keys can log in as every role
+ *   of the mount): one flag per auth method and changed field, listing its roles;
  * - any change to the `default` policy, which every token without `token_no_default_policy` carries;
- * - people (an `oidc` identity, new or changed) gaining a capability on a path they did not have.
+ * - people (an `oidc` identity, new or changed) gaining a capability on a path they did not have,
+ *   with the kind of machine path it is and the stated reason when the configuration records one.
  * @returns flags sorted by kind, identity, message
  */
 export function riskFlags(base: AccessModel, head: AccessModel, changed: readonly IdentityChange[]): RiskFlag[] {
-  const flags: RiskFlag[] = [];
+  const flags: OneFlag[] = [];
+  const settings: SettingRisk[] = [];
   for (const change of changed) {
     const before = base.get(change.name)!;
     const after = head.get(change.name)!;
     flags.push(...ruleFlags(base, before, head, after));
-    for (const b of change.bindings) flags.push(...bindingFlags(change.name, b.field, b.before, b.after));
+    // The method's fields are the auth method's: flagged once per method (loginMethodFlags).
+    for (const b of change.bindings) if (!JWT_METHOD_FIELDS.includes(b.field)) settings.push(...bindingFlags(change.name, b.field, b.before, b.after));
   }
   for (const access of head.identities) {
     if (base.get(access.identity.name)) continue;
@@ -84,27 +121,94 @@ export function riskFlags(base: AccessModel, head: AccessModel, changed: readonl
   }
   flags.push(...peopleFlags(base, head));
   flags.push(...sharedReadFlags(base, head));
+  const all: RiskFlag[] = flags.map((f) => ({ ...f, identities: [f.identity] }));
+  all.push(...groupSettings(settings), ...loginMethodFlags(base, head));
   if (base.defaultPolicyText !== head.defaultPolicyText) {
     const how = head.builtinDefault ? 'back to the built-in text' : base.builtinDefault ? 'rewritten by the configuration' : 'changed';
-    flags.push({
+    all.push({
       kind: 'default-policy-changed',
       identity: 'default',
+      identities: [],
       message: `the \`default\` policy is ${how}: it is on every token of the store, not only on the identities listed here`,
     });
   }
-  return flags.sort(
+  return all.sort(
     (a, b) =>
       KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || compareStrings(a.identity, b.identity) || compareStrings(a.message, b.message),
   );
 }
 
-function ruleFlags(base: AccessModel, before: IdentityAccess, head: AccessModel, after: IdentityAccess): RiskFlag[] {
+/**
+ * One flag per changed setting: the same field going from the same old to the same new value is one
+ * flag listing every identity; then fields changed alike on the same identities are one flag.
+ */
+function groupSettings(settings: readonly SettingRisk[]): RiskFlag[] {
+  const byChange = new Map<string, { kind: RiskKind; field: string; change: string; identities: string[] }>();
+  for (const s of settings) {
+    const key = `${s.kind}\u0000${s.field}\u0000${s.change}`;
+    const entry = byChange.get(key) ?? { kind: s.kind, field: s.field, change: s.change, identities: [] };
+    entry.identities.push(s.identity);
+    byChange.set(key, entry);
+  }
+  const byIdentities = new Map<string, { kind: RiskKind; change: string; identities: string[]; fields: string[] }>();
+  for (const e of byChange.values()) {
+    const identities = [...new Set(e.identities)].sort(compareStrings);
+    const key = `${e.kind}\u0000${e.change}\u0000${identities.join('\u0000')}`;
+    const entry = byIdentities.get(key) ?? { kind: e.kind, change: e.change, identities, fields: [] };
+    entry.fields.push(e.field);
+    byIdentities.set(key, entry);
+  }
+  return [...byIdentities.values()].map((e) => ({
+    kind: e.kind,
+    identity: e.identities[0],
+    identities: e.identities,
+    message: `${e.fields.sort(compareStrings).map((f) => `\`${f}\``).join(', ')} ${e.change}`,
+  }));
+}
+
+/**
+ * A login method added (a mount of head that base does not have, or has with another type), and
+ * each trust setting of a JWT/OIDC method that changed (issuer, discovery URL, JWKS URL, static
+ * keys, CA certificates, client id): whoever the method accepts logs in as each of its roles.
+ */
+function loginMethodFlags(base: AccessModel, head: AccessModel): RiskFlag[] {
+  const before = new Map(base.authMounts.map((m) => [m.path, m]));
+  const flags: RiskFlag[] = [];
+  for (const mount of head.authMounts) {
+    const roles = head.identities.filter((i) => i.identity.mount === mount.path).map((i) => i.identity.name);
+    const who = roles.length > 0 ? `; whoever it accepts can log in as ${roles.map((r) => `\`${r}\``).join(', ')}` : '; no role uses it yet';
+    const flag = (kind: RiskKind, message: string): RiskFlag => ({ kind, identity: `${mount.path}/`, identities: roles, authMethod: mount.path, message: `${message}${who}` });
+    const old = before.get(mount.path);
+    if (!old || old.type !== mount.type) {
+      const settings = settingsText(mount);
+      const what = old ? `the auth method at \`${mount.path}/\` is now \`${mount.type}\` (was \`${old.type}\`)` : `new \`${mount.type}\` auth method at \`${mount.path}/\``;
+      flags.push(flag('login-method-added', `${what}${settings === '' ? '' : `: ${settings}`}`));
+      continue;
+    }
+    for (const field of JWT_METHOD_FIELDS) {
+      const b = old.settings[field];
+      const a = mount.settings[field];
+      if (JSON.stringify(b) === JSON.stringify(a)) continue;
+      flags.push(flag('trust-changed', `\`${field}\` ${formatBinding(field, b)} → ${formatBinding(field, a)}`));
+    }
+  }
+  return flags;
+}
+
+/** A mount's trust settings as text: `` `bound_issuer` https://..., `oidc_discovery_url` https://... ``. */
+function settingsText(mount: AuthMount): string {
+  return JWT_METHOD_FIELDS.filter((f) => mount.settings[f] !== undefined)
+    .map((f) => `\`${f}\` ${formatBinding(f, mount.settings[f])}`)
+    .join(', ');
+}
+
+function ruleFlags(base: AccessModel, before: IdentityAccess, head: AccessModel, after: IdentityAccess): OneFlag[] {
   const identity = after.identity.name;
   const own = (model: AccessModel, access: IdentityAccess) => access.acl.rules.filter((r) => !model.isBuiltinDefaultOnly(r));
   const beforeRules = own(base, before);
   const beforeBySlot = new Map(beforeRules.map((r) => [r.path.slot, r]));
   const afterRules = own(head, after);
-  const flags: RiskFlag[] = [];
+  const flags: OneFlag[] = [];
   for (const rule of afterRules) {
     const old = beforeBySlot.get(rule.path.slot);
     const gained = gainedCapabilities(old, rule);
@@ -140,7 +244,7 @@ function wildcardFlag(
   old: AclRule | undefined,
   gained: readonly StoreCapability[],
   beforeRules: readonly AclRule[],
-): RiskFlag {
+): OneFlag {
   const path = rule.path.display;
   const caps = gained.join(', ');
   const covered = beforeRules.filter(
@@ -162,10 +266,8 @@ function wildcardFlag(
   return { kind: 'wildcard-broadened', identity, message };
 }
 
-function bindingFlags(identity: string, field: string, before: BindingValue | undefined, after: BindingValue | undefined): RiskFlag[] {
-  const change = `${field} ${formatBinding(field, before)} → ${formatBinding(field, after)}`;
-  const flag = (kind: RiskKind): RiskFlag[] => [{ kind, identity, message: change.replace(/^(\S+)/, '`$1`') }];
-  if (JWT_METHOD_FIELDS.includes(field)) return flag('trust-changed');
+function bindingFlags(identity: string, field: string, before: BindingValue | undefined, after: BindingValue | undefined): SettingRisk[] {
+  const flag = (kind: RiskKind): SettingRisk[] => [{ kind, identity, field, change: `${formatBinding(field, before)} → ${formatBinding(field, after)}` }];
   if (ZERO_IS_UNBOUNDED.has(field) || field === 'token_period') {
     const scale = (v: BindingValue | undefined) =>
       typeof v !== 'number' ? 0 : v === 0 && ZERO_IS_UNBOUNDED.has(field) ? Number.POSITIVE_INFINITY : v;
@@ -192,8 +294,6 @@ function bindingFlags(identity: string, field: string, before: BindingValue | un
       return after === 'glob' ? flag('binding-loosened') : [];
     case 'bound_subject':
       return before !== undefined ? flag('binding-loosened') : [];
-    case 'bound_issuer':
-      return flag('trust-changed');
     case 'bind_secret_id':
       return after === false ? flag('binding-loosened') : [];
     default:
@@ -206,8 +306,8 @@ function bindingFlags(identity: string, field: string, before: BindingValue | un
  * before: every non-deny rule of a new people identity, every capability gained by an existing one
  * (the built-in `default` policy left out: every token has it).
  */
-function peopleFlags(base: AccessModel, head: AccessModel): RiskFlag[] {
-  const flags: RiskFlag[] = [];
+function peopleFlags(base: AccessModel, head: AccessModel): OneFlag[] {
+  const flags: OneFlag[] = [];
   for (const after of head.identities) {
     if (after.identity.method !== 'oidc' || after.loginRefused) continue;
     const before = base.get(after.identity.name);
@@ -216,17 +316,27 @@ function peopleFlags(base: AccessModel, head: AccessModel): RiskFlag[] {
       const gained = gainedCapabilities(old.get(rule.path.slot), rule);
       if (gained.length === 0) continue;
       const who = before ? 'gain' : 'new people role gets';
+      const stated = head.machinePathReasons.get(after.identity.name)?.get(rule.path.display);
+      const what = stated && stated.reaches.length > 0 ? `; it is ${stated.reaches.map(machinePathText).join(', ')}` : '';
+      const why = stated ? `; stated reason (machinePathReason): ${JSON.stringify(stated.reason)}` : '';
       flags.push({
         kind: 'people-gained',
         identity: after.identity.name,
-        message: `${who} ${gained.map((c) => `\`${c}\``).join(', ')} on \`${rule.path.display}\`: a person can now use a path they could not`,
+        message: `${who} ${gained.map((c) => `\`${c}\``).join(', ')} on \`${rule.path.display}\`: a person can now use a path they could not${what}${why}`,
+        ...(stated ? { machinePaths: stated.reaches, reason: stated.reason } : {}),
       });
     }
   }
   return flags;
 }
 
-function sharedReadFlags(base: AccessModel, head: AccessModel): RiskFlag[] {
+/** A machine path for a reviewer: `the CI registry credential of \`svc-x\` (\`secret/data/registry/svc-x\`, ci-access/svc-x)`. */
+function machinePathText(m: MachinePathReached): string {
+  const whose = m.kind === 'ci-secret' ? `the ${MACHINE_PATH_KIND_LABEL[m.kind]} \`${m.owner}\`` : `${m.kind === 'application-secret' ? 'an' : 'the'} ${MACHINE_PATH_KIND_LABEL[m.kind]} of \`${m.owner}\``;
+  return `${whose} (\`${m.path}\`, ${m.declaredAt})`;
+}
+
+function sharedReadFlags(base: AccessModel, head: AccessModel): OneFlag[] {
   const before = new Set(findSharedReads(base).map((s) => `${s.reader}\u0000${s.owner}`));
   const byReader = new Map<string, string[]>();
   for (const shared of findSharedReads(head)) {

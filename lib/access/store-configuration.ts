@@ -4,6 +4,8 @@ import { ResourceBlock, STORE_TARGET_METADATA_KEY, SynthStack, readSynthOutput }
 import { compareStrings } from '../private/compare-strings';
 import { StoreTarget } from '../model/store-target';
 import { storePolicyName } from '../model/store-policy-name';
+import { AuthMount } from './auth-mount';
+import { MachinePathReasons, readMachinePathReasons } from './machine-path-reason';
 
 /** A policy declared by a `vault_policy` resource. */
 export interface DeclaredPolicy {
@@ -35,6 +37,13 @@ export interface StoreConfiguration {
    * semantics); OpenBao with its version unknown when undefined.
    */
   readonly store?: StoreTarget;
+  /**
+   * The auth methods (login methods) declared or mounted, sorted by path; when undefined, the mounts
+   * the identities log in through stand for them.
+   */
+  readonly authMounts?: readonly AuthMount[];
+  /** The stated reasons of people rules that reach CI or application paths (`machinePathReason`). */
+  readonly machinePathReasons?: MachinePathReasons;
 }
 
 /** Provider defaults for fields left unset (so that unset and default compare equal). */
@@ -102,8 +111,12 @@ export function readStoreConfiguration(dir: string): StoreConfiguration {
   const stacks = readSynthOutput(dir);
   const policies = new Map<string, DeclaredPolicy>();
   const identities = new Map<string, Identity>();
+  const mounts = new Map<string, AuthMount>();
   for (const stack of stacks) {
     const resolver = new ReferenceResolver(stack);
+    for (const mount of readAuthMounts(stack, resolver)) {
+      if (!mounts.has(mount.path)) mounts.set(mount.path, mount);
+    }
     for (const policy of readPolicies(stack, resolver)) {
       const existing = policies.get(policy.name);
       if (existing && existing.text !== policy.text) {
@@ -131,6 +144,8 @@ export function readStoreConfiguration(dir: string): StoreConfiguration {
     policies,
     stacks: stacks.map((s) => s.name),
     ...(store ? { store } : {}),
+    authMounts: [...mounts.values()].sort((a, b) => compareStrings(a.path, b.path)),
+    machinePathReasons: readMachinePathReasons(stacks),
   };
 }
 
@@ -170,6 +185,26 @@ function readPolicies(stack: SynthStack, resolver: ReferenceResolver): DeclaredP
     }
     return { name: storePolicyName(name), text, stack: stack.name, declaredAt: declaredAt(block) };
   });
+}
+
+/** The auth methods a stack mounts: `vault_auth_backend` (path defaults to the type) and `vault_jwt_auth_backend` (path and type default to `jwt`). */
+function readAuthMounts(stack: SynthStack, resolver: ReferenceResolver): AuthMount[] {
+  const out: AuthMount[] = [];
+  for (const [id, block] of Object.entries(stack.resources.vault_auth_backend ?? {})) {
+    const field = fieldReader(resolver, block, `vault_auth_backend.${id}`);
+    const type = String(field('type') ?? '');
+    out.push({ path: mountPath(field('path') ?? type), type, stack: stack.name, declaredAt: declaredAt(block), settings: {} });
+  }
+  for (const [id, block] of Object.entries(stack.resources.vault_jwt_auth_backend ?? {})) {
+    const field = fieldReader(resolver, block, `vault_jwt_auth_backend.${id}`);
+    const settings: Record<string, BindingValue> = {};
+    for (const name of JWT_METHOD_FIELDS) {
+      const value = jwtMethodBinding(field(name));
+      if (value !== undefined) settings[name] = value;
+    }
+    out.push({ path: mountPath(field('path') ?? 'jwt'), type: String(field('type') ?? 'jwt'), stack: stack.name, declaredAt: declaredAt(block), settings });
+  }
+  return out;
 }
 
 function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identity[] {

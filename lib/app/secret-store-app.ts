@@ -7,6 +7,7 @@ import { IConstruct } from 'constructs';
 import { escapeRefusedCharacters, hasRefusedCharacter } from '../model/free-text';
 import { ValidationProblem } from '../model/validation-problem';
 import { recordDeclaredKvMounts } from '../constructs/declared-kv-mounts';
+import { recordMachinePathReasons } from '../constructs/machine-path-reasons';
 import { IArtifactSource, isArtifactSource, SynthesisArtifact } from '../constructs/synthesis-artifact';
 import { artifactLayoutProblems } from '../constructs/artifact-layout';
 import { compareStrings } from '../private/compare-strings';
@@ -193,6 +194,8 @@ export class SecretStoreApp extends App {
     }
     // The stacks never create the KV mount: record which one they rely on, for tf, drift and adopt.
     recordDeclaredKvMounts(this);
+    // Why people read a machine's path, for the access diff's reviewer (nothing without a reason).
+    recordMachinePathReasons(this);
     fs.mkdirSync(this.outdir);
     fs.mkdirSync(path.join(this.outdir, 'stacks'));
     try {

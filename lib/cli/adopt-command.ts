@@ -10,7 +10,8 @@ import { readSynthOutput } from '../sources/synth-output';
 import { PolicyParser } from '../acl/policy-parser';
 import { resolveStoreAddress } from '../store/store-address';
 import { Command } from './command';
-import { parseCommandArguments } from './command-arguments';
+import { formatOption, parseCommandArguments } from './command-arguments';
+import { AdoptionJson, AdoptionJsonStack, adoptionJsonStack, planCheckRefusals } from './adoption-json';
 import { DestructionRefused, PlannedDestruction, reviewSavedPlan } from '../engine/replacement-guard';
 import { runEngineCollected } from '../engine/engine-output';
 import { chooseEngine, engineEnvironment } from '../engine/engine-binary';
@@ -19,9 +20,10 @@ import { removeWritingLeftovers, writeFileAtomically } from './atomic-file';
 import { makeCheckDirectory, removeCheckDirectory, removeCheckDirectoryLeftovers } from './adopt-check-directory';
 import { ExitCode } from './exit-code';
 import { guardKvMounts } from '../engine/kv-mount-guard';
+import { removeGuardDirectoryLeftovers, temporaryDirectory } from '../engine/guard-directory';
 import { liveStoreClient, readLiveStoreFromEnvironment } from './live-source';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
-import { terminalLine, terminalText } from '../private/terminal-text';
+import { terminalJson, terminalLine, terminalText } from '../private/terminal-text';
 import { UsageError } from './usage-error';
 
 /** A file's bytes, or undefined when there is none (or it is not a regular file). */
@@ -54,7 +56,7 @@ export const adoptCommand: Command = {
   name: 'adopt',
   summary: 'import objects already on the store (hand-made, or left by an interrupted apply) instead of creating them',
   usage: [
-    'Usage: secretstore-iac adopt [STACK...] [--outdir DIR] [--engine BIN] [--dry-run] [--no-plan-check]',
+    'Usage: secretstore-iac adopt [STACK...] [--outdir DIR] [--engine BIN] [--dry-run] [--no-plan-check] [--format text|json]',
     '',
     'For each declared object (auth mount, JWT mount, JWT or AppRole role, policy) that already',
     `exists on the store but is not in the stack's state, writes an import block into DIR/stacks/STACK/${IMPORT_FILE},`,
@@ -78,6 +80,10 @@ export const adoptCommand: Command = {
     '                  else the OpenTofu npm run toolchain built, else tofu, else terraform on PATH)',
     '  --dry-run       print the imports and the report, write no file',
     '  --no-plan-check do not plan the stacks after writing the imports (see below)',
+    '  --format text|json  text (default), or one JSON object: per stack the imports, creates,',
+    '                  untaints, forgets, what is refused (with the fix), the access report and',
+    '                  the files written or removed (docs/reference.md); also printed when adopt',
+    '                  refuses (exit 3 or 4), before the message on standard error',
     '',
     'Recovery after an interrupted apply (a killed engine, a store or leader lost mid-apply): an',
     'object the state records as tainted (created, then not read back) is untainted when the store',
@@ -93,7 +99,8 @@ export const adoptCommand: Command = {
     'it, the attribute and the declaration that keeps it, writes no import file (and removes the',
     "stack's old one, whose imports the check refused), and exits 4. A killed adopt leaves no import",
     'file it did not check; what killed runs leave (`*.writing-<pid>` files, `.adopt-check-<pid>-*`',
-    'directories of processes that no longer run) is removed by the next adopt, which says so.',
+    'directories, and `$TMPDIR/secretstore-iac-guard-<pid>-*` of a killed `tf --refuse-replace`, of',
+    'processes that no longer run) is removed by the next adopt, which says so.',
     '',
     'Exit codes: 0 done (imports written or none needed), 2 usage error, 3 cannot read the store,',
     'the state or the declarations, or an object on the store that cannot be imported, 4 the plan',
@@ -102,9 +109,10 @@ export const adoptCommand: Command = {
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
       args,
-      { outdir: { type: 'string' }, engine: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'no-plan-check': { type: 'boolean' } },
+      { outdir: { type: 'string' }, engine: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'no-plan-check': { type: 'boolean' }, format: { type: 'string' } },
       { min: 0, max: 100, names: 'STACK names' },
     );
+    const json = formatOption(values.format, ['text', 'json'] as const, 'text') === 'json';
     const outdir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'));
     const allStacks = readSynthOutput(outdir).map((s) => s.name);
     const stacks = positionals.length > 0 ? [...new Set(positionals)].sort() : allStacks;
@@ -115,12 +123,14 @@ export const adoptCommand: Command = {
     const leftovers = [
       ...removeCheckDirectoryLeftovers(path.join(outdir, 'stacks'), !dryRun),
       ...allStacks.flatMap((s) => removeWritingLeftovers(path.join(outdir, 'stacks', s), !dryRun)),
-    ];
-    if (leftovers.length > 0) {
+    ].map(shown);
+    // The guard directories of a killed `tf --refuse-replace` (in the temporary directory: named whole).
+    leftovers.push(...removeGuardDirectoryLeftovers(!dryRun, temporaryDirectory(context.env)));
+    if (leftovers.length > 0 && !json) {
       context.stdout(
         [
           `${dryRun ? 'Would remove' : 'Removed'} what killed runs left (their process no longer runs; no engine run of a stack reads them):`,
-          ...leftovers.map((l) => `  ${terminalLine(shown(l))}`),
+          ...leftovers.map((l) => `  ${terminalLine(l)}`),
           '',
         ].join('\n'),
       );
@@ -140,19 +150,32 @@ export const adoptCommand: Command = {
     const conflicts: string[] = [];
     // Nothing is changed until every stack was read without conflict.
     const pending: PendingStack[] = [];
+    // With --format json standard output holds one JSON object, printed once adopt is done or refuses.
+    const reports = new Map<string, AdoptionJsonStack & { files: AdoptionJsonStack['files'][number][]; refused: AdoptionJsonStack['refused'][number][] }>();
+    const planChecked: string[] = [];
+    const printJson = () => {
+      const report: AdoptionJson = { command: 'adopt', dryRun, leftovers: [...leftovers], stacks: [...reports.values()], planChecked };
+      context.stdout(terminalJson(report));
+    };
+    const fileChange = (stack: string, file: string, action: 'written' | 'removed') => reports.get(stack)?.files.push({ path: shown(file), action });
     for (const stack of stacks) {
       const stackDir = path.join(outdir, 'stacks', stack);
       const declared = readDeclaredObjects(outdir, stack);
+      const damaged: string[] = [];
       const file = path.join(stackDir, IMPORT_FILE);
       // adopt's own file, left damaged by a killed run of an older version: the engine would refuse the whole directory.
       if (importFileDamaged(file)) {
         fs.rmSync(file, { force: true });
+        damaged.push(file);
         out.push(`Removed a damaged ${IMPORT_FILE} (not the JSON adopt writes; left by an interrupted run); it is written again below if needed.`, '');
       }
       const state = new Set(stateAddresses(engine, stackDir, env));
       const tainted = new Set(state.size > 0 ? taintedAddresses(engine, stackDir, env) : []);
       const plan = await planAdoption(stack, declared, configuration, live, state, parser, tainted);
       conflicts.push(...plan.conflicts.map((c) => `${stack}: ${terminalLine(c)}`));
+      const report = adoptionJsonStack(plan);
+      reports.set(stack, { ...report, files: [], refused: [...report.refused] });
+      damaged.forEach((f) => fileChange(stack, f, 'removed'));
       out.push(`# Stack ${stack}`, '');
       out.push(`${plan.inState} resources in state; ${plan.imports.length} to import; ${plan.creates.length} to create.`);
       if (plan.untaints.length + plan.forgets.length + plan.taintedUndeclared.length > 0) {
@@ -191,10 +214,12 @@ export const adoptCommand: Command = {
       out.push('');
     }
     if (conflicts.length > 0) {
+      if (json) printJson();
       throw new Error(`nothing written: objects on the store that an import cannot adopt (resolve by hand, then re-run):\n  ${conflicts.join('\n  ')}`);
     }
     if (dryRun) {
-      context.stdout(out.join('\n').trimEnd());
+      if (json) printJson();
+      else context.stdout(out.join('\n').trimEnd());
       return ExitCode.ok;
     }
     // The state first: a tainted object the store has is a fact, true whatever the check says.
@@ -215,6 +240,7 @@ export const adoptCommand: Command = {
         const dataDir = env.TF_DATA_DIR ? { TF_DATA_DIR: path.resolve(p.stackDir, env.TF_DATA_DIR) } : {};
         const found = checkPlanDestructions(engine, dir, p.stack, { ...env, ...dataDir, TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' });
         if (found.length > 0) refused.add(p.stack);
+        reports.get(p.stack)?.refused.push(...planCheckRefusals(found, p.stack));
         destructions.push(...found);
       }
     } catch (error) {
@@ -227,9 +253,11 @@ export const adoptCommand: Command = {
       for (const p of pending) {
         if (!refused.has(p.stack) || !fs.existsSync(p.file)) continue;
         fs.rmSync(p.file, { force: true });
+        fileChange(p.stack, p.file, 'removed');
         out.push(`Removed ${shown(p.file)}: its imports lead to the plan the check refused.`);
       }
-      context.stdout(out.join('\n').trimEnd());
+      if (json) printJson();
+      else context.stdout(out.join('\n').trimEnd());
       throw new DestructionRefused(destructions, 'nothing written (no import file written)');
     }
     for (const p of pending) {
@@ -238,15 +266,19 @@ export const adoptCommand: Command = {
         // Checked: moved into place (same file system, one rename); else written the same way.
         if (dir !== undefined) fs.renameSync(path.join(dir, IMPORT_FILE), p.file);
         else writeFileAtomically(p.file, p.importText);
+        fileChange(p.stack, p.file, 'written');
         out.push(`Wrote ${shown(p.file)}.`);
       } else if (p.removeFile) {
         fs.rmSync(p.file, { force: true });
+        fileChange(p.stack, p.file, 'removed');
         out.push(`Removed ${shown(p.file)}: nothing left to import.`);
       }
       if (dir !== undefined) removeCheckDirectory(dir);
     }
     if (toCheck.length > 0) out.push(`Plan check: applying the imports destroys and replaces nothing (${toCheck.map((p) => p.stack).join(', ')}).`);
-    context.stdout(out.join('\n').trimEnd());
+    planChecked.push(...toCheck.map((p) => p.stack));
+    if (json) printJson();
+    else context.stdout(out.join('\n').trimEnd());
     return ExitCode.ok;
   },
 };

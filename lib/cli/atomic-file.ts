@@ -1,5 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { processRunning } from '../private/process-running';
+
+export { processRunning } from '../private/process-running';
 
 /** The temporary name {@link writeFileAtomically} writes to beside `file`: `<file>.writing-<pid>`. */
 export function writingName(file: string, pid: number = process.pid): string {
@@ -24,19 +27,6 @@ export function writeFileAtomically(file: string, content: string | Buffer): voi
   }
 }
 
-/**
- * Whether a process runs (signal 0: ESRCH means it does not; EPERM means it runs as someone else).
- * A reused pid reads as running: a leftover is then kept, never one in use removed.
- */
-export function processRunning(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * The `.writing-<pid>` files in `dir` whose writer no longer runs (a killed `adopt` or `moves`),

@@ -6,10 +6,13 @@ import { resolveStoreNamespace } from '../store/store-namespace-setting';
 import { resolveStoreAddress } from '../store/store-address';
 import { checkStoreBeforeEngine, engineNeedsStore } from '../store/store-health';
 import { StoreTransport } from '../store/store-transport';
+import { checkEngineTokenNamespace } from '../store/token-namespace';
+import { engineToken } from '../engine/kv-mount-guard';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { chooseEngine, engineEnvironment, engineVersion } from '../engine/engine-binary';
 import { runEngine } from '../engine/engine-process';
+import { removeGuardDirectoryLeftovers, temporaryDirectory } from '../engine/guard-directory';
 import { parseEngineInvocation } from '../engine/engine-invocation';
 import { stateAddresses } from '../engine/engine-state';
 import { runGuardedEngine } from '../engine/guarded-engine-run';
@@ -132,6 +135,8 @@ export const engineCommand: Command = {
     if (!retired && !fs.existsSync(path.join(stackDir, 'cdk.tf.json'))) {
       throw new Error(`no synthesized stack at ${stackDir}: run \`npm run synth\` first, or pass --outdir`);
     }
+    // The guard directories of runs killed mid-guard (their process no longer runs): removed, and said.
+    for (const dir of removeGuardDirectoryLeftovers(true, temporaryDirectory(context.env))) context.stderr(`secretstore-iac tf: removed ${dir}: a run killed during its guard left it (its process no longer runs)`);
     // What --refuse-replace cannot check, or what takes an object out of state, is refused before
     // anything runs.
     const guarded = refuseReplace ? guardInvocation(invocation, stack, declaredAddresses(stackDir)) : undefined;
@@ -148,7 +153,14 @@ export const engineCommand: Command = {
     // The stack's namespace (settings.namespace) and VAULT_NAMESPACE / BAO_NAMESPACE must agree: the
     // provider applies to the one, the checks below and `drift` would read the other.
     const namespace = resolveStoreNamespace(context.env, retired ? [] : [readStackNamespace(path.join(stackDir, 'cdk.tf.json'))]);
-    const env = engineEnvironment(context.env, address, choice, namespace);
+    const env = { ...engineEnvironment(context.env, address, choice, namespace) };
+    // A token of the root namespace acts in the stacks' namespace, the provider's child token would not.
+    const token = engineToken(env);
+    if (namespace !== undefined && token !== undefined && engineNeedsStore(engineArgs)) {
+      const checked = await checkEngineTokenNamespace(address, token, namespace, env, StoreTransport.fromEnvironment(context.env, (l) => context.stderr(l)));
+      Object.assign(env, checked.env);
+      if (checked.notice) context.stderr(`secretstore-iac tf: ${checked.notice}`);
+    }
     // The guards ask the store with what the engine will use: its token and namespace.
     const guard = { env, stderr: (line: string) => context.stderr(line) };
     // A retired stack declares no policy: no KV mount to check.

@@ -4,11 +4,12 @@ import { readDeclaredObjects } from '../reconcile/declared-object';
 import { MOVES_FILE, renderMovesFile, StackMoveBlocks, stackMoves } from '../reconcile/stack-moves';
 import { renderStackMovesMarkdown } from '../reconcile/stack-moves-markdown';
 import { retiredGrantsUpdates } from '../reconcile/retired-stack-grants';
+import { MovesFileAction, stackMovesJson } from '../reconcile/stack-moves-json';
 import { readSynthOutput } from '../sources/synth-output';
-import { terminalLine } from '../private/terminal-text';
+import { terminalJson, terminalLine } from '../private/terminal-text';
 import { writeFileAtomically } from './adopt-command';
 import { Command } from './command';
-import { parseCommandArguments } from './command-arguments';
+import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { openSourceArgument, SOURCE_HELP } from './source-argument';
 import { UsageError } from './usage-error';
@@ -31,7 +32,7 @@ export const movesCommand: Command = {
   name: 'moves',
   summary: 'write removed/import/moved blocks for objects that moved between stacks or were renamed, so no plan recreates them',
   usage: [
-    'Usage: secretstore-iac moves BASE HEAD [--dry-run] [--markdown-file FILE] [--approval TEXT]',
+    'Usage: secretstore-iac moves BASE HEAD [--dry-run] [--markdown-file FILE] [--approval TEXT] [--format text|json]',
     '',
     'Compares where each store object (auth mount, role, policy) is declared in BASE and in HEAD. For',
     `each object in another stack in HEAD, writes into HEAD/stacks/<stack>/${MOVES_FILE}:`,
@@ -70,6 +71,9 @@ export const movesCommand: Command = {
     '              as Markdown to FILE (a merge request\'s note; empty when there are none)',
     '  --approval TEXT  the sentence of that note on how removals are applied (the pipeline names',
     '              its manual job)',
+    '  --format text|json  text (default), or one JSON object: base, head, written, and per stack',
+    '              its moves file (path, action) and the objects moved (renamed), forgotten,',
+    '              imported and removed (docs/reference.md)',
     '',
     'Exit codes: 0 done (moves written, or none needed), 2 usage error, 3 unreadable output or',
     'an object declared by two stacks, or renamed from an address HEAD declares again (nothing written).',
@@ -79,9 +83,10 @@ export const movesCommand: Command = {
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
       args,
-      { 'dry-run': { type: 'boolean' }, 'markdown-file': { type: 'string' }, approval: { type: 'string' } },
+      { 'dry-run': { type: 'boolean' }, 'markdown-file': { type: 'string' }, approval: { type: 'string' }, format: { type: 'string' } },
       { min: 2, max: 2, names: 'BASE and HEAD' },
     );
+    const json = formatOption(values.format, ['text', 'json'] as const, 'text') === 'json';
     const headDir = path.resolve(context.cwd, positionals[1]);
     if (!fs.existsSync(path.join(headDir, 'manifest.json'))) {
       throw new UsageError(`HEAD must be a synthesized output directory (with manifest.json) to write into: ${positionals[1]} is not one`);
@@ -101,6 +106,8 @@ export const movesCommand: Command = {
       const baseStacks = new Map(readSynthOutput(base.dir).map((s) => [s.name, s.file]));
       const out: string[] = [];
       const writes: Array<() => void> = [];
+      // What happens to each stack's moves file, for --format json.
+      const files = new Map<string, { path: string; action: MovesFileAction; retired: boolean }>();
       const dry = values['dry-run'] === true;
       out.push(
         result.moves.length === 0
@@ -128,6 +135,7 @@ export const movesCommand: Command = {
         if (!blocks) {
           if (fs.existsSync(file)) {
             writes.push(() => fs.rmSync(file, { force: true }));
+            files.set(stack, { path: path.relative(context.cwd, file), action: 'remove', retired });
             out.push(`${dry ? 'Would remove' : 'Removed'} ${path.relative(context.cwd, file)}: no move in this stack.`);
           }
           continue;
@@ -138,6 +146,7 @@ export const movesCommand: Command = {
           fs.mkdirSync(stackDir, { recursive: true });
           writeFileAtomically(file, content);
         });
+        files.set(stack, { path: path.relative(context.cwd, file), action: 'write', retired });
         const renamed = (blocks.renames ?? []).length > 0 ? `, rename ${blocks.renames!.length}` : '';
         const destroyed = result.removals.filter((r) => r.stack === stack).length;
         out.push(
@@ -157,7 +166,8 @@ export const movesCommand: Command = {
       }
       if (!dry) writes.forEach((w) => w());
       else out.push('Dry run: nothing written.');
-      context.stdout(out.join('\n'));
+      if (json) context.stdout(terminalJson(stackMovesJson(result, { base: base.label, head: positionals[1] }, files, !dry)));
+      else context.stdout(out.join('\n'));
       return ExitCode.ok;
     } finally {
       base.dispose();

@@ -1,9 +1,10 @@
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { locateStoreObject, readDeclaredObjects } from '../reconcile/declared-object';
 import { runEngineCollected } from './engine-output';
 import { GuardRefusal } from './guard-refusal';
+import { makeGuardDirectory, temporaryDirectory } from './guard-directory';
+import { mountTypeFix } from '../reconcile/mount-type-mismatch';
 import { PlannedCreate, plannedCreates } from './takeover-guard';
 
 /**
@@ -101,6 +102,14 @@ function localAdvice(construct: string): (d: PlannedDestruction) => string {
       : `the store's mount is not local (it is replicated), the declaration says \`local: true\`: remove \`local: true\` (or declare \`local: false\`) on the ${construct} construct, or remount it by hand as a local mount`;
 }
 
+/** The fix for a mount `type` that forces a replacement, in the direction the store has it ({@link mountTypeFix}). */
+function typeAdvice(d: PlannedDestruction): string {
+  const [store, declared] = (d.values.type ?? '').split(' → ').map((v) => v.replace(/^"|"$/g, ''));
+  const mountPath = d.storePath?.replace(/^sys\/auth\//, '') ?? 'PATH';
+  // The guard reads no store CLI: the fix names both.
+  return `the store's method at ${mountPath}/ is of type ${store}, the declared one of type ${declared}: ${mountTypeFix(mountPath, store, declared)}`;
+}
+
 /**
  * What to declare so that the store's object is kept, per resource type and forcing attribute: the
  * construct property that says what the store has (in the direction the store has it).
@@ -108,10 +117,10 @@ function localAdvice(construct: string): (d: PlannedDestruction) => string {
 const ADVICE: Readonly<Record<string, (d: PlannedDestruction) => string>> = {
   'vault_auth_backend.local': localAdvice('AppRoleAuth'),
   'vault_jwt_auth_backend.local': localAdvice('CiJwtAuth (or OidcAuth, `people.local`, for the people\'s mount)'),
-  'vault_auth_backend.type': () => 'another auth method is mounted at this path: move it, or declare another path',
+  'vault_auth_backend.type': typeAdvice,
   'vault_auth_backend.path': () => 'the mount path differs: declare the store\'s path',
   'vault_jwt_auth_backend.path': () => 'the mount path differs: declare the store\'s path',
-  'vault_jwt_auth_backend.type': () => 'an OIDC method (type oidc) is mounted at this path: the library declares a JWT method (type jwt); move one of them',
+  'vault_jwt_auth_backend.type': typeAdvice,
   'vault_jwt_auth_backend_role.role_type': (d) =>
     storeValue(d, 'role_type') === '"jwt"'
       ? 'the store\'s role is a JWT role (role_type jwt) where an OIDC role (people\'s single sign-on) is declared: delete the store\'s role by hand if no CI job logs in with it, or rename the declared group'
@@ -227,7 +236,7 @@ export async function withReviewedPlan<T>(
   planArgs: readonly string[],
   use: (review: PlanReview, planFile: string) => Promise<T>,
 ): Promise<T> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-guard-'));
+  const dir = makeGuardDirectory(temporaryDirectory(env));
   const planFile = path.join(dir, 'guard.tfplan');
   try {
     const planned = runEngineCollected(engine, [...planArgs, `-out=${planFile}`], stackDir, env);
@@ -243,7 +252,7 @@ export async function withReviewedPlan<T>(
  * @throws Error with the engine's message when the plan fails
  */
 export function reviewPlan(engine: string, stackDir: string, env: NodeJS.ProcessEnv): PlanReview {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-guard-'));
+  const dir = makeGuardDirectory(temporaryDirectory(env));
   const planFile = path.join(dir, 'guard.tfplan');
   try {
     const planned = runEngineCollected(engine, ['plan', '-input=false', '-lock=false', `-out=${planFile}`], stackDir, env);

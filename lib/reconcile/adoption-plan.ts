@@ -8,6 +8,7 @@ import { LiveStore, liveStoreConfiguration } from './live-store-reader';
 import { StoreConfiguration } from '../access/store-configuration';
 import { restrict, roleTypeConsequence } from './store-drift';
 import { describeMountAttributeChange, mountAttributeChanges } from './mount-attribute-changes';
+import { mountTypeMismatch } from './mount-type-mismatch';
 
 /** What adopting one stack does: imports, creates, conflicts, and the access change of applying. */
 export interface AdoptionPlan {
@@ -54,7 +55,7 @@ export function storePresence(o: DeclaredObject, live: LiveStore): 'present' | '
     const mount = live.mounts.find((m) => m.path === o.name);
     if (!mount) return 'absent';
     const want = o.kind === 'jwt-auth-mount' ? String(o.fields.type ?? 'jwt') : String(o.fields.type);
-    if (mount.type !== want) return `${o.name}/ is a ${mount.type} mount on the store, declared ${want}: an import would not make it one`;
+    if (mount.type !== want) return mountTypeMismatch(o.name, mount.type, want, live.store?.cli);
     const unconfigured = unconfiguredJwtMount(o, live);
     if (unconfigured !== undefined) return unconfigured;
     return 'present';
@@ -112,7 +113,8 @@ export async function planAdoption(
   for (const o of [...toImport, ...untaints]) {
     if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
       const mount = live.mounts.find((m) => m.path === o.name)!;
-      for (const change of mountAttributeChanges(o, mount, live.store?.cli)) {
+      // An imported mount's TTLs are read by the import (the apply sets them); an untainted one's are not.
+      for (const change of mountAttributeChanges(o, mount, live.store?.cli, { imported: toImport.includes(o) })) {
         const line = `${o.name}/ (${o.address}): ${describeMountAttributeChange(change)}`;
         (change.effect === 'replace' ? risks : attributeChanges).push(line);
       }

@@ -1,3 +1,4 @@
+import { TOKEN_NAMESPACE_RULE } from '../store/token-namespace';
 import type { DeclaredKvMount } from './declared-kv-mount';
 import { KvVersion } from '../model/kv-mount';
 import { compareStrings } from '../private/compare-strings';
@@ -152,6 +153,10 @@ export async function checkKvMountVersions(client: StoreClient, declared: readon
   try {
     body = (await client.request('GET', KV_MOUNT_CHECK_PATH)).body;
   } catch (e) {
+    // A token of another namespace: its message names the cause; no capability is missing.
+    if (e instanceof StoreError && e.kind === 'permission-denied' && e.message.includes(TOKEN_NAMESPACE_RULE)) {
+      throw new KvMountCheckError(`cannot compare the declared KV mounts with the store at ${client.address}: ${e.message}`);
+    }
     if (e instanceof StoreError && e.kind === 'permission-denied') {
       throw new KvMountCheckError(
         `cannot compare the declared KV mounts (${declared.map((d) => `${d.path}/ KV v${d.version}`).join(', ')}) with the store at ${client.address}: ` +

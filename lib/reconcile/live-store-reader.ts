@@ -426,12 +426,25 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
     if (name === DEFAULT_POLICY_NAME && isUnchangedDefault(store, text)) continue;
     policies.set(name, { name, text, stack: label });
   }
+  // The token method is every store's own (it cannot be disabled): not a login method a configuration adds.
+  const authMounts = store.mounts
+    .filter((m) => m.type !== 'token')
+    .map((m) => {
+      const config = m.type === 'jwt' || m.type === 'oidc' ? configs.get(m.path) : undefined;
+      const settings = Object.fromEntries(JWT_METHOD_FIELDS.flatMap((name) => {
+        const value = config ? jwtMethodBinding(config[name]) : undefined;
+        return value === undefined ? [] : [[name, value]];
+      }));
+      return { path: m.path, type: m.type, stack: label, settings };
+    })
+    .sort((a, b) => compareStrings(a.path, b.path));
   return {
     identities: identities.sort((a, b) => compareStrings(a.name, b.name)),
     policies,
     stacks: [label],
     liveStore: true,
     ...(store.store ? { store: store.store } : {}),
+    authMounts,
   };
 }
 

@@ -69,9 +69,12 @@ function tuneDeclaration(field: string, value: unknown): string {
  * differ on the store, each with what applying does: `local` (ForceNew: replacement), the
  * description, and every tune setting (in place when declared, kept when not). `seal_wrap` is not
  * compared: the provider neither declares nor changes it. Hand fixes name `cli`, the store's CLI
- * (the live store's, from `sys/seal-status`).
+ * (the live store's, from `sys/seal-status`). A declared TTL changed on the store is changed back
+ * by the apply only for a mount being imported (`options.imported`: the import reads it): the vault
+ * provider (5.9.0) keeps the TTLs it wrote in its state and never reads them back from the store
+ * (`mergeAuthMethodTune`), so for a mount in state the apply leaves the store's value (seen on OpenBao).
  */
-export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount, cli: StoreCli = 'bao'): MountAttributeChange[] {
+export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount, cli: StoreCli = 'bao', options: { readonly imported?: boolean } = {}): MountAttributeChange[] {
   const by = DECLARED_BY[o.type] ?? { config: 'the mount', construct: 'the mount construct' };
   const out: MountAttributeChange[] = [];
   const declaredLocal = o.fields.local === true;
@@ -111,14 +114,21 @@ export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount, c
     const have = tuneText(field, mount.tune[field]);
     if (want === have) continue;
     const declaration = `\`${by.config}.tune.${camel}: ${tuneDeclaration(field, mount.tune[field])}\``;
+    // The provider never reads a TTL it wrote back from the store: a hand change stays (see above).
+    const unseen = isDeclared && TTL.has(field) && options.imported !== true;
+    // The CLI's flag for the declared value: `-max-lease-ttl=2h` (0: the system's default).
+    const flag = `-${field.replace(/_/g, '-')}=${want.startsWith('0 ') ? '0' : want}`;
     out.push({
       attribute: `tune.${field}`,
       declared: isDeclared ? want : `${want}, not declared`,
       store: have,
-      effect: isDeclared ? 'in-place' : 'kept',
-      consequence: isDeclared
-        ? `the apply changes it in place (tune, no replacement); declare ${declaration} to keep the store's`
-        : `not declared, so the apply keeps the store's value; declare ${declaration} to manage it, or reset it by hand (\`${cli} auth tune\`)`,
+      effect: isDeclared && !unseen ? 'in-place' : 'kept',
+      consequence: unseen
+        ? 'the apply does not change it: the vault provider (5.9.0) keeps the TTL it wrote in its state and never reads it back from the store; ' +
+          `set it back by hand (\`${cli} auth tune ${flag} ${o.name}/\`), or declare ${declaration} to keep the store's (the next apply writes that same value once)`
+        : isDeclared
+          ? `the apply changes it in place (tune, no replacement); declare ${declaration} to keep the store's`
+          : `not declared, so the apply keeps the store's value; declare ${declaration} to manage it, or reset it by hand (\`${cli} auth tune\`)`,
     });
   }
   return out;

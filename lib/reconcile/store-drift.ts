@@ -7,6 +7,7 @@ import { AccessDiff, diffAccess } from '../access/access-diff';
 import { AccessModel } from '../access/access-model';
 import { formatBinding, isPemField, pemFingerprint } from '../access/binding-format';
 import { DeclaredObject } from './declared-object';
+import { mountTypeMismatch } from './mount-type-mismatch';
 import { describeMountAttributeChange, mountAttributeChanges } from './mount-attribute-changes';
 import { unconfiguredJwtMount } from './unconfigured-jwt-mount';
 import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, isUnchangedDefault, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
@@ -86,7 +87,7 @@ export async function detectDrift(
         continue;
       }
       if (mount.type !== wantType) {
-        findings.push({ kind: 'changed', ...at(o), identities: [], summary: `auth method ${o.name}/ is of type ${mount.type}, declared ${wantType}`, details: [] });
+        findings.push({ kind: 'changed', ...at(o), identities: [], summary: `auth method ${o.name}/ is of type ${mount.type}, declared ${wantType}`, details: [mountTypeMismatch(o.name, mount.type, wantType, live.store?.cli)] });
         continue;
       }
       // local (forces a replacement), description, tune: each with what applying does.
@@ -315,9 +316,11 @@ function comparable(value: unknown): string | undefined {
   return JSON.stringify(value);
 }
 
-/** The configuration with only the identities whose name passes. */
+/** The configuration with only the identities whose name passes, and the auth mounts they log in through. */
 export function restrict(configuration: StoreConfiguration, keep: (name: string) => boolean): StoreConfiguration {
-  return { ...configuration, identities: configuration.identities.filter((i) => keep(i.name)) };
+  const identities = configuration.identities.filter((i) => keep(i.name));
+  const mounts = new Set(identities.map((i) => i.mount));
+  return { ...configuration, identities, ...(configuration.authMounts ? { authMounts: configuration.authMounts.filter((m) => mounts.has(m.path)) } : {}) };
 }
 
 /** A JWT configuration value as text: PEM keys by fingerprint (two keys share every prefix), long values shortened. */

@@ -1,6 +1,5 @@
 import { PlatformRule, RuleFinding } from './platform-rule';
-import { aclPathsOverlap } from '../model/acl-path-overlap';
-import { KvPath } from '../model/kv-path';
+import { machinePaths, machinePathsReached } from '../constructs/machine-path';
 import { ValidationProblem } from '../model/validation-problem';
 
 /**
@@ -16,16 +15,13 @@ export const SSI_R12: PlatformRule = {
     "A people (OIDC) role's policy reaches no CI secret and no application's paths, as store API paths on either KV version, unless the grant names why (machinePathReason).",
   spec: '§5.6',
   check: (d) => {
-    const machine: { what: string; path: KvPath }[] = [
-      ...d.ciSecretDeclarations.map(({ construct, secret }) => ({ what: `CI secret ${secret.path.logical} (${construct.node.path})`, path: secret.path })),
-      ...d.applications.map((a) => ({ what: `application ${a.roleName}'s ${a.readablePath.policyPath} (${a.node.path})`, path: a.readablePath })),
-    ];
+    const machine = machinePaths(d);
     const findings: RuleFinding[] = [];
     for (const role of d.peopleRoles) {
       for (const rule of role.policy.rules) {
         const reason = role.machinePathReason(rule.path);
         if (reason !== undefined && reason.trim() !== '') continue;
-        const reached = machine.filter((m) => m.path.apiPaths.some((api) => aclPathsOverlap(rule.path, api)));
+        const reached = machinePathsReached(machine, rule.path);
         if (reached.length === 0) continue;
         const shown = reached.slice(0, 3).map((m) => m.what).join(', ');
         const more = reached.length > 3 ? ` and ${reached.length - 3} more` : '';

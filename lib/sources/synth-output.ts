@@ -104,3 +104,13 @@ export const DECLARED_KV_MOUNTS_METADATA_KEY = 'secretstore-iac-kv-mounts';
  * cdktf to read it.
  */
 export const STORE_TARGET_METADATA_KEY = 'secretstore-iac-store';
+
+/**
+ * Key under a synthesized stack's `//.metadata` that records, per people identity (`oidc/ops`), the
+ * policy rules granted with a `machinePathReason`: the reason, and the CI and application paths the
+ * rule reaches (`{"oidc/ops": {"secret/data/registry/svc-x": {"reason": "...", "reaches": [...]}}}`).
+ * `access-diff` shows both on its "people gain a path" flag. Written only when a reason is given;
+ * never a secret (reasons are the configuration's own words). Defined here, beside the reader of
+ * synthesized output, so that the CLI never loads cdktf to read it.
+ */
+export const MACHINE_PATHS_METADATA_KEY = 'secretstore-iac-machine-paths';

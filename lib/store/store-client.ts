@@ -2,6 +2,7 @@ import { StoreTarget } from '../model/store-target';
 import { storeText } from '../private/terminal-text';
 import { resolveStoreAddress } from './store-address';
 import { resolveStoreNamespace } from './store-namespace-setting';
+import { tokenNamespaceOf, tokenNamespaceProblem } from './token-namespace';
 import { StoreTransport, StoreTransportError } from './store-transport';
 
 /** Environment variables that may carry a privileged store token, in the order they are consulted. */
@@ -221,10 +222,14 @@ export class StoreClient {
     const where = `${m} /v1/${storeText(p, 200)}`;
     if (res.status === 403 && send) {
       const capability = capabilityOf(m);
-      const tokenValid = await this.tokenIsValid(send);
+      const { valid: tokenValid, namespace: tokenNamespace } = await this.lookUpToken(send);
+      // A token of another namespace is accepted by lookup-self and refused everywhere else: said so.
+      const otherNamespace = tokenValid && tokenNamespace !== undefined ? tokenNamespaceProblem(tokenNamespace, this.namespace ?? '') : undefined;
       throw new StoreError(
         'permission-denied',
-        tokenValid
+        otherNamespace !== undefined
+          ? `permission denied: ${where} (HTTP 403, ${said}): ${otherNamespace}`
+          : tokenValid
           ? `permission denied: ${where} (HTTP 403, ${said}): the token may not ${capability} ${p}. ` +
               `Fix: use a token whose policy grants capabilities = ["${capability}"] on "${p}"`
           : `permission denied: ${where} (HTTP 403): the store does not accept the token itself (expired, revoked or mistyped; ` +
@@ -259,13 +264,21 @@ export class StoreClient {
     throw new StoreError(kind, `${where}: HTTP ${res.status} (${said})${hint}`, res.status, storeErrors);
   }
 
-  /** Whether the store accepts the token at all (`auth/token/lookup-self`, allowed by the default policy). */
-  private async tokenIsValid(token: string): Promise<boolean> {
+  /**
+   * Whether the store accepts the token at all (`auth/token/lookup-self`, allowed by the default
+   * policy), and the namespace it belongs to (`''` the root; undefined when not known).
+   */
+  private async lookUpToken(token: string): Promise<{ valid: boolean; namespace?: string }> {
     try {
       const res = await this.transport.request({ method: 'GET', url: `${this.address}/v1/auth/token/lookup-self`, headers: { 'X-Vault-Token': token, ...(this.namespace === undefined ? {} : { 'X-Vault-Namespace': this.namespace }) } });
-      return res.status === 200;
+      if (res.status !== 200) return { valid: false };
+      try {
+        return { valid: true, namespace: tokenNamespaceOf(JSON.parse(res.text)) };
+      } catch {
+        return { valid: true };
+      }
     } catch {
-      return true;
+      return { valid: true };
     }
   }
 }

@@ -94,6 +94,23 @@ describe('adopting a hand-made store', () => {
     expect((await storeRequest(store, 'PUT', 'sys/policies/acl/x', { policy: '' }, readerToken)).status).toBe(403);
   });
 
+  it('adopt --dry-run --format json: one JSON object with the imports of each stack, no token or Secret ID in it, nothing written', async () => {
+    const r = await cli(['adopt', '--outdir', 'cdktf.out', '--dry-run', '--format', 'json']);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    const json = JSON.parse(r.stdout);
+    expect(json).toMatchObject({ command: 'adopt', dryRun: true, leftovers: [], planChecked: [] });
+    expect(json.stacks.map((s: any) => s.stack).sort()).toEqual([...fixture.stacks].sort());
+    for (const s of json.stacks) {
+      const ids = s.imports.map((b: any) => b.id).sort();
+      if (s.stack === 'ci-access') expect(ids).toEqual(['auth/jwt/role/registry-ci', 'jwt', 'registry-ci']);
+      else expect(ids).toEqual(['approle', ...hand.appRoles.map((n) => `auth/approle/role/${n}`), ...hand.appRoles].sort());
+      expect({ stack: s.stack, refused: s.refused, files: s.files }).toEqual({ stack: s.stack, refused: [], files: [] });
+    }
+    expect(json.stacks.find((s: any) => s.stack === 'ci-access').access.changed.map((c: any) => c.name)).toEqual(['jwt/registry-ci']);
+    for (const secret of [readerToken, store.rootToken, hand.orchestratorSecretId]) expect(r.stdout).not.toContain(secret);
+    for (const stack of fixture.stacks) expect(fs.existsSync(path.join(fixture.stackDir(stack), IMPORT_FILE))).toBe(false);
+  });
+
   it('adopt writes import blocks for every hand-made object and reports exactly the hand-made differences', async () => {
     const r = await cli(['adopt', '--outdir', 'cdktf.out']);
     expect(r.stderr).toBe('');

@@ -1,5 +1,6 @@
 /**
- * Issue 27 on a real store, with OpenTofu (the toolchain's) and Terraform 1.11.4 (`--engine`): every
+ * Issue 27 on a real store, on every engine this machine has (test/support/store/engine-matrix.ts:
+ * the toolchain's OpenTofu, and Terraform where installed, passed with `--engine`): every
  * engine command of `secretstore-iac tf STACK --refuse-replace -- ...` that would destroy goes through
  * the guard. `apply -destroy`, `apply -replace=ROLE` and `destroy` without a saved plan are planned
  * with the operator's own arguments and refused (exit 4): the AppRole mount, the roles, the Role ID
@@ -18,10 +19,7 @@ import { generateSigningKey } from '../support/store/jwt-signer';
 import { appRoleLogin, PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { runStoreCli } from '../support/store/store-cli';
-import { toolchain } from '../support/store/toolchain-env';
-
-/** Terraform 1.11.4, as this machine and CI install it. */
-const TERRAFORM = process.env.SECRETSTORE_IAC_TERRAFORM || '/usr/local/bin/terraform';
+import { forEachEngine, openTofu } from '../support/store/engine-matrix';
 
 async function ok(store: RunningStore, method: string, apiPath: string, body?: unknown): Promise<any> {
   const res = await storeRequest(store, method, apiPath, body);
@@ -29,12 +27,8 @@ async function ok(store: RunningStore, method: string, apiPath: string, body?: u
   return res.body;
 }
 
-const ENGINES = [
-  { engine: 'OpenTofu', binary: () => toolchain().tofu },
-  { engine: 'Terraform 1.11.4', binary: () => TERRAFORM },
-];
-
-describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed without a reviewed plan (issue 27)', ({ engine, binary }) => {
+forEachEngine('tf --refuse-replace: nothing is destroyed without a reviewed plan (issue 27)', (engine) => {
+  const binary = () => engine.binary;
   let store: RunningStore;
   let fixture: PlatformFixture;
   let roleId: string;
@@ -54,9 +48,9 @@ describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed w
     fixture.synthPlatform(testPlatformConfig(generateSigningKey().publicKeyPem));
     for (const stack of fixture.stacks) {
       const init = await tf(stack, '--', 'init', '-input=false');
-      if (init.code !== 0) throw new Error(`${engine} init ${stack}: ${init.stdout}\n${init.stderr}`);
+      if (init.code !== 0) throw new Error(`${engine.label} init ${stack}: ${init.stdout}\n${init.stderr}`);
       const applied = await tf(stack, '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false');
-      if (applied.code !== 0) throw new Error(`${engine} apply ${stack}: ${applied.stdout}\n${applied.stderr}`);
+      if (applied.code !== 0) throw new Error(`${engine.label} apply ${stack}: ${applied.stdout}\n${applied.stderr}`);
     }
     const declared = readDeclaredObjects(path.join(fixture.dir, 'cdktf.out'), 'app-roles');
     const role = declared.find((o) => o.kind === 'approle-role' && o.name === 'orchestrator-dev')!;
@@ -81,12 +75,12 @@ describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed w
     expect((await appRoleLogin(store, roleId, secretId)).status).toBe(200);
   }
 
-  it(`${engine}: the stacks were applied through tf --refuse-replace, and a Secret ID issued since logs in`, async () => {
+  it(engine.title(`the stacks were applied through tf --refuse-replace, and a Secret ID issued since logs in`), async () => {
     expect((await tf('app-roles', '--', 'version')).stderr).toContain(`secretstore-iac tf: engine ${binary()}`);
     await expectStoreUnchanged();
   });
 
-  it(`${engine}: apply -destroy without a plan file is planned WITH -destroy and refused (exit 4), naming the mount and every role; the store is unchanged`, async () => {
+  it(engine.title(`apply -destroy without a plan file is planned WITH -destroy and refused (exit 4), naming the mount and every role; the store is unchanged`), async () => {
     const r = await tf('app-roles', '--refuse-replace', '--', 'apply', '-destroy', '-auto-approve', '-input=false');
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/app-roles: nothing applied: the plan would destroy or replace \d+ objects, refused:/);
@@ -96,14 +90,14 @@ describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed w
     await expectStoreUnchanged();
   });
 
-  it(`${engine}: apply -replace=ROLE is refused (exit 4) naming the replacement; the Role ID and the Secret ID are kept`, async () => {
+  it(engine.title(`apply -replace=ROLE is refused (exit 4) naming the replacement; the Role ID and the Secret ID are kept`), async () => {
     const r = await tf('app-roles', '--refuse-replace', '--', 'apply', `-replace=${roleAddress}`, '-auto-approve', '-input=false');
     expect(r.code).toBe(4);
     expect(r.stderr).toContain(`${roleAddress} declared at ${roleDeclaredAt} would be replaced (destroyed, then created again); replace_by_request. Fix: -replace= asked for it`);
     await expectStoreUnchanged();
   });
 
-  it(`${engine}: destroy (with and without -auto-approve) is refused (exit 4); the store is unchanged`, async () => {
+  it(engine.title(`destroy (with and without -auto-approve) is refused (exit 4); the store is unchanged`), async () => {
     for (const args of [['destroy', '-auto-approve', '-input=false'], ['destroy', '-input=false']]) {
       const r = await tf('app-roles', '--refuse-replace', '--', ...args);
       expect(r.code).toBe(4);
@@ -112,7 +106,7 @@ describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed w
     await expectStoreUnchanged();
   });
 
-  it(`${engine}: without --refuse-replace, destroy is refused (exit 4) unless --allow-destroy, listing what the state holds`, async () => {
+  it(engine.title(`without --refuse-replace, destroy is refused (exit 4) unless --allow-destroy, listing what the state holds`), async () => {
     const r = await tf('app-roles', '--', 'destroy', '-auto-approve', '-input=false');
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/app-roles: nothing destroyed: `destroy -auto-approve -input=false` destroys every object in the stack's state \(\d+: vault_approle_auth_backend_role\./);
@@ -120,7 +114,7 @@ describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed w
     await expectStoreUnchanged();
   });
 
-  it(`${engine}: -target narrows the reviewed plan: an apply of one policy the store lost passes and restores only it`, async () => {
+  it(engine.title(`-target narrows the reviewed plan: an apply of one policy the store lost passes and restores only it`), async () => {
     await ok(store, 'DELETE', 'sys/policies/acl/orchestrator-dev');
     const r = await tf('app-roles', '--refuse-replace', '--', 'apply', `-target=${policyAddress}`, '-auto-approve', '-input=false');
     expect(r.code).toBe(0);
@@ -130,7 +124,7 @@ describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed w
     await expectStoreUnchanged();
   });
 
-  it(`${engine}: state rm and import are refused (exit 4) before the engine runs; the state keeps the role`, async () => {
+  it(engine.title(`state rm and import are refused (exit 4) before the engine runs; the state keeps the role`), async () => {
     const before = await stateList('app-roles');
     expect(before).toContain(roleAddress);
     const rm = await tf('app-roles', '--refuse-replace', '--', 'state', 'rm', roleAddress);
@@ -142,7 +136,7 @@ describe.each(ENGINES)('tf --refuse-replace with $engine: nothing is destroyed w
     expect(await stateList('app-roles')).toEqual(before);
   });
 
-  it(`${engine}: the role out of state (a person's state rm): import is refused naming adopt; adopt, then the guarded apply, keeps the Role ID and the Secret ID`, async () => {
+  it(engine.title(`the role out of state (a person's state rm): import is refused naming adopt; adopt, then the guarded apply, keeps the Role ID and the Secret ID`), async () => {
     const rm = await tf('app-roles', '--', 'state', 'rm', roleAddress);
     expect(rm.code).toBe(0);
     // The apply would write the role over the store's: the takeover guard refuses it, naming adopt.
@@ -198,7 +192,7 @@ describe('tf --refuse-replace: a token that may write but not read never writes 
     fixture?.cleanup();
   });
 
-  it('OpenTofu: the lookup is forbidden (403 on GET and LIST): refused (exit 4) naming the rule the token lacks; the other team\'s policy is untouched', async () => {
+  it(openTofu().title('the lookup is forbidden (403 on GET and LIST): refused (exit 4) naming the rule the token lacks; the other team\'s policy is untouched'), async () => {
     expect((await storeRequest(store, 'GET', 'sys/policies/acl/orchestrator-dev', undefined, writer)).status).toBe(403);
     const r = await cli(['tf', 'app-roles', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], writer);
     expect(r.code).toBe(4);
@@ -210,7 +204,7 @@ describe('tf --refuse-replace: a token that may write but not read never writes 
     expect((await storeRequest(store, 'GET', 'sys/auth/approle')).status).not.toBe(200);
   });
 
-  it('OpenTofu: with the rule the message names granted, the takeover is refused naming adopt; adopt, then the apply converges', async () => {
+  it(openTofu().title('with the rule the message names granted, the takeover is refused naming adopt; adopt, then the apply converges'), async () => {
     writer = await writerToken(true);
     const r = await cli(['tf', 'app-roles', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], writer);
     expect(r.code).toBe(4);

@@ -196,6 +196,45 @@ if (storeKind() === 'vault') {
       expect(plan.code).toBe(3);
     });
 
+    it('a root token of the root namespace: tf has the provider use it itself (its child token in the namespace would get only `default`), and the apply writes in the namespace', async () => {
+      const asRoot = (args: string[], env: NodeJS.ProcessEnv = {}) => runStoreCli(args, { cwd: fixture.dir, addr: store.addr, token: store.rootToken, env });
+      expect((await nsRequest(store, NAMESPACE, 'DELETE', 'sys/policies/acl/orchestrator-dev')).status).toBe(204);
+      // The cause, shown: with the provider's child token (the operator's own setting is kept) every write is refused.
+      const childToken = await asRoot(['tf', 'app-roles', '--', 'apply', '-auto-approve', '-input=false'], { TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'false' });
+      expect(childToken.code).not.toBe(0);
+      expect(childToken.stderr).toMatch(/permission denied|403/);
+      const applied = await asRoot(['tf', 'app-roles', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false']);
+      expect(applied.stderr).toContain(
+        `secretstore-iac tf: the token is of the root namespace and the stacks apply in namespace ${NAMESPACE}: the vault provider would make its child token in ${NAMESPACE}, ` +
+          'where it gets only the `default` policy (every write refused), so it uses the token itself (TERRAFORM_VAULT_SKIP_CHILD_TOKEN=true)',
+      );
+      expect(applied.code).toBe(0);
+      expect((await nsRequest(store, NAMESPACE, 'GET', 'sys/policies/acl/orchestrator-dev')).status).toBe(200);
+      expect((await nsRequest(store, undefined, 'GET', 'sys/policies/acl/orchestrator-dev')).status).toBe(404);
+      const plan = await asRoot(['tf', 'app-roles', '--', 'plan', '-input=false', '-detailed-exitcode']);
+      expect(plan.code).toBe(0);
+      const drift = await asRoot(['drift', 'cdktf.out', '--stack', 'app-roles']);
+      expect([drift.code, drift.stderr]).toEqual([0, '']);
+    });
+
+    it('a token of another namespace: tf and drift stop (exit 3) naming both namespaces, not a missing capability', async () => {
+      expect((await nsRequest(store, undefined, 'POST', 'sys/namespaces/team-b', {})).status).toBeLessThan(300);
+      const admin = 'path "*" {\n  capabilities = ["create", "read", "update", "delete", "list", "sudo"]\n}\n';
+      expect((await nsRequest(store, 'team-b', 'PUT', 'sys/policies/acl/platform-admin', { policy: admin })).status).toBe(204);
+      const otherToken = (await nsRequest(store, 'team-b', 'POST', 'auth/token/create', { policies: ['platform-admin'], ttl: '1h' })).body.auth.client_token;
+      secrets.add(otherToken);
+      const asOther = (args: string[]) => runStoreCli(args, { cwd: fixture.dir, addr: store.addr, token: otherToken });
+      const plan = await asOther(['tf', 'app-roles', '--', 'plan', '-input=false']);
+      expect(plan.code).toBe(3);
+      expect(plan.stderr).toContain(`The stacks apply in namespace ${NAMESPACE}, but the token belongs to namespace team-b, and the requests go to namespace ${NAMESPACE}: a token acts only in its own namespace`);
+      const drift = await asOther(['drift', 'cdktf.out', '--stack', 'app-roles']);
+      expect(drift.code).toBe(3);
+      expect(drift.stderr).toContain(`the token belongs to namespace team-b, and the requests go to namespace ${NAMESPACE}`);
+      expect(drift.stderr).not.toContain('Fix: use a token whose policy grants');
+      expect(drift.stderr).not.toContain('The check needs path');
+      expect(leakedValues(`${plan.stdout}${plan.stderr}${drift.stdout}${drift.stderr}`, [...secrets])).toEqual([]);
+    });
+
     it('who-can live asks the namespace named by BAO_NAMESPACE', async () => {
       const r = await cli(['who-can', 'read', 'secret/data/registry/svc-orchestrator', 'live'], { BAO_NAMESPACE: NAMESPACE });
       expect(r.code).toBe(0);

@@ -59,8 +59,23 @@ describe('moving applications between stacks never recreates them', () => {
 
   /** `moves BASE cdktf.out`, then checks every stack's plan shows only the forgets and imports the moves files hold. */
   async function moveAndCheckPlans(base: string): Promise<{ forgets: number; imports: number }> {
+    // The JSON form first (a dry run: nothing written): what it lists is what the files then hold.
+    const dry = await cli(['moves', base, 'cdktf.out', '--dry-run', '--format', 'json']);
+    expect(dry).toMatchObject({ code: 0, stderr: '' });
+    const json = JSON.parse(dry.stdout);
+    expect(json).toMatchObject({ command: 'moves', written: false });
+    for (const secret of [store.rootToken, ...[...issued.values()].map((c) => c.secretId)]) expect(dry.stdout).not.toContain(secret);
     const moved = await cli(['moves', base, 'cdktf.out']);
     expect(moved).toMatchObject({ code: 0, stderr: '' });
+    for (const s of json.stacks) {
+      const file = path.join(outdir(), 'stacks', s.stack, MOVES_FILE);
+      const blocks = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+      expect({ stack: s.stack, forgotten: s.forgotten.map((f: any) => f.address).sort(), imported: s.imported.map((i: any) => i.address).sort() }).toEqual({
+        stack: s.stack,
+        forgotten: (blocks.removed ?? []).map((r: any) => r.from).sort(),
+        imported: (blocks.import ?? []).map((i: any) => i.to).sort(),
+      });
+    }
     let forgets = 0;
     let imports = 0;
     for (const stack of stackDirs()) {

@@ -1,8 +1,9 @@
 /**
  * `npm run bench:store` (bench/store-bench.ts) at a small size, on the store under test: the
  * benchmark really applies, plans and re-shards on a real dev store, selects only the changed stacks,
- * and its re-shard plans hold only imports and forgets. Its timings are printed, never asserted here
- * (speed is shown by the benchmark, not by a timed test).
+ * and its re-shard plans hold only imports and forgets; its pipeline scenarios add, change and remove
+ * one application through the pipeline's commands with the pipeline roles' tokens. Its timings are
+ * printed, never asserted here (speed is shown by the benchmark, not by a timed test).
  */
 import { spawn } from 'node:child_process';
 import { REPO_ROOT } from '../support/paths';
@@ -56,6 +57,16 @@ describe('npm run bench:store (24 applications, 3 shards)', () => {
     const selected = Number(row('re-shard 10 apps: stacks selected')[1]);
     expect(selected).toBeGreaterThanOrEqual(2);
     expect(selected).toBeLessThanOrEqual(1 + SHARDS);
+  });
+
+  it('the pipeline scenarios: the raw write rate and apply from empty are printed with their ratio; one application added, changed and removed plans exactly its objects', () => {
+    expect(output).toMatch(/app-roles, then 3 shards 2 at a time\s+\d+\.\d+ s\s+\d+\.\d\dx the raw write\+read time \(target <= 1\.30x\)/);
+    expect(output).toMatch(/ci-access: synthesized JSON \d+\.\d\d MB; no-change plan \(apply role\)\s+\d+\.\d+ s/);
+    // The application's own role and policy; other stacks' changes (the pipeline roles' grants) are in place.
+    expect(output).toMatch(/^ {4}add one: [^\n]*app-roles-\d\d[^\n]*; planned 2 to add, \d+ to change, 0 to destroy$/m);
+    expect(output).toMatch(/^ {4}change one: app-roles-\d\d; planned 0 to add, 1 to change, 0 to destroy$/m);
+    expect(output).toMatch(/^ {4}remove one: [^\n]*app-roles-\d\d[^\n]*; planned 0 to add, \d+ to change, 2 to destroy$/m);
+    expect(output).toMatch(/add one against the 60 s target\s+MR \d+\.\d\dx\s+merge \d+\.\d\dx/);
   });
 
   it('prints no token', () => {

@@ -120,7 +120,7 @@ export async function runEngine(workDir: string, args: string[], options: Engine
   if (timedOut || !allowCodes.includes(res.code)) {
     const why = timedOut ? `timed out after ${timeoutMs} ms` : `exited with ${res.code}`;
     throw new Error(
-      `engine \`tofu ${finalArgs.join(' ')}\` in ${workDir} ${why}\n--- stdout\n${res.stdout}\n--- stderr\n${res.stderr}`,
+      `engine \`${path.basename(binary)} ${finalArgs.join(' ')}\` in ${workDir} ${why}\n--- stdout\n${res.stdout}\n--- stderr\n${res.stderr}`,
     );
   }
   return res;

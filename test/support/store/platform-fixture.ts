@@ -79,8 +79,8 @@ export interface PlanSummary {
 
 /** Serializes `tofu init` runs of this process (they share the plugin cache). */
 let initQueue: Promise<void> = Promise.resolve();
-/** The dependency lock file of the first init (every stack uses the same pinned vault provider). */
-let providerLock: string | undefined;
+/** The dependency lock file of each engine's first init (every stack uses the same pinned vault provider). */
+const providerLocks = new Map<string, string>();
 
 /** A synthesis directory plus one engine working dir per stack, applied against one store. */
 export class PlatformFixture {
@@ -144,9 +144,12 @@ export class PlatformFixture {
   /** Extra environment of every engine run (e.g. PG_CONN_STR for a PostgreSQL state backend). */
   engineEnv: Record<string, string> = {};
 
+  /** The engine binary of every run (test/support/store/engine-matrix.ts); default the toolchain's OpenTofu. */
+  engineBinary: string | undefined;
+
   /** Runs the engine in a stack's working dir against the fixture's store. */
   engine(stack: string, args: string[], allowCodes?: number[]) {
-    return runEngine(this.stackDir(stack), args, { store: this.store, allowCodes, env: this.engineEnv });
+    return runEngine(this.stackDir(stack), args, { store: this.store, allowCodes, env: this.engineEnv, binary: this.engineBinary });
   }
 
   /**
@@ -159,9 +162,11 @@ export class PlatformFixture {
     const lockFile = path.join(this.stackDir(stack), '.terraform.lock.hcl');
     const run = initQueue.then(async () => {
       // With a lock file the engine links the provider from the cache instead of re-installing it.
+      const engine = this.engineBinary ?? '';
+      const providerLock = providerLocks.get(engine);
       if (providerLock !== undefined && !fs.existsSync(lockFile)) fs.writeFileSync(lockFile, providerLock);
       await this.engine(stack, ['init']);
-      providerLock ??= fs.readFileSync(lockFile, 'utf8');
+      if (providerLock === undefined) providerLocks.set(engine, fs.readFileSync(lockFile, 'utf8'));
     });
     initQueue = run.then(
       () => undefined,

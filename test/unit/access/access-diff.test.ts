@@ -99,18 +99,14 @@ describe('access diff on hand-made base/head pairs', () => {
     ]);
   });
 
-  it('TTL raised: the binding change and a flag per raised TTL', async () => {
+  it('TTL raised: the binding changes, and one flag for the three TTLs raised alike', async () => {
     const d = await diff(BASE, path.join(FIXTURES, 'head-ttl-raised'));
     expect(d.changed[0].bindings).toEqual([
       { field: 'token_explicit_max_ttl', before: 3600, after: 7200 },
       { field: 'token_max_ttl', before: 3600, after: 7200 },
       { field: 'token_ttl', before: 3600, after: 7200 },
     ]);
-    expect(flagsOf(d)).toEqual([
-      'ttl-raised jwt/registry-ci: `token_explicit_max_ttl` 1h → 2h',
-      'ttl-raised jwt/registry-ci: `token_max_ttl` 1h → 2h',
-      'ttl-raised jwt/registry-ci: `token_ttl` 1h → 2h',
-    ]);
+    expect(flagsOf(d)).toEqual(['ttl-raised jwt/registry-ci: `token_explicit_max_ttl`, `token_max_ttl`, `token_ttl` 1h → 2h']);
   });
 
   it('nothing changed: reworded, reordered policy text is no access change', async () => {
@@ -130,7 +126,7 @@ describe('access diff on hand-made base/head pairs', () => {
 describe('risk flags', () => {
   const jwtMethod = (ci: any) => ci.resource.vault_jwt_auth_backend.jwt_backend_B86C4D3E;
 
-  it('replacing the key source (OIDC discovery → a static public key) is a change of every JWT role, flagged', async () => {
+  it('replacing the key source (OIDC discovery → a static public key) is a change of every JWT role, flagged once on the method', async () => {
     const head = variant(({ ci }) => {
       delete jwtMethod(ci).oidc_discovery_url;
       jwtMethod(ci).jwt_validation_pubkeys = ['-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----'];
@@ -141,9 +137,10 @@ describe('risk flags', () => {
       ['jwt/registry-ci', ['jwt_validation_pubkeys', 'oidc_discovery_url']],
     ]);
     expect(flagsOf(d).filter((f) => f.startsWith('trust-changed'))).toHaveLength(2);
-    expect(flagsOf(d)).toContain('trust-changed jwt/registry-ci: `oidc_discovery_url` https://gitlab.acme.example → (unset)');
+    expect(flagsOf(d)).toContain('trust-changed jwt/: `oidc_discovery_url` https://gitlab.acme.example → (unset); whoever it accepts can log in as `jwt/registry-ci`');
     // A PEM key is shown by digest: one line in the flag and in the Markdown tables.
-    expect(flagsOf(d)).toContainEqual(expect.stringMatching(/^trust-changed jwt\/registry-ci: `jwt_validation_pubkeys` \(unset\) → PEM sha256:[0-9a-f]{16}$/));
+    expect(flagsOf(d)).toContainEqual(expect.stringMatching(/^trust-changed jwt\/: `jwt_validation_pubkeys` \(unset\) → PEM sha256:[0-9a-f]{16}; whoever it accepts can log in as `jwt\/registry-ci`$/));
+    expect(d.flags.every((f) => f.kind !== 'trust-changed' || (f.authMethod === 'jwt' && f.identities.join() === 'jwt/registry-ci'))).toBe(true);
   });
 
   it('a changed issuer or JWKS URL is flagged', async () => {
@@ -153,9 +150,9 @@ describe('risk flags', () => {
       jwtMethod(ci).jwks_url = 'https://evil.example/keys';
     });
     expect(flagsOf(await diff(BASE, head))).toEqual([
-      'trust-changed jwt/registry-ci: `bound_issuer` https://gitlab.acme.example → https://evil.example',
-      'trust-changed jwt/registry-ci: `jwks_url` (unset) → https://evil.example/keys',
-      'trust-changed jwt/registry-ci: `oidc_discovery_url` https://gitlab.acme.example → (unset)',
+      'trust-changed jwt/: `bound_issuer` https://gitlab.acme.example → https://evil.example; whoever it accepts can log in as `jwt/registry-ci`',
+      'trust-changed jwt/: `jwks_url` (unset) → https://evil.example/keys; whoever it accepts can log in as `jwt/registry-ci`',
+      'trust-changed jwt/: `oidc_discovery_url` https://gitlab.acme.example → (unset); whoever it accepts can log in as `jwt/registry-ci`',
     ]);
   });
 
@@ -259,6 +256,17 @@ describe('risk flags', () => {
       },
     ]);
     expect(flagsOf(d)).toEqual(['deny jwt/registry-ci: loses `deny` on `cubbyhole/*`']);
+  });
+
+  it('an auth method mounted with no role yet is a login method added', async () => {
+    const head = variant(({ apps }) => {
+      apps.resource.vault_auth_backend.userpass = { type: 'userpass', path: 'people-local' };
+    });
+    const d = await diff(BASE, head);
+    expect(d.flags).toEqual([
+      { kind: 'login-method-added', identity: 'people-local/', identities: [], authMethod: 'people-local', message: 'new `userpass` auth method at `people-local/`; no role uses it yet' },
+    ]);
+    expect(renderAccessDiffMarkdown(d, { base: 'a', head: 'b' })).toContain('- **login method added**, auth method `people-local/`: new `userpass` auth method at `people-local/`; no role uses it yet');
   });
 
   it('a new identity with sudo is flagged', async () => {

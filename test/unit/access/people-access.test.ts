@@ -63,8 +63,8 @@ describe('People in the access analysis: identity oidc/<role>, bound by group', 
     const diff = diffAccess(base, head);
     expect(diff.added.map((i) => i.name)).toEqual(['oidc/developers', 'oidc/platform-admins']);
     expect(diff.flags.filter((f) => f.kind === 'people-gained')).toEqual([
-      { kind: 'people-gained', identity: 'oidc/platform-admins', message: 'new people role gets `list` on `secret/metadata/team/runbooks/*`: a person can now use a path they could not' },
-      { kind: 'people-gained', identity: 'oidc/platform-admins', message: 'new people role gets `read` on `secret/data/team/runbooks/*`: a person can now use a path they could not' },
+      { kind: 'people-gained', identity: 'oidc/platform-admins', identities: ['oidc/platform-admins'], message: 'new people role gets `list` on `secret/metadata/team/runbooks/*`: a person can now use a path they could not' },
+      { kind: 'people-gained', identity: 'oidc/platform-admins', identities: ['oidc/platform-admins'], message: 'new people role gets `read` on `secret/data/team/runbooks/*`: a person can now use a path they could not' },
     ]);
   });
 

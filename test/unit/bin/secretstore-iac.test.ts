@@ -149,7 +149,7 @@ describe('access-diff on git refs', () => {
     expect(changed.stderr).toMatch(/synthesizing [0-9a-f]{12} in a temporary worktree/);
     expect(changed.code).toBe(1);
     expect(changed.stdout).toContain('## Access changes: `base` → `main`');
-    expect(changed.stdout).toContain('- **TTL raised**, `jwt/registry-ci`: `token_ttl` 1h → 2h');
+    expect(changed.stdout).toContain('- **TTL raised**, `jwt/registry-ci`: `token_explicit_max_ttl`, `token_max_ttl`, `token_ttl` 1h → 2h');
     expect(run(['access-diff', 'HEAD~1', 'base'], repo).code).toBe(0);
     expect(git('worktree', 'list').split('\n')).toHaveLength(1);
   }, 120_000);

@@ -110,7 +110,7 @@ describe('access-diff', () => {
     expect((await cli(['access-diff', 'base', 'head-nothing-changed'])).code).toBe(ExitCode.ok);
     const changed = await cli(['access-diff', 'base', 'head-ttl-raised']);
     expect(changed.code).toBe(ExitCode.accessChanged);
-    expect(changed.stdout).toContain('- **TTL raised**, `jwt/registry-ci`: `token_ttl` 1h → 2h');
+    expect(changed.stdout).toContain('- **TTL raised**, `jwt/registry-ci`: `token_explicit_max_ttl`, `token_max_ttl`, `token_ttl` 1h → 2h');
   });
 
   it('JSON carries the same diff', async () => {

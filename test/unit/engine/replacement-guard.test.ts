@@ -88,6 +88,27 @@ describe('A plan that destroys or replaces an object is refused (issue 15)', () 
     );
   });
 
+  it('a mount of another type: the fix says what the store has and what to declare, in both directions (issue 27)', () => {
+    const [oidcWhereJwt, jwtWhereOidc] = plannedDestructions({
+      resource_changes: [
+        { address: 'vault_jwt_auth_backend.oidc_backend_1', type: 'vault_jwt_auth_backend', change: { actions: ['delete', 'create'], before: { type: 'jwt', path: 'oidc' }, after: { type: 'oidc', path: 'oidc' }, replace_paths: [['type']] } },
+        { address: 'vault_jwt_auth_backend.jwt_backend_2', type: 'vault_jwt_auth_backend', change: { actions: ['delete', 'create'], before: { type: 'oidc', path: 'jwt' }, after: { type: 'jwt', path: 'jwt' }, replace_paths: [['type']] } },
+      ],
+    });
+    expect(describeDestruction(jwtWhereOidc)).toBe(
+      'vault_jwt_auth_backend.oidc_backend_1 would be replaced (destroyed, then created again); forced by type ("jwt" → "oidc"). ' +
+        "Fix: the store's method at oidc/ is of type jwt, the declared one of type oidc: declare the people's OIDC method at another path (`people.path` (OidcAuth `path`)), " +
+        'or, if no CI job logs in with the store\'s jwt method, disable it by hand (`bao auth disable oidc`, or `vault auth disable oidc` on Vault) and run adopt again',
+    );
+    expect(describeDestruction(oidcWhereJwt)).toBe(
+      'vault_jwt_auth_backend.jwt_backend_2 would be replaced (destroyed, then created again); forced by type ("oidc" → "jwt"). ' +
+        "Fix: the store's method at jwt/ is of type oidc, the declared one of type jwt: declare CI's JWT method at another path (CiJwtAuth `path`), " +
+        'or, if no person logs in with the store\'s oidc method, disable it by hand (`bao auth disable jwt`, or `vault auth disable jwt` on Vault) and run adopt again',
+    );
+    // The old text said "an OIDC method (type oidc) is mounted at this path" whatever the store had.
+    expect(describeDestruction(jwtWhereOidc)).not.toContain('an OIDC method (type oidc) is mounted');
+  });
+
   it('a replacement because an interrupted apply left the object tainted names adopt, not "declare what the store has" (issue 27)', () => {
     const [tainted] = plannedDestructions({
       resource_changes: [{ address: 'vault_approle_auth_backend_role.gen1_role_1', action_reason: 'replace_because_tainted', change: { actions: ['delete', 'create'], before: { role_name: 'gen1', backend: 'approle' }, after: { role_name: 'gen1' } } }],

@@ -59,7 +59,11 @@ describe('planAdoption', () => {
       s.mounts.find((m) => m.path === 'jwt')!.type = 'oidc';
     });
     const plan = await planAdoption('ci-access', ci, configuration, live, new Set());
-    expect(plan.conflicts).toEqual(['vault_jwt_auth_backend.jwt_backend_B86C4D3E: jwt/ is a oidc mount on the store, declared jwt: an import would not make it one']);
+    expect(plan.conflicts).toEqual([
+      "vault_jwt_auth_backend.jwt_backend_B86C4D3E: jwt/ is a oidc method on the store where CI's JWT method (type jwt) is declared; an import cannot change a mount's type, " +
+        "and applying would disable it with every role under it. Fix: declare CI's JWT method at another path (CiJwtAuth `path`), or, if no person logs in with the store's oidc method, " +
+        'disable it by hand (`bao auth disable jwt`, or `vault auth disable jwt` on Vault) and run adopt again',
+    ]);
     expect(plan.imports.map((b) => b.id)).toEqual(['auth/jwt/role/registry-ci', 'registry-ci']);
   });
 

@@ -10,7 +10,8 @@ import {
   LiveSecretsMount,
   parseSecretsMounts,
 } from '../../../lib/reconcile/kv-mount-version-check';
-import { StoreClient } from '../../../lib/store/store-client';
+import { StoreClient, StoreError } from '../../../lib/store/store-client';
+import { tokenNamespaceProblem } from '../../../lib/store/token-namespace';
 
 // Issue 19 §3 / issue 15: the declared KV version compared with the store's mount table. The real
 // store's answers are proven in test/store/kv-version.store.test.ts.
@@ -158,5 +159,14 @@ describe('checkKvMountVersions against an HTTP store', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('a token of another namespace: the namespaces are the cause, no capability is named as missing (issue 28)', async () => {
+    const denied = `permission denied: GET /v1/sys/mounts (HTTP 403, permission denied): ${tokenNamespaceProblem('team-b', 'team-a')}`;
+    const client = { address: 'http://store', request: async () => Promise.reject(new StoreError('permission-denied', denied, 403, ['permission denied'])) } as unknown as StoreClient;
+    const refused = await checkKvMountVersions(client, [declared('secret', 2)]).catch((e) => e);
+    expect(refused).toBeInstanceOf(KvMountCheckError);
+    expect(refused.message).toBe(`cannot compare the declared KV mounts with the store at http://store: ${denied}`);
+    expect(refused.message).not.toContain('The check needs path');
   });
 });

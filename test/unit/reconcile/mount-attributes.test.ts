@@ -4,7 +4,7 @@ import { planAdoption } from '../../../lib/reconcile/adoption-plan';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { readStoreConfiguration } from '../../../lib/access/store-configuration';
 import { detectDrift, DriftReport } from '../../../lib/reconcile/store-drift';
-import { mountAttributeChanges } from '../../../lib/reconcile/mount-attribute-changes';
+import { describeMountAttributeChange, mountAttributeChanges } from '../../../lib/reconcile/mount-attribute-changes';
 import { renderDriftMarkdown } from '../../../lib/reconcile/drift-markdown';
 import { diffAccess } from '../../../lib/access/access-diff';
 import { AccessModel } from '../../../lib/access/access-model';
@@ -81,7 +81,22 @@ describe('drift covers mount settings', () => {
     const o = declared.find((d) => d.type === 'vault_auth_backend')!;
     const base = live().mounts.find((m) => m.path === 'approle')!;
     const tuned = { ...o, fields: { ...o.fields, tune: [{ max_lease_ttl: '7200s', listing_visibility: 'hidden', token_type: 'default-service' }] } };
-    expect(mountAttributeChanges(tuned, base).map((c) => [c.attribute, c.declared, c.store, c.effect])).toEqual([['tune.max_lease_ttl', '2h', '0 (system default)', 'in-place']]);
+    // Being imported, the mount's TTL is read by the import: the apply changes it in place.
+    expect(mountAttributeChanges(tuned, base, 'bao', { imported: true }).map((c) => [c.attribute, c.declared, c.store, c.effect])).toEqual([['tune.max_lease_ttl', '2h', '0 (system default)', 'in-place']]);
+    // A listing visibility declared and changed on the store is read back: changed in place too.
+    const unauth = { ...base, tune: { ...base.tune, listing_visibility: 'unauth' } };
+    expect(mountAttributeChanges({ ...tuned, fields: { ...tuned.fields, tune: [{ listing_visibility: 'hidden' }] } }, unauth).map((c) => [c.attribute, c.effect])).toEqual([['tune.listing_visibility', 'in-place']]);
+  });
+
+  it('a declared TTL changed on the store of a mount in state is not changed back: the provider never reads its TTLs back; the fix sets it by hand or declares the store\'s (issue 27)', () => {
+    const o = declared.find((d) => d.kind === 'auth-mount')!;
+    const tuned = { ...o, fields: { ...o.fields, tune: [{ max_lease_ttl: '2h' }] } };
+    const changed = { ...live().mounts.find((m) => m.path === 'approle')!, tune: { ...live().mounts.find((m) => m.path === 'approle')!.tune, max_lease_ttl: 10800 } };
+    expect(mountAttributeChanges(tuned, changed, 'vault').map(describeMountAttributeChange)).toEqual([
+      'tune.max_lease_ttl: declared 2h, store 3h: the apply does not change it: the vault provider (5.9.0) keeps the TTL it wrote in its state and never reads it back from the store; ' +
+        "set it back by hand (`vault auth tune -max-lease-ttl=2h approle/`), or declare `authMounts.approle.tune.maxLeaseTtl: Duration.parse('3h')` to keep the store's (the next apply writes that same value once)",
+    ]);
+    expect(mountAttributeChanges(tuned, changed, 'vault')[0].effect).toBe('kept');
   });
 });
 

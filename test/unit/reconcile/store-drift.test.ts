@@ -163,4 +163,13 @@ describe('a JWT method mounted but never configured (issue 27)', () => {
     expect(found[0].summary).toMatch(/^JWT method not configured: jwt\/ is mounted but was never configured \(GET auth\/jwt\/config: 404; .* It holds no role: disable it \(bao auth disable jwt\) and apply; nothing is lost$/);
     expect(renderDriftMarkdown(r, 'https://store')).toContain('disable it (bao auth disable jwt) and apply');
   });
+
+  it('with roles under it, the fix is to write its configuration by hand, not to disable it (its roles would go)', async () => {
+    const r = await detectDrift(declared, configuration, live((s) => {
+      s.jwtConfigs = s.jwtConfigs.map((c) => (c.mount === 'jwt' ? { ...c, configured: false } : c));
+    }));
+    const found = r.findings.filter((f) => f.storePath === 'auth/jwt/config');
+    expect(found[0].summary).toMatch(/It holds 1 role\(s\): write its configuration by hand \(bao write auth\/jwt\/config \.\.\.\), then run adopt again$/);
+    expect(found[0].summary).not.toContain('disable it');
+  });
 });

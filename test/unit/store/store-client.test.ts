@@ -72,6 +72,31 @@ describe('StoreClient errors', () => {
     }
   });
 
+  it('403 with a token of another namespace names both namespaces, not a missing capability (issue 28)', async () => {
+    const s = await stub((req) =>
+      req.url === '/v1/auth/token/lookup-self'
+        ? { status: 200, body: { data: { namespace_path: 'team-b/', policies: ['admin', 'default'] } } }
+        : { status: 403, body: { errors: ['1 error occurred:\n\t* permission denied\n\n'] } },
+    );
+    try {
+      const denied = await new StoreClient({ address: s.address, token: 'of-team-b', namespace: 'team-a' }).request('GET', 'sys/auth').catch((e) => e);
+      expect(denied.kind).toBe('permission-denied');
+      expect(denied.message).toBe(
+        'permission denied: GET /v1/sys/auth (HTTP 403, permission denied): the token belongs to namespace team-b, and the requests go to namespace team-a: ' +
+          'a token acts only in its own namespace and the namespaces below it, so the store refuses every request there (HTTP 403). ' +
+          "Fix: use a token of team-a (or of a namespace above it), or name the token's namespace (settings.namespace, VAULT_NAMESPACE)",
+      );
+      // The same token without a namespace: the requests go to the root namespace.
+      const root = await new StoreClient({ address: s.address, token: 'of-team-b' }).request('GET', 'sys/auth').catch((e) => e);
+      expect(root.message).toContain('the token belongs to namespace team-b, and the requests go to the root namespace');
+      // A token of the namespace, or of one above it, is refused for a capability as before.
+      const above = await new StoreClient({ address: s.address, token: 'of-team-b', namespace: 'team-b/sub' }).request('GET', 'sys/auth').catch((e) => e);
+      expect(above.message).toContain('the token may not read sys/auth. Fix: use a token whose policy grants');
+    } finally {
+      await s.close();
+    }
+  });
+
   it('404, 503 and 500 keep the status and the store text, and sends no token when told', async () => {
     const s = await stub((req) =>
       req.url!.includes('missing')

@@ -1,0 +1,165 @@
+/**
+ * A cold pipeline under gitlab-ci-local (`npm run bench:store -- --gitlab-ci-local`): a configuration
+ * repository of this library (its lib, bin and stacks, as test/store/configuration-pipeline.store.test.ts
+ * builds one) declaring N generated applications in hash shards, state in a throw-away PostgreSQL,
+ * bootstrapped by an administrator; then one application added, first as a merge request (the
+ * pipeline to the note: build, synth, plans with the read-only role, access diff), then merged (the
+ * default-branch pipeline: build, synth, plans and applies with the apply role). Each pipeline starts
+ * cold: no `.gitlab-ci-local` state from an earlier run (no artifacts, no plugin cache). Wall time of
+ * each pipeline and of each job, as gitlab-ci-local reports it. Job tokens are signed with the key the
+ * store's JWT method trusts (gitlab-ci-local mints none).
+ *
+ * Not measured: the dependency install. The jobs' `SECRETSTORE_IAC_INSTALL` links this repository's
+ * node_modules instead of `npm ci` (no registry download in a benchmark); a runner's `npm ci` adds
+ * its own time to every job that installs.
+ */
+import { execFileSync, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { startPostgres } from '../test/support/store/postgres-server';
+import { ADD_ONE_TARGET_S } from './add-application-scenario';
+import { BENCH_SETTINGS } from './bench-platform';
+import { CI_ACCESS, PARALLEL_STACKS, PROJECT_ID, seconds, StoreWorkspace } from './store-workspace';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const GLCI = path.join(ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
+
+/** Runs a command to its end; its output (job logs: no token is printed by the jobs) collected. */
+function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, output: output.replace(/\u001b\[[0-9;]*m/g, '') }));
+  });
+}
+
+/** The configuration repository's sources: the bench's platform, `APPLICATIONS` from stacks/applications.ts. */
+function writeConfiguration(repo: string, ws: StoreWorkspace, applications: number): void {
+  fs.writeFileSync(
+    path.join(repo, 'stacks', 'platform.config.ts'),
+    `import { JwtKeySource, PlatformConfig } from 'secretstore-iac';
+
+export const platformConfig: PlatformConfig = {
+  settings: ${JSON.stringify(BENCH_SETTINGS)},
+  ciKeySource: JwtKeySource.publicKeys([${JSON.stringify(ws.ciPublicKeyPem)}]),
+  configurationProject: { projectId: '${PROJECT_ID}' },
+  applicationSharding: { by: 'hash', shards: ${ws.shards} },
+};
+`,
+  );
+  fs.writeFileSync(path.join(repo, 'stacks', 'applications.ts'), `export const APPLICATIONS = ${applications};\n`);
+  fs.writeFileSync(
+    path.join(repo, 'stacks', 'main.ts'),
+    `import { definePlatform, postgresState, SecretStoreApp } from 'secretstore-iac';
+import { APPLICATIONS } from './applications';
+import { platformConfig } from './platform.config';
+
+const app = new SecretStoreApp().define((a) => {
+  const platform = definePlatform(a, platformConfig, postgresState());
+  for (let i = 0; i < APPLICATIONS; i++) platform.appRoles.addApplication(\`bench-\${i}\`, { name: \`bench\${i}\`, environment: 'prod' });
+});
+app.synth();
+`,
+  );
+}
+
+/** One pipeline's figures: its wall time, exit code and each job's "finished in". */
+interface PipelineRun {
+  readonly s: number;
+  readonly code: number;
+  readonly jobs: readonly string[];
+}
+
+export async function measureColdPipeline(size: number, shards: number, storeBinary: string, tools: Record<string, string>): Promise<void> {
+  console.log('');
+  console.log(`cold pipeline under gitlab-ci-local, ${size} applications in ${shards} hash shards, one added (dependencies linked, not installed); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const ws = await StoreWorkspace.open(size, shards, storeBinary, tools);
+  const pg = await startPostgres();
+  try {
+    const repo = path.join(ws.work, 'config');
+    fs.mkdirSync(repo);
+    for (const entry of ['lib', 'bin', 'stacks', 'scripts', 'package.json', 'tsconfig.json', 'cdktf.json']) fs.cpSync(path.join(ROOT, entry), path.join(repo, entry), { recursive: true });
+    writeConfiguration(repo, ws, size);
+    fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\ndist\ncdktf.out\n.gitlab-ci-local\n');
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
+    const build = () => {
+      execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: repo, stdio: 'pipe' });
+      execFileSync(process.execPath, ['scripts/copy-assets.js'], { cwd: repo, stdio: 'pipe' });
+      execFileSync(process.execPath, ['dist/stacks/main.js'], { cwd: repo, stdio: 'pipe' });
+    };
+    build();
+    fs.mkdirSync(path.join(repo, '.gitlab'));
+    fs.copyFileSync(path.join(repo, 'cdktf.out', 'ci', 'secretstore-iac.gitlab-ci.yml'), path.join(repo, '.gitlab', 'secretstore-iac.gitlab-ci.yml'));
+    fs.writeFileSync(path.join(repo, '.gitlab-ci.yml'), 'include:\n  - local: .gitlab/secretstore-iac.gitlab-ci.yml\n');
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'platform configuration');
+    git(ws.work, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
+    git(repo, 'remote', 'add', 'origin', path.join(ws.work, 'origin.git'));
+    git(repo, 'push', '-q', 'origin', 'main');
+    git(repo, 'remote', 'set-head', 'origin', 'main');
+
+    // Bootstrap by an administrator (root token), same PostgreSQL state as the pipeline.
+    const adminEnv = { ...process.env, ...tools, HOME: ws.work, SECRETSTORE_ADDR: ws.store.addr, VAULT_TOKEN: ws.store.rootToken, PG_CONN_STR: pg.connStr, TF_IN_AUTOMATION: '1', TF_PLUGIN_CACHE_DIR: path.join(ws.work, 'plugin-cache') };
+    const stacks = Object.keys((JSON.parse(fs.readFileSync(path.join(repo, 'cdktf.out', 'manifest.json'), 'utf8')) as { stacks: object }).stacks).sort();
+    const cli = async (stack: string, args: string[]) => {
+      const r = await run(process.execPath, ['dist/bin/secretstore-iac.js', 'tf', stack, '--', ...args], repo, adminEnv);
+      if (r.code !== 0) throw new Error(`bootstrap ${stack} ${args[0]} failed:\n${r.output.slice(-3000)}`);
+    };
+    for (const stack of stacks) await cli(stack, ['init', '-input=false']);
+    const bootstrapS = await seconds(async () => {
+      await cli(CI_ACCESS, ['apply', '-input=false', '-auto-approve']);
+      await cli('app-roles', ['apply', '-input=false', '-auto-approve']);
+      await ws.parallel(stacks.filter((s) => s !== CI_ACCESS && s !== 'app-roles'), (s) => cli(s, ['apply', '-input=false', '-auto-approve']), PARALLEL_STACKS);
+    });
+    console.log(`  bootstrap (administrator, ${stacks.length} stacks): ${bootstrapS.toFixed(1)} s`);
+    fs.rmSync(path.join(repo, 'cdktf.out'), { recursive: true, force: true });
+    fs.rmSync(path.join(repo, 'dist'), { recursive: true, force: true });
+
+    const variables = (who: 'plan' | 'apply') =>
+      Object.entries({
+        SECRETSTORE_ADDR: ws.store.addr,
+        PG_CONN_STR: pg.connStr,
+        SECRETSTORE_ID_TOKEN: ws.jobToken(who),
+        SECRETSTORE_IAC_INSTALL: `ln -sfn ${ROOT}/node_modules node_modules`,
+        SECRETSTORE_IAC_TOFU: tools.SECRETSTORE_IAC_TOFU,
+        TF_CLI_CONFIG_FILE: tools.TF_CLI_CONFIG_FILE,
+      }).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
+    const pipeline = async (who: 'plan' | 'apply', extra: string[]): Promise<PipelineRun> => {
+      fs.rmSync(path.join(repo, '.gitlab-ci-local'), { recursive: true, force: true });
+      let r = { code: -1, output: '' };
+      const s = await seconds(async () => {
+        r = await run(GLCI, ['--shell-isolation', '--no-color', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...variables(who), ...extra], repo, { ...process.env, HOME: ws.work });
+      });
+      if (process.env.SECRETSTORE_IAC_BENCH_PIPELINE_LOG) fs.appendFileSync(process.env.SECRETSTORE_IAC_BENCH_PIPELINE_LOG, r.output);
+      const jobs = r.output.split('\n').filter((l) => /^\S+\s+finished in /.test(l)).map((l) => l.replace(/\s+/g, ' ').trim());
+      return { s, code: r.code, jobs };
+    };
+
+    // The merge request: one application more.
+    git(repo, 'checkout', '-q', '-b', 'feature');
+    writeConfiguration(repo, ws, size + 1);
+    git(repo, 'commit', '-q', '-am', 'one application more');
+    const mr = await pipeline('plan', ['--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=1']);
+    git(repo, 'checkout', '-q', 'main');
+    const before = git(repo, 'rev-parse', 'main');
+    git(repo, 'merge', '-q', '--ff-only', 'feature');
+    git(repo, 'push', '-q', 'origin', 'main');
+    const merged = await pipeline('apply', ['--variable', `CI_COMMIT_BEFORE_SHA=${before}`]);
+    const added = await fetch(`${ws.store.addr}/v1/auth/approle/role/bench${size}-prod`, { headers: { 'X-Vault-Token': ws.store.rootToken } });
+    for (const [label, p] of [['merge request (to the note)', mr], ['default branch (to applied)', merged]] as const) {
+      const jobs = p.jobs.filter((j) => !j.startsWith('pipeline ')).length;
+      console.log(`  ${label}: ${p.s.toFixed(1)} s, ${(p.s / ADD_ONE_TARGET_S).toFixed(2)}x the ${ADD_ONE_TARGET_S} s target, exit ${p.code}, ${jobs} jobs`);
+      for (const job of p.jobs) console.log(`    ${job}`);
+    }
+    console.log(`  the added application's role on the store after the default branch: HTTP ${added.status}`);
+  } finally {
+    await pg.stop();
+    ws.close();
+  }
+}
