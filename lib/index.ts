@@ -38,6 +38,9 @@ export * from './constructs/ci-secret';
 export * from './constructs/configuration-pipeline';
 export * from './constructs/configuration-pipeline-role';
 export * from './constructs/configuration-pipeline-stacks';
+// The pipeline roles' grant in each stack; its declaration and rule routing stay the library's.
+export { PipelineStackGrant, pipelineGrantPolicyName } from './constructs/pipeline-stack-grant';
+export type { PipelineGrantee } from './constructs/pipeline-stack-grant';
 export * from './constructs/stack-input-variables';
 export * from './render/configuration-pipeline-yaml';
 export * from './constructs/e2e-test-template';

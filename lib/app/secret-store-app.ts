@@ -14,6 +14,7 @@ import { compareStrings } from '../private/compare-strings';
 import { OutputUpdate, updateOutputDirectory } from '../constructs/output-update';
 import { startedByCdkCli } from './cdktf-cli-run';
 import { inSynthesisRound, oncePerSynthesis } from '../constructs/synthesis-round';
+import { declarePipelineStackGrants } from '../constructs/pipeline-stack-grant';
 
 /** One problem of a synthesis: where, and what. */
 export interface SynthesisProblem {
@@ -100,6 +101,8 @@ export class SecretStoreApp extends App {
 
   /** Every problem of every construct and platform rule, sorted by construct path. */
   problems(): SynthesisProblem[] {
+    // The declarations are complete: the pipeline roles' grants join every stack they run, as store objects like any other.
+    declarePipelineStackGrants(this);
     const problems: SynthesisProblem[] = [...this.declarationProblems];
     const renderable: IArtifactSource[] = [];
     for (const c of this.node.findAll()) {

@@ -3,6 +3,7 @@ import * as path from 'path';
 import { readDeclaredObjects } from '../reconcile/declared-object';
 import { MOVES_FILE, renderMovesFile, StackMoveBlocks, stackMoves } from '../reconcile/stack-moves';
 import { renderStackMovesMarkdown } from '../reconcile/stack-moves-markdown';
+import { retiredGrantsUpdates } from '../reconcile/retired-stack-grants';
 import { MovesFileAction, stackMovesJson } from '../reconcile/stack-moves-json';
 import { readSynthOutput } from '../sources/synth-output';
 import { terminalJson, terminalLine } from '../private/terminal-text';
@@ -51,7 +52,9 @@ export const movesCommand: Command = {
     'file. Its stack\'s plan destroys it, which `tf --refuse-replace` refuses unless `--allow-removals`',
     'is given (docs/pipelines.md §8: the pipeline applies it only in a manual job). A stack of BASE',
     `that HEAD no longer has always gets its directory with ${MOVES_FILE} (its backend and provider), so`,
-    'its removal can be planned.',
+    'its removal can be planned. A role of HEAD that BASE gave a retired stack\'s policy (the',
+    'configuration pipeline\'s grant there) keeps it until the removal is applied, through',
+    '<stack>/retired-stack-grants_override.tf.json (docs/pipelines.md §8).',
     '',
     'BASE is the configuration the stacks were last applied from (the target branch, or the commit',
     'before the merge): a git ref (synthesized in a temporary worktree) or a synthesized output',
@@ -149,6 +152,12 @@ export const movesCommand: Command = {
         out.push(
           `${dry ? 'Would write' : 'Wrote'} ${path.relative(context.cwd, file)}: forget ${blocks.forget.length}, import ${blocks.imports.length}${renamed}${retired ? ` (a stack HEAD no longer has: plan and apply it${destroyed > 0 ? `, which destroys ${destroyed} object${destroyed === 1 ? '' : 's'} after approval` : ''}, then delete the directory)` : ''}.`,
         );
+      }
+      // The roles keep a retired stack's grants until its removal is applied (docs/pipelines.md §8).
+      for (const u of retiredGrantsUpdates(base.dir, headDir)) {
+        const file = path.relative(context.cwd, u.file);
+        writes.push(() => (u.grants ? writeFileAtomically(u.file, u.grants.content) : fs.rmSync(u.file, { force: true })));
+        out.push(u.grants ? `${dry ? 'Would write' : 'Wrote'} ${file}: its roles keep the policies of ${u.grants.retired.map(terminalLine).join(', ')} until their removal is applied.` : `${dry ? 'Would remove' : 'Removed'} ${file}: no retired stack's policy to keep.`);
       }
       const markdownFile = values['markdown-file'];
       if (typeof markdownFile === 'string') {

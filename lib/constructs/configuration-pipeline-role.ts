@@ -3,8 +3,9 @@ import { Capability } from '../model/capability';
 import { ValidationProblem } from '../model/validation-problem';
 import type { StoreObjectKind } from '../catalogue/store-object-kind';
 import { CiJwtAuth } from './ci-jwt-auth';
-import { configurationPipelineStacks } from './configuration-pipeline-stacks';
-import { declaredStoreObjects } from './declared-store-objects';
+import { grantsOf, pipelineRoleRules, registerPipelineGrantee } from './pipeline-stack-grant';
+import type { PipelineStackGrant } from './pipeline-stack-grant';
+import { terraformString } from '../render/text-encoders';
 import { CiJwtRole } from './ci-jwt-role';
 import { Duration, DURATION_HINT } from '../model/duration';
 import { CheckedProps, expectEnum, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
@@ -63,12 +64,15 @@ export interface ConfigurationPipelineRoleProps {
  * `apply`: only jobs of that project (`project_id`) on a protected branch (`ref_protected`,
  * `ref_type`) log in. `plan`: any job of that project logs in, and may only read what the stacks manage.
  *
- * Its policy is least privilege, computed once the app is complete from the store objects the stacks
- * the pipeline runs declare (every `vault_*` resource, the library's and a user's, through the store
- * object catalogue, `lib/catalogue/`): for `apply` what planning and applying each object needs, for
- * `plan` a read of each (so the plan and the takeover guard's lookups get no 403 for a declared
- * object), plus `auth/token/create`, `sys/auth` and `sys/mounts` (read). It can change nothing the
- * stacks do not declare; in particular it reads no secret.
+ * Its policies are least privilege, computed once the app is complete from the store objects the
+ * stacks the pipeline runs declare (every `vault_*` resource, the library's and a user's, through the
+ * store object catalogue, `lib/catalogue/`): for `apply` what planning and applying each object needs,
+ * for `plan` a read of each (so the plan and the takeover guard's lookups get no 403 for a declared
+ * object), plus `auth/token/create`, `sys/auth` and `sys/mounts` (read). The rules on each object's
+ * own paths live in its stack, in the role's {@link PipelineStackGrant} for that stack, attached to
+ * the role by name (`token_policies`); the role's own policy keeps what does not grow with the
+ * number of objects (docs/pipelines.md §9). It can change nothing the stacks do not declare; in
+ * particular it reads no secret.
  */
 export class ConfigurationPipelineRole extends CiJwtRole {
   /** The configuration project's ID. */
@@ -93,16 +97,20 @@ export class ConfigurationPipelineRole extends CiJwtRole {
           .filter((p) => !['auth', 'roleName', 'jobTimeout'].includes(p.field))
           .map(String),
     });
+    registerPipelineGrantee(this);
   }
 
   /**
-   * Rules for every store object of the stacks the configuration pipeline runs
-   * ({@link configurationPipelineStacks}), from the catalogue: each object's
-   * {@link StoreObjectKind.pipelineRules} for this role's access, merged per path by the policy
-   * document (capabilities united, rules sorted by path). Nothing is enumerated by construct type,
-   * so a stack's raw provider resources (a user's `vault_policy`) and every construct added later
-   * are covered as soon as the catalogue knows their type; a type it does not know is refused at
-   * synthesis (`declaredStoreObjects().uncatalogued`), never silently left without a grant.
+   * The role's own rules and its grants' names. The rules for every store object of the stacks the
+   * configuration pipeline runs come from the catalogue (each object's
+   * {@link StoreObjectKind.pipelineRules} for this role's access, {@link pipelineRoleRules}): the
+   * rules on each object's own paths go to the grant of its stack ({@link PipelineStackGrant}), the
+   * rest (listings, the role's own stack, the grants themselves) here, merged per path by the policy
+   * document. Nothing is enumerated by construct type, so a stack's raw provider resources (a user's
+   * `vault_policy`) and every construct added later are covered as soon as the catalogue knows their
+   * type; a type it does not know is refused at synthesis (`declaredStoreObjects().uncatalogued`),
+   * never silently left without a grant. The role's `token_policies`: its own policy, then its grants
+   * by stack name (literal names: a reference would tie this stack to the others' states).
    */
   protected override completePolicy(): void {
     const source = this.node.path;
@@ -117,10 +125,8 @@ export class ConfigurationPipelineRole extends CiJwtRole {
     //   before planning (a KV mount of another version would make every declared path wrong): a read
     //   of the whole table, which no declared object is.
     add('sys/mounts', ['read']);
-    const stacks = new Set(configurationPipelineStacks(this).map((s) => s.node.id));
-    for (const object of declaredStoreObjects(this).objects) {
-      if (!stacks.has(object.stack)) continue;
-      for (const rule of object.kind.pipelineRules(object.fields, this.access)) add(rule.path, rule.capabilities);
-    }
+    for (const rule of pipelineRoleRules(this).own) add(rule.path, rule.capabilities);
+    const grants = grantsOf(this).map((g) => terraformString(g.policyName));
+    this.role.tokenPolicies = [this.policyResource.name, ...grants];
   }
 }

@@ -6,9 +6,10 @@
  * apply jobs leave those plans to the manual job `secretstore-iac-destroy-removed-objects`; started,
  * it destroys them, and a person can no longer log in through single sign-on.
  *
- * The pipeline roles' policies are derived from what the configuration declares (another change
- * derives them for the people stack): this test's repository grants them the removed objects by
- * hand (marked below), standing in for the grants the roles must keep until a removal is applied.
+ * The pipeline roles keep what they need to destroy a removed object until the destroy is applied,
+ * with no grant added by hand (issue 30): the roles' grant for an object lives in its stack and is
+ * narrowed by the same apply that destroys the object, after it (the object depends on the grant); a
+ * retired stack's grants stay on the roles through the override `moves` writes into ci-access.
  */
 import { execFileSync, spawn } from 'child_process';
 import { randomBytes } from 'crypto';
@@ -43,25 +44,6 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
     });
   });
 }
-
-/** The crud capabilities of the apply role on one object. */
-const CRUD = ['create', 'read', 'update', 'delete'];
-/**
- * Test stand-in: what the pipeline roles need on the objects this test removes, kept in both
- * configurations (apply: change and delete; plan: read).
- */
-const KEPT_GRANTS: Readonly<Record<string, readonly string[]>> = {
-  'sys/auth/oidc': [...CRUD, 'sudo'],
-  'sys/auth/oidc/tune': ['read', 'update'],
-  'sys/mounts/auth/oidc': ['read'],
-  'sys/mounts/auth/oidc/tune': ['read', 'update'],
-  'auth/oidc/config': CRUD,
-  'auth/oidc/role/developers': CRUD,
-  'sys/policies/acl/developers': CRUD,
-  'auth/approle/role/billing-dev': CRUD,
-  'auth/approle/role/billing-dev/role-id': ['read'],
-  'sys/policies/acl/billing-dev': CRUD,
-};
 
 // The pipeline's jobs run the same commands on either store, and this test takes 12-19 minutes per
 // store under gitlab-ci-local: it runs in the OpenBao suite and is reported skipped in the Vault
@@ -138,20 +120,17 @@ export const platformConfig: PlatformConfig = {
       fs.cpSync(path.join(REPO_ROOT, entry), path.join(repo, entry), { recursive: true });
     }
     fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(true));
-    // The state in PostgreSQL, and the test's stand-in grants of the pipeline roles (KEPT_GRANTS).
+    // The state in PostgreSQL: postgresState added to the file's import of the library.
     const main = path.join(repo, 'stacks', 'main.ts');
-    const grants = Object.entries(KEPT_GRANTS)
-      .map(([p, caps]) => `  roles?.apply.policy.addRule(${JSON.stringify(p)}, ${JSON.stringify(caps)} as any, 'test: kept until removed');\n  roles?.plan.policy.addRule(${JSON.stringify(p)}, ['read'], 'test: kept until removed');\n`)
-      .join('');
     fs.writeFileSync(
       main,
-      `${fs
+      fs
         .readFileSync(main, 'utf8')
-        .replace("import { definePlatform, SecretStoreApp, SecretStoreValidationError } from 'secretstore-iac';", "import { definePlatform, Platform, postgresState, SecretStoreApp, SecretStoreValidationError } from 'secretstore-iac';")
-        .replace(/definePlatform\((\w+), platformConfig\)/, 'keepGrants(definePlatform($1, platformConfig, postgresState()))')}\nfunction keepGrants(platform: Platform): Platform {\n  const roles = platform.ciAccess.pipelineRoles;\n${grants}  return platform;\n}\n`,
+        .replace(/^import \{ ([^}]*) \} from 'secretstore-iac';$/m, "import { postgresState, $1 } from 'secretstore-iac';")
+        .replace(/definePlatform\((\w+), platformConfig\)/, 'definePlatform($1, platformConfig, postgresState())'),
     );
-    expect(fs.readFileSync(main, 'utf8')).toContain('keepGrants(definePlatform(a, platformConfig, postgresState()))');
-    expect(fs.readFileSync(main, 'utf8')).toContain('import { definePlatform, Platform, postgresState,');
+    expect(fs.readFileSync(main, 'utf8')).toContain('platformConfig, postgresState())');
+    expect(fs.readFileSync(main, 'utf8')).toContain('import { postgresState, ');
     fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\ndist\ncdktf.out\n.gitlab-ci-local\nsecretstore-iac-plans\n');
     fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
     synthAndCopyPipeline();
@@ -211,14 +190,16 @@ export const platformConfig: PlatformConfig = {
     const mr = ['--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=11'];
     const review = await glci([], { ref: 'remove-people', ref_protected: 'false', ref_path: 'refs/heads/remove-people' }, mr);
     let out = review.output;
-    expect(out).toContain('### Objects removed: 5 destroyed on the store, after approval');
+    // The people stack's own 3 objects and the pipeline roles' 2 grants there, the application's role and policy.
+    expect(out).toContain('### Objects removed: 7 destroyed on the store, after approval');
+    expect(out).toContain('| `people` (removed) | `sys/policies/acl/secretstore-iac-pipeline-people` |');
     expect(out).toContain(`the apply jobs leave a plan that destroys them to the manual job \`${DESTROY_JOB}\``);
     expect(out).toContain('| `people` (removed) | `sys/auth/oidc` | JWT/OIDC auth method: every role under it, every login through it |');
     expect(out).toContain('| `people` (removed) | `auth/oidc/role/developers` | JWT/OIDC role: every login with it (CI jobs or people) |');
     expect(out).toContain('| `app-roles` | `auth/approle/role/billing-dev` | AppRole role: its Role ID and every Secret ID issued for it |');
-    expect(out).toMatch(/secretstore-iac-plan-retired\s+> [^\n]*3 to destroy/);
+    expect(out).toMatch(/secretstore-iac-plan-retired\s+> [^\n]*5 to destroy/);
     expect(out).toMatch(/secretstore-iac-plan-app-roles\s+> [^\n]*2 to destroy/);
-    expect(out).toMatch(/secretstore-iac tf: people: 3 objects declared nowhere any more, destroyed by this plan \(--allow-removals\):/);
+    expect(out).toMatch(/secretstore-iac tf: people: 5 objects declared nowhere any more, destroyed by this plan \(--allow-removals\):/);
     expect(out).not.toMatch(/secretstore-iac-apply-|destroy-removed-objects\s+> /);
     expect(out).not.toMatch(/the plan would destroy or replace|nothing applied/);
     expect(review.code).toBe(0);
@@ -236,6 +217,9 @@ export const platformConfig: PlatformConfig = {
     expect(out).toContain(`secretstore-iac: not applied here: the manual job ${DESTROY_JOB} applies the plan of people (with its other changes) once a person starts it`);
     expect(out).toContain(`secretstore-iac: not applied here: the manual job ${DESTROY_JOB} applies the plan of app-roles (with its other changes) once a person starts it`);
     expect(out).not.toMatch(/Resources: [^\n]*[1-9]\d* destroyed/);
+    // ci-access keeps the retired people stack's grants on the roles (the override moves wrote) until the manual job.
+    expect(out).toContain('its roles keep the policies of people until their removal is applied.');
+    expect(out).not.toMatch(/permission denied/);
     expect(pipeline.code).toBe(0);
     expect((await bobLogsIn()).callback.status).toBe(200);
     expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(200);
@@ -247,7 +231,8 @@ export const platformConfig: PlatformConfig = {
     expect(out).toMatch(/ {4}sys\/auth\/oidc \(vault_jwt_auth_backend\.[^)]+\)/);
     expect(out).toMatch(/ {4}auth\/approle\/role\/billing-dev \(vault_approle_auth_backend_role\.[^)]+\)/);
     expect(out).toMatch(/Apply complete! Resources: 0 added, \d+ changed, 2 destroyed/);
-    expect(out).toMatch(/Apply complete! Resources: 0 added, 0 changed, 3 destroyed/);
+    expect(out).toMatch(/Apply complete! Resources: 0 added, 0 changed, 5 destroyed/);
+    expect(out).not.toMatch(/permission denied/);
     expect(approved.code).toBe(0);
 
     // The revocation landed: no person logs in through the OIDC method; the application's role is gone.

@@ -26,7 +26,7 @@ async function changedStacks(...args: string[]) {
 describe('secretstore-iac changed-stacks BASE HEAD', () => {
   const base = withShard();
   const same = withShard();
-  // A new application changes app-roles (its role) and ci-access (the pipeline roles' policies).
+  // A new application changes app-roles only: its role, its policy and the pipeline roles' grants there (docs/pipelines.md §9).
   const billing = withShard((p) => new AppRoleApplication(p.appRoles, 'billing-dev', { auth: p.appRoles.appRoleAuth, name: 'billing', environment: 'dev' }));
 
   it('no change: exit 0 and nothing on standard output', async () => {
@@ -36,20 +36,21 @@ describe('secretstore-iac changed-stacks BASE HEAD', () => {
   it('one line per stack to plan, dependencies first: a change to app-roles selects its shard after it', async () => {
     const r = await changedStacks(base, billing);
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')).toEqual(['app-roles', 'app-roles-a', 'ci-access']);
+    expect(r.stdout.split('\n')).toEqual(['app-roles', 'app-roles-a']);
   });
 
   it('a removed stack is reported on standard error, never on standard output', async () => {
     const head = synthesizePlatform().outdir;
     const r = await changedStacks(base, head);
-    expect(r).toEqual({ code: 0, stdout: '', stderr: `removed stack app-roles-a: in ${base}, not in ${head}; not selected: \`secretstore-iac moves\` writes its directory, planned as a retired stack (docs/pipelines.md §8)` });
+    // ci-access changes: the pipeline roles no longer name the removed stack's grants (moves keeps them until its removal is applied).
+    expect(r).toEqual({ code: 0, stdout: 'ci-access', stderr: `removed stack app-roles-a: in ${base}, not in ${head}; not selected: \`secretstore-iac moves\` writes its directory, planned as a retired stack (docs/pipelines.md §8)` });
   });
 
   it('--format json: every stack with its change, digests, dependencies and files; the selection in order', async () => {
     const r = await changedStacks(base, billing, '--format', 'json');
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout);
-    expect(json.selected).toEqual(['app-roles', 'app-roles-a', 'ci-access']);
+    expect(json.selected).toEqual(['app-roles', 'app-roles-a']);
     expect(json.removed).toEqual([]);
     const shard = json.stacks.find((s: any) => s.name === 'app-roles-a');
     expect(shard).toMatchObject({ change: 'unchanged', selected: true, via: ['app-roles'], dependencies: ['app-roles'], files: ['cdk.tf.json'] });
@@ -63,7 +64,8 @@ describe('secretstore-iac changed-stacks BASE HEAD', () => {
   it('--format md: a table for the merge-request note, with the planned stacks and short digests', async () => {
     const r = await changedStacks(base, billing, '--format', 'md');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('### Stacks planned: 3 of 3');
+    expect(r.stdout).toContain('### Stacks planned: 2 of 3');
+    expect(r.stdout).toMatch(/\| `ci-access` \| unchanged \| no \|/);
     expect(r.stdout).toMatch(/\| `app-roles-a` \| unchanged \| yes: depends on `app-roles` \| `sha256:[0-9a-f]{16}` \| `sha256:[0-9a-f]{16}` \|/);
     expect(r.stdout).toMatch(/\| `app-roles` \| changed \| yes \|/);
   });
@@ -71,7 +73,7 @@ describe('secretstore-iac changed-stacks BASE HEAD', () => {
   it('--markdown-file FILE: the md form written to FILE beside the lines on standard output, for the pipeline\'s note', async () => {
     const file = path.join(path.dirname(base), 'changed-stacks.md');
     const r = await changedStacks(base, billing, '--markdown-file', file);
-    expect(r.stdout.split('\n')).toEqual(['app-roles', 'app-roles-a', 'ci-access']);
+    expect(r.stdout.split('\n')).toEqual(['app-roles', 'app-roles-a']);
     expect(fs.readFileSync(file, 'utf8')).toBe(`${(await changedStacks(base, billing, '--format', 'md')).stdout}\n`);
   });
 

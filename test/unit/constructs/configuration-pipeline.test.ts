@@ -25,13 +25,18 @@ describe('the configuration project\'s JWT roles', () => {
     expect(apply.bound_claims).toEqual({ project_id: '4242', ref_protected: 'true', ref_type: 'branch' });
     expect(apply.bound_claims_type).toBe('string');
     expect(apply.bound_audiences).toEqual(['https://gitlab.acme.example']);
-    expect(apply.token_policies).toHaveLength(1);
+    // Its own policy, then its grant in app-roles (docs/pipelines.md §9).
+    expect(apply.token_policies).toHaveLength(2);
     expect(apply.token_policies[0]).toMatch(/^\$\{vault_policy\.pipeline-apply_policy_[0-9A-F]{8}\.name\}$/);
+    expect(apply.token_policies[1]).toBe('secretstore-iac-pipeline-app-roles');
   });
+
+  /** The rules of a role's own policy and of its grant in app-roles (the stacks' only other one). */
+  const granted = (name: string) => [...policyRules(policy(name)), ...policyRules(resources(platform.stacks['app-roles'], 'vault_policy').find((p: any) => p.name === `${name}-app-roles`).policy)];
 
   it('plan: any ref of the project, read only', () => {
     expect(role('secretstore-iac-plan').bound_claims).toEqual({ project_id: '4242' });
-    const rules = policyRules(policy('secretstore-iac-plan'));
+    const rules = granted('secretstore-iac-plan');
     // Read, and list only on the listings that name roles and policies (names, no secret: the takeover guard's lookup).
     const listings = ['auth/approle/role', 'auth/approle/role/', 'auth/jwt/role', 'auth/jwt/role/', 'sys/policies/acl', 'sys/policies/acl/'];
     expect(rules.filter(([p, caps]) => p !== 'auth/token/create' && JSON.stringify(caps) !== '["read"]' && !(listings.includes(p) && JSON.stringify(caps) === '["list"]'))).toEqual([]);
@@ -39,11 +44,11 @@ describe('the configuration project\'s JWT roles', () => {
   });
 
   it('apply policy: exactly what the stacks declare, no secret, sudo only to enable auth methods', () => {
-    const rules = policyRules(policy('secretstore-iac-pipeline'));
+    const rules = granted('secretstore-iac-pipeline');
     const paths = rules.map(([p]) => p);
     expect(paths.filter((p) => p.startsWith('secret/'))).toEqual([]);
     expect(paths.filter((p) => p.includes('*') || p.includes('+'))).toEqual([]);
-    expect(rules.filter(([, caps]) => caps.includes('sudo')).map(([p]) => p)).toEqual(['sys/auth/approle', 'sys/auth/jwt']);
+    expect(rules.filter(([, caps]) => caps.includes('sudo')).map(([p]) => p).sort()).toEqual(['sys/auth/approle', 'sys/auth/jwt']);
     // Every policy and role of the stacks, and nothing else.
     const policies = Object.values(platform.stacks).flatMap((s: any) => resources(s, 'vault_policy').map((p: any) => `sys/policies/acl/${p.name}`));
     expect(paths.filter((p) => /^sys\/policies\/acl\/[^/]+$/.test(p)).sort()).toEqual(policies.sort());

@@ -65,7 +65,7 @@ describe('stackMoves: an object declared in another stack in HEAD than in BASE m
   });
 
   it('an object declared by two stacks is ambiguous: reported, not moved', () => {
-    const twice = [...byEnvironment, { ...byEnvironment.find((o) => o.kind === 'policy')!, stack: 'other' }];
+    const twice = [...byEnvironment, { ...byEnvironment.find((o) => o.storePath === 'sys/policies/acl/orchestrator-dev')!, stack: 'other' }];
     const result = stackMoves(single, twice);
     expect(result.ambiguous).toEqual(['policy sys/policies/acl/orchestrator-dev']);
     expect(result.moves.map((m) => m.storePath)).not.toContain('sys/policies/acl/orchestrator-dev');
@@ -205,6 +205,9 @@ describe('stackMoves: an object declared nowhere in HEAD is a removal', () => {
       'people jwt-role auth/oidc/role/developers false',
       'people jwt-auth-mount sys/auth/oidc false',
       'people policy sys/policies/acl/developers false',
+      // The configuration pipeline roles' grants in the people stack (docs/pipelines.md §9).
+      'people policy sys/policies/acl/secretstore-iac-pipeline-people false',
+      'people policy sys/policies/acl/secretstore-iac-plan-people false',
     ]);
     expect(result.moves).toEqual([]);
     expect(result.byStack.size).toBe(0);
@@ -212,7 +215,7 @@ describe('stackMoves: an object declared nowhere in HEAD is a removal', () => {
 
   it('the note says what access is revoked, and that a person approves the destroy', () => {
     const md = renderStackMovesMarkdown(stackMoves(readDeclaredObjects(withPeople), readDeclaredObjects(without)), 'A person approves.');
-    expect(md).toContain('### Objects removed: 5 destroyed on the store, after approval');
+    expect(md).toContain('### Objects removed: 7 destroyed on the store, after approval');
     expect(md).toContain('A person approves.');
     expect(md).toContain('Removed stacks (every object of their state is destroyed): `people`.');
     expect(md).toContain('| `people` (removed) | `sys/auth/oidc` | JWT/OIDC auth method: every role under it, every login through it |');
@@ -224,13 +227,13 @@ describe('stackMoves: an object declared nowhere in HEAD is a removal', () => {
     const head = synthesizePlatform(platformConfig).outdir;
     const run = await moves(withPeople, head, '--markdown-file', 'note.md');
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toContain('5 objects removed (declared in BASE, nowhere in HEAD): their plans destroy them, applied only with --allow-removals:');
+    expect(run.stdout).toContain('7 objects removed (declared in BASE, nowhere in HEAD): their plans destroy them, applied only with --allow-removals:');
     expect(run.stdout).toContain('  jwt-auth-mount sys/auth/oidc in people (a stack HEAD no longer has)');
-    expect(run.stdout).toContain(`Wrote ${path.join('cdktf.out', 'stacks', 'people', MOVES_FILE)}: forget 0, import 0 (a stack HEAD no longer has: plan and apply it, which destroys 3 objects after approval, then delete the directory).`);
+    expect(run.stdout).toContain(`Wrote ${path.join('cdktf.out', 'stacks', 'people', MOVES_FILE)}: forget 0, import 0 (a stack HEAD no longer has: plan and apply it, which destroys 5 objects after approval, then delete the directory).`);
     const file = movesFile(head, 'people');
     expect(Object.keys(file).sort()).toEqual(['//', 'provider', 'terraform']);
     expect(file.terraform.backend).toEqual({ local: { path: '../../../terraform.people.tfstate' } });
-    expect(fs.readFileSync(path.join(path.dirname(head), 'note.md'), 'utf8')).toContain('### Objects removed: 5 destroyed on the store, after approval');
+    expect(fs.readFileSync(path.join(path.dirname(head), 'note.md'), 'utf8')).toContain('### Objects removed: 7 destroyed on the store, after approval');
   });
 
   it('`moves` writes moved blocks for a rename, and says so', async () => {

@@ -19,6 +19,11 @@ const single = synthesizePlatform();
 const byEnvironment = synthesizePlatform(sharded({ by: 'environment' }));
 const byHash = synthesizePlatform(sharded({ by: 'hash', shards: 8 }));
 const SPEC_ROLES = ['authentik-role', 'gitlab-role', 'orchestrator-dev', 'registry'];
+/**
+ * The configuration pipeline roles' grant in each stack (docs/pipelines.md §9): one per stack and
+ * role, so they follow the layout; every other object is compared across layouts.
+ */
+const GRANT = /^secretstore-iac-(pipeline|plan)-app-roles(-.+)?$/;
 
 /** Role name → [stack, resource address] of every AppRole role of an output. */
 function roleHomes(stacks: Record<string, any>): Record<string, [string, string]> {
@@ -45,7 +50,8 @@ describe('Sharding off (the default): the spec\'s four applications keep their o
 describe('By environment: app-roles holds the mount, app-roles-<env> the applications', () => {
   it('synthesizes the mount stack and one stack per environment', () => {
     expect(Object.keys(byEnvironment.stacks)).toEqual(['app-roles', 'app-roles-dev', 'app-roles-shared', 'ci-access']);
-    expect(Object.keys(byEnvironment.stacks['app-roles'].resource)).toEqual(['vault_auth_backend']);
+    expect(Object.keys(byEnvironment.stacks['app-roles'].resource)).toEqual(['vault_auth_backend', 'vault_policy']);
+    expect(resources(byEnvironment.stacks['app-roles'], 'vault_policy').map((p) => p.name)).toEqual(['secretstore-iac-pipeline-app-roles', 'secretstore-iac-plan-app-roles']);
     expect(Object.fromEntries(Object.entries(roleHomes(byEnvironment.stacks)).map(([r, [s]]) => [r, s]))).toEqual({
       'orchestrator-dev': 'app-roles-dev',
       'authentik-role': 'app-roles-shared',
@@ -55,7 +61,12 @@ describe('By environment: app-roles holds the mount, app-roles-<env> the applica
   });
 
   it('a policy is the same text in every layout (its comment names the application under app-roles): a move updates nothing', () => {
-    const texts = (stacks: Record<string, any>) => Object.values(stacks).flatMap((st) => resources(st, 'vault_policy').map((p) => `${p.name}\n${p.policy}`)).sort();
+    // The pipeline's own policies follow the stacks (its grants, and its roles' rules on them).
+    const texts = (stacks: Record<string, any>) =>
+      Object.values(stacks)
+        .flatMap((st) => resources(st, 'vault_policy').map((p) => `${p.name}\n${p.policy}`))
+        .filter((t) => !/^secretstore-iac-(pipeline|plan)(-.+)?\n/.test(t))
+        .sort();
     expect(texts(byEnvironment.stacks)).toEqual(texts(single.stacks));
     expect(texts(byHash.stacks)).toEqual(texts(single.stacks));
   });
@@ -64,7 +75,8 @@ describe('By environment: app-roles holds the mount, app-roles-<env> the applica
     const before = roleHomes(single.stacks);
     const after = roleHomes(byEnvironment.stacks);
     for (const role of SPEC_ROLES) expect(after[role][1]).toBe(before[role][1]);
-    const policies = (stacks: Record<string, any>) => Object.entries(stacks).flatMap(([s, st]) => Object.keys(st.resource?.vault_policy ?? {}).map((id) => `${s}:${id}`));
+    const policies = (stacks: Record<string, any>) =>
+      Object.entries(stacks).flatMap(([s, st]) => Object.keys(st.resource?.vault_policy ?? {}).filter((id) => !id.startsWith('secretstore-iac-grant-')).map((id) => `${s}:${id}`));
     expect(policies(byEnvironment.stacks).filter((p) => p.startsWith('app-roles-')).map((p) => p.split(':')[1]).sort()).toEqual(
       policies(single.stacks).filter((p) => p.startsWith('app-roles:')).map((p) => p.split(':')[1]).sort(),
     );
@@ -139,16 +151,16 @@ describe('Agent files, the access model and the reconciliation read every layout
 
   it('the access model has the same identities and who-can answers the same', async () => {
     const models = await Promise.all([single, byEnvironment, byHash].map((p) => AccessModel.load(readStoreConfiguration(p.outdir))));
-    const identities = (m: AccessModel) => JSON.stringify(m.identities.map((i) => [i.identity.name, i.tokenPolicies, i.problems]).sort());
+    const identities = (m: AccessModel) => JSON.stringify(m.identities.map((i) => [i.identity.name, i.tokenPolicies.filter((p) => !GRANT.test(p)), i.problems]).sort());
     expect(identities(models[1])).toBe(identities(models[0]));
     expect(identities(models[2])).toBe(identities(models[0]));
     for (const m of models) expect(whoCan(m, 'read', 'secret/data/acme/dev/orchestrator/database').allowed.map((e) => e.identity)).toEqual(['approle/orchestrator-dev']);
   });
 
   it('drift and adopt see each shard\'s roles under the approle mount, with the same import ids', () => {
-    const objects = (outdir: string) => readDeclaredObjects(outdir).map((o) => `${o.kind} ${o.importId} ${o.mount ?? ''}`).sort();
+    const objects = (outdir: string) => readDeclaredObjects(outdir).filter((o) => !GRANT.test(o.importId)).map((o) => `${o.kind} ${o.importId} ${o.mount ?? ''}`).sort();
     expect(objects(byEnvironment.outdir)).toEqual(objects(single.outdir));
-    expect(readDeclaredObjects(byEnvironment.outdir, 'app-roles-dev').map((o) => o.importId)).toEqual(['auth/approle/role/orchestrator-dev', 'orchestrator-dev']);
+    expect(readDeclaredObjects(byEnvironment.outdir, 'app-roles-dev').map((o) => o.importId)).toEqual(['auth/approle/role/orchestrator-dev', 'orchestrator-dev', 'secretstore-iac-pipeline-app-roles-dev', 'secretstore-iac-plan-app-roles-dev']);
   });
 });
 

@@ -1,0 +1,118 @@
+import * as path from 'path';
+import { storePolicyName } from '../model/store-policy-name';
+import { compareStrings } from '../private/compare-strings';
+import { commentText, terraformString } from '../render/text-encoders';
+import { readSynthOutput, SynthStack } from '../sources/synth-output';
+import * as fs from 'fs';
+
+/**
+ * The engine override file `secretstore-iac moves` writes into a stack of HEAD whose roles BASE
+ * attached policies of a retired stack (OpenTofu and Terraform merge `*_override.tf.json` over the
+ * stack's own files).
+ */
+export const RETIRED_GRANTS_FILE = 'retired-stack-grants_override.tf.json';
+
+/** What one stack of HEAD keeps of BASE until the retired stacks' removal is applied. */
+export interface RetiredStackGrants {
+  /** The stack of HEAD (`ci-access`). */
+  readonly stack: string;
+  /** The retired stacks whose policies it keeps, sorted. */
+  readonly retired: readonly string[];
+  /** The override file's content. */
+  readonly content: string;
+}
+
+/** Role resource types whose `token_policies` attach policies by name. */
+const ROLE_TYPES = ['vault_approle_auth_backend_role', 'vault_jwt_auth_backend_role'];
+
+/** The `path "..." { ... }` blocks of a policy text as the library renders it (Terraform-escaped, as in `cdk.tf.json`), by path. */
+function ruleBlocks(text: string): Map<string, string> {
+  return new Map([...text.matchAll(/^path "([^"\n]+)" \{\n {2}capabilities = \[[^\]\n]*\]\n\}$/gm)].map((m) => [m[1], m[0]]));
+}
+
+/**
+ * The policies of the stacks BASE has and HEAD no longer has (a removed `people` section, the last
+ * application of a shard, fewer shards) that a role of a stack HEAD keeps still needs until the
+ * retired stack's removal is applied: the configuration pipeline's roles, whose grant in each stack
+ * is a policy of that stack attached by name (docs/pipelines.md §8, §9). The pipeline applies the
+ * roles' stack first and destroys a retired stack's objects only in the manual job, later: HEAD's
+ * roles alone would have lost the grant by then (403).
+ *
+ * For each role of a stack of HEAD that BASE also declares (same address), the names of retired
+ * stacks' policies BASE attached and HEAD does not are kept in its `token_policies`; for each policy
+ * of that stack, BASE's rules on those policies' own paths (`sys/policies/acl/<name>`: the apply role
+ * destroys the retired grants) that HEAD lacks are appended to HEAD's text. Nothing else changes.
+ * @returns one entry per stack of HEAD that keeps anything, by stack name
+ */
+export function retiredStackGrants(base: readonly SynthStack[], head: readonly SynthStack[]): RetiredStackGrants[] {
+  const headNames = new Set(head.map((s) => s.name));
+  const retiredPolicies = new Map<string, string>();
+  for (const stack of base.filter((s) => !headNames.has(s.name))) {
+    for (const block of Object.values(stack.resources.vault_policy ?? {})) {
+      if (typeof block.name === 'string' && !block.name.includes('${')) retiredPolicies.set(storePolicyName(block.name), stack.name);
+    }
+  }
+  if (retiredPolicies.size === 0) return [];
+  const out: RetiredStackGrants[] = [];
+  for (const stack of head) {
+    const before = base.find((s) => s.name === stack.name);
+    if (!before) continue;
+    const resource: Record<string, Record<string, Record<string, unknown>>> = {};
+    const retired = new Set<string>();
+    const set = (type: string, id: string, attribute: string, value: unknown) => ((resource[type] ??= {})[id] = { [attribute]: value });
+    for (const type of ROLE_TYPES) {
+      for (const [id, block] of Object.entries(stack.resources[type] ?? {})) {
+        const was = before.resources[type]?.[id]?.token_policies;
+        const is = block.token_policies;
+        if (!Array.isArray(was) || !Array.isArray(is)) continue;
+        const kept = was.filter((n): n is string => typeof n === 'string' && retiredPolicies.has(storePolicyName(n)) && !is.includes(n));
+        if (kept.length === 0) continue;
+        kept.forEach((n) => retired.add(retiredPolicies.get(storePolicyName(n))!));
+        set(type, id, 'token_policies', [...is, ...kept]);
+      }
+    }
+    for (const [id, block] of Object.entries(stack.resources.vault_policy ?? {})) {
+      const was = before.resources.vault_policy?.[id]?.policy;
+      if (typeof was !== 'string' || typeof block.policy !== 'string') continue;
+      const has = ruleBlocks(block.policy);
+      const kept = [...ruleBlocks(was)].filter(([p]) => {
+        const name = /^sys\/policies\/acl\/(.+)$/.exec(p)?.[1];
+        return name !== undefined && retiredPolicies.has(storePolicyName(name)) && !has.has(p);
+      });
+      if (kept.length === 0) continue;
+      const stacks = [...new Set(kept.map(([p]) => retiredPolicies.get(storePolicyName(p.slice('sys/policies/acl/'.length)))!))].sort(compareStrings);
+      stacks.forEach((s) => retired.add(s));
+      const why = terraformString(`# ${commentText(`Kept by secretstore-iac moves until the removal of ${stacks.join(', ')} (a stack this configuration no longer has) is applied.`)}`);
+      set('vault_policy', id, 'policy', `${block.policy}${kept.map(([, text]) => `\n${why}\n${text}\n`).join('')}`);
+    }
+    if (Object.keys(resource).length === 0) continue;
+    const names = [...retired].sort(compareStrings);
+    const content = {
+      '//': `Written by secretstore-iac moves: the roles of this stack keep the policies of ${names.join(', ')} (stacks this configuration no longer has, whose removal is applied after this stack) until that removal is applied. Re-run moves with the base the stores were applied from; delete this file once the removal is applied.`,
+      resource,
+    };
+    out.push({ stack: stack.name, retired: names, content: `${JSON.stringify(content, null, 2)}\n` });
+  }
+  return out;
+}
+
+/** One change `moves` makes to a stack's override file: written with `content`, or removed (a stale one). */
+export interface RetiredGrantsUpdate {
+  /** The file, `HEAD/stacks/<stack>/retired-stack-grants_override.tf.json`. */
+  readonly file: string;
+  /** What it keeps; undefined when the file goes. */
+  readonly grants?: RetiredStackGrants;
+}
+
+/**
+ * The override files to write into HEAD (a synthesized output directory) against BASE's output: one
+ * per stack that keeps retired stacks' policies ({@link retiredStackGrants}), and the removal of a
+ * stale one in every other stack of HEAD (written against another base).
+ */
+export function retiredGrantsUpdates(baseDir: string, headDir: string): RetiredGrantsUpdate[] {
+  const head = readSynthOutput(headDir);
+  const grants = new Map(retiredStackGrants(readSynthOutput(baseDir), head).map((g) => [g.stack, g]));
+  return head
+    .map((s) => ({ file: path.join(headDir, 'stacks', s.name, RETIRED_GRANTS_FILE), grants: grants.get(s.name) }))
+    .filter((u) => u.grants !== undefined || fs.existsSync(u.file));
+}

@@ -1,0 +1,107 @@
+/**
+ * Issue 30 and issue 27's removal gap, on a real store with OpenTofu and Terraform 1.11.4: the
+ * configuration pipeline's grants live with each stack (one policy per pipeline role and stack,
+ * attached to the role by name in ci-access), and every store resource of the stack depends on the
+ * apply role's grant. Applied with the pipeline apply role's own token (a JWT login signed by the
+ * test's key), never the root token:
+ * - the first apply of a stack: the role lists the stack's grant before the store has it, the login
+ *   succeeds, the engine creates the grant first, and the same token (and the provider's child token)
+ *   may then write the objects: the store reads a token's policies by name at each request;
+ * - an application removed and another added in one apply: the engine destroys the removed
+ *   application's role and policy before it narrows the grant (its dependency is in the state), and
+ *   creates the new one after widening it: no 403; afterwards the token can no longer read the
+ *   removed role's path (the grant was what allowed it).
+ */
+import { runEngine } from '../support/store/engine';
+import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
+import { clientToken, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
+import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { toolchain } from '../support/store/toolchain-env';
+
+const TERRAFORM = process.env.SECRETSTORE_IAC_TERRAFORM || '/usr/local/bin/terraform';
+const ENGINES = [
+  { engine: 'OpenTofu', binary: () => toolchain().tofu },
+  { engine: 'Terraform 1.11.4', binary: () => TERRAFORM },
+];
+const PROJECT_ID = '4242';
+
+describe.each(ENGINES)('the pipeline roles\' grants live with each stack, with $engine', ({ engine, binary }) => {
+  let store: RunningStore;
+  let key: JwtSigningKey;
+  let fixture: PlatformFixture;
+  /** The configuration with these applications (beside the platform's own). */
+  const config = (applications: Record<string, { name: string; environment: string }>) =>
+    testPlatformConfig(key.publicKeyPem, { configurationProject: { projectId: PROJECT_ID }, applications });
+  const run = (stack: string, args: string[], token = store.rootToken) =>
+    runEngine(fixture.stackDir(stack), args, { store, token, binary: binary(), allowCodes: [0, 1] });
+  /** A protected-branch job's login with the apply role: its store token. */
+  const applyRoleToken = async () =>
+    clientToken(
+      await jwtLogin(
+        store,
+        'secretstore-iac-pipeline',
+        signJwt(key.privateKey, gitlabJobClaims({ project_id: PROJECT_ID, ref_protected: 'true', ref_type: 'branch' }, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: key.kid }),
+      ),
+    );
+  const applied = (r: { code: number; stdout: string; stderr: string }, what: string) => {
+    if (r.code !== 0) throw new Error(`${engine} ${what} failed:\n${r.stdout}\n${r.stderr}`);
+    return r.stdout;
+  };
+
+  beforeAll(async () => {
+    store = await startStore();
+    key = generateSigningKey();
+    fixture = PlatformFixture.create(store, `stack-grants-${engine.split(' ')[0].toLowerCase()}`);
+    fixture.synthPlatform(config({ 'billing-dev': { name: 'billing', environment: 'dev' } }));
+    // The administrator's bootstrap: ci-access (the pipeline roles), with the root token.
+    for (const stack of ['ci-access', 'app-roles']) applied(await run(stack, ['init']), `init ${stack}`);
+    applied(await run('ci-access', ['apply', '-auto-approve']), 'bootstrap apply of ci-access');
+  }, 600_000);
+
+  afterAll(async () => {
+    await store?.stop();
+    fixture?.cleanup();
+  });
+
+  it(`${engine}: the apply role lists app-roles' grant before it exists; its first apply creates the grant, then (same token) the mount, roles and policies`, async () => {
+    const role = await storeRequest(store, 'GET', 'auth/jwt/role/secretstore-iac-pipeline');
+    expect(role.body.data.token_policies).toEqual(['secretstore-iac-pipeline', 'secretstore-iac-pipeline-app-roles']);
+    expect((await storeRequest(store, 'GET', 'sys/policies/acl/secretstore-iac-pipeline-app-roles')).status).toBe(404);
+    const token = await applyRoleToken();
+    // Before the grant: the token may not read an application's role.
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev', undefined, token)).status).toBe(403);
+    const out = applied(await run('app-roles', ['apply', '-auto-approve'], token), 'first apply of app-roles with the apply role');
+    expect(out).not.toMatch(/permission denied/);
+    const grantCreated = out.indexOf('vault_policy.secretstore-iac-grant-pipeline-apply: Creation complete');
+    const roleCreating = out.search(/vault_approle_auth_backend_role\.billing-dev_role_[A-F0-9]+: Creating/);
+    expect(grantCreated).toBeGreaterThan(0);
+    expect(roleCreating).toBeGreaterThan(grantCreated);
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(200);
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev', undefined, token)).status).toBe(200);
+  }, 600_000);
+
+  it(`${engine}: an application removed and one added in one apply: the removed role and policy are destroyed before the grant narrows, the new ones created after it widens; no 403`, async () => {
+    fixture.synthPlatform(config({ 'payments-dev': { name: 'payments', environment: 'dev' } }));
+    const token = await applyRoleToken();
+    const out = applied(await run('app-roles', ['apply', '-auto-approve'], token), 'apply of the change with the apply role');
+    expect(out).not.toMatch(/permission denied/);
+    const at = (pattern: RegExp) => {
+      const i = out.search(pattern);
+      expect({ pattern: String(pattern), found: i >= 0 }).toEqual({ pattern: String(pattern), found: true });
+      return i;
+    };
+    const narrowing = at(/vault_policy\.secretstore-iac-grant-pipeline-apply: Modifying/);
+    const narrowed = at(/vault_policy\.secretstore-iac-grant-pipeline-apply: Modifications complete/);
+    expect(at(/vault_approle_auth_backend_role\.billing-dev_role_[A-F0-9]+: Destruction complete/)).toBeLessThan(narrowing);
+    expect(at(/vault_policy\.billing-dev_policy_[A-F0-9]+: Destruction complete/)).toBeLessThan(narrowing);
+    expect(at(/vault_approle_auth_backend_role\.payments-dev_role_[A-F0-9]+: Creating/)).toBeGreaterThan(narrowed);
+    expect(out).toMatch(/Apply complete! Resources: 2 added, 2 changed, 2 destroyed/);
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(404);
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/payments-dev')).status).toBe(200);
+    // The grant is what let the token at the removed role: narrowed, the path is out of reach.
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev', undefined, token)).status).toBe(403);
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/payments-dev', undefined, token)).status).toBe(200);
+    // ci-access did not change: adding and removing an application is the application stack's business.
+    expect(applied(await run('ci-access', ['plan'], token), 'plan of ci-access')).toMatch(/No changes/);
+  }, 600_000);
+});
