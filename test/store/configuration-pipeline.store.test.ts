@@ -276,9 +276,10 @@ export const platformConfig: PlatformConfig = {
     expect(drifted.code).not.toBe(0);
   }, 900_000);
 
-  it('a change that adds an application passes its first default-branch pipeline: ci-access (the pipeline roles) applies before app-roles', async () => {
-    // Before the ordering, both applies started together and app-roles got 403 creating the new
-    // policy: the apply role gains the rights to it only when ci-access is applied.
+  it('a change that adds an application passes its first default-branch pipeline: only app-roles, which holds its grant, is planned and applied', async () => {
+    // The pipeline roles' rules on an application's objects live in the grant policies of the stack
+    // that declares it (docs/pipelines.md §9): app-roles writes the widened grant before the new role
+    // and policy (they depend on it), and ci-access, whose roles name that grant already, is unchanged.
     const mainFile = path.join(repo, 'stacks', 'main.ts');
     fs.writeFileSync(
       mainFile,
@@ -294,14 +295,18 @@ export const platformConfig: PlatformConfig = {
     git(repo, 'push', '-q', 'origin', 'main');
     const claims = { ref: 'main', ref_protected: 'true' };
     const pipeline = await glci([], claims, pushedOnto(before));
-    // A new application changes both stacks: its role (app-roles) and the apply role's policy (ci-access).
-    expect(pipeline.output).not.toContain('is unchanged');
-    expect(pipeline.output).not.toMatch(/permission denied/);
-    expect(pipeline.output).toMatch(/secretstore-iac-apply-app-roles\s+finished in/);
+    const out = pipeline.output;
+    // A new application changes only its stack: app-roles is selected, ci-access is not.
+    expect(out).toMatch(/stacks to plan and apply, in dependency order \(against [0-9a-f]{40}\):\n[^\n]*?\bapp-roles\n/);
+    expect(out).not.toMatch(/stacks to plan and apply, in dependency order \(against [0-9a-f]{40}\):\n[^\n]*?\bci-access\n/);
+    expect(out).toContain('secretstore-iac: stack ci-access is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
+    expect(out).toContain('secretstore-iac: stack ci-access is unchanged (same content digest as the base, and no stack it depends on changed): nothing to apply');
+    expect(out).not.toContain('stack app-roles is unchanged');
+    expect(out).toMatch(/secretstore-iac-apply-app-roles\s+finished in/);
+    // Created with the apply role's token, whose grant in app-roles the same apply widened first.
+    expect(out).not.toMatch(/permission denied|Code: 403/);
+    expect(out).toMatch(/Apply complete! Resources: [1-9]\d* added, \d+ changed, 0 destroyed/);
     expect(pipeline.code).toBe(0);
-    const order = ['secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles'].map((job) => pipeline.output.search(new RegExp(`${job}\\s+finished in`)));
-    expect(order[0]).toBeGreaterThanOrEqual(0);
-    expect(order[0]).toBeLessThan(order[1]);
     const role = await fetch(`${store.addr}/v1/auth/approle/role/billing-dev`, { headers: { 'X-Vault-Token': store.rootToken } });
     expect(role.status).toBe(200);
   }, 900_000);
@@ -329,7 +334,12 @@ export const platformConfig: PlatformConfig = {
     const out = pipeline.output;
     expect(out).toMatch(/stacks to plan and apply, in dependency order \(against [0-9a-f]{40}\):\n[^\n]*?\bci-access\n[^\n]*?\bapp-roles\n/);
     expect(out).not.toContain('is unchanged');
-    expect(out).toMatch(/Apply complete! Resources: 0 added, 3 changed, 0 destroyed/);
+    // ci-access: the three JWT roles' TTLs (registry-ci and the two pipeline roles), and registry-ci's
+    // policy written again (updated in place: its state still holds it, the store has no text): the
+    // drift check above deleted it behind the configuration's back, and no apply of ci-access ran
+    // since (adding an application changes only app-roles, which holds its grants).
+    expect(out).toMatch(/Apply complete! Resources: 0 added, 4 changed, 0 destroyed/);
+    expect(out).toMatch(/secretstore-iac-plan-ci-access-default-branch\s+> [^\n]*# vault_policy\.registry-ci_policy_[0-9A-F]+[^\n]* will be updated in-place/);
     expect(out).toMatch(/Apply complete! Resources: 0 added, 0 changed, 0 destroyed/);
     expect(pipeline.code).toBe(0);
     const order = ['secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles'].map((job) => out.search(new RegExp(`${job}\\s+finished in`)));
@@ -337,10 +347,11 @@ export const platformConfig: PlatformConfig = {
     expect(order[0]).toBeLessThan(order[1]);
   }, 900_000);
 
-  it('sharding through the pipeline: the migration into hash shards, then a re-shard whose retired shard is planned and applied last; nothing recreated, a Secret ID issued before still logs in', async () => {
+  it('sharding through the pipeline: the migration into hash shards, then a re-shard whose retired shard, holding only its grants, waits for the manual job; nothing recreated, a Secret ID issued before still logs in', async () => {
     const claims = { ref: 'main', ref_protected: 'true' };
     const root = { headers: { 'X-Vault-Token': store.rootToken } };
     const roleId = async (role: string) => ((await (await fetch(`${store.addr}/v1/auth/approle/role/${role}/role-id`, root)).json()) as any).data.role_id as string;
+    const listed = async (at: string) => (((await (await fetch(`${store.addr}/v1/${at}?list=true`, root)).json()) as any).data.keys as string[]).sort();
     // Deployment automation issued a Secret ID before any of this.
     const issued = await fetch(`${store.addr}/v1/auth/approle/role/orchestrator-dev/secret-id`, { method: 'POST', ...root });
     const secretId = ((await issued.json()) as any).data.secret_id as string;
@@ -350,9 +361,13 @@ export const platformConfig: PlatformConfig = {
       const data = execFileSync(path.join(postgresBinDir(), 'psql'), [pg.connStr, '-tAc', `select data from ${schema}.states where name = 'default'`], { encoding: 'utf8' });
       return (JSON.parse(data).resources as { type: string; name: string }[]).map((r) => `${r.type}.${r.name}`);
     };
-    const noDestroy = (out: string) => expect(out.match(/(Resources: [^\n]*?[1-9]\d* destroyed|Plan: [^\n]*?[1-9]\d* to destroy)/g) ?? []).toEqual([]);
+    const destroying = /(Resources: [^\n]*?[1-9]\d* destroyed|Plan: [^\n]*?[1-9]\d* to destroy)/;
+    const noDestroy = (out: string) => expect(out.match(new RegExp(destroying.source, 'g')) ?? []).toEqual([]);
+    // The retired shard's two grants: the only objects it declares that no stack declares any more.
+    const retiredGrants = ['secretstore-iac-pipeline-app-roles-02', 'secretstore-iac-plan-app-roles-02'];
 
-    // 1. Into three hash shards: authentik-role in app-roles-01, the four others in app-roles-02.
+    // 1. Into three hash shards: authentik-role in app-roles-01, the four others in app-roles-02. The
+    // new shards' grants are new names on the pipeline roles: ci-access changes too, and goes first.
     fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(30, 3));
     // New shard stacks are new jobs: the committed copy of the pipeline follows the synthesis.
     refreshPipelineCopy();
@@ -363,25 +378,37 @@ export const platformConfig: PlatformConfig = {
     let out = migrated.output;
     expect(out).toMatch(/Wrote cdktf\.out\/stacks\/app-roles\/moves\.tf\.json: forget 10, import 0\./);
     expect(out).toMatch(/Wrote cdktf\.out\/stacks\/app-roles-02\/moves\.tf\.json: forget 0, import 8\./);
-    expect(out).toMatch(/stacks to plan and apply, in dependency order \(against [0-9a-f]{40}\):\n[^\n]*?\bapp-roles\n[^\n]*?\bapp-roles-01\n[^\n]*?\bapp-roles-02\n/);
+    expect(out).toMatch(/stacks to plan and apply, in dependency order \(against [0-9a-f]{40}\):\n[^\n]*?\bci-access\n[^\n]*?\bapp-roles\n[^\n]*?\bapp-roles-01\n[^\n]*?\bapp-roles-02\n/);
     expect(out).toContain('no retired stack (one the base had and this commit no longer has): nothing to apply');
     noDestroy(out);
+    expect(out).not.toMatch(/permission denied/);
     expect(migrated.code).toBe(0);
     expect(stateResources('app-roles').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toEqual([]);
     expect(stateResources('app-roles-02').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(4);
+    const rolesBefore = await listed('auth/approle/role');
+    const policiesBefore = await listed('sys/policies/acl');
+    expect(policiesBefore).toEqual(expect.arrayContaining(retiredGrants));
 
-    // 2. Down to two shards: every application in app-roles-01; app-roles-02 is retired. First as a
-    // merge request: the retired shard is planned with the read-only role, nothing applied.
+    // 2. Down to two shards: every application in app-roles-01; app-roles-02 is retired. Its objects
+    // all moved, but its two grants are declared nowhere any more: a removal (docs/pipelines.md §8).
+    // First as a merge request: the retired shard is planned with the read-only role, nothing applied.
     git(repo, 'checkout', '-q', '-b', 'reshard');
     fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(30, 2));
     refreshPipelineCopy();
     git(repo, 'commit', '-q', '-am', 'applications in 2 hash shards');
     const mr = ['--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=9'];
     const review = await glci([], { ref: 'reshard', ref_protected: 'false', ref_path: 'refs/heads/reshard' }, mr);
-    expect(review.output).toMatch(/### Retired stacks: their state forgets the objects that moved; what was removed is destroyed only by secretstore-iac-destroy-removed-objects\n[^\n]*\n[^\n]*- `app-roles-02`/);
-    expect(review.output).toMatch(/secretstore-iac-plan-retired\s+> [^\n]*8 to forget/);
-    expect(review.output).not.toMatch(/secretstore-iac-apply-/);
-    noDestroy(review.output);
+    out = review.output;
+    expect(out).toMatch(/### Retired stacks: their state forgets the objects that moved; what was removed is destroyed only by secretstore-iac-destroy-removed-objects\n[^\n]*\n[^\n]*- `app-roles-02`/);
+    expect(out).toContain('### Objects removed: 2 destroyed on the store, after approval');
+    for (const grant of retiredGrants) expect(out).toContain(`| \`app-roles-02\` (removed) | \`sys/policies/acl/${grant}\` |`);
+    expect(out).toMatch(/secretstore-iac-plan-retired\s+> [^\n]*8 to forget/);
+    // The only destroys planned: the retired shard's two grants.
+    const destroys = out.split('\n').filter((l) => destroying.test(l));
+    expect(destroys.length).toBeGreaterThan(0);
+    for (const line of destroys) expect(line).toMatch(/^secretstore-iac-plan-retired\s+> [^\n]*\b2 to destroy/);
+    expect(out).toMatch(/secretstore-iac tf: app-roles-02: 2 objects declared nowhere any more, destroyed by this plan \(--allow-removals\):/);
+    expect(out).not.toMatch(/secretstore-iac-apply-/);
     expect(review.code).toBe(0);
     expect(stateResources('app-roles-02').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(4);
     git(repo, 'checkout', '-q', 'main');
@@ -391,20 +418,41 @@ export const platformConfig: PlatformConfig = {
     const resharded = await glci([], claims, pushedOnto(beforeMerge));
     out = resharded.output;
     expect(out).toMatch(/Wrote cdktf\.out\/stacks\/app-roles-02\/moves\.tf\.json: forget 8, import 0 \(a stack HEAD no longer has/);
+    // ci-access keeps the retired shard's grants on the roles (the override moves wrote) until the manual job.
+    expect(out).toContain('its roles keep the policies of app-roles-02 until their removal is applied.');
     expect(out).toMatch(/retired stacks, planned and applied after every other stack \(forgets; removals only by secretstore-iac-destroy-removed-objects\):\n[^\n]*?\bapp-roles-02\n/);
+    // The retired plan (its forgets with the grants' destroys) is held for the manual job.
+    expect(out).toContain('secretstore-iac: not applied here: the manual job secretstore-iac-destroy-removed-objects applies the plan of app-roles-02 (with its other changes) once a person starts it');
     expect(out).toMatch(/secretstore-iac-apply-retired\s+finished in/);
-    noDestroy(out);
+    expect(out).not.toMatch(/Resources: [^\n]*[1-9]\d* destroyed/);
+    expect(out).not.toMatch(/permission denied/);
     expect(resharded.code).toBe(0);
     const finished = (job: string) => out.search(new RegExp(`${job}\\s+finished in`));
     expect(finished('secretstore-iac-apply-app-roles-01')).toBeGreaterThanOrEqual(0);
     expect(finished('secretstore-iac-apply-app-roles-01')).toBeLessThan(finished('secretstore-iac-apply-retired'));
+    expect(stateResources('app-roles-02').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(4);
+    expect(stateResources('app-roles-01').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(5);
+
+    // 3. A person starts the manual job: it forgets what moved and destroys the two grants, nothing else.
+    const approved = await glci(['secretstore-iac-destroy-removed-objects'], claims, [...pushedOnto(beforeMerge), '--manual', 'secretstore-iac-destroy-removed-objects']);
+    out = approved.output;
+    expect(out).toContain('destroying what the configuration declares nowhere any more:');
+    for (const grant of retiredGrants) expect(out).toMatch(new RegExp(` {4}sys/policies/acl/${grant} \\(vault_policy\\.[^)]+\\)`));
+    expect(out).not.toMatch(/ {4}auth\/approle\/role\//);
+    expect(out).toMatch(/Apply complete! Resources: 0 added, 0 changed, 2 destroyed/);
+    expect(out).not.toMatch(/permission denied/);
+    expect(approved.code).toBe(0);
     expect(stateResources('app-roles-02')).toEqual([]);
     expect(stateResources('app-roles-01').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(5);
 
-    // Nothing was recreated: the same Role IDs, and the Secret ID issued before the moves logs in.
+    // Nothing of an application was destroyed or recreated: the same roles and policies but the two
+    // grants, the same Role IDs, and the Secret ID issued before the moves logs in.
+    expect(await listed('auth/approle/role')).toEqual(rolesBefore);
+    expect(await listed('sys/policies/acl')).toEqual(policiesBefore.filter((p) => !retiredGrants.includes(p)));
     expect({ 'orchestrator-dev': await roleId('orchestrator-dev'), 'billing-dev': await roleId('billing-dev') }).toEqual(before);
     const login = await fetch(`${store.addr}/v1/auth/approle/login`, { method: 'POST', body: JSON.stringify({ role_id: before['orchestrator-dev'], secret_id: secretId }) });
     expect(login.status).toBe(200);
+    expect(resharded.output).not.toContain(secretId);
     expect(out).not.toContain(secretId);
   }, 900_000);
 });
