@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { IMPORT_FILE } from '../reconcile/import-blocks';
 import { processRunning } from './atomic-file';
+import { deadProcessLeftovers } from '../private/dead-process-leftovers';
 
 /**
  * Where adopt's plan check runs: a directory adopt owns beside the stack directory
@@ -49,19 +50,7 @@ export function removeCheckDirectory(dir: string): void {
  * check), sorted; with `remove`, deletes them (links only: the stack's files stay).
  */
 export function removeCheckDirectoryLeftovers(stacksDir: string, remove: boolean, running: (pid: number) => boolean = processRunning): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(stacksDir);
-  } catch {
-    return [];
-  }
-  const found = names
-    .filter((name) => {
-      const pid = CHECK_DIRECTORY.exec(name)?.[1];
-      return pid !== undefined && !running(Number(pid));
-    })
-    .sort()
-    .map((name) => path.join(stacksDir, name));
+  const found = deadProcessLeftovers(stacksDir, CHECK_DIRECTORY, running);
   if (remove) for (const dir of found) removeCheckDirectory(dir);
   return found;
 }

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
-import * as path from 'path';
 import { processRunning } from '../private/process-running';
+import { deadProcessLeftovers } from '../private/dead-process-leftovers';
 
 export { processRunning } from '../private/process-running';
 
@@ -33,19 +33,7 @@ export function writeFileAtomically(file: string, content: string | Buffer): voi
  * sorted; with `remove`, deletes them.
  */
 export function removeWritingLeftovers(dir: string, remove: boolean, running: (pid: number) => boolean = processRunning): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const found = names
-    .filter((name) => {
-      const pid = WRITING.exec(name)?.[1];
-      return pid !== undefined && !running(Number(pid));
-    })
-    .sort()
-    .map((name) => path.join(dir, name));
+  const found = deadProcessLeftovers(dir, WRITING, running);
   if (remove) for (const file of found) fs.rmSync(file, { force: true });
   return found;
 }

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { processRunning } from '../private/process-running';
+import { deadProcessLeftovers } from '../private/dead-process-leftovers';
 
 /**
  * Where the guards keep the plan they review: a temporary directory named after the process that
@@ -33,26 +34,16 @@ export function makeGuardDirectory(tmp: string): string {
  * directory does not let this user delete it).
  */
 export function removeGuardDirectoryLeftovers(remove: boolean, tmp: string, running: (pid: number) => boolean = processRunning): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(tmp);
-  } catch {
-    return [];
-  }
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  const found = names
-    .filter((name) => {
-      const pid = GUARD_DIRECTORY.exec(name)?.[1];
-      if (pid === undefined || running(Number(pid))) return false;
-      try {
-        const stat = fs.lstatSync(path.join(tmp, name));
-        return stat.isDirectory() && (uid === undefined || stat.uid === uid);
-      } catch {
-        return false;
-      }
-    })
-    .sort()
-    .map((name) => path.join(tmp, name));
+  const notOurs = (file: string) => {
+    try {
+      const stat = fs.lstatSync(file);
+      return !stat.isDirectory() || (uid !== undefined && stat.uid !== uid);
+    } catch {
+      return true;
+    }
+  };
+  const found = deadProcessLeftovers(tmp, GUARD_DIRECTORY, running, notOurs);
   if (remove) for (const dir of found) fs.rmSync(dir, { recursive: true, force: true });
   return found;
 }

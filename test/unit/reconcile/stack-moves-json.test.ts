@@ -70,7 +70,14 @@ describe('secretstore-iac moves --format json', () => {
     const removed = JSON.parse((await moves(withPeople, synthesizePlatform().outdir, '--format', 'json')).stdout);
     const peopleStack = removed.stacks.find((s: any) => s.stack === 'people');
     expect(peopleStack).toMatchObject({ retired: true, movesFile: { action: 'write' } });
-    expect(peopleStack.removed.map((r: any) => r.storePath)).toEqual(['auth/oidc/role/developers', 'sys/auth/oidc', 'sys/policies/acl/developers']);
+    // The people stack's own pipeline grant policies go with it (destroyed last, lib/constructs/pipeline-stack-grant.ts).
+    expect(peopleStack.removed.map((r: any) => r.storePath)).toEqual([
+      'auth/oidc/role/developers',
+      'sys/auth/oidc',
+      'sys/policies/acl/developers',
+      'sys/policies/acl/secretstore-iac-pipeline-people',
+      'sys/policies/acl/secretstore-iac-plan-people',
+    ]);
   });
 
   it('a --format other than text or json is a usage error (exit 2)', async () => {
