@@ -74,7 +74,7 @@ const PLACEHOLDERS: ReadonlyArray<{ readonly readme: string; readonly runAs: (s:
 const CI_RUNS_ALL_TESTS = [
   { file: '.ci/run', contains: 'exec bash scripts/setup.sh --test' },
   { file: 'scripts/setup.sh', contains: 'npm run test:all' },
-  { file: 'package.json', contains: '"test:all": "npm test && npm run package:check && npm run test:store"' },
+  { file: 'package.json', contains: '"test:all": "npm test && npm run package:check && npm run test:frameworks && npm run test:store"' },
 ];
 
 const git = (cwd: string, ...args: string[]): string =>
