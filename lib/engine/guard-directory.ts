@@ -15,6 +15,14 @@ export const GUARD_DIRECTORY_PREFIX = 'secretstore-iac-guard-';
 const GUARD_DIRECTORY = /^secretstore-iac-guard-(\d+)-/;
 
 /**
+ * The file a guard directory is made with, naming its owner's pid: only a directory holding it, with
+ * the pid of its name, is ever removed as a leftover. The name alone is not enough: another tool's
+ * (or a test's) temporary directory `secretstore-iac-guard-403-abc123` matches the pattern too, and
+ * was removed by the first version of this clean-up.
+ */
+export const GUARD_OWNER_FILE = '.secretstore-iac-guard-owner';
+
+/**
  * The temporary directory of a command's environment: its `TMPDIR` (the CLI runs with the
  * environment it is given, as the engine does), else the system's.
  */
@@ -25,7 +33,9 @@ export function temporaryDirectory(env: NodeJS.ProcessEnv): string {
 
 /** Makes this process's guard directory in `tmp` ({@link temporaryDirectory}), mode 0700. */
 export function makeGuardDirectory(tmp: string): string {
-  return fs.mkdtempSync(path.join(tmp, `${GUARD_DIRECTORY_PREFIX}${process.pid}-`));
+  const dir = fs.mkdtempSync(path.join(tmp, `${GUARD_DIRECTORY_PREFIX}${process.pid}-`));
+  fs.writeFileSync(path.join(dir, GUARD_OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
+  return dir;
 }
 
 /**
@@ -38,7 +48,9 @@ export function removeGuardDirectoryLeftovers(remove: boolean, tmp: string, runn
   const notOurs = (file: string) => {
     try {
       const stat = fs.lstatSync(file);
-      return !stat.isDirectory() || (uid !== undefined && stat.uid !== uid);
+      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) return true;
+      // Made by makeGuardDirectory: its owner file names the pid its name carries.
+      return fs.readFileSync(path.join(file, GUARD_OWNER_FILE), 'utf8').trim() !== GUARD_DIRECTORY.exec(path.basename(file))?.[1];
     } catch {
       return true;
     }

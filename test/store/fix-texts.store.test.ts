@@ -18,7 +18,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Duration, OIDC_CLI_REDIRECT_URI } from '../../lib';
-import { GUARD_DIRECTORY_PREFIX } from '../../lib/engine/guard-directory';
+import { GUARD_DIRECTORY_PREFIX, GUARD_OWNER_FILE } from '../../lib/engine/guard-directory';
 import { PlatformConfig } from '../../lib/platform/platform-config';
 import { readDeclaredObjects } from '../../lib/reconcile/declared-object';
 import { spawnStoreCli } from '../support/store/cli-process';
@@ -257,6 +257,7 @@ describe('fix: mount settings that differ (description, tune), and a tf killed d
     // One left by a process that no longer runs (the highest pid a Linux kernel hands out, plus one): adopt removes it.
     const dead = path.join(s.tmp, `${GUARD_DIRECTORY_PREFIX}4194305-AbCdEf`);
     fs.mkdirSync(dead);
+    fs.writeFileSync(path.join(dead, GUARD_OWNER_FILE), '4194305\n');
     const adopt = await cli(['adopt', '--outdir', 'cdktf.out']);
     expect(adopt.code).toBe(0);
     expect(adopt.stdout.split('\n').slice(0, 2)).toEqual(['Removed what killed runs left (their process no longer runs; no engine run of a stack reads them):', `  ${dead}`]);

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { GUARD_DIRECTORY_PREFIX, makeGuardDirectory, removeGuardDirectoryLeftovers, temporaryDirectory } from '../../../lib/engine/guard-directory';
+import { GUARD_DIRECTORY_PREFIX, GUARD_OWNER_FILE, makeGuardDirectory, removeGuardDirectoryLeftovers, temporaryDirectory } from '../../../lib/engine/guard-directory';
 
 // Issue 27: a `tf --refuse-replace` killed during its guard leaves the directory of the plan it
 // reviews; the next `tf` or `adopt` removes it, and only those whose process no longer runs.
@@ -26,6 +26,7 @@ describe('guard directories of killed runs', () => {
   it('a dead process\'s directory is found (and removed only when asked), with what it holds; a running one\'s (this process) is kept', () => {
     const dead = path.join(tmp, `${GUARD_DIRECTORY_PREFIX}${DEAD}-a1B2c3`);
     fs.mkdirSync(dead);
+    fs.writeFileSync(path.join(dead, GUARD_OWNER_FILE), `${DEAD}\n`);
     fs.writeFileSync(path.join(dead, 'guard.tfplan'), 'plan');
     const mine = makeGuardDirectory(tmp);
     // Not a guard directory of this version (no pid in its name), and a file: never touched.
@@ -48,7 +49,20 @@ describe('guard directories of killed runs', () => {
   it('a pid that reads as running (a reused pid) keeps its directory', () => {
     const dir = path.join(tmp, `${GUARD_DIRECTORY_PREFIX}${DEAD}-zzzzzz`);
     fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, GUARD_OWNER_FILE), `${DEAD}\n`);
     expect(removeGuardDirectoryLeftovers(true, tmp, () => true)).toEqual([]);
     expect(fs.existsSync(dir)).toBe(true);
+  });
+
+  it('a directory whose name matches but that no guard made (no owner file, or another pid in it) is never removed: a test fixture `secretstore-iac-guard-403-abc123` was', () => {
+    const foreign = path.join(tmp, `${GUARD_DIRECTORY_PREFIX}403-abc123`);
+    fs.mkdirSync(foreign);
+    fs.writeFileSync(path.join(foreign, 'cdk.tf.json'), '{}');
+    const otherPid = path.join(tmp, `${GUARD_DIRECTORY_PREFIX}${DEAD}-qwerty`);
+    fs.mkdirSync(otherPid);
+    fs.writeFileSync(path.join(otherPid, GUARD_OWNER_FILE), '12345\n');
+    expect(removeGuardDirectoryLeftovers(true, tmp)).toEqual([]);
+    expect(fs.existsSync(path.join(foreign, 'cdk.tf.json'))).toBe(true);
+    expect(fs.existsSync(otherPid)).toBe(true);
   });
 });
