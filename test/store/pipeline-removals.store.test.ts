@@ -11,39 +11,24 @@
  * narrowed by the same apply that destroys the object, after it (the object depends on the grant); a
  * retired stack's grants stay on the roles through the override `moves` writes into ci-access.
  */
-import { execFileSync, spawn } from 'child_process';
+import { execFileSync } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { OIDC_CLI_REDIRECT_URI } from '../../lib';
 import { REPO_ROOT } from '../support/paths';
-import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
+import { generateSigningKey, JwtSigningKey } from '../support/store/jwt-signer';
 import { RunningOidcProvider, ssoLogin, startOidcProvider } from '../support/store/oidc-provider';
 import { TEST_SETTINGS } from '../support/store/platform-fixture';
 import { RunningPostgres, startPostgres } from '../support/store/postgres-server';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { storeKind, toolchain } from '../support/store/toolchain-env';
+import { GLCI, pipelineJobToken, PROJECT_ID, runCollected as run } from '../support/store/configuration-pipeline-harness';
 
-const PROJECT_ID = '4242';
 const CLIENT_ID = 'secretstore';
-const GLCI = path.join(REPO_ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
 const DESTROY_JOB = 'secretstore-iac-destroy-removed-objects';
 
-/** Runs a command to its end, output collected without colours (gitlab-ci-local streams every job's log). */
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (process.env.SECRETSTORE_IAC_PIPELINE_LOG) fs.appendFileSync(process.env.SECRETSTORE_IAC_PIPELINE_LOG, `$ ${args.join(' ')}\n${output}\n`);
-      resolve({ code: code ?? -1, output: output.replace(/\u001b\[[0-9;]*m/g, '') });
-    });
-  });
-}
 
 // The pipeline's jobs run the same commands on either store, and this test takes 12-19 minutes per
 // store under gitlab-ci-local: it runs in the OpenBao suite and is reported skipped in the Vault
@@ -95,7 +80,7 @@ export const platformConfig: PlatformConfig = {
     const vars: Record<string, string> = {
       SECRETSTORE_ADDR: store.addr,
       PG_CONN_STR: pg.connStr,
-      SECRETSTORE_ID_TOKEN: signJwt(key.privateKey, gitlabJobClaims({ project_id: PROJECT_ID, project_path: 'acme/secretstore-config', ...claims }, { ciUrl: TEST_SETTINGS.ciUrl, lifetimeSeconds: 3600 })),
+      SECRETSTORE_ID_TOKEN: pipelineJobToken(key, claims),
       SECRETSTORE_IAC_INSTALL: `ln -sfn ${REPO_ROOT}/node_modules node_modules`,
       SECRETSTORE_IAC_TOFU: tools.tofu,
       TF_CLI_CONFIG_FILE: tools.cliConfig,
