@@ -1,8 +1,6 @@
-import * as fs from 'fs';
 import * as os from 'os';
-import * as path from 'path';
 import { processRunning } from '../private/process-running';
-import { deadProcessLeftovers } from '../private/dead-process-leftovers';
+import { makeOwnedDirectory, OwnedDirectoryKind, removeOwnedDirectoryLeftovers } from '../private/dead-process-leftovers';
 
 /**
  * Where the guards keep the plan they review: a temporary directory named after the process that
@@ -12,8 +10,6 @@ import { deadProcessLeftovers } from '../private/dead-process-leftovers';
  */
 export const GUARD_DIRECTORY_PREFIX = 'secretstore-iac-guard-';
 
-const GUARD_DIRECTORY = /^secretstore-iac-guard-(\d+)-/;
-
 /**
  * The file a guard directory is made with, naming its owner's pid: only a directory holding it, with
  * the pid of its name, is ever removed as a leftover. The name alone is not enough: another tool's
@@ -21,6 +17,8 @@ const GUARD_DIRECTORY = /^secretstore-iac-guard-(\d+)-/;
  * was removed by the first version of this clean-up.
  */
 export const GUARD_OWNER_FILE = '.secretstore-iac-guard-owner';
+
+const GUARD_DIRECTORY: OwnedDirectoryKind = { prefix: GUARD_DIRECTORY_PREFIX, ownerFile: GUARD_OWNER_FILE };
 
 /**
  * The temporary directory of a command's environment: its `TMPDIR` (the CLI runs with the
@@ -33,9 +31,7 @@ export function temporaryDirectory(env: NodeJS.ProcessEnv): string {
 
 /** Makes this process's guard directory in `tmp` ({@link temporaryDirectory}), mode 0700. */
 export function makeGuardDirectory(tmp: string): string {
-  const dir = fs.mkdtempSync(path.join(tmp, `${GUARD_DIRECTORY_PREFIX}${process.pid}-`));
-  fs.writeFileSync(path.join(dir, GUARD_OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
-  return dir;
+  return makeOwnedDirectory(tmp, GUARD_DIRECTORY);
 }
 
 /**
@@ -44,18 +40,5 @@ export function makeGuardDirectory(tmp: string): string {
  * directory does not let this user delete it).
  */
 export function removeGuardDirectoryLeftovers(remove: boolean, tmp: string, running: (pid: number) => boolean = processRunning): string[] {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  const notOurs = (file: string) => {
-    try {
-      const stat = fs.lstatSync(file);
-      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) return true;
-      // Made by makeGuardDirectory: its owner file names the pid its name carries.
-      return fs.readFileSync(path.join(file, GUARD_OWNER_FILE), 'utf8').trim() !== GUARD_DIRECTORY.exec(path.basename(file))?.[1];
-    } catch {
-      return true;
-    }
-  };
-  const found = deadProcessLeftovers(tmp, GUARD_DIRECTORY, running, notOurs);
-  if (remove) for (const dir of found) fs.rmSync(dir, { recursive: true, force: true });
-  return found;
+  return removeOwnedDirectoryLeftovers(remove, tmp, GUARD_DIRECTORY, running);
 }

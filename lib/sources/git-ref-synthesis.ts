@@ -2,6 +2,8 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { makeOwnedDirectory, OwnedDirectoryKind, removeOwnedDirectoryLeftovers } from '../private/dead-process-leftovers';
+import { processRunning } from '../private/process-running';
 import { CDKTF_CONFIG_FILE, readCdktfAppCommand } from './cdktf-app-command';
 import { lockedLibrary, lockedLibraryIn } from './locked-library';
 import { SynthesisIdentity } from './synthesis-cache';
@@ -14,6 +16,23 @@ export interface SynthesizedRef {
   readonly commit: string;
   /** Deletes the temporary directory. */
   dispose(): void;
+}
+
+/**
+ * The temporary directory of one ref's synthesis (`$TMPDIR/secretstore-iac-ref-<pid>-XXXXXX`: its
+ * worktree and its output), named after the process that owns it and holding an owner file with its
+ * pid: a run killed during the synthesis (SIGKILL, a cancelled CI job) cannot remove it, and the next
+ * synthesis removes it ({@link removeRefDirectoryLeftovers}).
+ */
+export const REF_DIRECTORY: OwnedDirectoryKind = { prefix: 'secretstore-iac-ref-', ownerFile: '.secretstore-iac-ref-owner' };
+
+/**
+ * The ref synthesis directories in `tmp` whose process no longer runs (only those with the owner
+ * file naming the pid of their name, this user's), sorted; with `remove`, deletes them. The git
+ * worktree registered for such a directory is pruned by the next synthesis (`git worktree prune`).
+ */
+export function removeRefDirectoryLeftovers(remove: boolean, tmp: string = os.tmpdir(), running: (pid: number) => boolean = processRunning): string[] {
+  return removeOwnedDirectoryLeftovers(remove, tmp, REF_DIRECTORY, running);
 }
 
 /**
@@ -48,7 +67,8 @@ export async function synthesisIdentity(commit: string, repo: string, runningLib
 
 /**
  * Synthesizes the stacks of a commit: checks it out into a temporary `git worktree` (the working
- * copy is left alone), links the checkout's `node_modules` into it (or, when the commit's
+ * copy is left alone; the directory is {@link REF_DIRECTORY}'s, and the leftovers of killed syntheses
+ * are removed first), links the checkout's `node_modules` into it (or, when the commit's
  * package-lock.json installs another `secretstore-iac` than the checkout's, installs the commit's
  * own with `npm ci`: an upgrade is reviewed with the version on each side), runs the commit's own synthesis
  * command (the `app` field of its cdktf.json) with `CDKTF_OUTDIR` pointing outside the worktree, and
@@ -56,15 +76,18 @@ export async function synthesisIdentity(commit: string, repo: string, runningLib
  *
  * @param repo the main checkout (its `node_modules` is used)
  * @param progress receives one line per step, for a terminal
+ * @param temporary where the temporary directory goes (the system's temporary directory)
  * @throws Error with the tail of the failing step's output
  */
 export async function synthesizeGitRef(
   commit: string,
   repo: string,
   progress: (line: string) => void = () => undefined,
+  temporary: string = os.tmpdir(),
 ): Promise<SynthesizedRef> {
   const top = (await run('git', ['rev-parse', '--show-toplevel'], repo)).output.trim();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-ref-'));
+  for (const left of removeRefDirectoryLeftovers(true, temporary)) progress(`removed ${left}: a synthesis killed before it ended left it (its process no longer runs)`);
+  const tmp = makeOwnedDirectory(temporary, REF_DIRECTORY);
   const worktree = path.join(tmp, 'worktree');
   const outdir = path.join(tmp, 'cdktf.out');
   const dispose = () => fs.rmSync(tmp, { recursive: true, force: true });
