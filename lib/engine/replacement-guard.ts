@@ -110,6 +110,51 @@ function typeAdvice(d: PlannedDestruction): string {
   return `the store's method at ${mountPath}/ is of type ${store}, the declared one of type ${declared}: ${mountTypeFix(mountPath, store, declared)}`;
 }
 
+/** The store's and the declared value of a forcing attribute, strings without their quotes (`approle`, `apps`). */
+function storeAndDeclared(d: PlannedDestruction, attribute: string): [string, string] {
+  const [store, declared] = (d.values[attribute] ?? '').split(' → ').map((v) => v.replace(/^"|"$/g, ''));
+  return [store, declared ?? ''];
+}
+
+/**
+ * The fix for a role whose mount (`backend`) forces a replacement: the mount's declared path changed
+ * after the role was applied. The provider never moves a role between mounts: it deletes the store's
+ * and creates another (for an AppRole role a new Role ID, every Secret ID refused).
+ */
+function backendAdvice(declaration: (path: string) => string, lost: string): (d: PlannedDestruction) => string {
+  return (d) => {
+    const [store, declared] = storeAndDeclared(d, 'backend');
+    return (
+      `the role is under the mount ${store}/ on the store, declared under ${declared}/ (the mount's declared path changed after it was applied): ` +
+      `declare the store's path again (${declaration(store)}) and synthesize; applying would delete the role and create another under ${declared}/ (${lost})`
+    );
+  };
+}
+
+/** The fix for a name that forces a replacement (`role_name`, a policy's `name`). */
+function nameAdvice(what: string, declaredBy: string, lost: string): (d: PlannedDestruction) => string {
+  return (d) => {
+    const attribute = d.attributes.includes('role_name') ? 'role_name' : 'name';
+    const [store, declared] = storeAndDeclared(d, attribute);
+    return `the ${what} is named ${store} on the store, declared ${declared}: declare the store's name again (${declaredBy}); applying would delete ${store} and create ${declared} (${lost})`;
+  };
+}
+
+/** The fix for a mount path that forces a replacement (a store without remount). */
+function mountPathAdvice(declaration: (path: string) => string): (d: PlannedDestruction) => string {
+  return (d) => {
+    const [store, declared] = storeAndDeclared(d, 'path');
+    return `the method is mounted at ${store}/ on the store, declared at ${declared}/: declare the store's path again (${declaration(store)}); applying would delete ${store}/ with every role under it`;
+  };
+}
+
+/** Where the AppRole mount's path is declared, with the store's value. */
+const approlePath = (p: string) => `ApplicationStacks \`auth: { path: ${JSON.stringify(p)} }\`, AppRoleAuth \`path\``;
+/** Where a JWT or OIDC mount's path is declared, with the store's value. */
+const jwtPath = (p: string) => `CiJwtAuth \`path: ${JSON.stringify(p)}\`, or \`people.path: ${JSON.stringify(p)}\` for the people's OIDC method`;
+const APPROLE_LOST = 'a new Role ID, every Secret ID issued for it refused';
+const JWT_LOST = 'a login naming the store\'s role fails';
+
 /**
  * What to declare so that the store's object is kept, per resource type and forcing attribute: the
  * construct property that says what the store has (in the direction the store has it).
@@ -118,14 +163,18 @@ const ADVICE: Readonly<Record<string, (d: PlannedDestruction) => string>> = {
   'vault_auth_backend.local': localAdvice('AppRoleAuth'),
   'vault_jwt_auth_backend.local': localAdvice('CiJwtAuth (or OidcAuth, `people.local`, for the people\'s mount)'),
   'vault_auth_backend.type': typeAdvice,
-  'vault_auth_backend.path': () => 'the mount path differs: declare the store\'s path',
-  'vault_jwt_auth_backend.path': () => 'the mount path differs: declare the store\'s path',
+  'vault_auth_backend.path': mountPathAdvice(approlePath),
+  'vault_jwt_auth_backend.path': mountPathAdvice(jwtPath),
+  'vault_approle_auth_backend_role.backend': backendAdvice(approlePath, APPROLE_LOST),
+  'vault_jwt_auth_backend_role.backend': backendAdvice(jwtPath, JWT_LOST),
+  'vault_approle_auth_backend_role.role_name': nameAdvice('role', 'the application\'s `roleName`', APPROLE_LOST),
+  'vault_jwt_auth_backend_role.role_name': nameAdvice('role', 'the role\'s name', JWT_LOST),
   'vault_jwt_auth_backend.type': typeAdvice,
   'vault_jwt_auth_backend_role.role_type': (d) =>
     storeValue(d, 'role_type') === '"jwt"'
       ? 'the store\'s role is a JWT role (role_type jwt) where an OIDC role (people\'s single sign-on) is declared: delete the store\'s role by hand if no CI job logs in with it, or rename the declared group'
       : 'the store\'s role is an OIDC role (role_type oidc): the library declares JWT roles for CI; delete the role by hand if no person logs in with it, or rename the declared role',
-  'vault_policy.name': () => 'the policy name differs',
+  'vault_policy.name': nameAdvice('policy', 'its name', 'a token naming the store\'s policy loses its rules'),
 };
 
 /** The engine's `action_reason` for an object an interrupted apply left tainted. */
@@ -150,7 +199,7 @@ export function describeDestruction(d: PlannedDestruction, stack = 'STACK'): str
         : d.reason === 'replace_by_request'
           ? `. Fix: -replace= asked for it; ${byPerson}`
           : d.actions.length !== 1
-            ? '. Fix: declare what the store has'
+            ? `. Fix: declare what the store has${d.attributes.length > 0 ? ` (${d.attributes.map((a) => `${a} ${storeValue(d, a)}`).join(', ')})` : ''}`
             : // A delete of an object the stack still declares is the destroy mode's (`destroy`, `-destroy`).
               d.declaredAt !== undefined
               ? `. Fix: the destroy mode (\`destroy\`, \`-destroy\`) asked for it; ${byPerson}, with --allow-destroy`

@@ -118,6 +118,36 @@ describe('A plan that destroys or replaces an object is refused (issue 15)', () 
     expect(text).not.toContain('declare what the store has');
   });
 
+  it('a role whose mount path, or a role or policy whose name, changed after it was applied: the fix names the store\'s value and where to declare it (issue 27)', () => {
+    // The plan JSON as OpenTofu writes it for ApplicationStacks `auth: { path: 'apps' }` over roles applied under approle/.
+    const [approleRole, renamed, jwtRole, policy] = plannedDestructions({
+      resource_changes: [
+        { address: 'vault_approle_auth_backend_role.orchestrator-dev_role_1', action_reason: 'replace_because_cannot_update', change: { actions: ['delete', 'create'], before: { backend: 'approle', role_name: 'orchestrator-dev' }, after: { backend: 'apps', role_name: 'orchestrator-dev' }, replace_paths: [['backend']] } },
+        { address: 'vault_jwt_auth_backend_role.registry-ci_role_2', change: { actions: ['delete', 'create'], before: { backend: 'jwt' }, after: { backend: 'ci' }, replace_paths: [['backend']] } },
+        { address: 'vault_approle_auth_backend_role.ziggy_role_3', change: { actions: ['delete', 'create'], before: { backend: 'approle', role_name: 'ziggy-dev' }, after: { backend: 'approle', role_name: 'ziggy-role' }, replace_paths: [['role_name']] } },
+        { address: 'vault_policy.zz_policy_4', change: { actions: ['delete', 'create'], before: { name: 'zz-dev' }, after: { name: 'zz-new' }, replace_paths: [['name']] } },
+      ],
+    });
+    expect(describeDestruction(approleRole)).toBe(
+      'vault_approle_auth_backend_role.orchestrator-dev_role_1 would be replaced (destroyed, then created again); forced by backend ("approle" → "apps"). ' +
+        "Fix: the role is under the mount approle/ on the store, declared under apps/ (the mount's declared path changed after it was applied): " +
+        'declare the store\'s path again (ApplicationStacks `auth: { path: "approle" }`, AppRoleAuth `path`) and synthesize; applying would delete the role and create another under apps/ (a new Role ID, every Secret ID issued for it refused)',
+    );
+    expect(describeDestruction(jwtRole)).toContain('Fix: the role is under the mount jwt/ on the store, declared under ci/ (the mount\'s declared path changed after it was applied): declare the store\'s path again (CiJwtAuth `path: "jwt"`, or `people.path: "jwt"` for the people\'s OIDC method)');
+    expect(describeDestruction(renamed)).toContain(
+      'forced by role_name ("ziggy-dev" → "ziggy-role"). Fix: the role is named ziggy-dev on the store, declared ziggy-role: declare the store\'s name again (the application\'s `roleName`); applying would delete ziggy-dev and create ziggy-role (a new Role ID, every Secret ID issued for it refused)',
+    );
+    expect(describeDestruction(policy)).toContain('Fix: the policy is named zz-dev on the store, declared zz-new: declare the store\'s name again');
+    for (const d of [approleRole, jwtRole, renamed, policy]) expect(describeDestruction(d)).not.toContain('declare what the store has');
+  });
+
+  it('another forcing attribute: "declare what the store has" names each attribute with the store\'s value', () => {
+    const [other] = plannedDestructions({
+      resource_changes: [{ address: 'vault_generic_endpoint.x', change: { actions: ['delete', 'create'], before: { path: 'sys/a' }, after: { path: 'sys/b' }, replace_paths: [['path']] } }],
+    });
+    expect(describeDestruction(other)).toBe('vault_generic_endpoint.x would be replaced (destroyed, then created again); forced by path ("sys/a" → "sys/b"). Fix: declare what the store has (path "sys/a")');
+  });
+
   it('the refusal lists every object in one message', () => {
     const error = new DestructionRefused(plannedDestructions(plan), 'nothing written');
     expect(error.message.split('\n')).toHaveLength(4);
