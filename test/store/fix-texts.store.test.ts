@@ -10,25 +10,34 @@
  * - mount settings that differ: an AppRole description and an undeclared tune setting (followed:
  *   declared as the text writes them), a declared tune setting changed by hand (followed: the
  *   store's value declared), a JWT mount's description (followed: set by hand as the text writes);
+ * - a declared tune setting that is not a TTL (listing visibility) changed by hand: the apply
+ *   changes it back in place, as the text says (same mount accessor, Role ID and Secret ID kept);
  * - a `tf --refuse-replace` killed (SIGKILL) during its guard: the next `tf` removes the guard
- *   directory it left and works; `adopt` removes such a directory too.
+ *   directory it left and works; `adopt` removes such a directory too;
+ * - a JWT method mounted, holding a role, but never configured: its configuration written by hand as
+ *   the text says, then adopt imports it, one apply, drift clean, the role unchanged, a CI login;
+ * - a forcing attribute other than local/type/role_type, with the real provider: the AppRole mount's
+ *   declared path changed after its roles were applied (the role's `backend` forces the replacement),
+ *   and an application's role name changed (`role_name`, the policy's `name`): refused, the store's
+ *   value declared again as the text says, the plan empty, Role ID and Secret ID kept.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Duration, OIDC_CLI_REDIRECT_URI } from '../../lib';
+import { ApplicationStacks, Duration, OIDC_CLI_REDIRECT_URI, PlatformSettings } from '../../lib';
 import { GUARD_DIRECTORY_PREFIX, GUARD_OWNER_FILE } from '../../lib/engine/guard-directory';
 import { PlatformConfig } from '../../lib/platform/platform-config';
 import { readDeclaredObjects } from '../../lib/reconcile/declared-object';
 import { spawnStoreCli } from '../support/store/cli-process';
 import { killProcessesWorkingIn } from '../support/store/engine';
-import { generateSigningKey } from '../support/store/jwt-signer';
+import { generateSigningKey, gitlabJobClaims, signJwt } from '../support/store/jwt-signer';
 import { RunningOidcProvider, startOidcProvider } from '../support/store/oidc-provider';
-import { appRoleLogin, PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
+import { appRoleLogin, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { runStoreCli } from '../support/store/store-cli';
 import { storeCli } from '../support/store/store-facts';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { storeKind } from '../support/store/toolchain-env';
 
 const key = generateSigningKey();
 const CLIENT_ID = 'secretstore';
@@ -225,6 +234,29 @@ describe('fix: mount settings that differ (description, tune), and a tf killed d
     await roleKept();
   });
 
+  it('a declared tune setting that is not a TTL (listing visibility) changed by hand: the text says the apply changes it in place; followed (applied): the store\'s value is the declared one again, same mount (accessor), Role ID and Secret ID kept, drift in sync', async () => {
+    const before = (await ok(s.store, 'GET', 'sys/auth')).data['approle/'];
+    expect(before.config.listing_visibility).toBe('unauth');
+    await ok(s.store, 'POST', 'sys/auth/approle/tune', { listing_visibility: 'hidden' });
+    const drift = await cli(['drift', 'cdktf.out', '--stack', 'app-roles']);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain(
+      'tune.listing_visibility: declared unauth, store hidden: the apply changes it in place (tune, no replacement); declare `authMounts.approle.tune.listingVisibility: "hidden"` to keep the store\'s',
+    );
+    // What the text says: the plan changes the mount in place (an update, no replacement).
+    const planned = await s.fixture.planChanges('app-roles');
+    const mountChange = planned.changes.find((c) => c.type === 'vault_auth_backend')!;
+    expect(mountChange.actions).toEqual(['update']);
+    expect(planned.changes.filter((c) => c.actions.includes('delete'))).toEqual([]);
+    expect((await cli(['tf', 'app-roles', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'])).code).toBe(0);
+    const after = (await ok(s.store, 'GET', 'sys/auth')).data['approle/'];
+    expect([after.config.listing_visibility, after.accessor]).toEqual(['unauth', before.accessor]);
+    expect((await s.fixture.plan('app-roles')).code).toBe(0);
+    const again = await cli(['drift', 'cdktf.out', '--stack', 'app-roles']);
+    expect([again.code, again.stderr]).toEqual([0, '']);
+    await roleKept();
+  });
+
   it('a `tf --refuse-replace -- apply` killed (SIGKILL) during its guard: the next tf removes the guard directory it left, says so, and works; adopt removes one too', async () => {
     const run = spawnStoreCli(['tf', 'app-roles', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], {
       cwd: s.fixture.dir,
@@ -264,5 +296,126 @@ describe('fix: mount settings that differ (description, tune), and a tf killed d
     expect(fs.existsSync(dead)).toBe(false);
     await roleKept();
     expect(said(next)).not.toContain(secretId);
+  });
+});
+
+describe('fix: a JWT method mounted and holding a role, but never configured (its configuration written by hand, then adopt)', () => {
+  const { s, cli } = scenario('fix-unconfigured-jwt');
+  let roleBefore: Record<string, unknown>;
+  const declared = (kind: string) => readDeclaredObjects(path.join(s.fixture.dir, 'cdktf.out'), 'ci-access').filter((o) => o.kind === kind);
+  const fix = () => `It holds 1 role(s): write its configuration by hand (${storeCli()} write auth/jwt/config ...), then run adopt again`;
+
+  beforeAll(async () => {
+    s.fixture.synthPlatform(testPlatformConfig(key.publicKeyPem));
+    // What a first apply that failed after mounting leaves (mounted with the declared description),
+    // and CI's role written under it by hand since, as declared.
+    await ok(s.store, 'POST', 'sys/auth/jwt', { type: 'jwt', description: declared('jwt-auth-mount')[0].fields.description });
+    const role = declared('jwt-role').find((o) => o.name === 'registry-ci')!;
+    const body = Object.fromEntries(Object.entries(role.fields).filter(([k]) => !['//', 'backend', 'role_name', 'depends_on', 'token_policies'].includes(k)));
+    await ok(s.store, 'POST', 'auth/jwt/role/registry-ci', { ...body, token_policies: ['registry-ci'] });
+    roleBefore = (await ok(s.store, 'GET', 'auth/jwt/role/registry-ci')).data;
+    await s.fixture.init('ci-access');
+  });
+
+  it('adopt (exit 3, nothing written) and drift name it, with the fix: write its configuration by hand, then run adopt again', async () => {
+    expect((await storeRequest(s.store, 'GET', 'auth/jwt/config')).status).toBe(404);
+    const adopted = await cli(['adopt', 'ci-access', '--outdir', 'cdktf.out']);
+    expect(adopted.code).toBe(3);
+    expect(adopted.stderr).toContain('jwt/ is mounted but was never configured (GET auth/jwt/config: 404;');
+    expect(adopted.stderr).toContain(fix());
+    expect(fs.existsSync(path.join(s.fixture.stackDir('ci-access'), 'adopt-imports.tf.json'))).toBe(false);
+    const drift = await cli(['drift', 'cdktf.out', '--stack', 'ci-access']);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain(fix());
+  });
+
+  it('followed (a configuration written by hand: the CI key only): adopt imports the method and its role, one apply writes the declared configuration; the plan empty, adopt and drift clean, the role unchanged, a CI job logs in', async () => {
+    await ok(s.store, 'POST', 'auth/jwt/config', { jwt_validation_pubkeys: [key.publicKeyPem] });
+    const adopted = await cli(['adopt', 'ci-access', '--outdir', 'cdktf.out']);
+    expect([adopted.code, adopted.stderr]).toEqual([0, '']);
+    expect(adopted.stdout).toContain('Plan check: applying the imports destroys and replaces nothing (ci-access).');
+    const applied = await cli(['tf', 'ci-access', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false']);
+    expect([applied.code, applied.stderr]).toEqual([0, '']);
+    expect((await s.fixture.plan('ci-access')).code).toBe(0);
+    const again = await cli(['adopt', 'ci-access', '--outdir', 'cdktf.out', '--dry-run']);
+    expect(again.stdout).toContain('0 to import; 0 to create.');
+    const drift = await cli(['drift', 'cdktf.out', '--stack', 'ci-access']);
+    expect([drift.code, drift.stderr]).toEqual([0, '']);
+    expect((await ok(s.store, 'GET', 'auth/jwt/config')).data.bound_issuer).toBe(TEST_SETTINGS.ciUrl);
+    expect((await ok(s.store, 'GET', 'auth/jwt/role/registry-ci')).data).toEqual(roleBefore);
+    const jwt = signJwt(key.privateKey, gitlabJobClaims({}, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: key.kid });
+    expect((await jwtLogin(s.store, 'registry-ci', jwt)).status).toBe(200);
+  });
+});
+
+describe('fix: a forcing attribute other than local, type and role_type: the AppRole mount\'s declared path, and a role name, changed after the roles were applied', () => {
+  const { s, cli } = scenario('fix-role-backend');
+  let roleId: string;
+  let secretId: string;
+  /** A library user's declaration (ApplicationStacks: the platform configuration has no mount path). */
+  const synth = (mountPath: string, roleName?: string) =>
+    s.fixture.synth((app) => {
+      const apps = new ApplicationStacks(app, 'app-roles', { settings: new PlatformSettings({ ...TEST_SETTINGS, store: { kind: storeKind() } }), auth: { path: mountPath } });
+      apps.addApplication('orchestrator-dev', { name: 'orchestrator', environment: 'dev', ...(roleName !== undefined ? { roleName } : {}) });
+    });
+  const refusedPlan = () => cli(['tf', 'app-roles', '--refuse-replace', '--', 'plan', '-input=false', '-out=app-roles.tfplan']);
+  const kept = async () => {
+    expect((await ok(s.store, 'GET', 'auth/approle/role/orchestrator-dev/role-id')).data.role_id).toBe(roleId);
+    expect((await appRoleLogin(s.store, roleId, secretId)).status).toBe(200);
+  };
+
+  beforeAll(async () => {
+    synth('approle');
+    await s.fixture.init('app-roles');
+    expect((await cli(['tf', 'app-roles', '--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'])).code).toBe(0);
+    roleId = (await ok(s.store, 'GET', 'auth/approle/role/orchestrator-dev/role-id')).data.role_id;
+    secretId = (await ok(s.store, 'POST', 'auth/approle/role/orchestrator-dev/secret-id', {})).data.secret_id;
+  });
+
+  it('the mount\'s path declared apps after the roles were applied under approle/: the provider remounts the mount in place but replaces the role (replace_paths: backend); refused (exit 4) naming the store\'s path and where to declare it', async () => {
+    synth('apps');
+    const plan = await s.fixture.planChanges('app-roles');
+    const changes = (plan.raw.resource_changes as any[]).map((rc) => [rc.type, rc.change.actions.join(','), rc.change.replace_paths ?? []]);
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        ['vault_auth_backend', 'update', []],
+        ['vault_approle_auth_backend_role', 'delete,create', [['backend']]],
+      ]),
+    );
+    const refused = await refusedPlan();
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(
+      /vault_approle_auth_backend_role\.\S+ declared at app-roles\/orchestrator-dev\/role would be replaced \(destroyed, then created again\); forced by backend \("approle" → "apps"\)\. /,
+    );
+    expect(refused.stderr).toContain(
+      "Fix: the role is under the mount approle/ on the store, declared under apps/ (the mount's declared path changed after it was applied): " +
+        'declare the store\'s path again (ApplicationStacks `auth: { path: "approle" }`, AppRoleAuth `path`) and synthesize; applying would delete the role and create another under apps/ (a new Role ID, every Secret ID issued for it refused)',
+    );
+    expect(refused.stderr).not.toContain('declare what the store has');
+    expect(fs.existsSync(path.join(s.fixture.stackDir('app-roles'), 'app-roles.tfplan'))).toBe(false);
+    expect(Object.keys((await ok(s.store, 'GET', 'sys/auth')).data)).not.toContain('apps/');
+    await kept();
+  });
+
+  it('an application\'s role name changed (roleName): the role (role_name) and its policy (name) would be replaced; refused naming the store\'s name', async () => {
+    synth('approle', 'orchestrator-renamed');
+    const refused = await refusedPlan();
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain(
+      'forced by role_name ("orchestrator-dev" → "orchestrator-renamed"). Fix: the role is named orchestrator-dev on the store, declared orchestrator-renamed: declare the store\'s name again (the application\'s `roleName`)',
+    );
+    expect(refused.stderr).toContain('Fix: the policy is named orchestrator-dev on the store, declared orchestrator-renamed: declare the store\'s name again');
+    await kept();
+  });
+
+  it('followed (the store\'s path and name declared again): the plan is empty, drift and adopt clean, the Role ID and the Secret ID kept', async () => {
+    synth('approle');
+    const planned = await cli(['tf', 'app-roles', '--refuse-replace', '--', 'plan', '-input=false', '-detailed-exitcode']);
+    expect([planned.code, planned.stderr]).toEqual([0, '']);
+    const drift = await cli(['drift', 'cdktf.out', '--stack', 'app-roles']);
+    expect([drift.code, drift.stderr]).toEqual([0, '']);
+    const adopt = await cli(['adopt', 'app-roles', '--outdir', 'cdktf.out', '--dry-run']);
+    expect(adopt.stdout).toContain('0 to import; 0 to create.');
+    await kept();
   });
 });
