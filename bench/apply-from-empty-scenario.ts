@@ -7,6 +7,7 @@
  * application stacks write what the raw write scenario writes (N roles, N policies, plus the spec's
  * four applications and the mount): their time is compared with the store's own rate.
  */
+import { processCpuSeconds, reapedChildrenCpuSeconds } from './process-cpu';
 import { CI_ACCESS, PARALLEL_STACKS, seconds, StoreWorkspace } from './store-workspace';
 
 /** Wall times of the apply from empty. */
@@ -18,6 +19,10 @@ export interface ApplyFromEmptyFigures {
   readonly ciAccessS: number;
   /** `app-roles`, then the shards two at a time. */
   readonly applicationStacksS: number;
+  /** CPU seconds of every engine and provider process of the application stacks' applies. */
+  readonly engineCpuS: number;
+  /** CPU seconds the store spent meanwhile. */
+  readonly storeCpuS: number;
   readonly parallel: number;
 }
 
@@ -28,11 +33,15 @@ export async function measureApplyFromEmpty(ws: StoreWorkspace): Promise<ApplyFr
   const apply = (s: string) => ws.engine(s, ['apply', '-auto-approve'], 'root');
   const ciAccessS = await seconds(() => apply(CI_ACCESS));
   const shards = stacks.filter((s) => s !== CI_ACCESS && s !== 'app-roles');
+  const engineCpu0 = reapedChildrenCpuSeconds();
+  const storeCpu0 = processCpuSeconds(ws.store.process.pid);
   const applicationStacksS = await seconds(async () => {
     await apply('app-roles');
     await ws.parallel(shards, apply);
   });
-  return { stacks: stacks.length, synthS, initS, ciAccessS, applicationStacksS, parallel: PARALLEL_STACKS };
+  const engineCpuS = reapedChildrenCpuSeconds() - engineCpu0;
+  const storeCpuS = processCpuSeconds(ws.store.process.pid) - storeCpu0;
+  return { stacks: stacks.length, synthS, initS, ciAccessS, applicationStacksS, engineCpuS, storeCpuS, parallel: PARALLEL_STACKS };
 }
 
 /**

@@ -129,7 +129,7 @@ async function pipelineScenarios(size: number, shards: number, storeBinary: stri
   const raw = await measureRawWrites(size, storeBinary);
   console.log(row(`store's raw rate: ${size} roles + ${size} policies over HTTP, ${ENGINE_PARALLELISM} at a time`, [], 0));
   console.log(row('  writes only', [s(raw.writeS)]));
-  console.log(row('  each write read back, as the provider does', [s(raw.writeReadS)]));
+  console.log(row('  each write read back, as the provider does', [s(raw.writeReadS), `  CPU: store ${s(raw.writeReadStoreCpuS)}, client ${s(raw.writeReadClientCpuS)}`]));
   const ws = await StoreWorkspace.open(size, shards, storeBinary, tools);
   try {
     const empty = await measureApplyFromEmpty(ws);
@@ -140,6 +140,10 @@ async function pipelineScenarios(size: number, shards: number, storeBinary: stri
     const ratio = empty.applicationStacksS / raw.writeReadS;
     console.log(row(`  app-roles, then ${shards} shards ${empty.parallel} at a time`, [s(empty.applicationStacksS), `  ${x(ratio)} the raw write+read time (target <= ${x(APPLY_FROM_EMPTY_TARGET)})`]));
     console.log(row('  the same against raw writes only', ['', `  ${x(empty.applicationStacksS / raw.writeS)}`]));
+    // Where the difference goes: the engine's own CPU (OpenTofu and its provider plugins) against the
+    // store's; on this machine's cores the engine's CPU alone bounds the wall time from below.
+    const cores = os.cpus().length;
+    console.log(row('  CPU: engine + provider, store', [s(empty.engineCpuS), `  ${s(empty.storeCpuS)}; (engine + store) / ${cores} cores = ${s((empty.engineCpuS + empty.storeCpuS) / cores)}, ${x((empty.engineCpuS + empty.storeCpuS) / cores / raw.writeReadS)} the raw write+read time`]));
     return await afterApply(ws);
   } finally {
     ws.close();

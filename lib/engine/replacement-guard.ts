@@ -257,9 +257,12 @@ export function reviewSavedPlan(engine: string, stackDir: string, env: NodeJS.Pr
   const shown = runEngineCollected(engine, ['show', '-json', planFile], stackDir, env);
   if (shown.status !== 0) throw new Error(`cannot read the plan ${planFile} with \`${path.basename(engine)} show -json\` (exit ${shown.status}): ${firstLines(shown.said)}`);
   const plan = JSON.parse(shown.stdout);
+  const planned = plannedDestructions(plan);
   const declared = declarationPaths(stackDir);
-  const elsewhere = declaredInOtherStacks(stackDir);
-  const destructions = plannedDestructions(plan).map((d) => ({
+  // Read every stack of the output only when something is destroyed: most plans destroy nothing,
+  // and at 5,000 applications reading them is most of the guard's own time.
+  const elsewhere = planned.length > 0 ? declaredInOtherStacks(stackDir) : new Map<string, string>();
+  const destructions = planned.map((d) => ({
     ...d,
     declaredAt: declared.get(d.address),
     ...(d.storePath !== undefined && elsewhere.has(d.storePath) ? { declaredInStack: elsewhere.get(d.storePath) } : {}),

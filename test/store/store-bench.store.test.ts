@@ -61,6 +61,12 @@ describe('npm run bench:store (24 applications, 3 shards)', () => {
 
   it('the pipeline scenarios: the raw write rate and apply from empty are printed with their ratio; one application added, changed and removed plans exactly its objects', () => {
     expect(output).toMatch(/app-roles, then 3 shards 2 at a time\s+\d+\.\d+ s\s+\d+\.\d\dx the raw write\+read time \(target <= 1\.30x\)/);
+    // Where apply from empty spends its time: the engine's and the store's CPU, both measured (not 0).
+    const cpu = /CPU: engine \+ provider, store\s+(\d+\.\d+) s\s+(\d+\.\d+) s; \(engine \+ store\) \/ \d+ cores = \d+\.\d+ s/.exec(output);
+    expect(cpu).not.toBeNull();
+    expect(Number(cpu![1])).toBeGreaterThan(0);
+    expect(Number(cpu![2])).toBeGreaterThan(0);
+    expect(output).toMatch(/each write read back, as the provider does\s+\d+\.\d+ s\s+CPU: store \d+\.\d+ s, client \d+\.\d+ s/);
     expect(output).toMatch(/ci-access: synthesized JSON \d+\.\d\d MB; no-change plan \(apply role\)\s+\d+\.\d+ s/);
     // The application's own role and policy; other stacks' changes (the pipeline roles' grants) are in place.
     expect(output).toMatch(/^ {4}add one: [^\n]*app-roles-\d\d[^\n]*; planned 2 to add, \d+ to change, 0 to destroy$/m);
