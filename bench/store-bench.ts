@@ -166,7 +166,7 @@ function touchedShards(size: number, shards: number): string[] {
 /** The scenarios on an applied store: the ci-access plan, then one application added, changed, removed. */
 async function afterApply(ws: StoreWorkspace): Promise<CiAccessPlanFigures> {
   const ci = await measureCiAccessPlan(ws);
-  console.log(row(`ci-access: synthesized JSON ${(ci.bytes / 1e6).toFixed(2)} MB; no-change plan (apply role)`, [s(ci.planS)], 0));
+  console.log(row(`ci-access: synthesized JSON ${(ci.bytes / 1e6).toFixed(2)} MB; no-change plan (apply role)`, [s(ci.planS), `  CPU ${s(ci.planCpuS)}`], 0));
   const figures: [string, PipelinePathFigures][] = [];
   for (const [label, measure] of [
     ['add one', measureAddApplication],
@@ -224,7 +224,7 @@ async function main(): Promise<void> {
     const [small, large] = [Math.min(...ciAccess.keys()), Math.max(...ciAccess.keys())];
     const [a, b] = [ciAccess.get(small)!, ciAccess.get(large)!];
     console.log('');
-    console.log(`ci-access no-change plan at ${large} against ${small} applications: ${x(b.planS / a.planS)} the time, ${x(b.bytes / a.bytes)} the JSON (target: flat, 1.00x)`);
+    console.log(`ci-access no-change plan at ${large} against ${small} applications: ${x(b.planS / a.planS)} the time, ${x(b.planCpuS / a.planCpuS)} the CPU, ${x(b.bytes / a.bytes)} the JSON (target: flat, 1.00x)`);
   }
   console.log('');
   if (opts.scenarios.includes('layouts')) {
