@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# The store suite against each store, one after the other (npm run test:store): builds or finds the
-# toolchain (scripts/toolchain.sh), then runs jest -c jest.store.config.js --runInBand once per store
-# with SECRETSTORE_IAC_STORE set. With SECRETSTORE_IAC_JEST_REPORT_DIR, each run writes its own
-# report, store-<store>.json, which scripts/jest-summary.js lists by name. Extra arguments go to jest
-# (a test file, -t ...). Fails when any run fails; every store runs even after a failure. Where
-# Terraform is absent, each store's run ends with "Terraform absent: N engine-facing tests ran on
-# OpenTofu only" (test/support/store/engine-matrix.ts; scripts/jest-summary.js counts them).
+# The store suite against each store (npm run test:store): builds or finds the toolchain
+# (scripts/toolchain.sh), then runs jest -c jest.store.config.js --runInBand once per store with
+# SECRETSTORE_IAC_STORE set. With SECRETSTORE_IAC_JEST_REPORT_DIR, each run writes its own report,
+# store-<store>.json, which scripts/jest-summary.js lists by name. Extra arguments go to jest (a test
+# file, -t ...). Fails when any run fails; every store runs even after a failure. Where Terraform is
+# absent, each store's run ends with "Terraform absent: N engine-facing tests ran on OpenTofu only"
+# (test/support/store/engine-matrix.ts; scripts/jest-summary.js counts them).
 #
-#   SECRETSTORE_IAC_STORES  stores to run, in order (default: "openbao vault")
+# With two stores and at least two cpus the runs go side by side ("lanes"): a store test spends about
+# half its time waiting for a store, an engine or a pipeline, so two runs fill the cores that one
+# leaves idle (the CI machine's wall time, docs/store-tests.md). The second store's run works in a
+# copy of this repository (its own dist/, node_modules linked): some tests build dist/ (`npm run
+# demo`, `npm run bench:store`, `npm pack`), which must not rewrite files the other run is loading.
+# Its output is kept in a file and printed when it ends.
+#
+#   SECRETSTORE_IAC_STORES       stores to run, in order (default: "openbao vault")
+#   SECRETSTORE_IAC_STORE_LANES  "parallel" (default with two stores and >= 2 cpus) or "serial"
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 stores=${SECRETSTORE_IAC_STORES:-openbao vault}
@@ -19,16 +27,46 @@ if [[ -z $reports ]]; then
   reports=$(mktemp -d)
   trap 'rm -rf "$reports"' EXIT
 fi
-for store in $stores; do
-  case $store in openbao | vault) ;; *) echo "test-store: unknown store \"$store\" (openbao or vault)" >&2; exit 2 ;; esac
-  report=$reports/store-$store.json
+# One store's run in directory $1 (the repository or the lane copy); its exit status.
+run_store() {
+  local dir=$1 store=$2 report=$reports/store-$2.json start
+  shift 2
   rm -f "$report"
   echo "test-store: store suite on $store"
   start=$(date +%s)
-  SECRETSTORE_IAC_STORE=$store node node_modules/jest/bin/jest.js -c jest.store.config.js --runInBand --json "--outputFile=$report" "$@" || status=1
+  local rc=0
+  (cd "$dir" && SECRETSTORE_IAC_STORE=$store node node_modules/jest/bin/jest.js -c jest.store.config.js --runInBand --json "--outputFile=$report" "$@") || rc=1
   echo "test-store: store suite on $store done in $(($(date +%s) - start)) s"
   if [[ -f $report ]]; then
     node -e 'const line = require("./scripts/jest-summary.js").terraformAbsentLine([require(process.argv[1])]); if (line) console.log(`test-store: ${line}`);' "$report"
   fi
+  return $rc
+}
+for store in $stores; do
+  case $store in openbao | vault) ;; *) echo "test-store: unknown store \"$store\" (openbao or vault)" >&2; exit 2 ;; esac
 done
+read -r -a store_list <<<"$stores"
+lanes=${SECRETSTORE_IAC_STORE_LANES:-}
+if [[ -z $lanes ]]; then
+  if ((${#store_list[@]} == 2)) && (($(nproc) >= 2)); then lanes=parallel; else lanes=serial; fi
+fi
+case $lanes in parallel | serial) ;; *) echo "test-store: SECRETSTORE_IAC_STORE_LANES=$lanes (parallel or serial)" >&2; exit 2 ;; esac
+if [[ $lanes == parallel && ${#store_list[@]} == 2 ]]; then
+  lane=$(mktemp -d "${TMPDIR:-/tmp}/secretstore-iac-store-lane-XXXXXX")
+  trap 'rm -rf "$lane"; [[ -z ${SECRETSTORE_IAC_JEST_REPORT_DIR:-} ]] && rm -rf "$reports"' EXIT
+  rsync -a --exclude /node_modules --exclude /dist --exclude '/cdktf.out*' --exclude .terraform ./ "$lane/repo/"
+  ln -s "$PWD/node_modules" "$lane/repo/node_modules"
+  (cd "$lane/repo" && npm run --silent build >"$lane/build.log" 2>&1) || { cat "$lane/build.log" >&2; echo "test-store: the lane copy did not build" >&2; exit 1; }
+  second=${store_list[1]}
+  echo "test-store: ${store_list[0]} here and $second in a copy ($lane/repo), side by side; $second's output follows when it ends"
+  run_store "$lane/repo" "$second" "$@" >"$lane/$second.log" 2>&1 &
+  second_pid=$!
+  run_store "$PWD" "${store_list[0]}" "$@" || status=1
+  wait "$second_pid" || status=1
+  cat "$lane/$second.log"
+else
+  for store in "${store_list[@]}"; do
+    run_store "$PWD" "$store" "$@" || status=1
+  done
+fi
 exit $status

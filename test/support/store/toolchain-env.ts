@@ -35,7 +35,7 @@ export interface Toolchain {
   tofu: string;
   /** CLI config that installs providers only from the local filesystem mirror. */
   cliConfig: string;
-  /** Shared provider plugin cache (TF_PLUGIN_CACHE_DIR). */
+  /** Provider plugin cache (TF_PLUGIN_CACHE_DIR), one per store. */
   pluginCacheDir: string;
   cacheDir: string;
 }
@@ -92,7 +92,9 @@ export function toolchain(): Toolchain {
         `(reads/writes ${envFile}) or set the variables`,
     );
   }
-  const pluginCacheDir = path.join(dir, 'plugin-cache');
+  // One cache per store: scripts/test-store.sh runs the two stores' suites side by side, and two
+  // engines installing into one plugin cache at once race (one of them fails).
+  const pluginCacheDir = path.join(dir, 'plugin-cache', store);
   fs.mkdirSync(pluginCacheDir, { recursive: true });
   cached = { store, bao: bao!, tofu: tofu!, cliConfig: cliConfig!, pluginCacheDir, cacheDir: dir };
   return cached;
