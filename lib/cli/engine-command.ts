@@ -22,7 +22,7 @@ import { keepProviderLockFile } from '../engine/provider-lock-files';
 import { checkKvMountsBeforeEngine } from '../engine/plan-guards';
 import { PlanReview } from '../engine/replacement-guard';
 import { ExitCode } from './exit-code';
-import { approveRemovals, reportRemovals } from './removal-approval';
+import { approveRemovals, approveRetiredGrants, reportRemovals, reportRetiredGrants } from './removal-approval';
 import { UsageError } from './usage-error';
 
 /**
@@ -81,7 +81,9 @@ export const engineCommand: Command = {
     '                  per line (`<store path> (<address>)`); FILE is removed when there are none.',
     '',
     `STACK may also be a retired stack that \`secretstore-iac moves\` wrote (only ${MOVES_FILE}): its plan`,
-    'forgets the objects that moved out (docs/sharding.md).',
+    'forgets the objects that moved out (docs/sharding.md). When all its plan destroys are the',
+    'configuration pipeline roles\' own grants in it (recorded by moves from the base\'s synthesis),',
+    'they pass --refuse-replace without --allow-removals, listed on standard error (docs/pipelines.md §8).',
     '',
     'It prints the engine it runs, its version and why that one, on standard error.',
     '',
@@ -173,7 +175,11 @@ export const engineCommand: Command = {
       if (removalsFile !== undefined && guarded.kind !== 'planned') throw new UsageError('--removals-file goes with `plan -out=FILE`');
       // --allow-removals: the destroys of objects the output declares nowhere pass; the rest is guarded.
       const outdir = path.dirname(path.dirname(stackDir));
-      const approve = (review: PlanReview): PlanReview => {
+      const approve = (reviewed: PlanReview): PlanReview => {
+        // A retired stack's own pipeline grants, when they are all its plan destroys: no person needed.
+        const retiredGrants = approveRetiredGrants(reviewed, stackDir, outdir);
+        reportRetiredGrants(retiredGrants.grants, stack, (l) => context.stderr(l));
+        const review = retiredGrants.review;
         if (!allowRemovals) return review;
         const approved = approveRemovals(review, outdir);
         reportRemovals(approved.removals, stack, removalsFile, (l) => context.stderr(l));

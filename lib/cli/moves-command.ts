@@ -1,9 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { readDeclaredObjects } from '../reconcile/declared-object';
-import { MOVES_FILE, renderMovesFile, StackMoveBlocks, stackMoves } from '../reconcile/stack-moves';
+import { MOVES_FILE, renderMovesFile, separateRetiredOwnGrants, StackMoveBlocks, stackMoves } from '../reconcile/stack-moves';
 import { renderStackMovesMarkdown } from '../reconcile/stack-moves-markdown';
-import { retiredGrantsUpdates } from '../reconcile/retired-stack-grants';
+import { renderRetiredOwnGrants, RETIRED_OWN_GRANTS_FILE, retiredGrantsUpdates, retiredOwnGrants } from '../reconcile/retired-stack-grants';
 import { MovesFileAction, stackMovesJson } from '../reconcile/stack-moves-json';
 import { readSynthOutput } from '../sources/synth-output';
 import { terminalJson, terminalLine } from '../private/terminal-text';
@@ -54,7 +54,9 @@ export const movesCommand: Command = {
     `that HEAD no longer has always gets its directory with ${MOVES_FILE} (its backend and provider), so`,
     'its removal can be planned. A role of HEAD that BASE gave a retired stack\'s policy (the',
     'configuration pipeline\'s grant there) keeps it until the removal is applied, through',
-    '<stack>/retired-stack-grants_override.tf.json (docs/pipelines.md §8).',
+    '<stack>/retired-stack-grants_override.tf.json (docs/pipelines.md §8). The pipeline roles\' own',
+    `grants in a retired stack whose other objects all moved are not removals: ${RETIRED_OWN_GRANTS_FILE}`,
+    'beside its moves file records them, and its plan destroys them without --allow-removals.',
     '',
     'BASE is the configuration the stacks were last applied from (the target branch, or the commit',
     'before the merge): a git ref (synthesized in a temporary worktree) or a synthesized output',
@@ -93,7 +95,12 @@ export const movesCommand: Command = {
     }
     const base = await openSourceArgument(positionals[0], context);
     try {
-      const result = stackMoves(readDeclaredObjects(base.dir), readDeclaredObjects(headDir));
+      const baseOutput = readSynthOutput(base.dir);
+      const headOutput = readSynthOutput(headDir);
+      // The pipeline roles' own grants in retired stacks, recognised from BASE's synthesis: destroyed
+      // without approval when they are all such a stack removes (docs/pipelines.md §8).
+      const ownGrants = retiredOwnGrants(baseOutput, headOutput);
+      const result = separateRetiredOwnGrants(stackMoves(readDeclaredObjects(base.dir), readDeclaredObjects(headDir)), ownGrants);
       if (result.ambiguous.length > 0) {
         throw new Error(`nothing written: objects declared by more than one stack in BASE or HEAD, whose move is ambiguous:\n  ${result.ambiguous.map(terminalLine).join('\n  ')}`);
       }
@@ -102,8 +109,8 @@ export const movesCommand: Command = {
           `nothing written: renames the engine cannot follow (a \`moved\` block from an address still declared is refused); rename in two merge requests, or give the new object another construct id:\n  ${result.conflicts.map(terminalLine).join('\n  ')}`,
         );
       }
-      const headStacks = new Set(readSynthOutput(headDir).map((s) => s.name));
-      const baseStacks = new Map(readSynthOutput(base.dir).map((s) => [s.name, s.file]));
+      const headStacks = new Set(headOutput.map((s) => s.name));
+      const baseStacks = new Map(baseOutput.map((s) => [s.name, s.file]));
       const out: string[] = [];
       const writes: Array<() => void> = [];
       // What happens to each stack's moves file, for --format json.
@@ -122,6 +129,13 @@ export const movesCommand: Command = {
       if (result.removals.length > 0) {
         out.push(`${result.removals.length} object${result.removals.length === 1 ? '' : 's'} removed (declared in BASE, nowhere in HEAD): their plans destroy them, applied only with --allow-removals:`);
         result.removals.forEach((r) => out.push(`  ${r.kind} ${terminalLine(r.storePath)} in ${terminalLine(r.stack)}${r.stackRemains ? '' : ' (a stack HEAD no longer has)'}`));
+      }
+      const automatic = result.retiredGrants ?? [];
+      if (automatic.length > 0) {
+        out.push(
+          `${automatic.length} pipeline grant${automatic.length === 1 ? '' : 's'} of retired stacks whose other objects all moved: their plans destroy them without --allow-removals (pipeline-internal, no identity loses access to a secret):`,
+        );
+        automatic.forEach((r) => out.push(`  ${r.kind} ${terminalLine(r.storePath)} in ${terminalLine(r.stack)}`));
       }
       // Every stack of HEAD (a stale moves file goes), and every stack of BASE that HEAD no longer has:
       // objects left it, or its objects are removed; either way its state must be planned.
@@ -149,9 +163,20 @@ export const movesCommand: Command = {
         files.set(stack, { path: path.relative(context.cwd, file), action: 'write', retired });
         const renamed = (blocks.renames ?? []).length > 0 ? `, rename ${blocks.renames!.length}` : '';
         const destroyed = result.removals.filter((r) => r.stack === stack).length;
+        const grants = (result.retiredGrants ?? []).filter((r) => r.stack === stack).length;
+        const destroys = [
+          ...(destroyed > 0 ? [`destroys ${destroyed} object${destroyed === 1 ? '' : 's'} after approval`] : []),
+          ...(grants > 0 ? [`destroys its ${grants} pipeline grant${grants === 1 ? '' : 's'} without approval`] : []),
+        ];
         out.push(
-          `${dry ? 'Would write' : 'Wrote'} ${path.relative(context.cwd, file)}: forget ${blocks.forget.length}, import ${blocks.imports.length}${renamed}${retired ? ` (a stack HEAD no longer has: plan and apply it${destroyed > 0 ? `, which destroys ${destroyed} object${destroyed === 1 ? '' : 's'} after approval` : ''}, then delete the directory)` : ''}.`,
+          `${dry ? 'Would write' : 'Wrote'} ${path.relative(context.cwd, file)}: forget ${blocks.forget.length}, import ${blocks.imports.length}${renamed}${retired ? ` (a stack HEAD no longer has: plan and apply it${destroys.length > 0 ? `, which ${destroys.join(' and ')}` : ''}, then delete the directory)` : ''}.`,
         );
+        if (!retired) continue;
+        // The record `tf` recognises the stack's own grants by (its plan has no BASE to read).
+        const record = path.join(stackDir, RETIRED_OWN_GRANTS_FILE);
+        const recorded = ownGrants.filter((g) => g.stack === stack);
+        if (recorded.length > 0) writes.push(() => writeFileAtomically(record, renderRetiredOwnGrants(recorded)));
+        else writes.push(() => fs.rmSync(record, { force: true }));
       }
       // The roles keep a retired stack's grants until its removal is applied (docs/pipelines.md §8).
       for (const u of retiredGrantsUpdates(base.dir, headDir)) {

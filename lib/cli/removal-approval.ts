@@ -1,6 +1,9 @@
 import * as fs from 'fs';
+import * as path from 'path';
 import { PlanReview } from '../engine/replacement-guard';
 import { declaredStorePaths, isPlannedRemoval } from '../reconcile/planned-removal';
+import { ownGrantDestroys, readRetiredOwnGrants } from '../reconcile/retired-stack-grants';
+import { MOVES_FILE } from '../reconcile/stack-moves';
 import { terminalLine } from '../private/terminal-text';
 import { writeFileAtomically } from './adopt-command';
 
@@ -40,4 +43,42 @@ export function reportRemovals(removals: readonly string[], stack: string, file:
   if (file === undefined) return;
   if (removals.length > 0) writeFileAtomically(file, `${removals.join('\n')}\n`);
   else fs.rmSync(file, { force: true });
+}
+
+/** A reviewed plan of a retired stack without its own pipeline grants' destroys, which need no approval. */
+export interface RetiredGrantDestroys {
+  /** The review without those destroys: what `--refuse-replace` (and `--allow-removals`) still check. */
+  readonly review: PlanReview;
+  /** The grants destroyed, one line each: `<store path> (<resource address>)`, sorted. */
+  readonly grants: readonly string[];
+}
+
+/**
+ * `tf --refuse-replace` on a retired stack (its directory holds only what `moves` wrote): when every
+ * destroy of the plan is one of the stack's own pipeline grants that `moves` recorded from BASE's
+ * synthesis (`retired-own-grants.json`), they pass without `--allow-removals`: pipeline-internal
+ * policies, whose objects moved to stacks whose grants cover them, giving no identity access to a
+ * secret. Any other destroy in the plan, and the grants with it, stays in the review (a removal: the
+ * manual job's `--allow-removals`). A stack HEAD still has passes nothing.
+ * @param stackDir the stack's directory
+ * @param outdir the synthesized output the stack belongs to (HEAD)
+ */
+export function approveRetiredGrants(review: PlanReview, stackDir: string, outdir: string): RetiredGrantDestroys {
+  const retired = !fs.existsSync(path.join(stackDir, 'cdk.tf.json')) && fs.existsSync(path.join(stackDir, MOVES_FILE));
+  const recorded = retired ? readRetiredOwnGrants(stackDir) : [];
+  if (recorded.length === 0 || review.destructions.length === 0) return { review, grants: [] };
+  const grants = ownGrantDestroys(review.destructions, recorded, declaredStorePaths(outdir));
+  return {
+    review: { ...review, destructions: review.destructions.filter((d) => !grants.includes(d)) },
+    grants: grants.map((d) => `${d.storePath} (${d.address})`).sort(),
+  };
+}
+
+/** Reports the retired stack's own grants a plan or apply destroys without approval, on standard error. */
+export function reportRetiredGrants(grants: readonly string[], stack: string, stderr: (line: string) => void): void {
+  if (grants.length === 0) return;
+  stderr(
+    `secretstore-iac tf: ${terminalLine(stack)}: ${grants.length} pipeline grant${grants.length === 1 ? '' : 's'} of this retired stack destroyed without approval (pipeline-internal: the objects ${grants.length === 1 ? 'it' : 'they'} covered moved to stacks whose grants cover them; no identity loses access to a secret):`,
+  );
+  grants.forEach((g) => stderr(`  ${terminalLine(g)}`));
 }

@@ -6,6 +6,9 @@ import { declaredStoreObjects } from './declared-store-objects';
 import { SecretStoreStack } from './secret-store-stack';
 import { StorePolicy } from './store-policy';
 import { oncePerSynthesis } from './synthesis-round';
+import { pipelineGrantConstructId, pipelineGrantPolicyName } from '../model/pipeline-grant-name';
+
+export { pipelineGrantPolicyName };
 
 /** What a stack grant needs to know of the configuration pipeline role it grants to. */
 export interface PipelineGrantee extends IConstruct {
@@ -27,11 +30,6 @@ export function registerPipelineGrantee(role: PipelineGrantee): void {
   granteesByRoot.set(root, [...(granteesByRoot.get(root) ?? []), role]);
 }
 
-/** The store policy name of `role`'s grant for `stack`: `secretstore-iac-pipeline-app-roles-03`. */
-export function pipelineGrantPolicyName(roleName: string, stack: string): string {
-  return `${roleName}-${stack}`;
-}
-
 /**
  * One configuration pipeline role's grant for one stack it runs, declared in that stack: the rules
  * of the catalogue (`pipelineRules`) for every store object the stack declares, for the role's access,
@@ -48,7 +46,7 @@ export function pipelineGrantPolicyName(roleName: string, stack: string): string
 export class PipelineStackGrant extends StorePolicy {
   /** The construct id of `role`'s grant in a stack (`secretstore-iac-grant-pipeline-apply`). */
   static idFor(role: PipelineGrantee): string {
-    return `secretstore-iac-grant-${role.node.id}`;
+    return pipelineGrantConstructId(role.node.id);
   }
 
   /** The role granted. */

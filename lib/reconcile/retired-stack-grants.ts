@@ -1,9 +1,11 @@
 import * as path from 'path';
+import { pipelineGrantConstructId, pipelineGrantPolicyName } from '../model/pipeline-grant-name';
 import { storePolicyName } from '../model/store-policy-name';
 import { compareStrings } from '../private/compare-strings';
 import { commentText, terraformString } from '../render/text-encoders';
 import { readSynthOutput, SynthStack } from '../sources/synth-output';
 import * as fs from 'fs';
+import { locateStoreObject } from './declared-object';
 
 /**
  * The engine override file `secretstore-iac moves` writes into a stack of HEAD whose roles BASE
@@ -115,4 +117,141 @@ export function retiredGrantsUpdates(baseDir: string, headDir: string): RetiredG
   return head
     .map((s) => ({ file: path.join(headDir, 'stacks', s.name, RETIRED_GRANTS_FILE), grants: grants.get(s.name) }))
     .filter((u) => u.grants !== undefined || fs.existsSync(u.file));
+}
+
+/**
+ * The record `secretstore-iac moves` writes into a retired stack's directory (beside its moves file;
+ * the engine does not read it): the configuration pipeline roles' own grants in that stack, as BASE's
+ * synthesis declared them ({@link retiredOwnGrants}). `tf` reads it to let their destroys through
+ * without approval ({@link ownGrantDestroys}).
+ */
+export const RETIRED_OWN_GRANTS_FILE = 'retired-own-grants.json';
+
+/** One pipeline role's grant in a stack BASE has and HEAD no longer has, as BASE's synthesis declared it. */
+export interface RetiredOwnGrant {
+  /** The retired stack, which declared it (`app-roles-02`). */
+  readonly stack: string;
+  /** Its resource address there (`vault_policy.secretstore-iac-grant-pipeline-apply`). */
+  readonly address: string;
+  /** Its store path (`sys/policies/acl/secretstore-iac-pipeline-app-roles-02`). */
+  readonly storePath: string;
+  /** The pipeline role it grants to (`secretstore-iac-pipeline`). */
+  readonly role: string;
+}
+
+/** The construct path cdktf recorded for a resource block (`//.metadata.path`). */
+function constructPath(block: Readonly<Record<string, unknown>>): string | undefined {
+  const p = (block['//'] as { metadata?: { path?: unknown } } | undefined)?.metadata?.path;
+  return typeof p === 'string' ? p : undefined;
+}
+
+/**
+ * The configuration pipeline roles' own grants in the stacks BASE has and HEAD no longer has (fewer
+ * shards, a removed section), recognised from what BASE's synthesis recorded, never by name alone:
+ * a `vault_policy` of retired stack S is the grant of role R there when
+ * - its construct path (cdktf's `//.metadata.path`) is `S/<the grant's construct id for R>`
+ *   (`app-roles-02/secretstore-iac-grant-pipeline-apply`): the library's grant construct, a child
+ *   of the stack;
+ * - R is a JWT role BASE declares in another stack, whose construct is the one that id names
+ *   (`ci-access/pipeline-apply/role`), and its name is `<R's role name>-S`
+ *   (`secretstore-iac-pipeline-app-roles-02`);
+ * - R's `token_policies` attach it by that name.
+ * A policy of yours named like a grant (another construct path), or one no pipeline role attaches, is
+ * not a grant: its destroy is a removal like any other.
+ * @returns the grants, sorted by stack, then address
+ */
+export function retiredOwnGrants(base: readonly SynthStack[], head: readonly SynthStack[]): RetiredOwnGrant[] {
+  const headNames = new Set(head.map((s) => s.name));
+  const roles = base.flatMap((s) =>
+    Object.values(s.resources.vault_jwt_auth_backend_role ?? {}).flatMap((block) => {
+      const segments = constructPath(block)?.split('/') ?? [];
+      const name = block.role_name;
+      const attached = Array.isArray(block.token_policies) ? block.token_policies.filter((n): n is string => typeof n === 'string') : [];
+      return typeof name === 'string' && segments.length >= 3 ? [{ stack: s.name, constructId: segments[segments.length - 2], name, attached }] : [];
+    }),
+  );
+  const out: RetiredOwnGrant[] = [];
+  for (const stack of base.filter((s) => !headNames.has(s.name))) {
+    for (const [id, block] of Object.entries(stack.resources.vault_policy ?? {})) {
+      const name = block.name;
+      if (typeof name !== 'string' || name.includes('${')) continue;
+      const role = roles.find(
+        (r) =>
+          r.stack !== stack.name &&
+          constructPath(block) === `${stack.name}/${pipelineGrantConstructId(r.constructId)}` &&
+          name === pipelineGrantPolicyName(r.name, stack.name) &&
+          r.attached.includes(name),
+      );
+      const located = locateStoreObject('vault_policy', { name });
+      if (role && located) out.push({ stack: stack.name, address: `vault_policy.${id}`, storePath: located.storePath, role: role.name });
+    }
+  }
+  return out.sort((a, b) => compareStrings(a.stack, b.stack) || compareStrings(a.address, b.address));
+}
+
+/** The content of a retired stack's {@link RETIRED_OWN_GRANTS_FILE}, byte-identical for the same grants. */
+export function renderRetiredOwnGrants(grants: readonly RetiredOwnGrant[]): string {
+  return `${JSON.stringify(
+    {
+      '//': 'Written by secretstore-iac moves: the configuration pipeline roles\' own grants in this stack (one the configuration no longer has), as the base\'s synthesis declared them. `secretstore-iac tf` destroys them without --allow-removals when they are all this stack\'s plan destroys (docs/pipelines.md §8).',
+      grants: grants.map((g) => ({ address: g.address, storePath: g.storePath, role: g.role })),
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+/**
+ * The own grants a retired stack's directory records ({@link RETIRED_OWN_GRANTS_FILE}); none when the
+ * file is absent.
+ * @throws Error naming the file when it is not what `moves` writes
+ */
+export function readRetiredOwnGrants(stackDir: string): RetiredOwnGrant[] {
+  const file = path.join(stackDir, RETIRED_OWN_GRANTS_FILE);
+  if (!fs.existsSync(file)) return [];
+  const bad = (why: string) => new Error(`${file} is not what \`secretstore-iac moves\` writes (${why}): run moves again`);
+  let document: unknown;
+  try {
+    document = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw bad((e as Error).message);
+  }
+  const grants = (document as { grants?: unknown } | null)?.grants;
+  if (!Array.isArray(grants)) throw bad('no "grants" list');
+  const stack = path.basename(stackDir);
+  return grants.map((g) => {
+    const { address, storePath, role } = (g ?? {}) as Record<string, unknown>;
+    if (typeof address !== 'string' || typeof storePath !== 'string' || typeof role !== 'string') throw bad('a grant without address, storePath and role');
+    return { stack, address, storePath, role };
+  });
+}
+
+/** What a destroy in a plan shows to be checked against a retired stack's own grants. */
+export interface PlannedDestroy {
+  /** Resource address. */
+  readonly address: string;
+  /** The engine's actions (`["delete"]` for a destroy). */
+  readonly actions: readonly string[];
+  /** The object's store path, when its type is known. */
+  readonly storePath?: string;
+}
+
+/**
+ * The destroys of a retired stack's plan that need no approval: its own pipeline grants
+ * ({@link retiredOwnGrants}), when they are ALL the plan destroys (the rest forgets what moved).
+ * Each must be a plain destroy (not a replacement) of a recorded grant, at its recorded address and
+ * store path, declared by no stack of HEAD. Any other destroy in the plan (an application's role or
+ * policy, a people role, a grant of a stack still declared) and the grants wait together for the
+ * manual approval: returns none.
+ * @param recorded the stack's record (`readRetiredOwnGrants`); none for a stack HEAD still has
+ * @param declared the store paths every stack of HEAD declares
+ */
+export function ownGrantDestroys<T extends PlannedDestroy>(destroys: readonly T[], recorded: readonly RetiredOwnGrant[], declared: ReadonlySet<string>): T[] {
+  const isOwnGrant = (d: T) =>
+    d.actions.length === 1 &&
+    d.actions[0] === 'delete' &&
+    d.storePath !== undefined &&
+    !declared.has(d.storePath) &&
+    recorded.some((g) => g.address === d.address && g.storePath === d.storePath);
+  return destroys.length > 0 && destroys.every(isOwnGrant) ? [...destroys] : [];
 }

@@ -21,6 +21,12 @@ export interface StackMovesJsonStack {
   readonly imported: readonly { readonly kind: DeclaredObjectKind; readonly storePath: string; readonly address: string; readonly id: string; readonly fromStack: string }[];
   /** Objects BASE declared in the stack and HEAD declares nowhere: its plan destroys them (after approval). */
   readonly removed: readonly { readonly kind: DeclaredObjectKind; readonly storePath: string; readonly address: string }[];
+  /**
+   * The configuration pipeline roles' own grants in this retired stack, when every other object of it
+   * moved: its plan destroys them without approval (pipeline-internal, they give no identity access
+   * to a secret). Not in `removed`.
+   */
+  readonly grantsDestroyedAutomatically: readonly { readonly kind: DeclaredObjectKind; readonly storePath: string; readonly address: string }[];
 }
 
 /** The one JSON object `secretstore-iac moves --format json` prints. */
@@ -38,7 +44,8 @@ export interface StackMovesJson {
 
 /**
  * The moves as the JSON `moves --format json` prints: per stack, the objects renamed (`moved`),
- * forgotten, imported and removed, and what happens to its moves file. Only store paths, resource
+ * forgotten, imported and removed, the retired stack's own pipeline grants destroyed without
+ * approval, and what happens to its moves file. Only store paths, resource
  * addresses and import ids: `moves` reads no secret.
  * @param files the moves file of each stack `moves` handles, with its action
  */
@@ -48,10 +55,10 @@ export function stackMovesJson(
   files: ReadonlyMap<string, { readonly path: string; readonly action: MovesFileAction; readonly retired: boolean }>,
   written: boolean,
 ): StackMovesJson {
-  const stacks = new Map<string, { moved: any[]; forgotten: any[]; imported: any[]; removed: any[] }>();
+  const stacks = new Map<string, { moved: any[]; forgotten: any[]; imported: any[]; removed: any[]; grantsDestroyedAutomatically: any[] }>();
   const of = (stack: string) => {
     let entry = stacks.get(stack);
-    if (!entry) stacks.set(stack, (entry = { moved: [], forgotten: [], imported: [], removed: [] }));
+    if (!entry) stacks.set(stack, (entry = { moved: [], forgotten: [], imported: [], removed: [], grantsDestroyedAutomatically: [] }));
     return entry;
   };
   for (const m of result.moves) {
@@ -60,6 +67,7 @@ export function stackMovesJson(
   }
   for (const r of result.renames) of(r.stack).moved.push({ kind: r.kind, storePath: r.storePath, from: r.from, to: r.to });
   for (const r of result.removals) of(r.stack).removed.push({ kind: r.kind, storePath: r.storePath, address: r.address });
+  for (const r of result.retiredGrants ?? []) of(r.stack).grantsDestroyedAutomatically.push({ kind: r.kind, storePath: r.storePath, address: r.address });
   for (const stack of files.keys()) of(stack);
   return {
     command: 'moves',

@@ -14,7 +14,8 @@ const REVOKES: Readonly<Record<DeclaredObjectKind, string>> = {
 /**
  * The moves, renames and removals from BASE to HEAD as Markdown for a merge request's note: the
  * removals first (what access is revoked, and that only an approved apply destroys them), then the
- * objects kept through moves and renames. Empty when nothing moved, was renamed or removed.
+ * retired stacks' own pipeline grants (destroyed without approval, and why), then the objects kept
+ * through moves and renames. Empty when nothing moved, was renamed or removed.
  * @param approval how a removal is applied, one sentence (the pipeline names its manual job)
  */
 export function renderStackMovesMarkdown(result: StackMoves, approval: string): string {
@@ -30,6 +31,20 @@ export function renderStackMovesMarkdown(result: StackMoves, approval: string): 
       mdTable(
         ['stack', 'store object', 'what is revoked'],
         result.removals.map((r) => [`${mdCode(r.stack)}${r.stackRemains ? '' : ' (removed)'}`, mdCode(r.storePath), REVOKES[r.kind]].map(mdCell)),
+      ),
+    );
+  }
+  const grants = result.retiredGrants ?? [];
+  if (grants.length > 0) {
+    if (lines.length > 0) lines.push('');
+    lines.push(
+      `### Pipeline grants of retired stacks: ${grants.length} destroyed automatically, without approval`,
+      '',
+      'The configuration pipeline roles\' own grant policies in the stacks this change retires, whose every other object moved to another stack (whose grants cover it). They are pipeline-internal and give no identity access to a secret: not a revocation, so the retired stack\'s apply destroys them, with no manual job.',
+      '',
+      mdTable(
+        ['stack', 'store object', 'what it was'],
+        grants.map((r) => [`${mdCode(r.stack)} (removed)`, mdCode(r.storePath), 'pipeline grant: the pipeline roles\' rules on this stack\'s objects'].map(mdCell)),
       ),
     );
   }

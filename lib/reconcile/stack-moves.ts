@@ -79,8 +79,19 @@ export interface StackMoves {
   readonly moves: readonly StackMove[];
   /** Every object whose address changed within its stack, sorted by store path. */
   readonly renames: readonly StackRename[];
-  /** Every object of BASE that HEAD declares nowhere, sorted by stack, then store path. */
+  /**
+   * Every object of BASE that HEAD declares nowhere, sorted by stack, then store path: revocations,
+   * destroyed only after approval. Without the grants of {@link StackMoves.retiredGrants}.
+   */
   readonly removals: readonly StackRemoval[];
+  /**
+   * The configuration pipeline roles' own grants in retired stacks whose every other object moved
+   * ({@link separateRetiredOwnGrants}): pipeline-internal, they grant no identity access to a secret,
+   * and the objects they covered are covered by the grants of the stacks they moved to, so the
+   * retired stack's apply destroys them without approval. Sorted like `removals`.
+   * @default none
+   */
+  readonly retiredGrants?: readonly StackRemoval[];
   /** The blocks per stack, stacks sorted by name. */
   readonly byStack: ReadonlyMap<string, StackMoveBlocks>;
   /**
@@ -190,4 +201,22 @@ export function renderMovesFile(blocks: StackMoveBlocks, engineSettings?: { read
     null,
     2,
   )}\n`;
+}
+
+/**
+ * Moves a retired stack's own pipeline grants from the removals to `retiredGrants` when they are
+ * all the stack removes (every other object of it moved): its plan then only forgets and destroys
+ * those grants, which needs no person (docs/pipelines.md §8). A retired stack that also removes
+ * anything else (an application, a people role) keeps its grants among its removals: its one plan
+ * waits for approval, grants included.
+ * @param grants the retired stacks' own grants as BASE's synthesis declared them (`retiredOwnGrants`)
+ */
+export function separateRetiredOwnGrants(result: StackMoves, grants: readonly { readonly stack: string; readonly address: string; readonly storePath: string }[]): StackMoves {
+  const isGrant = (r: StackRemoval) => !r.stackRemains && grants.some((g) => g.stack === r.stack && g.address === r.address && g.storePath === r.storePath);
+  const onlyGrants = new Set(
+    [...new Set(result.removals.map((r) => r.stack))].filter((stack) => result.removals.filter((r) => r.stack === stack).every(isGrant)),
+  );
+  const automatic = result.removals.filter((r) => onlyGrants.has(r.stack));
+  if (automatic.length === 0) return result;
+  return { ...result, removals: result.removals.filter((r) => !onlyGrants.has(r.stack)), retiredGrants: [...(result.retiredGrants ?? []), ...automatic] };
 }

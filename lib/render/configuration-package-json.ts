@@ -27,9 +27,17 @@ export function configurationPackageName(directoryName: string): string {
 }
 
 /**
+ * The script of a configuration repository that synthesizes the configuration as `build` compiled it
+ * (`dist/`), without compiling: the generated pipeline's synth job runs it on the build job's `dist/`,
+ * so the configuration is compiled once per pipeline. `synth` is `build`, then this.
+ */
+export const SYNTH_BUILT_SCRIPT = 'synth:built';
+
+/**
  * The package.json of a configuration repository: private (it is never published), depending on
- * `secretstore-iac`, with the two scripts the generated pipeline runs (`build` compiles the
- * configuration, `synth` compiles it and writes `cdktf.out/`).
+ * `secretstore-iac`, with the scripts the generated pipeline runs (`build` compiles the
+ * configuration, {@link SYNTH_BUILT_SCRIPT} writes `cdktf.out/` from the compiled configuration,
+ * `synth` does both).
  */
 export function renderConfigurationPackageJson(options: ConfigurationPackageJsonOptions): string {
   const manifest = {
@@ -39,7 +47,8 @@ export function renderConfigurationPackageJson(options: ConfigurationPackageJson
     description: 'The secrets store configuration: roles and policies synthesized by secretstore-iac',
     scripts: {
       build: 'tsc -p tsconfig.json',
-      synth: 'npm run build && node dist/stacks/main.js',
+      synth: `npm run build && npm run ${SYNTH_BUILT_SCRIPT}`,
+      [SYNTH_BUILT_SCRIPT]: 'node dist/stacks/main.js',
     },
     dependencies: { 'secretstore-iac': options.packageSpec },
     devDependencies: { '@types/node': options.typesNodeVersion, typescript: options.typescriptVersion },

@@ -1,5 +1,6 @@
 import { shellQuote } from '../private/shell-quote';
 import { renderCiLoginScript } from './ci-login-script';
+import { SYNTH_BUILT_SCRIPT } from './configuration-package-json';
 import { commentText, isLiteralBlockSafe, yamlScalar } from './text-encoders';
 
 /** What {@link renderConfigurationPipelineYaml} needs to know about the platform. */
@@ -116,6 +117,11 @@ export const BASE_OUTPUT = 'cdktf.base.out';
 export const SYNTH_CACHE_DIR = '.secretstore-iac/synth-cache';
 /** The synth job's Markdown of the moves, renames and removals since the base (`moves --markdown-file`), appended to the note. */
 const MOVES_NOTE = 'secretstore-iac-moves.md';
+/**
+ * The build job's mark in its `dist/` artifact: the commit it compiled. The synth job synthesizes that
+ * `dist/` without compiling again only when the mark names its own commit.
+ */
+export const BUILD_MARK = 'dist/.secretstore-iac-build';
 
 const q = yamlScalar;
 /** Comment text: one line whatever the value holds. */
@@ -473,6 +479,8 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         'npm run build',
         '# npm makes a package\'s bin executable only when it links it: keep this project\'s own bin runnable by npx.',
         'if [ -f dist/bin/secretstore-iac.js ]; then chmod +x dist/bin/secretstore-iac.js; fi',
+        '# The commit this dist/ was compiled from: the synth job synthesizes it without compiling again.',
+        `printf '%s\\n' "$CI_COMMIT_SHA" > ${BUILD_MARK}`,
       ]),
       '  artifacts:',
       '    paths: [dist/]',
@@ -491,7 +499,18 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         INSTALL,
         '# This commit, synthesized once: every later job reads this cdktf.out (artifact), none synthesizes again.',
         '# Synthesis validates every declaration and the platform rules; it writes nothing on a problem.',
-        'npm run synth',
+        // One script item: the if block stays whole.
+        [
+          `# Compiled once per pipeline: the build job's dist/ (artifact, marked with this commit) is synthesized`,
+          `# as it is (\`npm run ${SYNTH_BUILT_SCRIPT}\`). Without it (a schedule has no build job) or without that script`,
+          '# (a package.json written before it), `npm run synth` compiles, then synthesizes.',
+          `if [ "$(cat ${BUILD_MARK} 2>/dev/null)" = "$CI_COMMIT_SHA" ] && node -e ${shellQuote(`process.exit(require('./package.json').scripts?.[${JSON.stringify(SYNTH_BUILT_SCRIPT)}] ? 0 : 1)`)}; then`,
+          `  echo "secretstore-iac: synthesizing the build job's dist/ (compiled from $CI_COMMIT_SHA)"`,
+          `  npm run ${SYNTH_BUILT_SCRIPT}`,
+          'else',
+          '  npm run synth',
+          'fi',
+        ].join('\n'),
         '# npm makes a package\'s bin executable only when it links it: keep this project\'s own bin runnable by npx.',
         'if [ -f dist/bin/secretstore-iac.js ]; then chmod +x dist/bin/secretstore-iac.js; fi',
         // One script item: the if block stays whole.

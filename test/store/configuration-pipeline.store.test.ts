@@ -54,6 +54,14 @@ function zipEntries(file: string): Record<string, Buffer> {
   return entries;
 }
 
+/**
+ * The jobs of a gitlab-ci-local log that compiled the configuration: each line where npm runs the
+ * build script's `tsc` (npm prints `> tsc -p tsconfig.json ...` before it runs a script).
+ */
+function compilingJobs(log: string): string[] {
+  return [...log.matchAll(/^(\S+)\s+> > tsc -p tsconfig\.json/gm)].map((m) => m[1]);
+}
+
 // Like every gitlab-ci-local pipeline test, in the OpenBao suite only and reported skipped in the
 // Vault suite: the jobs run the same commands on either store, and each such test takes 5-17 minutes
 // (docs/store-tests.md); the engine commands they run are proven on Vault by the other store tests.
@@ -176,6 +184,11 @@ export const platformConfig: PlatformConfig = {
       const pipeline = await glci([], claims, mr);
       const out = pipeline.output;
       expect(out).toContain('json schema validated');
+      // Compiled once per pipeline: tsc runs in the build job only (npm's line for its build script);
+      // the synth job synthesizes the build job's dist/ (npm run synth:built), without compiling again.
+      expect(compilingJobs(out)).toEqual(['secretstore-iac-build']);
+      expect(out).toMatch(/secretstore-iac-synth\s+> secretstore-iac: synthesizing the build job's dist\/ \(compiled from [0-9a-f]{40}\)/);
+      expect(out).toMatch(/secretstore-iac-synth\s+> > node dist\/stacks\/main\.js/);
       // One synthesis per ref: this commit by the synth job's own synthesis, the base once by its
       // synth-ref into cdktf.base.out; moves, changed-stacks and the access diff read those two.
       expect(out.match(/synthesizing [0-9a-f]{12} in a temporary worktree/g) ?? []).toHaveLength(1);
@@ -229,6 +242,7 @@ export const platformConfig: PlatformConfig = {
     expect(list.output).toMatch(/secretstore-iac-apply-ci-access\s/);
     expect(list.output).not.toMatch(/secretstore-iac-access-diff/);
     const pipeline = await glci([], claims, pushedOnto(before));
+    expect(compilingJobs(pipeline.output)).toEqual(['secretstore-iac-build']);
     expect(pipeline.output).toMatch(/Apply complete! Resources: 0 added, 3 changed, 0 destroyed/);
     // app-roles did not change: neither planned nor applied.
     expect(pipeline.output).toContain('secretstore-iac: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
@@ -347,7 +361,7 @@ export const platformConfig: PlatformConfig = {
     expect(order[0]).toBeLessThan(order[1]);
   }, 900_000);
 
-  it('sharding through the pipeline: the migration into hash shards, then a re-shard whose retired shard, holding only its grants, waits for the manual job; nothing recreated, a Secret ID issued before still logs in', async () => {
+  it('sharding through the pipeline: the migration into hash shards, then a re-shard whose retired shard, holding only its own grants, is applied by the default branch without the manual job; nothing recreated, a Secret ID issued before still logs in', async () => {
     const claims = { ref: 'main', ref_protected: 'true' };
     const root = { headers: { 'X-Vault-Token': store.rootToken } };
     const roleId = async (role: string) => ((await (await fetch(`${store.addr}/v1/auth/approle/role/${role}/role-id`, root)).json()) as any).data.role_id as string;
@@ -390,7 +404,8 @@ export const platformConfig: PlatformConfig = {
     expect(policiesBefore).toEqual(expect.arrayContaining(retiredGrants));
 
     // 2. Down to two shards: every application in app-roles-01; app-roles-02 is retired. Its objects
-    // all moved, but its two grants are declared nowhere any more: a removal (docs/pipelines.md §8).
+    // all moved, and its two grants, declared nowhere any more, are the pipeline's own: destroyed with
+    // its apply, no person needed (docs/pipelines.md §8).
     // First as a merge request: the retired shard is planned with the read-only role, nothing applied.
     git(repo, 'checkout', '-q', '-b', 'reshard');
     fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(30, 2));
@@ -400,14 +415,18 @@ export const platformConfig: PlatformConfig = {
     const review = await glci([], { ref: 'reshard', ref_protected: 'false', ref_path: 'refs/heads/reshard' }, mr);
     out = review.output;
     expect(out).toMatch(/### Retired stacks: their state forgets the objects that moved; what was removed is destroyed only by secretstore-iac-destroy-removed-objects\n[^\n]*\n[^\n]*- `app-roles-02`/);
-    expect(out).toContain('### Objects removed: 2 destroyed on the store, after approval');
-    for (const grant of retiredGrants) expect(out).toContain(`| \`app-roles-02\` (removed) | \`sys/policies/acl/${grant}\` |`);
+    // The note lists the grants apart, as destroyed automatically, and no removal (nothing revoked).
+    expect(out).not.toContain('### Objects removed');
+    expect(out).toContain('### Pipeline grants of retired stacks: 2 destroyed automatically, without approval');
+    expect(out).toContain('They are pipeline-internal and give no identity access to a secret');
+    for (const grant of retiredGrants) expect(out).toContain(`| \`app-roles-02\` (removed) | \`sys/policies/acl/${grant}\` | pipeline grant`);
     expect(out).toMatch(/secretstore-iac-plan-retired\s+> [^\n]*8 to forget/);
-    // The only destroys planned: the retired shard's two grants.
+    // The only destroys planned: the retired shard's two grants, passed as its own, not as removals.
     const destroys = out.split('\n').filter((l) => destroying.test(l));
     expect(destroys.length).toBeGreaterThan(0);
     for (const line of destroys) expect(line).toMatch(/^secretstore-iac-plan-retired\s+> [^\n]*\b2 to destroy/);
-    expect(out).toMatch(/secretstore-iac tf: app-roles-02: 2 objects declared nowhere any more, destroyed by this plan \(--allow-removals\):/);
+    expect(out).toMatch(/secretstore-iac tf: app-roles-02: 2 pipeline grants of this retired stack destroyed without approval/);
+    expect(out).not.toMatch(/declared nowhere any more, destroyed by this plan/);
     expect(out).not.toMatch(/secretstore-iac-apply-/);
     expect(review.code).toBe(0);
     expect(stateResources('app-roles-02').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(4);
@@ -417,33 +436,31 @@ export const platformConfig: PlatformConfig = {
     git(repo, 'push', '-q', 'origin', 'main');
     const resharded = await glci([], claims, pushedOnto(beforeMerge));
     out = resharded.output;
-    expect(out).toMatch(/Wrote cdktf\.out\/stacks\/app-roles-02\/moves\.tf\.json: forget 8, import 0 \(a stack HEAD no longer has/);
-    // ci-access keeps the retired shard's grants on the roles (the override moves wrote) until the manual job.
+    expect(out).toMatch(/Wrote cdktf\.out\/stacks\/app-roles-02\/moves\.tf\.json: forget 8, import 0 \(a stack HEAD no longer has: plan and apply it, which destroys its 2 pipeline grants without approval/);
+    // ci-access keeps the retired shard's grants on the roles (the override moves wrote): the apply role
+    // deletes them with its own token, in the retire stage.
     expect(out).toContain('its roles keep the policies of app-roles-02 until their removal is applied.');
     expect(out).toMatch(/retired stacks, planned and applied after every other stack \(forgets; removals only by secretstore-iac-destroy-removed-objects\):\n[^\n]*?\bapp-roles-02\n/);
-    // The retired plan (its forgets with the grants' destroys) is held for the manual job.
-    expect(out).toContain('secretstore-iac: not applied here: the manual job secretstore-iac-destroy-removed-objects applies the plan of app-roles-02 (with its other changes) once a person starts it');
-    expect(out).toMatch(/secretstore-iac-apply-retired\s+finished in/);
-    expect(out).not.toMatch(/Resources: [^\n]*[1-9]\d* destroyed/);
+    // The retired plan (its forgets with its own grants' destroys) is applied here, not held for the manual job.
+    expect(out).not.toContain('secretstore-iac: not applied here');
+    expect(out).toMatch(/secretstore-iac-apply-retired\s+> [^\n]*2 pipeline grants of this retired stack destroyed without approval/);
+    expect(out).toMatch(/secretstore-iac-apply-retired\s+> [^\n]*Apply complete! Resources: 0 added, 0 changed, 2 destroyed/);
+    // Nothing else destroyed anywhere: only the retired stack's apply destroys, and only its 2 grants.
+    for (const line of out.split('\n').filter((l) => /Resources: [^\n]*[1-9]\d* destroyed/.test(l))) expect(line).toMatch(/^secretstore-iac-apply-retired\s+> [^\n]*0 added, 0 changed, 2 destroyed/);
     expect(out).not.toMatch(/permission denied/);
     expect(resharded.code).toBe(0);
     const finished = (job: string) => out.search(new RegExp(`${job}\\s+finished in`));
     expect(finished('secretstore-iac-apply-app-roles-01')).toBeGreaterThanOrEqual(0);
     expect(finished('secretstore-iac-apply-app-roles-01')).toBeLessThan(finished('secretstore-iac-apply-retired'));
-    expect(stateResources('app-roles-02').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(4);
-    expect(stateResources('app-roles-01').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(5);
-
-    // 3. A person starts the manual job: it forgets what moved and destroys the two grants, nothing else.
-    const approved = await glci(['secretstore-iac-destroy-removed-objects'], claims, [...pushedOnto(beforeMerge), '--manual', 'secretstore-iac-destroy-removed-objects']);
-    out = approved.output;
-    expect(out).toContain('destroying what the configuration declares nowhere any more:');
-    for (const grant of retiredGrants) expect(out).toMatch(new RegExp(` {4}sys/policies/acl/${grant} \\(vault_policy\\.[^)]+\\)`));
-    expect(out).not.toMatch(/ {4}auth\/approle\/role\//);
-    expect(out).toMatch(/Apply complete! Resources: 0 added, 0 changed, 2 destroyed/);
-    expect(out).not.toMatch(/permission denied/);
-    expect(approved.code).toBe(0);
+    // The retired state is empty; every application is in app-roles-01.
     expect(stateResources('app-roles-02')).toEqual([]);
     expect(stateResources('app-roles-01').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(5);
+
+    // 3. The manual job has nothing to do: no plan of this pipeline destroys a removed object.
+    const manual = await glci(['secretstore-iac-destroy-removed-objects'], claims, [...pushedOnto(beforeMerge), '--manual', 'secretstore-iac-destroy-removed-objects']);
+    expect(manual.output).toContain('secretstore-iac: no plan of this pipeline destroys a removed object: nothing to destroy');
+    expect(manual.output).not.toMatch(/Apply complete!/);
+    expect(manual.code).toBe(0);
 
     // Nothing of an application was destroyed or recreated: the same roles and policies but the two
     // grants, the same Role IDs, and the Secret ID issued before the moves logs in.
@@ -453,6 +470,6 @@ export const platformConfig: PlatformConfig = {
     const login = await fetch(`${store.addr}/v1/auth/approle/login`, { method: 'POST', body: JSON.stringify({ role_id: before['orchestrator-dev'], secret_id: secretId }) });
     expect(login.status).toBe(200);
     expect(resharded.output).not.toContain(secretId);
-    expect(out).not.toContain(secretId);
+    expect(review.output).not.toContain(secretId);
   }, 900_000);
 });

@@ -67,8 +67,10 @@ describe('secretstore-iac init DIR: a configuration repository that depends on t
     expect(manifest.dependencies).toEqual({ 'secretstore-iac': `^${OWN.version}` });
     expect(manifest.devDependencies).toEqual({ typescript: OWN.devDependencies.typescript, '@types/node': OWN.devDependencies['@types/node'] });
     expect(manifest.devDependencies.typescript).toMatch(/^[1-6]\.\d+\.\d+$/);
-    expect(Object.keys(manifest.scripts).sort()).toEqual(['build', 'synth']);
-    expect(manifest.scripts.synth).toBe('npm run build && node dist/stacks/main.js');
+    expect(Object.keys(manifest.scripts).sort()).toEqual(['build', 'synth', 'synth:built']);
+    expect(manifest.scripts.synth).toBe('npm run build && npm run synth:built');
+    // What the pipeline's synth job runs on the build job's dist/: no second compilation.
+    expect(manifest.scripts['synth:built']).toBe('node dist/stacks/main.js');
   });
 
   it('tsconfig.json compiles stacks/ to dist/stacks/, which cdktf.json\'s app runs', () => {

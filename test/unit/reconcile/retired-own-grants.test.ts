@@ -1,0 +1,233 @@
+/**
+ * Issue 30, option B: a retired stack (fewer shards) whose every object moved still declares the
+ * pipeline roles' two grants there, declared nowhere any more. They are the pipeline's own policies,
+ * giving no identity access to a secret: its plan destroys them without the manual approval job, but
+ * only they, only when they are all the retired stack destroys, and only when BASE's synthesis shows
+ * them to be the library's grants (never by name alone). Against a real store and engine, under
+ * gitlab-ci-local: test/store/configuration-pipeline.store.test.ts (the re-shard to fewer shards).
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Policy } from '@cdktf/provider-vault/lib/policy';
+import { approveRemovals, approveRetiredGrants, reportRetiredGrants } from '../../../lib/cli/removal-approval';
+import { runCli } from '../../../lib/cli/run-cli';
+import { plannedDestructions } from '../../../lib/engine/replacement-guard';
+import { PlatformConfig } from '../../../lib/platform/platform-config';
+import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
+import { ownGrantDestroys, readRetiredOwnGrants, RETIRED_OWN_GRANTS_FILE, retiredOwnGrants } from '../../../lib/reconcile/retired-stack-grants';
+import { MOVES_FILE, separateRetiredOwnGrants, stackMoves } from '../../../lib/reconcile/stack-moves';
+import { stackMovesJson } from '../../../lib/reconcile/stack-moves-json';
+import { renderStackMovesMarkdown } from '../../../lib/reconcile/stack-moves-markdown';
+import { readSynthOutput, SynthStack } from '../../../lib/sources/synth-output';
+import { platformConfig } from '../../../stacks/platform.config';
+import { synthesizePlatform } from '../../support/synthesized-platform';
+
+const hash = (shards: number): PlatformConfig => ({ ...platformConfig, applicationSharding: { by: 'hash', shards } });
+const addBilling = (p: any) => p.appRoles.addApplication('billing-dev', { name: 'billing', environment: 'dev' });
+const GRANTS = ['sys/policies/acl/secretstore-iac-pipeline-app-roles-02', 'sys/policies/acl/secretstore-iac-plan-app-roles-02'];
+
+async function moves(base: string, head: string, ...more: string[]): Promise<{ code: number; stdout: string }> {
+  const out: string[] = [];
+  const code = await runCli(['moves', base, head, ...more], { env: {}, cwd: path.dirname(head), isTerminal: false, stdout: (l) => out.push(l), stderr: () => undefined });
+  return { code, stdout: out.join('\n') };
+}
+
+/** A deep copy of a synthesized output's stacks, to edit one block. */
+const copy = (stacks: readonly SynthStack[]): SynthStack[] => JSON.parse(JSON.stringify(stacks));
+/** The `vault_policy` block of `stack` whose name is `name`. */
+const policy = (stacks: SynthStack[], stack: string, name: string) => Object.values(stacks.find((s) => s.name === stack)!.resources.vault_policy as Record<string, any>).find((b) => b.name === name)!;
+
+describe('retiredOwnGrants: a retired stack\'s pipeline grants, recognised from BASE\'s synthesis', () => {
+  // Three hash shards (app-roles-02 holds four applications with billing-dev), then two: every
+  // application in app-roles-01, app-roles-02 retired.
+  const base3 = synthesizePlatform(hash(3), addBilling);
+  const head2 = synthesizePlatform(hash(2), addBilling);
+  const base = readSynthOutput(base3.outdir);
+  const head = readSynthOutput(head2.outdir);
+
+  it('the two grants of the retired shard, each with its address, store path and role; none of a stack HEAD keeps', () => {
+    expect(head.map((s) => s.name)).not.toContain('app-roles-02');
+    expect(retiredOwnGrants(base, head)).toEqual([
+      { stack: 'app-roles-02', address: 'vault_policy.secretstore-iac-grant-pipeline-apply', storePath: GRANTS[0], role: 'secretstore-iac-pipeline' },
+      { stack: 'app-roles-02', address: 'vault_policy.secretstore-iac-grant-pipeline-plan', storePath: GRANTS[1], role: 'secretstore-iac-plan' },
+    ]);
+    expect(retiredOwnGrants(base, base)).toEqual([]);
+  });
+
+  it.each([
+    [
+      'a policy named like a grant whose construct is not the library\'s grant (a hand-made policy)',
+      (s: SynthStack[]) => (policy(s, 'app-roles-02', 'secretstore-iac-pipeline-app-roles-02')['//'].metadata.path = 'app-roles-02/my-policy'),
+    ],
+    [
+      'an application\'s policy given a grant\'s name (its construct path is the application\'s)',
+      (s: SynthStack[]) => {
+        const grant = policy(s, 'app-roles-02', 'secretstore-iac-pipeline-app-roles-02');
+        const app = policy(s, 'app-roles-02', 'orchestrator-dev');
+        delete (s.find((x) => x.name === 'app-roles-02')!.resources.vault_policy as any)[grant['//'].metadata.uniqueId];
+        app.name = 'secretstore-iac-pipeline-app-roles-02';
+      },
+    ],
+    [
+      'the grant construct with a name that is not <role name>-<stack>',
+      (s: SynthStack[]) => (policy(s, 'app-roles-02', 'secretstore-iac-pipeline-app-roles-02').name = 'secretstore-iac-pipeline-app-roles-03'),
+    ],
+    [
+      'a grant no pipeline role attaches (not in its token_policies)',
+      (s: SynthStack[]) => {
+        for (const role of Object.values(s.find((x) => x.name === 'ci-access')!.resources.vault_jwt_auth_backend_role as Record<string, any>)) {
+          role.token_policies = role.token_policies.filter((n: string) => n !== 'secretstore-iac-pipeline-app-roles-02');
+        }
+      },
+    ],
+  ])('not a grant: %s', (_, edit) => {
+    const edited = copy(base);
+    edit(edited);
+    expect(retiredOwnGrants(edited, head).map((g) => g.storePath)).toEqual([GRANTS[1]]);
+  });
+
+  it('without a configuration project (no pipeline roles), a policy of yours named and placed like a grant is none', () => {
+    const { configurationProject, ...plain } = hash(3);
+    const lookalike = (p: any) => {
+      addBilling(p);
+      const shard = p.appRoles.node.scope.node.tryFindChild('app-roles-02');
+      // The construct id and the name the library would give the grant of a role with construct id pipeline-apply.
+      new Policy(shard, 'secretstore-iac-grant-pipeline-apply', { name: 'secretstore-iac-pipeline-app-roles-02', policy: 'path "sys/audit" {\n  capabilities = ["read"]\n}\n' });
+    };
+    const before = readSynthOutput(synthesizePlatform(plain, lookalike).outdir);
+    expect(policy(before, 'app-roles-02', 'secretstore-iac-pipeline-app-roles-02')['//'].metadata.path).toBe('app-roles-02/secretstore-iac-grant-pipeline-apply');
+    const { configurationProject: _, ...plainHead } = hash(2);
+    expect(retiredOwnGrants(before, readSynthOutput(synthesizePlatform(plainHead, addBilling).outdir))).toEqual([]);
+  });
+});
+
+describe('separateRetiredOwnGrants: the grants go apart only when they are all the retired stack removes', () => {
+  const base3 = synthesizePlatform(hash(3), addBilling).outdir;
+
+  it('every other object moved: the grants are not removals, they are destroyed without approval', () => {
+    const head = synthesizePlatform(hash(2), addBilling).outdir;
+    const result = separateRetiredOwnGrants(stackMoves(readDeclaredObjects(base3), readDeclaredObjects(head)), retiredOwnGrants(readSynthOutput(base3), readSynthOutput(head)));
+    expect(result.removals).toEqual([]);
+    expect(result.retiredGrants!.map((r) => [r.stack, r.storePath])).toEqual(GRANTS.map((g) => ['app-roles-02', g]));
+    expect(result.moves).toHaveLength(8);
+  });
+
+  it('the retired stack also removes an application (billing-dev): its grants stay removals, waiting for approval with it', () => {
+    const head = synthesizePlatform(hash(2)).outdir;
+    const result = separateRetiredOwnGrants(stackMoves(readDeclaredObjects(base3), readDeclaredObjects(head)), retiredOwnGrants(readSynthOutput(base3), readSynthOutput(head)));
+    expect(result.retiredGrants ?? []).toEqual([]);
+    expect(result.removals.map((r) => r.storePath)).toEqual(['auth/approle/role/billing-dev', 'sys/policies/acl/billing-dev', ...GRANTS]);
+  });
+
+  it('a removal in a stack HEAD keeps is never a retired grant', () => {
+    const moved = stackMoves(readDeclaredObjects(base3), readDeclaredObjects(base3));
+    const removal = { kind: 'policy' as const, storePath: GRANTS[0], stack: 'app-roles-02', address: 'vault_policy.secretstore-iac-grant-pipeline-apply', stackRemains: true };
+    const result = separateRetiredOwnGrants({ ...moved, removals: [removal] }, [{ stack: 'app-roles-02', address: removal.address, storePath: removal.storePath }]);
+    expect(result.removals).toEqual([removal]);
+    expect(result.retiredGrants ?? []).toEqual([]);
+  });
+});
+
+describe('the note and --format json list the grants apart from the revocations', () => {
+  const base3 = synthesizePlatform(hash(3), addBilling).outdir;
+
+  it('only grants: a section saying they go automatically and why, no "Objects removed"; JSON grantsDestroyedAutomatically', async () => {
+    const head = synthesizePlatform(hash(2), addBilling).outdir;
+    const note = path.join(path.dirname(head), 'note.md');
+    const r = await moves(base3, head, '--markdown-file', note);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('2 pipeline grants of retired stacks whose other objects all moved: their plans destroy them without --allow-removals');
+    expect(r.stdout).toMatch(/Wrote cdktf\.out\/stacks\/app-roles-02\/moves\.tf\.json: forget 8, import 0 \(a stack HEAD no longer has: plan and apply it, which destroys its 2 pipeline grants without approval, then delete the directory\)\./);
+    const md = fs.readFileSync(note, 'utf8');
+    expect(md).not.toContain('### Objects removed');
+    expect(md).toContain('### Pipeline grants of retired stacks: 2 destroyed automatically, without approval');
+    expect(md).toContain('They are pipeline-internal and give no identity access to a secret: not a revocation, so the retired stack\'s apply destroys them, with no manual job.');
+    for (const g of GRANTS) expect(md).toContain(`| \`app-roles-02\` (removed) | \`${g}\` | pipeline grant: the pipeline roles' rules on this stack's objects |`);
+    const json = JSON.parse((await moves(base3, head, '--format', 'json', '--dry-run')).stdout);
+    const retired = json.stacks.find((s: any) => s.stack === 'app-roles-02');
+    expect(retired.removed).toEqual([]);
+    expect(retired.grantsDestroyedAutomatically.map((g: any) => g.storePath)).toEqual(GRANTS);
+    // The record tf reads, beside the moves file.
+    expect(readRetiredOwnGrants(path.join(head, 'stacks', 'app-roles-02')).map((g) => g.storePath)).toEqual(GRANTS);
+  });
+
+  it('with a real removal in the retired stack: every object, grants included, under "Objects removed", after approval', () => {
+    const head = synthesizePlatform(hash(2)).outdir;
+    const result = separateRetiredOwnGrants(stackMoves(readDeclaredObjects(base3), readDeclaredObjects(head)), retiredOwnGrants(readSynthOutput(base3), readSynthOutput(head)));
+    const md = renderStackMovesMarkdown(result, 'Approve.');
+    expect(md).toContain('### Objects removed: 4 destroyed on the store, after approval');
+    expect(md).not.toContain('### Pipeline grants of retired stacks');
+    const json = stackMovesJson(result, { base: 'b', head: 'h' }, new Map(), false);
+    expect(json.stacks.find((s) => s.stack === 'app-roles-02')!.grantsDestroyedAutomatically).toEqual([]);
+  });
+});
+
+describe('tf --refuse-replace on a retired stack: its own grants pass without --allow-removals, only when they are all it destroys', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  const base3 = synthesizePlatform(hash(3), addBilling).outdir;
+
+  /** HEAD (two shards) with the retired app-roles-02 directory `moves` wrote. */
+  async function retiredHead(): Promise<{ outdir: string; stackDir: string }> {
+    const outdir = synthesizePlatform(hash(2), addBilling).outdir;
+    expect((await moves(base3, outdir)).code).toBe(0);
+    const stackDir = path.join(outdir, 'stacks', 'app-roles-02');
+    expect(fs.readdirSync(stackDir).sort()).toEqual([MOVES_FILE, RETIRED_OWN_GRANTS_FILE].sort());
+    return { outdir, stackDir };
+  }
+  const change = (address: string, name: string, actions = ['delete']) => ({ address, type: 'vault_policy', change: { actions, before: { name }, after: actions.includes('create') ? { name } : null } });
+  const grantApply = change('vault_policy.secretstore-iac-grant-pipeline-apply', 'secretstore-iac-pipeline-app-roles-02');
+  const grantPlan = change('vault_policy.secretstore-iac-grant-pipeline-plan', 'secretstore-iac-plan-app-roles-02');
+  const review = (...changes: object[]) => ({ destructions: plannedDestructions({ resource_changes: changes }), creates: [] });
+
+  it('the plan destroys exactly the recorded grants: they leave the review (nothing refused, no removal), reported', async () => {
+    const { outdir, stackDir } = await retiredHead();
+    const approved = approveRetiredGrants(review(grantApply, grantPlan), stackDir, outdir);
+    expect(approved.review.destructions).toEqual([]);
+    expect(approved.grants).toEqual([`${GRANTS[0]} (vault_policy.secretstore-iac-grant-pipeline-apply)`, `${GRANTS[1]} (vault_policy.secretstore-iac-grant-pipeline-plan)`]);
+    // With --allow-removals as well (the pipeline's plan jobs): no removal left, so no removals file, and the apply is not deferred.
+    expect(approveRemovals(approved.review, outdir).removals).toEqual([]);
+    const lines: string[] = [];
+    reportRetiredGrants(approved.grants, 'app-roles-02', (l) => lines.push(l));
+    expect(lines[0]).toBe(
+      'secretstore-iac tf: app-roles-02: 2 pipeline grants of this retired stack destroyed without approval (pipeline-internal: the objects they covered moved to stacks whose grants cover them; no identity loses access to a secret):',
+    );
+    expect(lines.slice(1)).toEqual(approved.grants.map((g) => `  ${g}`));
+  });
+
+  it.each([
+    ['an application\'s policy HEAD declares nowhere', change('vault_policy.payments-dev_policy_1', 'payments-dev')],
+    ['a lookalike: a grant\'s name at an address moves did not record', change('vault_policy.my-policy', 'secretstore-iac-pipeline-app-roles-02')],
+    ['a people role', { address: 'vault_jwt_auth_backend_role.developers', type: 'vault_jwt_auth_backend_role', change: { actions: ['delete'], before: { backend: 'oidc', role_name: 'developers' }, after: null } }],
+  ])('with anything else destroyed (%s), nothing passes on its own: the grants wait with it for --allow-removals', async (_, other) => {
+    const { outdir, stackDir } = await retiredHead();
+    const approved = approveRetiredGrants(review(grantApply, grantPlan, other), stackDir, outdir);
+    expect(approved.grants).toEqual([]);
+    expect(approved.review.destructions).toHaveLength(3);
+    // The manual job's --allow-removals lists all three as removals.
+    expect(approveRemovals(approved.review, outdir).removals).toHaveLength(3);
+  });
+
+  it('a replacement of a grant, or a grant HEAD declares again, is not let through', async () => {
+    const { outdir, stackDir } = await retiredHead();
+    expect(approveRetiredGrants(review(change(grantApply.address, 'secretstore-iac-pipeline-app-roles-02', ['delete', 'create'])), stackDir, outdir).grants).toEqual([]);
+    expect(ownGrantDestroys(plannedDestructions({ resource_changes: [grantApply] }), readRetiredOwnGrants(stackDir), new Set([GRANTS[0]]))).toEqual([]);
+  });
+
+  it('a stack HEAD still has (a grant of a stack still declared) never passes; nor a retired stack without the record', async () => {
+    const { outdir, stackDir } = await retiredHead();
+    const kept = path.join(outdir, 'stacks', 'app-roles-01');
+    fs.copyFileSync(path.join(stackDir, RETIRED_OWN_GRANTS_FILE), path.join(kept, RETIRED_OWN_GRANTS_FILE));
+    expect(approveRetiredGrants(review(grantApply, grantPlan), kept, outdir).grants).toEqual([]);
+    fs.rmSync(path.join(stackDir, RETIRED_OWN_GRANTS_FILE));
+    expect(approveRetiredGrants(review(grantApply, grantPlan), stackDir, outdir).grants).toEqual([]);
+  });
+
+  it('a record that is not what moves writes is an error naming the file', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-own-grants-'));
+    dirs.push(dir);
+    fs.writeFileSync(path.join(dir, RETIRED_OWN_GRANTS_FILE), '{"grants": [{"address": 1}]}');
+    expect(() => readRetiredOwnGrants(dir)).toThrow(`${path.join(dir, RETIRED_OWN_GRANTS_FILE)} is not what \`secretstore-iac moves\` writes (a grant without address, storePath and role): run moves again`);
+  });
+});

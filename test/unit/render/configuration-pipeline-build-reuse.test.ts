@@ -1,0 +1,90 @@
+/**
+ * Issue 30, "jobs reuse their work": the configuration is compiled once per pipeline. The build job
+ * compiles it (`npm run build`) and marks its `dist/` artifact with the commit; the synth job
+ * synthesizes that `dist/` (`npm run synth:built`) instead of `npm run synth`, which would compile
+ * again. The rendered steps run under the runner's `bash -eo pipefail` with an `npm` that logs its
+ * calls; under gitlab-ci-local with the real npm and tsc: test/store/configuration-pipeline.store.test.ts.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as yaml from 'js-yaml';
+import { SYNTH_BUILT_SCRIPT, renderConfigurationPackageJson } from '../../../lib/render/configuration-package-json';
+import { BUILD_MARK, renderConfigurationPipelineYaml } from '../../../lib/render/configuration-pipeline-yaml';
+import { PIPELINE_OPTIONS } from '../../support/pipeline-options';
+
+const pipeline = yaml.load(renderConfigurationPipelineYaml(PIPELINE_OPTIONS)) as Record<string, any>;
+const SHA = '0123456789abcdef0123456789abcdef01234567';
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+/** The package.json `secretstore-iac init` writes. */
+const TEMPLATE = renderConfigurationPackageJson({ name: 'acme', packageSpec: '^1.0.0', typescriptVersion: '5.9.3', typesNodeVersion: '20.19.9' });
+
+/** Runs the job's script items from `first` through `last` (by a text each holds) in a directory holding `files`, with an `npm` that logs its arguments. */
+function runJob(job: string, from: string, to: string, files: Record<string, string>, npmExit = 0) {
+  const items: string[] = pipeline[job].script;
+  const start = items.findIndex((i) => i.includes(from));
+  const end = items.findIndex((i) => i.includes(to));
+  expect(start).toBeGreaterThanOrEqual(0);
+  expect(end).toBeGreaterThanOrEqual(start);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-build-reuse-'));
+  dirs.push(dir);
+  fs.mkdirSync(path.join(dir, 'bin'));
+  fs.writeFileSync(path.join(dir, 'bin', 'npm'), `#!/bin/sh\necho "npm $*" >> calls.txt\nif [ "$2" = build ]; then mkdir -p dist; fi\nexit ${npmExit}\n`, { mode: 0o755 });
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), content);
+  }
+  const r = spawnSync('bash', ['-eo', 'pipefail', '-c', `${items.slice(start, end + 1).join('\n')}\necho "job went on"`], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`, HOME: dir, CI_COMMIT_SHA: SHA },
+  });
+  const read = (name: string) => (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), 'utf8') : undefined);
+  return { code: r.status, output: `${r.stdout}${r.stderr}`, read };
+}
+
+describe('the configuration is compiled once per pipeline: the synth job synthesizes the build job\'s dist/', () => {
+  it('the configuration repository\'s package.json: synth is build, then synth:built, which only runs the compiled entry', () => {
+    const scripts = JSON.parse(TEMPLATE).scripts;
+    expect(scripts.synth).toBe(`npm run build && npm run ${SYNTH_BUILT_SCRIPT}`);
+    expect(scripts[SYNTH_BUILT_SCRIPT]).toBe('node dist/stacks/main.js');
+    expect(scripts[SYNTH_BUILT_SCRIPT]).not.toMatch(/tsc|build/);
+  });
+
+  it('the build job compiles and marks its dist/ (an artifact) with the commit', () => {
+    expect(pipeline['secretstore-iac-build'].artifacts.paths).toEqual(['dist/']);
+    const r = runJob('secretstore-iac-build', 'npm run build', BUILD_MARK, {});
+    expect(r.code).toBe(0);
+    expect(r.read('calls.txt')).toBe('npm run build\n');
+    expect(r.read(BUILD_MARK)).toBe(`${SHA}\n`);
+  });
+
+  it('the synth job, given the build job\'s dist/ of its commit, synthesizes it without compiling (npm run synth:built)', () => {
+    const r = runJob('secretstore-iac-synth', SYNTH_BUILT_SCRIPT, SYNTH_BUILT_SCRIPT, { 'package.json': TEMPLATE, [BUILD_MARK]: `${SHA}\n` });
+    expect(r.code).toBe(0);
+    expect(r.read('calls.txt')).toBe(`npm run ${SYNTH_BUILT_SCRIPT}\n`);
+    expect(r.output).toContain(`secretstore-iac: synthesizing the build job's dist/ (compiled from ${SHA})`);
+  });
+
+  it.each([
+    ['no dist/ (a schedule has no build job)', { 'package.json': TEMPLATE }],
+    ['a dist/ of another commit (a workspace left by an earlier job)', { 'package.json': TEMPLATE, [BUILD_MARK]: 'fedcba9876543210fedcba9876543210fedcba98\n' }],
+    ['a dist/ without the mark', { 'package.json': TEMPLATE, 'dist/stacks/main.js': '' }],
+    ['a package.json written before synth:built', { 'package.json': JSON.stringify({ scripts: { build: 'tsc', synth: 'npm run build && node dist/stacks/main.js' } }), [BUILD_MARK]: `${SHA}\n` }],
+  ])('%s: npm run synth, which compiles first', (_, files) => {
+    const r = runJob('secretstore-iac-synth', SYNTH_BUILT_SCRIPT, SYNTH_BUILT_SCRIPT, files);
+    expect(r.code).toBe(0);
+    expect(r.read('calls.txt')).toBe('npm run synth\n');
+  });
+
+  it('a failing synthesis fails the job, either way', () => {
+    for (const files of [{ 'package.json': TEMPLATE, [BUILD_MARK]: `${SHA}\n` }, { 'package.json': TEMPLATE }] as Record<string, string>[]) {
+      const r = runJob('secretstore-iac-synth', SYNTH_BUILT_SCRIPT, SYNTH_BUILT_SCRIPT, files, 2);
+      expect(r.code).toBe(2);
+      expect(r.output).not.toContain('job went on');
+    }
+  });
+});
