@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { MOVES_FILE } from '../reconcile/stack-moves';
+import { isRetiredStackDirectory, MOVES_FILE } from '../reconcile/stack-moves';
 import { readStackNamespace } from '../sources/synth-output';
 import { resolveStoreNamespace } from '../store/store-namespace-setting';
 import { resolveStoreAddress } from '../store/store-address';
@@ -133,7 +133,7 @@ export const engineCommand: Command = {
     const stackDir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'), 'stacks', stack);
     // A retired stack (a shard the configuration no longer has) holds only the moves file that
     // forgets its objects: `moves` wrote its backend and provider there.
-    const retired = !fs.existsSync(path.join(stackDir, 'cdk.tf.json')) && fs.existsSync(path.join(stackDir, MOVES_FILE));
+    const retired = isRetiredStackDirectory(stackDir);
     if (!retired && !fs.existsSync(path.join(stackDir, 'cdk.tf.json'))) {
       throw new Error(`no synthesized stack at ${stackDir}: run \`npm run synth\` first, or pass --outdir`);
     }

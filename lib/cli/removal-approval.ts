@@ -1,9 +1,8 @@
 import * as fs from 'fs';
-import * as path from 'path';
 import { PlanReview } from '../engine/replacement-guard';
 import { declaredStorePaths, isPlannedRemoval } from '../reconcile/planned-removal';
 import { ownGrantDestroys, readRetiredOwnGrants } from '../reconcile/retired-stack-grants';
-import { MOVES_FILE } from '../reconcile/stack-moves';
+import { isRetiredStackDirectory } from '../reconcile/stack-moves';
 import { terminalLine } from '../private/terminal-text';
 import { writeFileAtomically } from './adopt-command';
 
@@ -64,8 +63,7 @@ export interface RetiredGrantDestroys {
  * @param outdir the synthesized output the stack belongs to (HEAD)
  */
 export function approveRetiredGrants(review: PlanReview, stackDir: string, outdir: string): RetiredGrantDestroys {
-  const retired = !fs.existsSync(path.join(stackDir, 'cdk.tf.json')) && fs.existsSync(path.join(stackDir, MOVES_FILE));
-  const recorded = retired ? readRetiredOwnGrants(stackDir) : [];
+  const recorded = isRetiredStackDirectory(stackDir) ? readRetiredOwnGrants(stackDir) : [];
   if (recorded.length === 0 || review.destructions.length === 0) return { review, grants: [] };
   const grants = ownGrantDestroys(review.destructions, recorded, declaredStorePaths(outdir));
   return {

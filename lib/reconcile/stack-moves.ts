@@ -1,3 +1,5 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import { compareStrings } from '../private/compare-strings';
 import { terraformString } from '../render/text-encoders';
 import { DeclaredObject } from './declared-object';
@@ -9,6 +11,15 @@ import { DeclaredObject } from './declared-object';
  * never writes it, so a re-synthesis carries it over (like `adopt-imports.tf.json`).
  */
 export const MOVES_FILE = 'moves.tf.json';
+
+/**
+ * Whether `stackDir` is a retired stack's: a stack the configuration no longer has (fewer shards, a
+ * removed section), whose directory holds no synthesized `cdk.tf.json`, only the {@link MOVES_FILE}
+ * that `moves` wrote (its backend and provider, and the `removed` blocks that forget what moved out).
+ */
+export function isRetiredStackDirectory(stackDir: string): boolean {
+  return !fs.existsSync(path.join(stackDir, 'cdk.tf.json')) && fs.existsSync(path.join(stackDir, MOVES_FILE));
+}
 
 /** One store object declared by one stack before and by another after (docs/sharding.md). */
 export interface StackMove {
