@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { renderConfigurationPipelineYaml } from '../render/configuration-pipeline-yaml';
+import { renderConfigurationPipelineYaml, ShardJobGroup } from '../render/configuration-pipeline-yaml';
 import { CONFIGURATION_PIPELINE_COPY } from '../render/configuration-gitlab-ci';
 import { ValidationProblem } from '../model/validation-problem';
 import { ConfigurationPipelineRole } from './configuration-pipeline-role';
@@ -7,7 +7,8 @@ import { configurationPipelineStacks } from './configuration-pipeline-stacks';
 import { SecretStoreStack } from './secret-store-stack';
 import { stackInputVariables } from './stack-input-variables';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
-import { CheckedProps, expectInstance, expectString, optional, PropsSchema } from '../model/props-check';
+import { CheckedProps, expectInstance, expectInteger, expectString, optional, PropsSchema } from '../model/props-check';
+import { ApplicationStacks } from './application-stacks';
 
 /** The run-time checks of {@link ConfigurationPipelineProps}. */
 export const CONFIGURATION_PIPELINE_SCHEMA: PropsSchema = {
@@ -18,7 +19,13 @@ export const CONFIGURATION_PIPELINE_SCHEMA: PropsSchema = {
   installCommand: optional(expectString),
   committedCopy: optional(expectString),
   image: optional(expectString),
+  shardJobs: optional(expectInteger),
 };
+
+/** The default of {@link ConfigurationPipelineProps.shardJobs}. */
+export const DEFAULT_SHARD_JOBS = 4;
+/** The most {@link ConfigurationPipelineProps.shardJobs} may be. */
+export const MAX_SHARD_JOBS = 50;
 
 /** Properties of {@link ConfigurationPipeline}. */
 export interface ConfigurationPipelineProps {
@@ -51,6 +58,17 @@ export interface ConfigurationPipelineProps {
    * @default none (the runner's default image)
    */
   readonly image?: string;
+  /**
+   * How many plan jobs (and apply jobs) of each stage share the shard stacks of an
+   * {@link ApplicationStacks} (its hash, environment or named shards): the pipeline has these jobs,
+   * not one per shard, so its size does not grow with the shards, and a change to one shard runs
+   * one job that plans it while the others end at once. More jobs plan and apply more changed shards
+   * side by side (a library upgrade changes every shard) on as many runners. At most one per shard;
+   * from 1 to 50. A shard that declares input variables, or that another shard depends on, keeps
+   * jobs of its own.
+   * @default 4
+   */
+  readonly shardJobs?: number;
 }
 
 /**
@@ -89,6 +107,9 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
           problems.push(new ValidationProblem('committedCopy', copy, 'must be a relative .yml path inside the repository, without ".."'));
         }
         problems.push(...inputVariableProblems(configurationPipelineStacks(this)));
+        if (props.shardJobs !== undefined && Number.isInteger(props.shardJobs) && (props.shardJobs < 1 || props.shardJobs > MAX_SHARD_JOBS)) {
+          problems.push(new ValidationProblem('shardJobs', String(props.shardJobs), `must be from 1 to ${MAX_SHARD_JOBS}`));
+        }
         if (props.applyRole && props.applyRole.access !== 'apply') problems.push(new ValidationProblem('applyRole', props.applyRole.roleName, 'must have access "apply"'));
         if (props.planRole && props.planRole.access !== 'plan') problems.push(new ValidationProblem('planRole', props.planRole.roleName, 'must have access "plan"'));
         return problems.map(String);
@@ -126,6 +147,7 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
           inputs: Object.fromEntries(
             all.map((s) => [s.node.id, stackInputVariables(s).map((v) => ({ name: v.name, required: v.required }))]).filter(([, vars]) => vars.length > 0),
           ),
+          shardGroups: shardJobGroups(all, this.props.shardJobs ?? DEFAULT_SHARD_JOBS),
         }),
       },
     ];
@@ -151,4 +173,21 @@ function inputVariableProblems(stacks: readonly SecretStoreStack[]): ValidationP
     }
   }
   return problems;
+}
+
+/**
+ * The shard job groups of the pipeline: per {@link ApplicationStacks} with shards, its shards (named
+ * `<stack>-shards`), but those whose jobs must stay their own: a shard with input variables (only a
+ * stack's own jobs pass them on) and a shard that another shard depends on, or that depends on
+ * another (a group's jobs run side by side).
+ */
+function shardJobGroups(stacks: readonly SecretStoreStack[], jobs: number): ShardJobGroup[] {
+  const groups: ShardJobGroup[] = [];
+  for (const parent of stacks.filter((s): s is ApplicationStacks => s instanceof ApplicationStacks)) {
+    const shards = parent.shards.filter((s) => stacks.includes(s));
+    const linked = new Set(shards.flatMap((s) => s.dependencies.filter((d) => shards.includes(d as SecretStoreStack)).flatMap((d) => [s, d])));
+    const members = shards.filter((s) => !linked.has(s) && stackInputVariables(s).length === 0).map((s) => s.node.id);
+    if (members.length > 0) groups.push({ name: `${parent.node.id}-shards`, stacks: members, jobs });
+  }
+  return groups;
 }

@@ -51,6 +51,30 @@ export interface ConfigurationPipelineYamlOptions {
    * @default none
    */
   readonly inputs?: Readonly<Record<string, readonly PipelineInputVariable[]>>;
+  /**
+   * Groups of stacks (the hash shards of an application stack) whose plans and applies a fixed number
+   * of jobs share, however many stacks a group holds: the pipeline has as many jobs for 100 shards as
+   * for 4, and a merge request that changes one shard runs one job that plans it (the others end at
+   * once), not one per shard.
+   * @default none: one plan and one apply job per stack
+   */
+  readonly shardGroups?: readonly ShardJobGroup[];
+}
+
+/**
+ * Stacks whose plans and applies {@link ShardJobGroup.jobs} jobs share (see
+ * {@link ConfigurationPipelineYamlOptions.shardGroups}). The n-th of the group's stacks that the synth
+ * job selects (in the selection's dependency order) is planned and applied by job
+ * `((n - 1) mod jobs) + 1`, one stack after the other; the plan job and the apply job of a number
+ * compute the same share.
+ */
+export interface ShardJobGroup {
+  /** The group's part of its job names: `app-roles-shards` gives `secretstore-iac-plan-app-roles-shards-1`. */
+  readonly name: string;
+  /** Its stacks, each one of the pipeline's stacks and in no other group; none depends on another of them or declares an input variable. */
+  readonly stacks: readonly string[];
+  /** How many plan jobs (and apply jobs) share the selected stacks: at most one per stack of the group. */
+  readonly jobs: number;
 }
 
 /** An input variable of a stack, as the pipeline wires it (see {@link ConfigurationPipelineYamlOptions.inputs}). */
@@ -115,6 +139,8 @@ export const BASE_OUTPUT = 'cdktf.base.out';
  * `cache:`: a base synthesized by an earlier pipeline (same tree, same library) is not synthesized again.
  */
 export const SYNTH_CACHE_DIR = '.secretstore-iac/synth-cache';
+/** A shard job's share of its group's selected stacks, one per line (written by its first step). */
+export const SHARD_JOB_STACKS_FILE = 'secretstore-iac-job-stacks.txt';
 /** The synth job's Markdown of the moves, renames and removals since the base (`moves --markdown-file`), appended to the note. */
 const MOVES_NOTE = 'secretstore-iac-moves.md';
 /**
@@ -166,21 +192,105 @@ function checkNames(options: ConfigurationPipelineYamlOptions): void {
     // A shell variable name and a GitLab CI/CD variable key at once.
     for (const v of inputs) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.name)) problems.push(`stack ${q(stack)}: input variable ${q(v.name)}: must be letters, digits and "_" (the CI/CD variable TF_VAR_<name>)`);
   }
+  problems.push(...shardGroupProblems(options));
   if (problems.length > 0) throw new Error(`configuration pipeline: ${problems.join('; ')}`);
 }
 
+/** What a shard job group breaks: its jobs share stacks one after the other, without their own steps. */
+function shardGroupProblems(options: ConfigurationPipelineYamlOptions): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  const jobNames = new Set(options.stacks);
+  for (const group of options.shardGroups ?? []) {
+    const at = `shard job group ${q(group.name)}`;
+    if (!/^[A-Za-z0-9_.-]+$/.test(group.name)) problems.push(`${at}: its name must be letters, digits, "_", "." or "-"`);
+    if (!Number.isInteger(group.jobs) || group.jobs < 1) problems.push(`${at}: jobs ${group.jobs}: must be a whole number of at least 1`);
+    for (let i = 1; i <= Math.max(1, Math.min(group.jobs, group.stacks.length)); i++) {
+      if (jobNames.has(`${group.name}-${i}`)) problems.push(`${at}: its job ${i} would have the jobs of stack ${q(`${group.name}-${i}`)}`);
+      jobNames.add(`${group.name}-${i}`);
+    }
+    if (group.stacks.length === 0) problems.push(`${at}: has no stack`);
+    for (const stack of group.stacks) {
+      if (!options.stacks.includes(stack)) problems.push(`${at}: ${q(stack)} is not one of the stacks`);
+      if (seen.has(stack)) problems.push(`${at}: ${q(stack)} is in group ${q(seen.get(stack)!)} too`);
+      seen.set(stack, group.name);
+      if (stack === options.firstStack) problems.push(`${at}: ${q(stack)} is the first stack, which applies before every other one`);
+      const inside = (options.dependencies?.[stack] ?? []).filter((d) => group.stacks.includes(d));
+      if (inside.length > 0) problems.push(`${at}: ${q(stack)} depends on ${inside.map(q).join(', ')} of the same group, whose jobs run side by side`);
+      if ((options.inputs?.[stack] ?? []).length > 0) problems.push(`${at}: ${q(stack)} declares input variables, which only a stack's own jobs pass on`);
+    }
+  }
+  return problems;
+}
+
 /**
- * The apply jobs a stack's apply job waits for: the first stack's, then those of the stacks it depends
- * on, sorted. Not the first stack's when that one depends on this stack, directly or not: a declared
- * dependency wins over the rule, and the needs form no cycle.
+ * The stacks whose apply jobs a stack's apply job waits for: the first stack, then the stacks it
+ * depends on, sorted. Not the first stack when that one depends on this stack, directly or not: a
+ * declared dependency wins over the rule, and the needs form no cycle.
  */
-function applyNeeds(options: ConfigurationPipelineYamlOptions, stack: string): string[] {
+function applyNeedStacks(options: ConfigurationPipelineYamlOptions, stack: string): string[] {
   const dependsOn = (from: string, on: string, seen = new Set<string>()): boolean =>
     (options.dependencies?.[from] ?? []).some((d) => d === on || (!seen.has(d) && (seen.add(d), dependsOn(d, on, seen))));
   const firstApplies = options.firstStack !== undefined && options.firstStack !== stack && options.stacks.includes(options.firstStack) && !dependsOn(options.firstStack, stack);
   const first = firstApplies ? [options.firstStack!] : [];
   const own = [...(options.dependencies?.[stack] ?? [])].filter((d) => options.stacks.includes(d) && !first.includes(d)).sort();
-  return [...first, ...own].map((s) => `secretstore-iac-apply-${s}`);
+  return [...first, ...own];
+}
+
+/** The apply jobs of `stacks`: a stack's own, or every apply job of its shard job group. */
+function applyJobs(options: ConfigurationPipelineYamlOptions, stacks: readonly string[]): string[] {
+  const jobs = stacks.flatMap((stack) => {
+    const group = (options.shardGroups ?? []).find((g) => g.stacks.includes(stack));
+    return group === undefined ? [`secretstore-iac-apply-${stack}`] : shardJobNumbers(group).map((i) => `secretstore-iac-apply-${group.name}-${i}`);
+  });
+  return [...new Set(jobs)];
+}
+
+/** The apply jobs a stack's apply job waits for ({@link applyNeedStacks}). */
+function applyNeeds(options: ConfigurationPipelineYamlOptions, stack: string): string[] {
+  return applyJobs(options, applyNeedStacks(options, stack));
+}
+
+/** The apply jobs the apply jobs of a shard job group wait for: those its stacks' would, but theirs. */
+function shardGroupApplyNeeds(options: ConfigurationPipelineYamlOptions, group: ShardJobGroup): string[] {
+  const stacks = [...new Set(group.stacks.flatMap((s) => applyNeedStacks(options, s)))].filter((s) => !group.stacks.includes(s));
+  const first = stacks.filter((s) => s === options.firstStack);
+  return applyJobs(options, [...first, ...stacks.filter((s) => s !== options.firstStack).sort()]);
+}
+
+/** The numbers of a shard job group's jobs: 1 to `jobs`, no more than it has stacks. */
+function shardJobNumbers(group: ShardJobGroup): number[] {
+  return Array.from({ length: Math.min(group.jobs, group.stacks.length) }, (_, i) => i + 1);
+}
+
+/**
+ * The first step of a shard job: writes {@link SHARD_JOB_STACKS_FILE}, its share of the group's
+ * stacks the synth job selected (the n-th of them, in the selection's order, is job
+ * `((n - 1) mod jobs) + 1`'s), and ends the job at once, successfully, when the share is empty. A
+ * missing selection fails the job instead.
+ */
+function shardJobShare(group: ShardJobGroup, job: number, what: 'plan' | 'apply'): string {
+  const jobs = shardJobNumbers(group).length;
+  return [
+    `if [ ! -f ${CHANGED_STACKS_FILE} ]; then echo "secretstore-iac: ${CHANGED_STACKS_FILE}, the synth job's selection of the stacks, is missing" >&2; exit 1; fi`,
+    `# Job ${job} of ${jobs} of ${group.name}: the n-th of its stacks the synth job selected is job ((n - 1) mod ${jobs}) + 1's.`,
+    `: > ${SHARD_JOB_STACKS_FILE}`,
+    'n=0',
+    `for stack in $(cat ${CHANGED_STACKS_FILE}); do`,
+    '  case "$stack" in',
+    `    ${group.stacks.join('|')})`,
+    '      n=$((n + 1))',
+    `      if [ $(((n - 1) % ${jobs})) -eq ${job - 1} ]; then echo "$stack" >> ${SHARD_JOB_STACKS_FILE}; fi`,
+    '      ;;',
+    '  esac',
+    'done',
+    `if [ ! -s ${SHARD_JOB_STACKS_FILE} ]; then`,
+    `  echo "secretstore-iac: none of the $n selected stacks of ${group.name} is job ${job}'s (of ${jobs}; ${group.stacks.length} stacks in the group, the others unchanged): nothing to ${what}"`,
+    '  exit 0',
+    'fi',
+    `echo "secretstore-iac: job ${job} of ${jobs} of ${group.name} ${what === 'plan' ? 'plans' : 'applies'}, in this order:"`,
+    `cat ${SHARD_JOB_STACKS_FILE}`,
+  ].join('\n');
 }
 
 /**
@@ -556,8 +666,10 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     const step = stackInputs(stack, options.inputs?.[stack], review);
     return step === undefined ? [] : [step];
   };
+  const grouped = new Set((options.shardGroups ?? []).flatMap((g) => g.stacks));
   for (const stack of stacks) {
-    for (const [suffix, condition, loginJob] of PLAN_JOBS) {
+    // A stack of a shard job group has its own drift job only: its group's jobs plan and apply it.
+    for (const [suffix, condition, loginJob] of grouped.has(stack) ? [] : PLAN_JOBS) {
       out.push(
         [
           planJobHead(`secretstore-iac-plan-${stack}${suffix}`, condition, loginJob),
@@ -580,28 +692,34 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         ].join('\n'),
       );
     }
+    if (!grouped.has(stack)) {
+      out.push(
+        [
+          `secretstore-iac-apply-${stack}:`,
+          '  stage: apply',
+          '  extends: .secretstore-iac-apply-login',
+          image + rules(DEFAULT_BRANCH),
+          // One apply per stack at a time across pipelines; the state lock covers everyone else.
+          `  resource_group: ${q(`secretstore-iac-${stack}`)}`,
+          `  needs: [${['secretstore-iac-synth', `secretstore-iac-plan-${stack}-default-branch`, ...applyNeeds(options, stack)].join(', ')}]`,
+          jobCache('pull'),
+          OWN_PLUGIN_CACHE,
+          '  script:',
+          script('    ', [
+            skipUnchanged(stack, 'apply'),
+            deferRemovals(stack, 'exit 0'),
+            ...inputs(stack, false),
+            INSTALL,
+            MAKE_PLUGIN_CACHE,
+            tf(stack, 'init -input=false'),
+            tf(stack, `apply -input=false -lock-timeout=10m ${planFile(stack)}`, true),
+          ]),
+          '',
+        ].join('\n'),
+      );
+    }
     out.push(
       [
-        `secretstore-iac-apply-${stack}:`,
-        '  stage: apply',
-        '  extends: .secretstore-iac-apply-login',
-        image + rules(DEFAULT_BRANCH),
-        // One apply per stack at a time across pipelines; the state lock covers everyone else.
-        `  resource_group: ${q(`secretstore-iac-${stack}`)}`,
-        `  needs: [${['secretstore-iac-synth', `secretstore-iac-plan-${stack}-default-branch`, ...applyNeeds(options, stack)].join(', ')}]`,
-        jobCache('pull'),
-        OWN_PLUGIN_CACHE,
-        '  script:',
-        script('    ', [
-          skipUnchanged(stack, 'apply'),
-          deferRemovals(stack, 'exit 0'),
-          ...inputs(stack, false),
-          INSTALL,
-          MAKE_PLUGIN_CACHE,
-          tf(stack, 'init -input=false'),
-          tf(stack, `apply -input=false -lock-timeout=10m ${planFile(stack)}`, true),
-        ]),
-        '',
         `secretstore-iac-drift-${stack}:`,
         '  stage: plan',
         '  extends: .secretstore-iac-apply-login',
@@ -621,6 +739,59 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         '',
       ].join('\n'),
     );
+  }
+  // Shard job groups: a fixed number of plan and apply jobs share the group's selected stacks, so the
+  // pipeline's jobs do not grow with the shards (each job of a real runner downloads the synth job's
+  // artifacts and the dependencies before its first step, also to end at once).
+  const forEachShardJobStack = (commands: readonly string[]) =>
+    [`for stack in $(cat ${SHARD_JOB_STACKS_FILE}); do`, ...commands.map((cmd) => `  ${cmd}`), 'done'].join('\n');
+  for (const group of [...(options.shardGroups ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const job of shardJobNumbers(group)) {
+      for (const [suffix, condition, loginJob] of PLAN_JOBS) {
+        out.push(
+          [
+            planJobHead(`secretstore-iac-plan-${group.name}-${job}${suffix}`, condition, loginJob),
+            script('    ', [
+              shardJobShare(group, job, 'plan'),
+              INSTALL,
+              `mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
+              MAKE_PLUGIN_CACHE,
+              forEachShardJobStack(['npx secretstore-iac tf "$stack" -- init -input=false', planWithRemovals('$stack', '"$stack"')]),
+            ]),
+            '  artifacts:',
+            `    paths: [${PLAN_DIR}/]`,
+            '    expire_in: 1 week',
+            '',
+          ].join('\n'),
+        );
+      }
+      out.push(
+        [
+          `secretstore-iac-apply-${group.name}-${job}:`,
+          '  stage: apply',
+          '  extends: .secretstore-iac-apply-login',
+          image + rules(DEFAULT_BRANCH),
+          // One apply of this job at a time across pipelines; the state lock serializes a stack two
+          // pipelines gave to different jobs (the later saved plan is then stale and refused).
+          `  resource_group: ${q(`secretstore-iac-${group.name}-${job}`)}`,
+          `  needs: [${['secretstore-iac-synth', `secretstore-iac-plan-${group.name}-${job}-default-branch`, ...shardGroupApplyNeeds(options, group)].join(', ')}]`,
+          jobCache('pull'),
+          OWN_PLUGIN_CACHE,
+          '  script:',
+          script('    ', [
+            shardJobShare(group, job, 'apply'),
+            INSTALL,
+            MAKE_PLUGIN_CACHE,
+            forEachShardJobStack([
+              ...deferRemovals('$stack', 'continue').split('\n'),
+              'npx secretstore-iac tf "$stack" -- init -input=false',
+              `npx secretstore-iac tf "$stack" --refuse-replace -- apply -input=false -lock-timeout=10m ${planFile('$stack')}`,
+            ]),
+          ]),
+          '',
+        ].join('\n'),
+      );
+    }
   }
   // Retired stacks (docs/sharding.md): known only once `moves` has compared with the base, so one job
   // of each kind handles all of them, in the order listed. Their apply waits for every other stack's
@@ -689,7 +860,12 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       // Not started is not a failure of the pipeline; the apply jobs' logs and the note name this job.
       '      allow_failure: true',
       `  resource_group: ${q('secretstore-iac-removals')}`,
-      `  dependencies: [${['secretstore-iac-synth', ...stacks.map((s) => `secretstore-iac-plan-${s}-default-branch`), 'secretstore-iac-plan-retired-default-branch'].join(', ')}]`,
+      `  dependencies: [${[
+        'secretstore-iac-synth',
+        ...stacks.filter((s) => !grouped.has(s)).map((s) => `secretstore-iac-plan-${s}-default-branch`),
+        ...[...(options.shardGroups ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).flatMap((g) => shardJobNumbers(g).map((i) => `secretstore-iac-plan-${g.name}-${i}-default-branch`)),
+        'secretstore-iac-plan-retired-default-branch',
+      ].join(', ')}]`,
       jobCache('pull'),
       OWN_PLUGIN_CACHE,
       '  script:',

@@ -23,7 +23,7 @@ import { TEST_SETTINGS } from '../support/store/platform-fixture';
 import { postgresBinDir, RunningPostgres, startPostgres } from '../support/store/postgres-server';
 import { RunningStore, startStore } from '../support/store/store-server';
 import { storeKind, toolchain } from '../support/store/toolchain-env';
-import { GLCI, pipelineJobToken, PROJECT_ID, runCollected as run } from '../support/store/configuration-pipeline-harness';
+import { GLCI, jobLines, pipelineJobToken, PROJECT_ID, runCollected as run } from '../support/store/configuration-pipeline-harness';
 
 const CLIENT_ID = 'secretstore';
 
@@ -191,8 +191,14 @@ export const platformConfig: PlatformConfig = {
     expect(out).not.toMatch(/permission denied/);
     // Every planned create was looked up: the apply role reads every object its stacks declare.
     expect(out).not.toContain('could not check whether the store already has');
-    for (const stack of ['ci-access', 'app-roles', 'app-roles-01', 'app-roles-02', 'people']) {
+    for (const stack of ['ci-access', 'app-roles', 'people']) {
       expect({ stack, applied: new RegExp(`secretstore-iac-apply-${stack}\\s+finished in`).test(out) }).toEqual({ stack, applied: true });
+    }
+    // The two shards: applied by the shard jobs (two, no more than shards), one each.
+    for (const [n, stack] of [[1, 'app-roles-01'], [2, 'app-roles-02']] as const) {
+      const lines = jobLines(out, `secretstore-iac-apply-app-roles-shards-${n}`);
+      const at = lines.indexOf(`secretstore-iac: job ${n} of 2 of app-roles-shards applies, in this order:`);
+      expect({ n, stacks: lines.slice(at + 1, at + 2), applied: lines.some((l) => /Apply complete! Resources: [1-9]\d* added/.test(l)) }).toEqual({ n, stacks: [stack], applied: true });
     }
     expect(out).toMatch(/secretstore-iac-apply-people\s+> Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
     expect(pipeline.code).toBe(0);

@@ -20,6 +20,7 @@ import {
   copyPipelineFile,
   git,
   gitlabCiLocal,
+  jobLines,
   pipelineJobToken,
   PROJECT_ID,
   removeBuild,
@@ -394,6 +395,20 @@ export const platformConfig: PlatformConfig = {
     expect(out).toMatch(/Wrote cdktf\.out\/stacks\/app-roles-02\/moves\.tf\.json: forget 0, import 8\./);
     expect(out).toMatch(/stacks to plan and apply, in dependency order \(against [0-9a-f]{40}\):\n[^\n]*?\bci-access\n[^\n]*?\bapp-roles\n[^\n]*?\bapp-roles-01\n[^\n]*?\bapp-roles-02\n/);
     expect(out).toContain('no retired stack (one the base had and this commit no longer has): nothing to apply');
+    // The shards are planned and applied by the shard jobs (two: no more than there are shards), one each.
+    const shardJob = (job: string, what: 'plans' | 'applies', n: number, of: number) => {
+      const lines = jobLines(out, job);
+      const at = lines.indexOf(`secretstore-iac: job ${n} of ${of} of app-roles-shards ${what}, in this order:`);
+      expect({ job, found: at >= 0 }).toEqual({ job, found: true });
+      return { stacks: lines.slice(at + 1, at + 2), log: lines.join('\n') };
+    };
+    for (const [n, stack] of [[1, 'app-roles-01'], [2, 'app-roles-02']] as const) {
+      expect(shardJob(`secretstore-iac-plan-app-roles-shards-${n}-default-branch`, 'plans', n, 2).stacks).toEqual([stack]);
+      const applied = shardJob(`secretstore-iac-apply-app-roles-shards-${n}`, 'applies', n, 2);
+      expect(applied.stacks).toEqual([stack]);
+      expect(applied.log).toMatch(/Apply complete!/);
+    }
+    expect(out).not.toMatch(/secretstore-iac-(plan|apply)-app-roles-0\d\s/);
     noDestroy(out);
     expect(out).not.toMatch(/permission denied/);
     expect(migrated.code).toBe(0);
@@ -450,8 +465,11 @@ export const platformConfig: PlatformConfig = {
     expect(out).not.toMatch(/permission denied/);
     expect(resharded.code).toBe(0);
     const finished = (job: string) => out.search(new RegExp(`${job}\\s+finished in`));
-    expect(finished('secretstore-iac-apply-app-roles-01')).toBeGreaterThanOrEqual(0);
-    expect(finished('secretstore-iac-apply-app-roles-01')).toBeLessThan(finished('secretstore-iac-apply-retired'));
+    // One shard left: one shard job, which applies it (the 8 imports) before the retired stack forgets them.
+    expect(shardJob('secretstore-iac-apply-app-roles-shards-1', 'applies', 1, 1).stacks).toEqual(['app-roles-01']);
+    expect(out).not.toContain('secretstore-iac-apply-app-roles-shards-2');
+    expect(finished('secretstore-iac-apply-app-roles-shards-1')).toBeGreaterThanOrEqual(0);
+    expect(finished('secretstore-iac-apply-app-roles-shards-1')).toBeLessThan(finished('secretstore-iac-apply-retired'));
     // The retired state is empty; every application is in app-roles-01.
     expect(stateResources('app-roles-02')).toEqual([]);
     expect(stateResources('app-roles-01').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(5);

@@ -13,6 +13,15 @@ import { TEST_SETTINGS } from './platform-fixture';
 
 /** The gitlab-ci-local of this project's devDependencies. */
 export const GLCI = path.join(REPO_ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
+/**
+ * What one job printed in a gitlab-ci-local log, in order, without its prefix: gitlab-ci-local prints
+ * the lines of jobs that run at the same time as they come, each after its job's name and `> `.
+ */
+export function jobLines(log: string, job: string): string[] {
+  const prefix = new RegExp(`^${job.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+> ?(.*)$`);
+  return log.split('\n').flatMap((line) => prefix.exec(line)?.[1] ?? []);
+}
+
 /** The project ID of the configuration project the pipeline roles are bound to. */
 export const PROJECT_ID = '4242';
 

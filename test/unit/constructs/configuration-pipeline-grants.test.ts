@@ -65,7 +65,17 @@ function synthesize(config: PlatformConfig, extend?: (p: Platform) => void) {
     return { own, tokenPolicies, grants };
   };
   const jobs = yaml.load(fs.readFileSync(path.join(platform.outdir, 'ci', 'secretstore-iac.gitlab-ci.yml'), 'utf8')) as Record<string, unknown>;
-  const piped = Object.keys(jobs).flatMap((j) => /^secretstore-iac-apply-(.+)$/.exec(j)?.[1] ?? []).filter((s) => s !== 'retired');
+  // A stack's own apply job, or the stacks the apply jobs of a shard job group share (each lists them in its `case` pattern).
+  const piped = [
+    ...new Set(
+      Object.entries(jobs).flatMap(([j, job]) => {
+        const stack = /^secretstore-iac-apply-(.+)$/.exec(j)?.[1];
+        if (stack === undefined || stack === 'retired') return [];
+        const shared = /case "\$stack" in\n\s+([^\n]+)\)\n/.exec((job as { script: string[] }).script.join('\n'));
+        return shared ? shared[1].split('|') : [stack];
+      }),
+    ),
+  ];
   const detail = { apply: role('apply'), plan: role('plan') };
   // What the role may do for an object of a stack: its own policy and its grant there, united.
   const granted = (access: PipelineAccess, stack: string): Rules => {

@@ -165,12 +165,18 @@ describe('Agent files, the access model and the reconciliation read every layout
 });
 
 describe('The configuration pipeline plans and applies every shard, after the mount stack', () => {
-  it('has one job set per shard, whose apply needs the mount stack\'s apply', () => {
+  it('shares the shards among a fixed number of plan and apply jobs, whose apply needs the mount stack\'s apply; each shard keeps its drift job', () => {
     const yaml = fs.readFileSync(path.join(byEnvironment.outdir, 'ci', 'secretstore-iac.gitlab-ci.yml'), 'utf8');
     for (const name of ['app-roles-dev', 'app-roles-shared']) {
-      for (const job of ['plan', 'apply', 'drift']) expect(yaml).toContain(`secretstore-iac-${job}-${name}:`);
-      expect(yaml).toMatch(new RegExp(`secretstore-iac-apply-${name}:[\\s\\S]*?needs: \\[secretstore-iac-synth, secretstore-iac-plan-${name}-default-branch, secretstore-iac-apply-ci-access, secretstore-iac-apply-app-roles\\]`));
+      expect(yaml).toContain(`secretstore-iac-drift-${name}:`);
+      for (const job of ['plan', 'apply']) expect(yaml).not.toContain(`secretstore-iac-${job}-${name}:`);
     }
+    // Two shards: two jobs of each kind (at most one per shard), each listing both shards to share.
+    for (const n of [1, 2]) {
+      for (const job of ['plan', 'apply']) expect(yaml).toMatch(new RegExp(`secretstore-iac-${job}-app-roles-shards-${n}:[\\s\\S]*?app-roles-dev\\|app-roles-shared\\)`));
+      expect(yaml).toMatch(new RegExp(`secretstore-iac-apply-app-roles-shards-${n}:[\\s\\S]*?needs: \\[secretstore-iac-synth, secretstore-iac-plan-app-roles-shards-${n}-default-branch, secretstore-iac-apply-ci-access, secretstore-iac-apply-app-roles\\]`));
+    }
+    expect(yaml).not.toContain('secretstore-iac-plan-app-roles-shards-3');
     expect(yaml).toMatch(/secretstore-iac-apply-app-roles:[\s\S]*?needs: \[secretstore-iac-synth, secretstore-iac-plan-app-roles-default-branch, secretstore-iac-apply-ci-access\]\n/);
   });
 });
