@@ -1,7 +1,8 @@
 /**
  * A cold pipeline under gitlab-ci-local (`npm run bench:store -- --gitlab-ci-local`): a configuration
- * repository of this library (its lib, bin and stacks, as test/store/configuration-pipeline.store.test.ts
- * builds one) declaring N generated applications in hash shards, state in a throw-away PostgreSQL,
+ * repository made as a team makes one (this library packed with `npm pack`, `secretstore-iac init`,
+ * `npm install` from npm's cache: its build compiles only its own `stacks/`, the library is a
+ * package) declaring N generated applications in hash shards, state in a throw-away PostgreSQL,
  * bootstrapped by an administrator; then one application added, first as a merge request (the
  * pipeline to the note: build, synth, plans with the read-only role, access diff), then merged (the
  * default-branch pipeline: build, synth, plans and applies with the apply role). Each pipeline starts
@@ -9,9 +10,9 @@
  * each pipeline and of each job, as gitlab-ci-local reports it. Job tokens are signed with the key the
  * store's JWT method trusts (gitlab-ci-local mints none).
  *
- * Not measured: the dependency install. The jobs' `SECRETSTORE_IAC_INSTALL` links this repository's
- * node_modules instead of `npm ci` (no registry download in a benchmark); a runner's `npm ci` adds
- * its own time to every job that installs.
+ * Not measured: the dependency install. The jobs' `SECRETSTORE_IAC_INSTALL` links the configuration
+ * repository's node_modules (installed once, before) instead of `npm ci` (no registry download in a
+ * benchmark); the pipeline's cache keeps node_modules for every job but the first pipeline's build.
  */
 import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
@@ -76,24 +77,19 @@ interface PipelineRun {
 
 export async function measureColdPipeline(size: number, shards: number, storeBinary: string, tools: Record<string, string>): Promise<void> {
   console.log('');
-  console.log(`cold pipeline under gitlab-ci-local, ${size} applications in ${shards} hash shards, one added (dependencies linked, not installed); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`cold pipeline under gitlab-ci-local, ${size} applications in ${shards} hash shards, one added (a repository from secretstore-iac init; dependencies linked, not installed); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const ws = await StoreWorkspace.open(size, shards, storeBinary, tools);
   const pg = await startPostgres();
   try {
+    // The configuration repository as a team makes it: the packed library, `init`, `npm install`.
     const repo = path.join(ws.work, 'config');
-    fs.mkdirSync(repo);
-    for (const entry of ['lib', 'bin', 'stacks', 'scripts', 'package.json', 'tsconfig.json', 'cdktf.json']) fs.cpSync(path.join(ROOT, entry), path.join(repo, entry), { recursive: true });
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', ws.work], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/^[^[]*/, '')) as { filename: string }[];
+    execFileSync(process.execPath, [path.join(ROOT, 'dist', 'bin', 'secretstore-iac.js'), 'init', 'config', '--package', `file:${path.join(ws.work, packed.filename)}`], { cwd: ws.work, stdio: 'pipe' });
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: repo, stdio: 'pipe' });
     writeConfiguration(repo, ws, size);
-    fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\ndist\ncdktf.out\n.gitlab-ci-local\n');
-    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
     const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
-    const build = () => {
-      execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: repo, stdio: 'pipe' });
-      execFileSync(process.execPath, ['scripts/copy-assets.js'], { cwd: repo, stdio: 'pipe' });
-      execFileSync(process.execPath, ['dist/stacks/main.js'], { cwd: repo, stdio: 'pipe' });
-    };
-    build();
-    fs.mkdirSync(path.join(repo, '.gitlab'));
+    execFileSync('npm', ['run', 'synth'], { cwd: repo, stdio: 'pipe' });
+    fs.mkdirSync(path.join(repo, '.gitlab'), { recursive: true });
     fs.copyFileSync(path.join(repo, 'cdktf.out', 'ci', 'secretstore-iac.gitlab-ci.yml'), path.join(repo, '.gitlab', 'secretstore-iac.gitlab-ci.yml'));
     fs.writeFileSync(path.join(repo, '.gitlab-ci.yml'), 'include:\n  - local: .gitlab/secretstore-iac.gitlab-ci.yml\n');
     git(repo, 'init', '-q', '-b', 'main');
@@ -108,7 +104,7 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
     const adminEnv = { ...process.env, ...tools, HOME: ws.work, SECRETSTORE_ADDR: ws.store.addr, VAULT_TOKEN: ws.store.rootToken, PG_CONN_STR: pg.connStr, TF_IN_AUTOMATION: '1', TF_PLUGIN_CACHE_DIR: path.join(ws.work, 'plugin-cache') };
     const stacks = Object.keys((JSON.parse(fs.readFileSync(path.join(repo, 'cdktf.out', 'manifest.json'), 'utf8')) as { stacks: object }).stacks).sort();
     const cli = async (stack: string, args: string[]) => {
-      const r = await run(process.execPath, ['dist/bin/secretstore-iac.js', 'tf', stack, '--', ...args], repo, adminEnv);
+      const r = await run(process.execPath, [path.join('node_modules', 'secretstore-iac', 'dist', 'bin', 'secretstore-iac.js'), 'tf', stack, '--', ...args], repo, adminEnv);
       if (r.code !== 0) throw new Error(`bootstrap ${stack} ${args[0]} failed:\n${r.output.slice(-3000)}`);
     };
     for (const stack of stacks) await cli(stack, ['init', '-input=false']);
@@ -126,7 +122,7 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
         SECRETSTORE_ADDR: ws.store.addr,
         PG_CONN_STR: pg.connStr,
         SECRETSTORE_ID_TOKEN: ws.jobToken(who),
-        SECRETSTORE_IAC_INSTALL: `ln -sfn ${ROOT}/node_modules node_modules`,
+        SECRETSTORE_IAC_INSTALL: `ln -sfn ${repo}/node_modules node_modules`,
         SECRETSTORE_IAC_TOFU: tools.SECRETSTORE_IAC_TOFU,
         TF_CLI_CONFIG_FILE: tools.TF_CLI_CONFIG_FILE,
       }).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
