@@ -740,11 +740,24 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       ].join('\n'),
     );
   }
+  // The jobs that plan or apply a list of stacks (a shard job's share, the retired stacks), one after
+  // the other in the list's order: the same commands as a stack's own jobs. An apply leaves a plan
+  // with removals to the manual job and goes on with the next stack.
+  const planEachListed = (file: string) =>
+    [`for stack in $(cat ${file}); do`, '  npx secretstore-iac tf "$stack" -- init -input=false', `  ${planWithRemovals('$stack', '"$stack"')}`, 'done'].join('\n');
+  const applyEachListed = (file: string) =>
+    [
+      `for stack in $(cat ${file}); do`,
+      ...deferRemovals('$stack', 'continue').split('\n').map((l) => `  ${l}`),
+      '  npx secretstore-iac tf "$stack" -- init -input=false',
+      `  npx secretstore-iac tf "$stack" --refuse-replace -- apply -input=false -lock-timeout=10m ${planFile('$stack')}`,
+      'done',
+    ].join('\n');
+  /** The artifact of a job that plans a list of stacks: every saved plan it made, with its removals. */
+  const PLANS_ARTIFACT = ['  artifacts:', `    paths: [${PLAN_DIR}/]`, '    expire_in: 1 week'].join('\n');
   // Shard job groups: a fixed number of plan and apply jobs share the group's selected stacks, so the
   // pipeline's jobs do not grow with the shards (each job of a real runner downloads the synth job's
   // artifacts and the dependencies before its first step, also to end at once).
-  const forEachShardJobStack = (commands: readonly string[]) =>
-    [`for stack in $(cat ${SHARD_JOB_STACKS_FILE}); do`, ...commands.map((cmd) => `  ${cmd}`), 'done'].join('\n');
   for (const group of [...(options.shardGroups ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     for (const job of shardJobNumbers(group)) {
       for (const [suffix, condition, loginJob] of PLAN_JOBS) {
@@ -756,11 +769,9 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
               INSTALL,
               `mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
               MAKE_PLUGIN_CACHE,
-              forEachShardJobStack(['npx secretstore-iac tf "$stack" -- init -input=false', planWithRemovals('$stack', '"$stack"')]),
+              planEachListed(SHARD_JOB_STACKS_FILE),
             ]),
-            '  artifacts:',
-            `    paths: [${PLAN_DIR}/]`,
-            '    expire_in: 1 week',
+            PLANS_ARTIFACT,
             '',
           ].join('\n'),
         );
@@ -782,11 +793,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
             shardJobShare(group, job, 'apply'),
             INSTALL,
             MAKE_PLUGIN_CACHE,
-            forEachShardJobStack([
-              ...deferRemovals('$stack', 'continue').split('\n'),
-              'npx secretstore-iac tf "$stack" -- init -input=false',
-              `npx secretstore-iac tf "$stack" --refuse-replace -- apply -input=false -lock-timeout=10m ${planFile('$stack')}`,
-            ]),
+            applyEachListed(SHARD_JOB_STACKS_FILE),
           ]),
           '',
         ].join('\n'),
@@ -797,8 +804,6 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   // of each kind handles all of them, in the order listed. Their apply waits for every other stack's
   // (the stage after apply): the objects are imported where they moved before this state forgets them.
   const retiredPlan = planFile('$stack');
-  const forEachRetired = (commands: readonly string[]) =>
-    [`for stack in $(cat ${RETIRED_STACKS_FILE}); do`, ...commands.map((cmd) => `  ${cmd}`), 'done'].join('\n');
   for (const [suffix, condition, loginJob] of PLAN_JOBS) {
     out.push(
       [
@@ -809,14 +814,9 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           `mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
           MAKE_PLUGIN_CACHE,
           // --refuse-replace: a retired stack's plan may only forget, and destroy what was removed (listed).
-          forEachRetired([
-            'npx secretstore-iac tf "$stack" -- init -input=false',
-            planWithRemovals('$stack', '"$stack"'),
-          ]),
+          planEachListed(RETIRED_STACKS_FILE),
         ]),
-        '  artifacts:',
-        `    paths: [${PLAN_DIR}/]`,
-        '    expire_in: 1 week',
+        PLANS_ARTIFACT,
         '',
       ].join('\n'),
     );
@@ -837,11 +837,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         skipNoRetired('apply'),
         INSTALL,
         MAKE_PLUGIN_CACHE,
-        forEachRetired([
-          ...deferRemovals('$stack', 'continue').split('\n'),
-          'npx secretstore-iac tf "$stack" -- init -input=false',
-          `npx secretstore-iac tf "$stack" --refuse-replace -- apply -input=false -lock-timeout=10m ${retiredPlan}`,
-        ]),
+        applyEachListed(RETIRED_STACKS_FILE),
       ]),
       '',
     ].join('\n'),
