@@ -1,3 +1,4 @@
+import { compareStrings } from '../private/compare-strings';
 import { shellQuote } from '../private/shell-quote';
 import { renderCiLoginScript } from './ci-login-script';
 import { SYNTH_BUILT_SCRIPT } from './configuration-package-json';
@@ -263,6 +264,9 @@ function shardJobNumbers(group: ShardJobGroup): number[] {
   return Array.from({ length: Math.min(group.jobs, group.stacks.length) }, (_, i) => i + 1);
 }
 
+/** The line of a job that reads the synth job's selection: without it, the job fails rather than skip its stacks. */
+const REQUIRE_SELECTION = `if [ ! -f ${CHANGED_STACKS_FILE} ]; then echo "secretstore-iac: ${CHANGED_STACKS_FILE}, the synth job's selection of the stacks, is missing" >&2; exit 1; fi`;
+
 /**
  * The first step of a shard job: writes {@link SHARD_JOB_STACKS_FILE}, its share of the group's
  * stacks the synth job selected (the n-th of them, in the selection's order, is job
@@ -272,7 +276,7 @@ function shardJobNumbers(group: ShardJobGroup): number[] {
 function shardJobShare(group: ShardJobGroup, job: number, what: 'plan' | 'apply'): string {
   const jobs = shardJobNumbers(group).length;
   return [
-    `if [ ! -f ${CHANGED_STACKS_FILE} ]; then echo "secretstore-iac: ${CHANGED_STACKS_FILE}, the synth job's selection of the stacks, is missing" >&2; exit 1; fi`,
+    REQUIRE_SELECTION,
     `# Job ${job} of ${jobs} of ${group.name}: the n-th of its stacks the synth job selected is job ((n - 1) mod ${jobs}) + 1's.`,
     `: > ${SHARD_JOB_STACKS_FILE}`,
     'n=0',
@@ -362,7 +366,7 @@ function selectStacks(stacks: readonly string[]): string {
  */
 function skipUnchanged(stack: string, what: 'plan' | 'apply'): string {
   return [
-    `if [ ! -f ${CHANGED_STACKS_FILE} ]; then echo "secretstore-iac: ${CHANGED_STACKS_FILE}, the synth job's selection of the stacks, is missing" >&2; exit 1; fi`,
+    REQUIRE_SELECTION,
     `if ! grep -qxF ${shellQuote(stack)} ${CHANGED_STACKS_FILE}; then`,
     `  echo "secretstore-iac: stack ${stack} is unchanged (same content digest as the base, and no stack it depends on changed): nothing to ${what}"`,
     '  exit 0',
@@ -666,7 +670,8 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     const step = stackInputs(stack, options.inputs?.[stack], review);
     return step === undefined ? [] : [step];
   };
-  const grouped = new Set((options.shardGroups ?? []).flatMap((g) => g.stacks));
+  const groups = [...(options.shardGroups ?? [])].sort((a, b) => compareStrings(a.name, b.name));
+  const grouped = new Set(groups.flatMap((g) => g.stacks));
   for (const stack of stacks) {
     // A stack of a shard job group has its own drift job only: its group's jobs plan and apply it.
     for (const [suffix, condition, loginJob] of grouped.has(stack) ? [] : PLAN_JOBS) {
@@ -758,7 +763,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   // Shard job groups: a fixed number of plan and apply jobs share the group's selected stacks, so the
   // pipeline's jobs do not grow with the shards (each job of a real runner downloads the synth job's
   // artifacts and the dependencies before its first step, also to end at once).
-  for (const group of [...(options.shardGroups ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const group of groups) {
     for (const job of shardJobNumbers(group)) {
       for (const [suffix, condition, loginJob] of PLAN_JOBS) {
         out.push(
@@ -859,7 +864,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       `  dependencies: [${[
         'secretstore-iac-synth',
         ...stacks.filter((s) => !grouped.has(s)).map((s) => `secretstore-iac-plan-${s}-default-branch`),
-        ...[...(options.shardGroups ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).flatMap((g) => shardJobNumbers(g).map((i) => `secretstore-iac-plan-${g.name}-${i}-default-branch`)),
+        ...groups.flatMap((g) => shardJobNumbers(g).map((i) => `secretstore-iac-plan-${g.name}-${i}-default-branch`)),
         'secretstore-iac-plan-retired-default-branch',
       ].join(', ')}]`,
       jobCache('pull'),
