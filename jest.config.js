@@ -1,5 +1,8 @@
 /** Unit tests: the model, the constructs and the synthesized JSON. No store, no engine. */
 module.exports = {
+  // A shared runner can be ten times slower than an idle machine: no unit test races the clock
+  // (timeouts only end a test that hangs; the store config has its own).
+  testTimeout: 600_000,
   preset: 'ts-jest',
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],

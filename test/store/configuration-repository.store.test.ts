@@ -126,7 +126,7 @@ export const platformConfig: PlatformConfig = {
     expect(synth.stdout).toContain('synthesized cdktf.out/stacks/{app-roles,ci-access}/cdk.tf.json');
     const include = /- local: "([^"]+)"/.exec(fs.readFileSync(path.join(repo, '.gitlab-ci.yml'), 'utf8'))?.[1];
     expect(fs.readFileSync(path.join(repo, 'cdktf.out', 'ci', 'secretstore-iac.gitlab-ci.yml'), 'utf8')).toContain(`#     - local: ${include}`);
-  }, 300_000);
+  });
 
   it('npx secretstore-iac tf applies both stacks to the store; init keeps each stack\'s lock file in locks/<stack>/ and says to commit it', async () => {
     for (const stack of ['ci-access', 'app-roles']) {
@@ -162,7 +162,7 @@ export const platformConfig: PlatformConfig = {
     const plan = await tf('ci-access', 'plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
-  }, 300_000);
+  });
 
   it('an upgrade of the library is reviewed as an access change: access-diff between the two syntheses shows exactly what the new version changes', async () => {
     // The next version: this project with one default changed (an application's token TTL, 12h to 16h).

@@ -124,7 +124,7 @@ if (CHROMIUM) {
       fs.mkdirSync(path.join(dir, '.auth'));
       fs.writeFileSync(path.join(dir, '.auth', 'admin.json'), '{}', { mode: 0o644 });
       fs.chmodSync(path.join(dir, '.auth', 'admin.json'), 0o644);
-    }, 120_000);
+    });
 
     afterAll(async () => {
       for (const s of [app?.server, reporting?.server]) if (s) await new Promise((r) => s.close(r));
@@ -138,7 +138,7 @@ if (CHROMIUM) {
     describe('with REPORTING_ENDPOINT set and the job\'s store token', () => {
       beforeAll(async () => {
         first = await runPlaywright({ ...baseEnv(), REPORTING_ENDPOINT: reporting.url, SECRETSTORE_ADDR: store.addr, VAULT_TOKEN: jobToken });
-      }, 300_000);
+      });
 
       it('both projects pass: the authenticated spec starts signed in, the login spec starts clean', () => {
         expect({ code: first.code, output: first.output }).toMatchObject({ code: 0 });
@@ -180,7 +180,7 @@ if (CHROMIUM) {
         expect(run.code).toBe(0);
         expect(reports.length).toBe(before);
         expect(run.output).not.toMatch(/reporting/i);
-      }, 300_000);
+      });
     });
 
     describe('the generated .gitignore', () => {

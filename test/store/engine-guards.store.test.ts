@@ -60,7 +60,7 @@ forEachEngine('tf --refuse-replace: nothing is destroyed without a reviewed plan
     roleId = (await ok(store, 'GET', 'auth/approle/role/orchestrator-dev/role-id')).data.role_id;
     secretId = (await ok(store, 'POST', 'auth/approle/role/orchestrator-dev/secret-id', {})).data.secret_id;
     roles = (await ok(store, 'GET', 'auth/approle/role?list=true')).data.keys.sort();
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await store?.stop();
@@ -185,7 +185,7 @@ describe('tf --refuse-replace: a token that may write but not read never writes 
     // Another team's policy of the same name, made by hand.
     await ok(store, 'PUT', 'sys/policies/acl/orchestrator-dev', { policy: OTHER_TEAM });
     writer = await writerToken(false);
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await store?.stop();

@@ -118,7 +118,7 @@ forEachEngine('the engine-facing paths', (engine) => {
     hand = await createHandMadePlatform(store, path.join(fixture.dir, 'cdktf.out'));
     await ok(store, 'PUT', 'sys/policies/acl/secretstore-iac-reader', { policy: READER_POLICY });
     readerToken = (await ok(store, 'POST', 'auth/token/create', { policies: ['secretstore-iac-reader'], no_default_policy: true, ttl: '1h' })).auth.client_token;
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await store?.stop();

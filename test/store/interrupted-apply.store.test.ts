@@ -142,7 +142,7 @@ describe('recovering from a store killed mid-apply (tainted objects, issue 27)',
     fixture = PlatformFixture.create(target, 'store-killed');
     fixture.synthPlatform(testPlatformConfig(key.publicKeyPem));
     await fixture.apply();
-  }, 300_000);
+  });
 
   afterAll(async () => {
     if (enginePid !== undefined) {

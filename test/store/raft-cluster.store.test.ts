@@ -70,7 +70,7 @@ describe('a 3-node OpenBao cluster with integrated storage (raft)', () => {
     fixture = PlatformFixture.create(target, 'raft');
     // A real server has no `secret/` mount (the dev server does); the stacks rely on it, as KV v2.
     await mountKv(target, 'secret', 2);
-  }, 180_000);
+  });
 
   /** The pid of an engine run a failed test may leave running. */
   let enginePid: number | undefined;

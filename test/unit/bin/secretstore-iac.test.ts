@@ -25,7 +25,7 @@ beforeAll(() => {
     { cwd: REPO, stdio: 'pipe' },
   );
   bin = path.join(out, 'bin', 'secretstore-iac.js');
-}, 120_000);
+});
 
 afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 
@@ -95,7 +95,7 @@ describe('operator commands through npx (the README form)', () => {
     // The command's own first check (no store address), so the arguments arrived intact.
     expect(r.stderr).toContain('secretstore-iac provision: The secrets store address is not set');
     expect(r.status).toBe(3);
-  }, 60_000);
+  });
 
   it('the bin run through its shebang (as npx runs it) accepts --env-file PATH for a file that does not exist yet', () => {
     const binPath = path.join(project, 'bin', 'secretstore-iac.js');
@@ -152,12 +152,12 @@ describe('access-diff on git refs', () => {
     expect(changed.stdout).toContain('- **TTL raised**, `jwt/registry-ci`: `token_explicit_max_ttl`, `token_max_ttl`, `token_ttl` 1h → 2h');
     expect(run(['access-diff', 'HEAD~1', 'base'], repo).code).toBe(0);
     expect(git('worktree', 'list').split('\n')).toHaveLength(1);
-  }, 120_000);
+  });
 
   it('a ref and a directory can be mixed; an unknown ref is a usage error', () => {
     expect(run(['access-diff', 'base', path.join(FIXTURES, 'head-ttl-raised')], repo).code).toBe(1);
     const unknown = run(['access-diff', 'no-such-ref', 'main'], repo);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no-such-ref is neither a synthesized output directory nor a git ref');
-  }, 120_000);
+  });
 });

@@ -190,7 +190,7 @@ describe('secretstore-iac tf', () => {
     expect(out).toEqual(['first']);
     // First the engine, its version and why it was chosen; then the engine's own output.
     expect(err).toEqual([`secretstore-iac tf: engine ${waiting} (Waiting v1.0.0; --engine)`, 'second']);
-  }, 20_000);
+  });
 });
 
 describe('secretstore-iac tf: the guards on every engine command that can change the store', () => {

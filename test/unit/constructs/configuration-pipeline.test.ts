@@ -162,5 +162,5 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     const broken = validate(pipelineText.replace('  resource_group: "secretstore-iac-app-roles"', '  resource_group: ["secretstore-iac-app-roles"]'));
     expect(broken.status).not.toBe(0);
     expect(broken.stdout + broken.stderr).toMatch(/resource_group/);
-  }, 60_000);
+  });
 });

@@ -98,10 +98,17 @@ describe('the renew-self loop, run against a stand-in proxy', () => {
   const curl = requiredCommand('curl', 'the renew-self loop tests');
   const itWithCurl = curl ? it : it.skip;
 
-  /** Runs entrypoint.sh with a stand-in agent that lives `agentSeconds`; the proxy answers `status`. */
-  async function runLoop(status: number, agentSeconds: number): Promise<{ log: string; requests: http.IncomingHttpHeaders[]; after: number }> {
+  /**
+   * Runs entrypoint.sh with a stand-in agent that lives until the proxy (answering `status`) has seen
+   * `wanted` requests: counted, not timed, so a loaded machine only makes it slower.
+   */
+  async function runLoop(status: number, wanted: number): Promise<{ log: string; requests: http.IncomingHttpHeaders[]; after: number; gaps: number[] }> {
+    const arrivals: number[] = [];
+    let stopFile = '';
     const server = http.createServer((req, res) => {
       requests.push({ ...req.headers, ':method': req.method, ':path': req.url });
+      arrivals.push(Date.now());
+      if (requests.length === wanted) fs.writeFileSync(stopFile, '');
       res.writeHead(status, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ auth: { client_token: 's.stand-in-token-in-the-body' } }));
     });
@@ -109,6 +116,7 @@ describe('the renew-self loop, run against a stand-in proxy', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-unit-loop-'));
+    stopFile = path.join(home, 'stop');
     try {
       const entrypoint = path.join(home, 'entrypoint.sh');
       fs.writeFileSync(
@@ -122,13 +130,13 @@ describe('the renew-self loop, run against a stand-in proxy', () => {
           renewal: { interval: Duration.seconds(1), proxyPort: port },
         }),
       );
-      // Only sh, mkdir, sleep and curl on the PATH; the stand-in agent sleeps, then exits.
+      // Only sh, mkdir, sleep and curl on the PATH; the stand-in agent waits for the stop file, then exits.
       const bin = path.join(home, 'bin');
       fs.mkdirSync(bin);
       for (const tool of ['sh', 'mkdir', 'sleep']) fs.symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), path.join(bin, tool));
       fs.symlinkSync(curl!, path.join(bin, 'curl'));
       const agent = path.join(home, 'agent');
-      fs.writeFileSync(agent, `#!/bin/sh\nsleep ${agentSeconds}\n`, { mode: 0o755 });
+      fs.writeFileSync(agent, `#!/bin/sh\nwhile [ ! -e '${stopFile}' ]; do sleep 0.1; done\n`, { mode: 0o755 });
       const log = path.join(home, 'log');
       const fd = fs.openSync(log, 'w');
       const child = spawn(path.join(bin, 'sh'), [entrypoint], {
@@ -140,7 +148,7 @@ describe('the renew-self loop, run against a stand-in proxy', () => {
       const atExit = requests.length;
       // The loop checks the agent every second: no request once it is gone.
       await new Promise((r) => setTimeout(r, 2500));
-      return { log: fs.readFileSync(log, 'utf8'), requests, after: requests.length - atExit };
+      return { log: fs.readFileSync(log, 'utf8'), requests, after: requests.length - atExit, gaps: arrivals.slice(1).map((t, i) => t - arrivals[i]) };
     } finally {
       server.close();
       fs.rmSync(home, { recursive: true, force: true });
@@ -148,9 +156,12 @@ describe('the renew-self loop, run against a stand-in proxy', () => {
   }
 
   itWithCurl('POSTs renew-self every second without a token, logs "HTTP 200" and never the body, and stops with the agent', async () => {
-    const { log, requests, after } = await runLoop(200, 3.5);
-    expect(requests.length).toBeGreaterThanOrEqual(2);
+    const { log, requests, after, gaps } = await runLoop(200, 3);
+    // The agent stops after the third; one more may be on its way while the loop notices.
+    expect(requests.length).toBeGreaterThanOrEqual(3);
     expect(requests.length).toBeLessThanOrEqual(4);
+    // Every second, never faster (a loaded machine can only make the gaps longer).
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(900);
     for (const r of requests) {
       expect(r[':method']).toBe('POST');
       expect(r[':path']).toBe('/v1/auth/token/renew-self');
@@ -161,10 +172,10 @@ describe('the renew-self loop, run against a stand-in proxy', () => {
     expect(log).toMatch(/^secretstore agent: renew-self every 1 s through http:\/\/127\.0\.0\.1:\d+ with curl$/m);
     expect(log.match(/^secretstore agent: renew-self: HTTP 200$/gm)).toHaveLength(requests.length);
     expect(log).not.toMatch(/stand-in-token|env-token|client_token/);
-  }, 15_000);
+  });
 
   itWithCurl('logs the refusal status', async () => {
-    const { log } = await runLoop(403, 1.5);
+    const { log } = await runLoop(403, 1);
     expect(log).toMatch(/^secretstore agent: renew-self: HTTP 403$/m);
-  }, 15_000);
+  });
 });

@@ -85,7 +85,7 @@ describe('the pipeline\'s size does not grow with the shards', () => {
     expect(r.stdout + r.stderr).toContain('json schema validated');
     expect(r.stdout).toMatch(/secretstore-iac-apply-app-roles-shards-4\s/);
     expect(r.status).toBe(0);
-  }, 60_000);
+  });
 
   it('no more jobs than shards: 3 shards, 3 jobs of each kind', () => {
     const pipeline = render(options(3));

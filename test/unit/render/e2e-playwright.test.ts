@@ -81,7 +81,7 @@ describe('the e2e-test job\'s ordering (§8: after verify-dev)', () => {
     expect(ok).toContain('json schema validated');
     expect(ok).toMatch(/^e2e-test\s.*\[verify-dev\]\s*$/m);
     expect(validate(['verify-prod'])).toContain('needs: [verify-prod] for e2e-test could not be found');
-  }, 60_000);
+  });
 
   it('an empty or multi-line job name in needs is refused at synthesis, naming construct and field', () => {
     expect(() => synthesizePlatform({ ...platformConfig, e2eTests: { needs: ['verify-dev', ' ', 'a\nb'] } })).toThrow(
@@ -145,7 +145,7 @@ describe('the Playwright files', () => {
       { cwd: dir, stdio: 'pipe' },
     );
     expect(fs.existsSync(path.join(dir, 'js', 'global-setup.js'))).toBe(true);
-  }, 120_000);
+  });
 
   it('the config has the two projects of §2.6 with their match patterns', () => {
     const config = require(path.join(dir, 'js', 'playwright.config.js'));
@@ -217,22 +217,22 @@ describe('the Playwright files', () => {
       origins: [{ origin: baseUrl, localStorage: [{ name: 'orchestrator-auth', value: JSON.stringify({ accessToken: 'tok-123', user: { id: 7, role: 'admin' } }) }] }],
     });
     expect(r.stdout + r.stderr).not.toMatch(/pw-secret|tok-123/);
-  }, 30_000);
+  });
 
   it('a state file left with mode 0644 is narrowed to 0600 when rewritten', async () => {
     const file = path.join(dir, '.auth', 'admin.json');
     fs.chmodSync(file, 0o644);
     await runSetup({ E2E_BASE_URL: baseUrl, E2E_TEST_USER_USERNAME: 'e2e@acme.example', E2E_TEST_USER_PASSWORD: 'pw-secret' });
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-  }, 30_000);
+  });
 
   it('a refused login stops the setup with the status and no credential in the message', async () => {
     const r = runSetup({ E2E_BASE_URL: baseUrl, E2E_TEST_USER_USERNAME: 'e2e@acme.example', E2E_TEST_USER_PASSWORD: 'wrong-pw' });
     await expect(r).rejects.toMatchObject({ stderr: expect.stringContaining('answered HTTP 401') });
     await r.catch((e) => expect(String(e.stderr)).not.toContain('wrong-pw'));
-  }, 30_000);
+  });
 
   it('without the exported variables the setup names the job template to extend', async () => {
     await expect(runSetup({ E2E_BASE_URL: baseUrl })).rejects.toMatchObject({ stderr: expect.stringContaining('.secretstore-e2e-test') });
-  }, 30_000);
+  });
 });

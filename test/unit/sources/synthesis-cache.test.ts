@@ -12,7 +12,6 @@ import { synthesisIdentity } from '../../../lib/sources/git-ref-synthesis';
 // repository's synthesis command (cdktf.json `app`) counts its runs in a file outside the repository
 // and writes an output with one stack whose content is the configuration file's.
 
-jest.setTimeout(60_000);
 
 describe('synthesis of git refs: each tree once per run, and once per cache', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-synth-cache-'));

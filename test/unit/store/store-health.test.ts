@@ -187,16 +187,14 @@ describe('checkStoreHealth', () => {
     }
   });
 
-  it('reports a closed port as connection refused, at once', async () => {
+  it('reports a closed port as connection refused (not as the deadline passing)', async () => {
     const s = await serve(status(200));
     await s.close();
-    const started = Date.now();
     const e = await failure(checkStoreHealth(s.address));
     expect(e.problem).toBe('unreachable');
     expect(e.message).toBe(
       `cannot reach the secrets store at ${s.address} (ECONNREFUSED): check SECRETSTORE_ADDR / VAULT_ADDR and that the store is running and reachable from here`,
     );
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('gives up on a store that does not answer after the timeout', async () => {
@@ -206,7 +204,7 @@ describe('checkStoreHealth', () => {
       const e = await failure(checkStoreHealth(s.address, 300));
       expect(e.problem).toBe('timeout');
       expect(e.message).toMatch(/did not answer GET \/v1\/sys\/health within 0.3s: .*\(SECRETSTORE_IAC_STORE_TIMEOUT sets the deadline\)$/);
-      expect(Date.now() - started).toBeLessThan(3000);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     } finally {
       await s.close();
     }

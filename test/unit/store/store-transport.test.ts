@@ -215,7 +215,7 @@ describe('one deadline', () => {
       const transport = StoreTransport.fromEnvironment({ SECRETSTORE_IAC_STORE_TIMEOUT: '0.5' });
       const started = Date.now();
       const e = await failure(transport.request({ method: 'GET', url: `${s.address}/v1/sys/auth` }));
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(400);
       expect(e.kind).toBe('timeout');
       expect(e.reason).toBe('no answer within 0.5s; SECRETSTORE_IAC_STORE_TIMEOUT sets this deadline');
     } finally {

@@ -1,0 +1,54 @@
+/**
+ * `npm run test:all` (scripts/test-all.sh, run by .ci/run): every suite runs even after one failed,
+ * and the failing ones are named together. Run here with a stand-in `npm` on PATH that records each
+ * call and fails the ones it is told to, so that no real suite runs.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { REPO_ROOT } from '../../support/paths';
+
+/** Runs a copy of scripts/test-all.sh whose `npm` fails the `npm ARGS` calls named in `failing`. */
+function runTestAll(failing: readonly string[]): { status: number | null; stdout: string; stderr: string; calls: string[] } {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-test-all-'));
+  try {
+    fs.mkdirSync(path.join(home, 'scripts'));
+    fs.copyFileSync(path.join(REPO_ROOT, 'scripts', 'test-all.sh'), path.join(home, 'scripts', 'test-all.sh'));
+    const bin = path.join(home, 'bin');
+    fs.mkdirSync(bin);
+    const calls = path.join(home, 'calls');
+    fs.writeFileSync(
+      path.join(bin, 'npm'),
+      ['#!/bin/sh', `echo "$*" >> '${calls}'`, ...failing.map((f) => `[ "$*" = '${f}' ] && exit 1`), 'exit 0', ''].join('\n'),
+      { mode: 0o755 },
+    );
+    const result = spawnSync('bash', [path.join(home, 'scripts', 'test-all.sh')], {
+      env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}` },
+      encoding: 'utf8',
+    });
+    const recorded = fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8').trim().split('\n') : [];
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr, calls: recorded };
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const EVERY_SUITE = ['test', 'run package:check', 'run test:frameworks', 'run test:store'];
+
+describe('npm run test:all runs every suite and reports every failure', () => {
+  it('all pass: every suite ran once, in order, exit 0', () => {
+    const r = runTestAll([]);
+    expect(r.calls).toEqual(EVERY_SUITE);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('test-all: every suite passed');
+  });
+
+  it('a failing unit suite does not stop the store suites; both failures are named, exit 1', () => {
+    const r = runTestAll(['test', 'run test:store']);
+    expect(r.calls).toEqual(EVERY_SUITE);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe('test-all: failed: unit tests (npm test)\ntest-all: failed: store suites (npm run test:store)\n');
+    expect(r.stdout).not.toContain('every suite passed');
+  });
+});
