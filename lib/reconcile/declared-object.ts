@@ -3,6 +3,7 @@ import type { StoreObjectKindName } from '../catalogue/store-object-kind';
 import { ReferenceResolver } from '../sources/terraform-reference';
 import { compareStrings } from '../private/compare-strings';
 import { readSynthOutput } from '../sources/synth-output';
+import { isMetaArgument } from '../sources/terraform-meta-arguments';
 
 /** Kinds of store object a stack declares (the catalogue's kinds). */
 export type DeclaredObjectKind = StoreObjectKindName;
@@ -66,8 +67,9 @@ export function readDeclaredObjects(dir: string, stack?: string): DeclaredObject
         const fields = Object.fromEntries(
           Object.entries(block)
             // Write-only attributes (`oidc_client_secret_wo`) name an ephemeral variable: the
-            // store never returns them, so there is nothing to compare or import.
-            .filter(([k]) => k !== '//' && !k.endsWith('_wo'))
+            // store never returns them, so there is nothing to compare or import. Meta-arguments
+            // (`depends_on` the stack's grant) are the engine's, not the object's.
+            .filter(([k]) => k !== '//' && !k.endsWith('_wo') && !isMetaArgument(k))
             .map(([k, v]) => [k, resolver.resolve(v, `${address}.${k}`)]),
         );
         const meta = block['//'] as { metadata?: { path?: unknown } } | undefined;

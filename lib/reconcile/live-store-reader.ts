@@ -13,6 +13,18 @@ import { STORE_OBJECT_CATALOGUE } from '../catalogue/store-object-catalogue';
 /** Policies every store has that no stack creates: never reported as unmanaged (the store's built-ins, one list with SSI-R9's). */
 export const BUILTIN_POLICIES: readonly string[] = RESERVED_POLICY_NAMES;
 
+/**
+ * Types of the token auth method every store and every namespace has built in and that cannot be
+ * disabled: `token` at the root, `ns_token` inside a namespace (OpenBao 2.4 and Vault Enterprise list
+ * a namespace's `token/` with that type). Never a login method a configuration adds or leaves unmanaged.
+ */
+export const BUILTIN_AUTH_TYPES: readonly string[] = ['token', 'ns_token'];
+
+/** Whether an auth method is the store's (or a namespace's) built-in token method. */
+export function isBuiltinAuthMount(mount: { readonly type: string }): boolean {
+  return BUILTIN_AUTH_TYPES.includes(mount.type);
+}
+
 /** An auth method mounted on the store (`GET sys/auth`). */
 export interface LiveAuthMount {
   /** Mount path without slashes (`jwt`). */
@@ -426,9 +438,9 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
     if (name === DEFAULT_POLICY_NAME && isUnchangedDefault(store, text)) continue;
     policies.set(name, { name, text, stack: label });
   }
-  // The token method is every store's own (it cannot be disabled): not a login method a configuration adds.
+  // The token method is every store's (and namespace's) own: not a login method a configuration adds.
   const authMounts = store.mounts
-    .filter((m) => m.type !== 'token')
+    .filter((m) => !isBuiltinAuthMount(m))
     .map((m) => {
       const config = m.type === 'jwt' || m.type === 'oidc' ? configs.get(m.path) : undefined;
       const settings = Object.fromEntries(JWT_METHOD_FIELDS.flatMap((name) => {

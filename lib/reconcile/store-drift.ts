@@ -10,7 +10,7 @@ import { DeclaredObject } from './declared-object';
 import { mountTypeMismatch } from './mount-type-mismatch';
 import { describeMountAttributeChange, mountAttributeChanges } from './mount-attribute-changes';
 import { unconfiguredJwtMount } from './unconfigured-jwt-mount';
-import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, isUnchangedDefault, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
+import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, isBuiltinAuthMount, isUnchangedDefault, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
 import { JWT_METHOD_FIELDS, StoreConfiguration } from '../access/store-configuration';
 
 /** Kinds of drift, in the order a report lists them. */
@@ -208,10 +208,10 @@ export async function detectDrift(
         details: identity.rules.map((r) => `${r.path}: ${r.capabilities.join(', ')} (from ${r.policies.join(', ')})`),
       });
     }
-    // Auth methods no stack mounts (the token method is built in).
+    // Auth methods no stack mounts (the token method is built in, in every namespace too).
     const declaredMounts = new Set(declared.filter((o) => o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount').map((o) => o.name));
     for (const mount of live.mounts) {
-      if (mount.type === 'token' || declaredMounts.has(mount.path)) continue;
+      if (isBuiltinAuthMount(mount) || declaredMounts.has(mount.path)) continue;
       const roles = live.roles.filter((r) => r.mount === mount.path).map((r) => `${r.mount}/${r.role}`);
       findings.push({
         kind: 'unmanaged',

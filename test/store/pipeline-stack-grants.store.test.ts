@@ -10,9 +10,12 @@
  * - an application removed and another added in one apply: the engine destroys the removed
  *   application's role and policy before it narrows the grant (its dependency is in the state), and
  *   creates the new one after widening it: no 403; afterwards the token can no longer read the
- *   removed role's path (the grant was what allowed it).
+ *   removed role's path (the grant was what allowed it);
+ * - right after these applies, `drift` is clean: the `depends_on` meta-argument is not compared with
+ *   the store (issue 37).
  */
 import { runEngine } from '../support/store/engine';
+import { runStoreCli } from '../support/store/store-cli';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { clientToken, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
@@ -104,4 +107,10 @@ describe.each(ENGINES)('the pipeline roles\' grants live with each stack, with $
     // ci-access did not change: adding and removing an application is the application stack's business.
     expect(applied(await run('ci-access', ['plan'], token), 'plan of ci-access')).toMatch(/No changes/);
   }, 600_000);
+
+  it(`${engine}: right after those applies, drift of every stack is clean (exit 0): the depends_on on each resource is the engine's, not a field of the role (issue 37)`, async () => {
+    const drift = await runStoreCli(['drift', 'cdktf.out'], { cwd: fixture.dir, addr: store.addr, token: store.rootToken });
+    expect({ code: drift.code, stderr: drift.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(drift.stdout).toContain('**In sync.**');
+  });
 });

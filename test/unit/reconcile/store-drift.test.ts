@@ -1,3 +1,5 @@
+import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { renderDriftMarkdown } from '../../../lib/reconcile/drift-markdown';
@@ -95,6 +97,41 @@ describe('drift', () => {
     expect(lines(r)).toEqual([
       'changed auth/jwt/role/registry-ci [jwt/registry-ci]: role jwt/registry-ci differs\n  claim_mappings: declared (unset), store {"project_id":"pid"}\n  clock_skew_leeway: declared (unset), store 120',
     ]);
+  });
+
+  it('meta-arguments are the engine\'s, not the object\'s: a stack whose every resource depends_on its grant (issue 37) is in sync', async () => {
+    // The base fixture with `depends_on` (and a lifecycle block) on every resource, as the stacks of
+    // a configuration with a pipeline are synthesized; the store is the one the fixture applied.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-drift-meta-'));
+    try {
+      fs.cpSync(BASE, dir, { recursive: true });
+      for (const stack of fs.readdirSync(path.join(dir, 'stacks'))) {
+        const file = path.join(dir, 'stacks', stack, 'cdk.tf.json');
+        const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+        for (const blocks of Object.values<Record<string, Record<string, unknown>>>(json.resource ?? {})) {
+          for (const block of Object.values(blocks)) Object.assign(block, { depends_on: ['vault_policy.grant'], lifecycle: { prevent_destroy: false } });
+        }
+        fs.writeFileSync(file, JSON.stringify(json));
+      }
+      const withMeta = readDeclaredObjects(dir);
+      expect(withMeta.filter((o) => 'depends_on' in o.fields || 'lifecycle' in o.fields)).toEqual([]);
+      const r = await detectDrift(withMeta, readStoreConfiguration(dir), live());
+      expect(lines(r)).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a namespace\'s built-in token method (type ns_token) is not unmanaged, like the root\'s token method', async () => {
+    const r = await detectDrift(
+      declared,
+      configuration,
+      live((s) => {
+        s.mounts.push({ path: 'token', type: 'ns_token', accessor: 'auth_ns_token_1', description: 'token based credentials', local: false, sealWrap: false, tune: storeTune() });
+        s.mounts.push({ path: 'token2', type: 'userpass', accessor: 'auth_userpass_2', description: '', local: false, sealWrap: false, tune: storeTune() });
+      }),
+    );
+    expect(lines(r)).toEqual(['unmanaged sys/auth/token2 []: auth method token2/ (userpass, accessor auth_userpass_2) is mounted but no stack declares it']);
   });
 
   it('unmanaged role and policy with the access they give; built-ins are not unmanaged; a changed default is', async () => {
