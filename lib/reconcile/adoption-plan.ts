@@ -55,7 +55,7 @@ export function storePresence(o: DeclaredObject, live: LiveStore): 'present' | '
     const mount = live.mounts.find((m) => m.path === o.name);
     if (!mount) return 'absent';
     const want = o.kind === 'jwt-auth-mount' ? String(o.fields.type ?? 'jwt') : String(o.fields.type);
-    if (mount.type !== want) return mountTypeMismatch(o.name, mount.type, want, live.store?.cli);
+    if (mount.type !== want) return mountTypeMismatch(o.name, mount.type, want, live.store?.cli, live.namespace);
     const unconfigured = unconfiguredJwtMount(o, live);
     if (unconfigured !== undefined) return unconfigured;
     return 'present';
@@ -114,7 +114,7 @@ export async function planAdoption(
     if (o.kind === 'auth-mount' || o.kind === 'jwt-auth-mount') {
       const mount = live.mounts.find((m) => m.path === o.name)!;
       // An imported mount's TTLs are read by the import (the apply sets them); an untainted one's are not.
-      for (const change of mountAttributeChanges(o, mount, live.store?.cli, { imported: toImport.includes(o) })) {
+      for (const change of mountAttributeChanges(o, mount, live.store?.cli, { imported: toImport.includes(o), namespace: live.namespace })) {
         const line = `${o.name}/ (${o.address}): ${describeMountAttributeChange(change)}`;
         (change.effect === 'replace' ? risks : attributeChanges).push(line);
       }

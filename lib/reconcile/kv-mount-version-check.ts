@@ -2,6 +2,7 @@ import { TOKEN_NAMESPACE_RULE } from '../store/token-namespace';
 import type { DeclaredKvMount } from './declared-kv-mount';
 import { KvVersion } from '../model/kv-mount';
 import { compareStrings } from '../private/compare-strings';
+import { storeCliCommand } from './store-cli-command';
 import { StoreClient, StoreError } from '../store/store-client';
 import { readStoreTarget } from './live-store-reader';
 
@@ -79,7 +80,13 @@ const describe = (m: LiveSecretsMount) => (m.kvVersion !== undefined ? `KV v${m.
 const stacksOf = (d: DeclaredKvMount) => `stack${d.stacks.length === 1 ? '' : 's'} ${d.stacks.join(', ')}`;
 /** `stack a declares` / `stacks a, b declare`. */
 const stacksDeclare = (d: DeclaredKvMount) => `${stacksOf(d)} declare${d.stacks.length === 1 ? 's' : ''}`;
-const enable = (d: DeclaredKvMount, cli: string) => `${cli} secrets enable -path=${d.path} -version=${d.version} kv`;
+/**
+ * The command that enables a declared mount, in the namespace the stacks apply to: run as written
+ * without `-namespace`, the CLI would enable it in the root namespace (or wherever VAULT_NAMESPACE
+ * points), where the stacks never look.
+ */
+const enable = (d: DeclaredKvMount, cli: string, namespace: string | undefined) =>
+  storeCliCommand({ cli, namespace }, 'secrets enable', `-path=${d.path}`, `-version=${d.version}`, 'kv');
 
 /**
  * Compares each declared KV mount with the store's mount table. Returns one line per
@@ -87,7 +94,7 @@ const enable = (d: DeclaredKvMount, cli: string) => `${cli} secrets enable -path
  * the fix; [] when every declared mount is on the store, at its path, with its version.
  * @param cli the store's CLI the fixes name (`bao`, `vault`)
  */
-export function kvMountProblems(declared: readonly DeclaredKvMount[], live: readonly LiveSecretsMount[], cli = 'bao'): string[] {
+export function kvMountProblems(declared: readonly DeclaredKvMount[], live: readonly LiveSecretsMount[], cli = 'bao', namespace?: string): string[] {
   const problems: string[] = [];
   const byPath = new Map<string, DeclaredKvMount[]>();
   for (const d of declared) byPath.set(d.path, [...(byPath.get(d.path) ?? []), d]);
@@ -111,7 +118,7 @@ export function kvMountProblems(declared: readonly DeclaredKvMount[], live: read
     if (serving === undefined) {
       if (inside.length === 0) {
         problems.push(
-          `${path}/ is not mounted on the store, but ${stacksOf(d)} rel${d.stacks.length === 1 ? 'ies' : 'y'} on it as KV v${d.version} (the stacks never create KV mounts; applications and CI jobs read their secrets there): enable it first (${enable(d, cli)})`,
+          `${path}/ is not mounted${namespace ? ` in the namespace ${namespace}` : ''} on the store, but ${stacksOf(d)} rel${d.stacks.length === 1 ? 'ies' : 'y'} on it as KV v${d.version} (the stacks never create KV mounts; applications and CI jobs read their secrets there): enable it first (${enable(d, cli, namespace)})`,
         );
       }
       continue;
@@ -171,5 +178,5 @@ export async function checkKvMountVersions(client: StoreClient, declared: readon
   if (kvMountProblems(declared, live).length === 0) return;
   // Only a mismatch needs the fixes' CLI: one more (unauthenticated) request, to sys/seal-status.
   const cli = (await readStoreTarget(client))?.cli ?? 'bao (or vault)';
-  throw new KvMountMismatchError(kvMountProblems(declared, live, cli), client.address);
+  throw new KvMountMismatchError(kvMountProblems(declared, live, cli, client.namespace), client.address);
 }

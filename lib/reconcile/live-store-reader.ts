@@ -126,6 +126,8 @@ export interface LiveStore {
    * when that answer could not be read or names no version.
    */
   readonly store?: StoreTarget;
+  /** The namespace read (the client's), undefined for the root namespace: fix texts name it. */
+  readonly namespace?: string;
 }
 
 /** The store kind and version from `GET sys/seal-status`, or undefined when it cannot be read. */
@@ -392,6 +394,7 @@ export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
   const store = await readStoreTarget(client);
   return {
     ...(store ? { store } : {}),
+    ...(client.namespace !== undefined ? { namespace: client.namespace } : {}),
     address: client.address,
     mounts,
     jwtConfigs,

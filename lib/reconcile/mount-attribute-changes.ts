@@ -3,6 +3,8 @@ import { TUNE_FIELD_NAMES } from '../model/auth-mount-tune';
 import { DeclaredObject } from './declared-object';
 import { LiveAuthMount, LiveMountTune } from './live-store-reader';
 import { StoreCli } from '../model/store-target';
+import { shellQuote } from '../private/shell-quote';
+import { storeCliCommand } from './store-cli-command';
 
 /**
  * What applying the declarations does with one differing attribute (vault provider 5.9.0):
@@ -27,11 +29,27 @@ export interface MountAttributeChange {
   readonly consequence: string;
 }
 
-/** The platform configuration field and construct of each mount resource type (for the advice). */
-const DECLARED_BY: Readonly<Record<string, { config: string; construct: string }>> = {
-  vault_auth_backend: { config: 'authMounts.approle', construct: 'AppRoleAuth' },
-  vault_jwt_auth_backend: { config: 'authMounts.jwt', construct: 'CiJwtAuth' },
-};
+/**
+ * Where the platform configuration declares a mount's attributes (for the advice): the field of
+ * each attribute it lets you declare, and the construct. `description` and `tune` are undefined
+ * where the configuration has no such setting (the people's OIDC mount: its description is the
+ * library's, and it takes no tune settings), so the fix is a hand command, never a field that
+ * belongs to another mount.
+ */
+interface MountDeclaration {
+  readonly construct: string;
+  readonly local: string;
+  readonly description?: string;
+  readonly tune?: string;
+}
+
+/** The mount's {@link MountDeclaration}: by resource type, and for a JWT method by its type (`oidc`: the people's mount). */
+function declaredBy(o: DeclaredObject): MountDeclaration {
+  if (o.type === 'vault_auth_backend') return { construct: 'AppRoleAuth', local: 'authMounts.approle.local', description: 'authMounts.approle.description', tune: 'authMounts.approle.tune' };
+  if (o.type === 'vault_jwt_auth_backend' && o.fields.type === 'oidc') return { construct: 'OidcAuth', local: 'people.local' };
+  if (o.type === 'vault_jwt_auth_backend') return { construct: 'CiJwtAuth', local: 'authMounts.jwt.local', description: 'authMounts.jwt.description', tune: 'authMounts.jwt.tune' };
+  return { construct: 'the mount construct', local: 'the mount\'s `local`' };
+}
 
 /** The store's value of a tune setting that was never set (the provider's unset value means the same). */
 const TUNE_DEFAULTS: Readonly<LiveMountTune> = {
@@ -74,8 +92,15 @@ function tuneDeclaration(field: string, value: unknown): string {
  * provider (5.9.0) keeps the TTLs it wrote in its state and never reads them back from the store
  * (`mergeAuthMethodTune`), so for a mount in state the apply leaves the store's value (seen on OpenBao).
  */
-export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount, cli: StoreCli = 'bao', options: { readonly imported?: boolean } = {}): MountAttributeChange[] {
-  const by = DECLARED_BY[o.type] ?? { config: 'the mount', construct: 'the mount construct' };
+export function mountAttributeChanges(
+  o: DeclaredObject,
+  mount: LiveAuthMount,
+  cli: StoreCli = 'bao',
+  options: { readonly imported?: boolean; readonly namespace?: string } = {},
+): MountAttributeChange[] {
+  const by = declaredBy(o);
+  // Hand commands act on this mount in the namespace the stacks apply to.
+  const tune = (...flags: string[]) => `\`${storeCliCommand({ cli, namespace: options.namespace }, 'auth tune', ...flags, `${o.name}/`)}\``;
   const out: MountAttributeChange[] = [];
   const declaredLocal = o.fields.local === true;
   if (declaredLocal !== mount.local) {
@@ -86,12 +111,15 @@ export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount, c
       effect: 'replace',
       consequence:
         `forces a replacement: applying would delete ${o.name}/ and every role under it (Role IDs, Secret IDs) and mount it again; ` +
-        `adopt's plan check and \`tf --refuse-replace\` refuse it (exit 4). Declare \`${by.config}.local: ${mount.local}\` (${by.construct} \`local\`) to keep the store's mount`,
+        `adopt's plan check and \`tf --refuse-replace\` refuse it (exit 4). Declare \`${by.local}: ${mount.local}\` (${by.construct} \`local\`) to keep the store's mount`,
     });
   }
   const declaredDescription = typeof o.fields.description === 'string' ? o.fields.description : '';
   if (declaredDescription !== mount.description) {
-    const keep = `declare \`${by.config}.description: ${JSON.stringify(mount.description)}\` to keep the store's`;
+    const keep =
+      by.description !== undefined
+        ? `declare \`${by.description}: ${JSON.stringify(mount.description)}\` to keep the store's`
+        : `the configuration has no description setting for this mount (${by.construct} gives its own)`;
     out.push({
       attribute: 'description',
       declared: JSON.stringify(declaredDescription),
@@ -101,7 +129,7 @@ export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount, c
             effect: 'kept' as const,
             consequence:
               'the apply does not change it: the vault provider (5.9.0) writes a JWT mount\'s description only when it creates the mount; ' +
-              `set it by hand (\`${cli} auth tune -description=... ${o.name}/\`) or ${keep}`,
+              `set it back by hand (${tune(`-description=${shellQuote(declaredDescription)}`)})${by.description !== undefined ? ', or' : ';'} ${keep}`,
           }
         : { effect: 'in-place' as const, consequence: `the apply changes it in place (no replacement); ${keep}` }),
     });
@@ -113,11 +141,12 @@ export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount, c
     const want = tuneText(field, isDeclared ? declared : TUNE_DEFAULTS[field]);
     const have = tuneText(field, mount.tune[field]);
     if (want === have) continue;
-    const declaration = `\`${by.config}.tune.${camel}: ${tuneDeclaration(field, mount.tune[field])}\``;
+    const declaration = by.tune !== undefined ? `\`${by.tune}.${camel}: ${tuneDeclaration(field, mount.tune[field])}\`` : undefined;
     // The provider never reads a TTL it wrote back from the store: a hand change stays (see above).
     const unseen = isDeclared && TTL.has(field) && options.imported !== true;
     // The CLI's flag for the declared value: `-max-lease-ttl=2h` (0: the system's default).
-    const flag = `-${field.replace(/_/g, '-')}=${want.startsWith('0 ') ? '0' : want}`;
+    // A list is reset flag by flag (`-audit-non-hmac-request-keys=KEY`, repeated): no one flag to write.
+    const flag = `-${field.replace(/_/g, '-')}=${want === '(none)' ? '...' : want.startsWith('0 ') ? '0' : want}`;
     out.push({
       attribute: `tune.${field}`,
       declared: isDeclared ? want : `${want}, not declared`,
@@ -125,10 +154,12 @@ export function mountAttributeChanges(o: DeclaredObject, mount: LiveAuthMount, c
       effect: isDeclared && !unseen ? 'in-place' : 'kept',
       consequence: unseen
         ? 'the apply does not change it: the vault provider (5.9.0) keeps the TTL it wrote in its state and never reads it back from the store; ' +
-          `set it back by hand (\`${cli} auth tune ${flag} ${o.name}/\`), or declare ${declaration} to keep the store's (the next apply writes that same value once)`
+          `set it back by hand (${tune(flag)}), or declare ${declaration} to keep the store's (the next apply writes that same value once)`
         : isDeclared
           ? `the apply changes it in place (tune, no replacement); declare ${declaration} to keep the store's`
-          : `not declared, so the apply keeps the store's value; declare ${declaration} to manage it, or reset it by hand (\`${cli} auth tune\`)`,
+          : declaration !== undefined
+            ? `not declared, so the apply keeps the store's value; declare ${declaration} to manage it, or reset it by hand (${tune(flag)})`
+            : `not declared (${by.construct} takes no tune settings), so the apply keeps the store's value; reset it by hand (${tune(flag)})`,
     });
   }
   return out;

@@ -1,3 +1,5 @@
+import { storeCliCommand } from './store-cli-command';
+
 /**
  * What the library declares for each auth method type, and the construct property that moves the
  * declaration to another path: named in the fix, so that it says what the store has and what to
@@ -24,20 +26,22 @@ function loggedInBy(storeType: string): string {
  * @param storeType the type the store has (`jwt`)
  * @param declaredType the type the stack declares (`oidc`)
  * @param cli the store's CLI for the hand command (`bao`, `vault`); not known: both are named
+ * @param namespace the namespace the stacks apply to, named in the hand command
  */
-export function mountTypeFix(mountPath: string, storeType: string, declaredType: string, cli?: string): string {
+export function mountTypeFix(mountPath: string, storeType: string, declaredType: string, cli?: string, namespace?: string): string {
   const declared = DECLARED_METHODS[declaredType];
   const method = declared === undefined ? `the ${declaredType} method` : declared.what.replace(/ \(.*\)$/, '');
   const pathField = declared?.pathField ?? "the mount construct's `path`";
-  const command = cli === undefined ? `\`bao auth disable ${mountPath}\`, or \`vault auth disable ${mountPath}\` on Vault` : `\`${cli} auth disable ${mountPath}\``;
+  const disable = (c: string) => `\`${storeCliCommand({ cli: c, namespace }, 'auth disable', mountPath)}\``;
+  const command = cli === undefined ? `${disable('bao')}, or ${disable('vault')} on Vault` : disable(cli);
   return `declare ${method} at another path (${pathField}), or, if ${loggedInBy(storeType)}, disable it by hand (${command}) and run adopt again`;
 }
 
 /** {@link mountTypeFix} with what the store has and what is declared first: `oidc/ is a jwt method on the store where ... Fix: ...`. */
-export function mountTypeMismatch(mountPath: string, storeType: string, declaredType: string, cli?: string): string {
+export function mountTypeMismatch(mountPath: string, storeType: string, declaredType: string, cli?: string, namespace?: string): string {
   const what = DECLARED_METHODS[declaredType]?.what ?? `a ${declaredType} method`;
   return (
     `${mountPath}/ is a ${storeType} method on the store where ${what} is declared; an import cannot change a mount's type, and applying would disable it with every role under it. ` +
-    `Fix: ${mountTypeFix(mountPath, storeType, declaredType, cli)}`
+    `Fix: ${mountTypeFix(mountPath, storeType, declaredType, cli, namespace)}`
   );
 }

@@ -87,11 +87,11 @@ export async function detectDrift(
         continue;
       }
       if (mount.type !== wantType) {
-        findings.push({ kind: 'changed', ...at(o), identities: [], summary: `auth method ${o.name}/ is of type ${mount.type}, declared ${wantType}`, details: [mountTypeMismatch(o.name, mount.type, wantType, live.store?.cli)] });
+        findings.push({ kind: 'changed', ...at(o), identities: [], summary: `auth method ${o.name}/ is of type ${mount.type}, declared ${wantType}`, details: [mountTypeMismatch(o.name, mount.type, wantType, live.store?.cli, live.namespace)] });
         continue;
       }
       // local (forces a replacement), description, tune: each with what applying does.
-      const attributes = mountAttributeChanges(o, mount, live.store?.cli);
+      const attributes = mountAttributeChanges(o, mount, live.store?.cli, { namespace: live.namespace });
       if (attributes.length > 0) {
         const replace = attributes.some((a) => a.effect === 'replace');
         findings.push({

@@ -1,5 +1,6 @@
 import { DeclaredObject } from './declared-object';
 import { LiveStore } from './live-store-reader';
+import { storeCliCommand } from './store-cli-command';
 
 /**
  * What to do about a declared JWT or OIDC method that the store has mounted but never configured
@@ -15,7 +16,7 @@ export function unconfiguredJwtMount(o: DeclaredObject, live: LiveStore): string
   if (o.kind !== 'jwt-auth-mount' || live.jwtConfigs.find((c) => c.mount === o.name)?.configured !== false) return undefined;
   if (!live.mounts.some((m) => m.path === o.name)) return undefined;
   const roles = live.roles.filter((r) => r.mount === o.name).length;
-  const cli = live.store?.cli ?? 'bao';
+  const target = { cli: live.store?.cli ?? 'bao', namespace: live.namespace };
   const discovery = typeof o.fields.oidc_discovery_url === 'string' && o.fields.oidc_discovery_url !== '' ? o.fields.oidc_discovery_url : undefined;
   return (
     `${o.name}/ is mounted but was never configured (GET auth/${o.name}/config: 404; an apply that failed after mounting it leaves it so), ` +
@@ -25,7 +26,7 @@ export function unconfiguredJwtMount(o: DeclaredObject, live: LiveStore): string
         'if the apply failed on it ("error checking oidc discovery URL"), make that URL reachable from the store, or declare the right one, first. '
       : '') +
     (roles === 0
-      ? `It holds no role: disable it (${cli} auth disable ${o.name}) and apply; nothing is lost`
-      : `It holds ${roles} role(s): write its configuration by hand (${cli} write auth/${o.name}/config ...), then run adopt again`)
+      ? `It holds no role: disable it (${storeCliCommand(target, 'auth disable', o.name)}) and apply; nothing is lost`
+      : `It holds ${roles} role(s): write its configuration by hand (${storeCliCommand(target, 'write', `auth/${o.name}/config`, '...')}), then run adopt again`)
   );
 }

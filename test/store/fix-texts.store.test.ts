@@ -21,6 +21,7 @@
  *   and an application's role name changed (`role_name`, the policy's `name`): refused, the store's
  *   value declared again as the text says, the plan empty, Role ID and Secret ID kept.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -37,7 +38,7 @@ import { appRoleLogin, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformCon
 import { runStoreCli } from '../support/store/store-cli';
 import { storeCli } from '../support/store/store-facts';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { storeKind } from '../support/store/toolchain-env';
+import { storeKind, toolchain } from '../support/store/toolchain-env';
 
 const key = generateSigningKey();
 const CLIENT_ID = 'secretstore';
@@ -162,6 +163,8 @@ describe('fix: mount settings that differ (description, tune), and a tf killed d
   const base = () => testPlatformConfig(key.publicKeyPem);
   let roleId: string;
   let secretId: string;
+  /** The hand command drift names for CI's JWT description, run as written in the next test. */
+  let jwtDescriptionFix: string | undefined;
 
   async function roleKept(): Promise<void> {
     expect((await ok(s.store, 'GET', 'auth/approle/role/orchestrator-dev/role-id')).data.role_id).toBe(roleId);
@@ -187,7 +190,8 @@ describe('fix: mount settings that differ (description, tune), and a tf killed d
     expect(drift.code).toBe(1);
     expect(drift.stdout).toMatch(/description: declared "[^"]+", store "hand-made": the apply changes it in place \(no replacement\); declare `authMounts\.approle\.description: "hand-made"` to keep the store's/);
     expect(drift.stdout).toContain('tune.listing_visibility: declared hidden, not declared, store unauth: not declared, so the apply keeps the store\'s value; declare `authMounts.approle.tune.listingVisibility: "unauth"` to manage it');
-    expect(drift.stdout).toMatch(new RegExp(`description: declared "[^"]+", store "hand CI": the apply does not change it: .*set it by hand \\(\`${storeCli()} auth tune -description=\\.\\.\\. jwt/\`\\) or declare \`authMounts\\.jwt\\.description: "hand CI"\``));
+    expect(drift.stdout).toMatch(new RegExp(`description: declared "[^"]+", store "hand CI": the apply does not change it: .*set it back by hand \\(\`${storeCli()} auth tune -description='[^']+' jwt/\`\\), or declare \`authMounts\\.jwt\\.description: "hand CI"\``));
+    jwtDescriptionFix = /store "hand CI": .*set it back by hand \(`([^`]+)`\)/.exec(drift.stdout)?.[1];
     const adopt = await cli(['adopt', 'app-roles', '--outdir', 'cdktf.out', '--dry-run']);
     expect(adopt.code).toBe(0);
     expect(adopt.stdout).toContain('Mount settings, store → declarations (no replacement):');
@@ -197,7 +201,13 @@ describe('fix: mount settings that differ (description, tune), and a tf killed d
   it('followed (the AppRole description and tune declared as written, the JWT description set by hand): adopt, one apply, empty plans, drift in sync; Role ID and Secret ID kept', async () => {
     s.fixture.synthPlatform({ ...base(), authMounts: { approle: { description: 'hand-made', tune: { listingVisibility: 'unauth' } } } });
     const declaredJwt = readDeclaredObjects(path.join(s.fixture.dir, 'cdktf.out'), 'ci-access').find((o) => o.kind === 'jwt-auth-mount')!;
-    await ok(s.store, 'POST', 'sys/auth/jwt/tune', { description: declaredJwt.fields.description });
+    // The JWT description set back with the command drift named, run as written in a shell.
+    expect(jwtDescriptionFix).toBe(`${storeCli()} auth tune -description='${declaredJwt.fields.description}' jwt/`);
+    const ran = spawnSync('sh', ['-c', jwtDescriptionFix!], {
+      env: { PATH: `${path.dirname(toolchain().bao)}${path.delimiter}${process.env.PATH}`, HOME: s.fixture.dir, VAULT_ADDR: s.store.addr, BAO_ADDR: s.store.addr, VAULT_TOKEN: s.store.rootToken },
+      encoding: 'utf8',
+    });
+    expect({ status: ran.status, stderr: ran.stderr }).toEqual({ status: 0, stderr: '' });
     const adopt = await cli(['adopt', 'app-roles', '--outdir', 'cdktf.out']);
     expect([adopt.code, adopt.stderr]).toEqual([0, '']);
     expect(adopt.stdout).not.toContain('Mount settings');

@@ -6,12 +6,13 @@
  * them); HashiCorp Vault only in Enterprise and HCP, so on Vault open source this file checks that
  * the store refuses them and says so, instead of skipping silently.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { AgentConfigurations } from '../../lib/constructs/agent-configuration';
-import { Duration } from '../../lib';
+import { Duration, KvMount } from '../../lib';
 import { jobShells, leakedValues, runJob } from '../support/ci-login-harness';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { PlatformFixture, TEST_SETTINGS, testPlatformConfig, testSecretValues } from '../support/store/platform-fixture';
@@ -233,6 +234,38 @@ if (storeKind() === 'vault') {
       expect(drift.stderr).not.toContain('Fix: use a token whose policy grants');
       expect(drift.stderr).not.toContain('The check needs path');
       expect(leakedValues(`${plan.stdout}${plan.stderr}${drift.stdout}${drift.stderr}`, [...secrets])).toEqual([]);
+    });
+
+    it('drift of every stack is clean inside the namespace: its built-in token method (ns_token) is no unmanaged mount (issue 37)', async () => {
+      const drift = await cli(['drift', 'cdktf.out']);
+      expect({ code: drift.code, stderr: drift.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(drift.stdout).toContain('**In sync.**');
+    });
+
+    it('a KV mount missing in the namespace: tf stops (exit 5) with a fix that names the namespace; run as written (no BAO_NAMESPACE set) it enables the mount there, and the plan goes on (issue 37)', async () => {
+      const other = PlatformFixture.create(store, 'namespace-kv');
+      try {
+        other.synthPlatform(testPlatformConfig(key.publicKeyPem, { settings: { ...TEST_SETTINGS, namespace: NAMESPACE, kvMount: new KvMount('team-kv', 2) } as any }));
+        const inOther = (args: string[]) => runStoreCli(args, { cwd: other.dir, addr: store.addr, token: nsToken });
+        expect((await inOther(['tf', 'ci-access', '--', 'init', '-input=false'])).code).toBe(0);
+        const refused = await inOther(['tf', 'ci-access', '--', 'plan', '-input=false']);
+        expect(refused.code).toBe(5);
+        expect(refused.stderr).toContain(`team-kv/ is not mounted in the namespace ${NAMESPACE} on the store`);
+        const fix = /enable it first \((.+)\)$/m.exec(refused.stderr)?.[1];
+        expect(fix).toBe(`${storeCli()} secrets enable -namespace='${NAMESPACE}' -path=team-kv -version=2 kv`);
+        // The operator's shell: the store's CLI on PATH, its address and token, no namespace variable.
+        const ran = spawnSync('sh', ['-c', fix!], {
+          env: { PATH: `${path.dirname(toolchain().bao)}${path.delimiter}${process.env.PATH}`, HOME: work, VAULT_ADDR: store.addr, BAO_ADDR: store.addr, VAULT_TOKEN: nsToken },
+          encoding: 'utf8',
+        });
+        expect({ status: ran.status, stderr: ran.stderr }).toEqual({ status: 0, stderr: '' });
+        expect(Object.keys((await nsRequest(store, NAMESPACE, 'GET', 'sys/mounts')).body.data)).toContain('team-kv/');
+        expect(Object.keys((await nsRequest(store, undefined, 'GET', 'sys/mounts')).body.data)).not.toContain('team-kv/');
+        const plan = await inOther(['tf', 'ci-access', '--', 'plan', '-input=false']);
+        expect({ code: plan.code, stderr: plan.stderr }).toEqual({ code: 0, stderr: expect.not.stringContaining('not mounted') });
+      } finally {
+        other.cleanup();
+      }
     });
 
     it('who-can live asks the namespace named by BAO_NAMESPACE', async () => {

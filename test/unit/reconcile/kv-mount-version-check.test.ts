@@ -81,6 +81,12 @@ describe('declared KV mounts compared with the store', () => {
     ]);
   });
 
+  it('absent in a namespace: the problem and the command name it (run without -namespace, the CLI enables the mount in the root namespace)', () => {
+    expect(kvMountProblems([declared('kv', 1)], DEV_STORE, 'bao', 'team-a/sub')).toEqual([
+      "kv/ is not mounted in the namespace team-a/sub on the store, but stacks app-roles, ci-access rely on it as KV v1 (the stacks never create KV mounts; applications and CI jobs read their secrets there): enable it first (bao secrets enable -namespace='team-a/sub' -path=kv -version=1 kv)",
+    ]);
+  });
+
   it("the fix names the store's CLI it is given (the live check reads it from sys/seal-status)", () => {
     expect(kvMountProblems([declared('kv', 1)], DEV_STORE, 'vault')[0]).toMatch(/enable it first \(vault secrets enable -path=kv -version=1 kv\)$/);
   });

@@ -50,7 +50,7 @@ describe('drift covers mount settings', () => {
 
   it('a JWT mount\'s description: the apply does not change it (the provider writes it only when creating the mount)', async () => {
     const r = await detectDrift(declared, configuration, live((s) => (mount(s, 'jwt').description = 'hand')));
-    expect(details(r, 'sys/auth/jwt')).toEqual([expect.stringMatching(/^description: declared "[^"]*", store "hand": the apply does not change it: .*bao auth tune -description=\.\.\. jwt\//)]);
+    expect(details(r, 'sys/auth/jwt')).toEqual([expect.stringMatching(/^description: declared "[^"]*", store "hand": the apply does not change it: .*set it back by hand \(`bao auth tune -description='[^']*' jwt\/`\), or declare `authMounts.jwt.description: "hand"`/)]);
   });
 
   it("the hand fixes name the live store's CLI: vault on Vault, bao on OpenBao or an unknown store", async () => {
@@ -60,14 +60,43 @@ describe('drift covers mount settings', () => {
       (s as { store?: StoreTarget }).store = new StoreTarget('vault', '1.21.1');
     }));
     const text = [...details(onVault, 'sys/auth/jwt'), ...details(onVault, 'sys/auth/approle')].join('\n');
-    expect(text).toContain('`vault auth tune -description=... jwt/`');
-    expect(text).toContain('reset it by hand (`vault auth tune`)');
+    expect(text).toContain("`vault auth tune -description='' jwt/`");
+    expect(text).toContain('reset it by hand (`vault auth tune -max-lease-ttl=0 approle/`)');
     expect(text).not.toMatch(/\bbao\b/);
     const onBao = await detectDrift(declared, configuration, live((s) => {
       mount(s, 'jwt').description = 'hand';
       (s as { store?: StoreTarget }).store = new StoreTarget('openbao', '2.4.0');
     }));
-    expect(details(onBao, 'sys/auth/jwt').join('\n')).toContain('`bao auth tune -description=... jwt/`');
+    expect(details(onBao, 'sys/auth/jwt').join('\n')).toContain("`bao auth tune -description='' jwt/`");
+  });
+
+  it('inside a namespace every hand command names it (run as written without it, it would act on the root namespace) (issue 37)', async () => {
+    const r = await detectDrift(declared, configuration, live((s) => {
+      mount(s, 'jwt').description = 'hand';
+      mount(s, 'approle').tune = { ...mount(s, 'approle').tune, max_lease_ttl: 7200 };
+      (s as { namespace?: string }).namespace = 'team-a';
+    }));
+    expect(details(r, 'sys/auth/jwt').join('\n')).toContain("`bao auth tune -namespace='team-a' -description='' jwt/`");
+    expect(details(r, 'sys/auth/approle').join('\n')).toContain("`bao auth tune -namespace='team-a' -max-lease-ttl=0 approle/`");
+    expect([...details(r, 'sys/auth/jwt'), ...details(r, 'sys/auth/approle')].filter((d) => /`bao /.test(d) && !d.includes("-namespace='team-a'"))).toEqual([]);
+  });
+
+  it("the people's OIDC mount: fixes name its own settings (people.local) or a hand command on oidc/, never CI's authMounts.jwt (issue 37)", () => {
+    const oidc = {
+      stack: 'people', address: 'vault_jwt_auth_backend.oidc', type: 'vault_jwt_auth_backend', kind: 'jwt-auth-mount' as const,
+      storePath: 'sys/auth/oidc', importId: 'oidc', name: 'oidc',
+      fields: { type: 'oidc', path: 'oidc', description: 'People through single sign-on (managed by secretstore-iac)' },
+    };
+    const changes = mountAttributeChanges(oidc, {
+      path: 'oidc', type: 'oidc', accessor: 'auth_oidc_1', description: 'hand', local: true, sealWrap: false,
+      tune: { default_lease_ttl: 0, max_lease_ttl: 7200, listing_visibility: 'hidden', token_type: 'default-service', audit_non_hmac_request_keys: [], audit_non_hmac_response_keys: [] },
+    }, 'bao', { namespace: 'team-a' }).map(describeMountAttributeChange);
+    expect(changes.join('\n')).not.toContain('authMounts');
+    expect(changes).toEqual([
+      expect.stringMatching(/^local: declared false, store true: .*Declare `people.local: true` \(OidcAuth `local`\)/),
+      "description: declared \"People through single sign-on (managed by secretstore-iac)\", store \"hand\": the apply does not change it: the vault provider (5.9.0) writes a JWT mount's description only when it creates the mount; set it back by hand (`bao auth tune -namespace='team-a' -description='People through single sign-on (managed by secretstore-iac)' oidc/`); the configuration has no description setting for this mount (OidcAuth gives its own)",
+      "tune.max_lease_ttl: declared 0 (system default), not declared, store 2h: not declared (OidcAuth takes no tune settings), so the apply keeps the store's value; reset it by hand (`bao auth tune -namespace='team-a' -max-lease-ttl=0 oidc/`)",
+    ]);
   });
 
   it('a local mount on the store: a replacement, refused by the plan check, and the declaration that keeps it', async () => {
