@@ -1,6 +1,6 @@
 import { LiveStore, liveStoreConfiguration, readLiveStore } from '../reconcile/live-store-reader';
 import { readStoreConfiguration, StoreConfiguration } from '../access/store-configuration';
-import { StoreClient } from '../store/store-client';
+import { LIVE_READER_TOKEN_NEEDS, StoreClient } from '../store/store-client';
 import { KnownKvMount } from '../access/kv-path-form';
 import { readDeclaredKvMounts } from '../reconcile/declared-kv-mount';
 import { KV_MOUNT_CHECK_PATH, parseSecretsMounts } from '../reconcile/kv-mount-version-check';
@@ -63,7 +63,7 @@ export function readLiveStoreFromEnvironment(context: CommandContext, declaredNa
 
 /** The client of the live store, for the reads of {@link readLiveStoreFromEnvironment} and the checks before them. */
 export function liveStoreClient(context: CommandContext, declaredNamespaces: readonly string[] = []): StoreClient {
-  return StoreClient.fromEnvironment(context.env, true, (line) => context.stderr(line), declaredNamespaces);
+  return StoreClient.fromEnvironment(context.env, true, (line) => context.stderr(line), declaredNamespaces, LIVE_READER_TOKEN_NEEDS);
 }
 
 /**
@@ -72,7 +72,7 @@ export function liveStoreClient(context: CommandContext, declaredNamespaces: rea
  */
 export async function loadConfiguration(argument: string, context: CommandContext, options: LoadOptions = {}): Promise<LoadedConfiguration> {
   if (argument === LIVE_SOURCE) {
-    const client = StoreClient.fromEnvironment(context.env, true, (line) => context.stderr(line));
+    const client = StoreClient.fromEnvironment(context.env, true, (line) => context.stderr(line), [], LIVE_READER_TOKEN_NEEDS);
     const store = await readLiveStore(client);
     return {
       configuration: liveStoreConfiguration(store, `store ${store.address}`),

@@ -95,20 +95,28 @@ function unwrapStoreError(text: string): string[] {
     .map((line) => line.slice(3).trim());
 }
 
+/** What the operator commands' token must allow (provision, rotate-secret-id): the default of {@link resolveStoreToken}. */
+export const APPROLE_OPERATOR_TOKEN_NEEDS =
+  'manage the AppRole (read auth/<mount>/role/<role>/role-id, update auth/<mount>/role/<role>/secret-id*)';
+
+/** What a token that reads the live store must allow (who-can, drift, access, access-diff on `live`). */
+export const LIVE_READER_TOKEN_NEEDS =
+  'read and list the store\'s auth methods, roles and policies (the reader policy of docs/adoption.md, or readerPolicy: true in the configuration)';
+
 /**
  * The privileged token from the environment (`SECRETSTORE_TOKEN`, `VAULT_TOKEN` or `BAO_TOKEN`).
  * Tokens are never taken from command-line arguments, which other users can read.
- * @throws StoreError (`no-token`) naming the variables
+ * @param needs what the token must be allowed to do, for the message (the command's own need)
+ * @throws StoreError (`no-token`) naming the variables and what the token needs
  */
-export function resolveStoreToken(env: NodeJS.ProcessEnv = process.env): string {
+export function resolveStoreToken(env: NodeJS.ProcessEnv = process.env, needs: string = APPROLE_OPERATOR_TOKEN_NEEDS): string {
   for (const name of STORE_TOKEN_VARIABLES) {
     const value = (env[name] ?? '').trim();
     if (value !== '') return value;
   }
   throw new StoreError(
     'no-token',
-    `no store token: set VAULT_TOKEN (or BAO_TOKEN / SECRETSTORE_TOKEN) to a token allowed to manage the AppRole ` +
-      `(read auth/<mount>/role/<role>/role-id, update auth/<mount>/role/<role>/secret-id*); tokens are never taken from arguments`,
+    `no store token: set VAULT_TOKEN (or BAO_TOKEN / SECRETSTORE_TOKEN) to a token allowed to ${needs}; tokens are never taken from arguments`,
   );
 }
 
@@ -123,9 +131,15 @@ export class StoreClient {
    * its warnings to `warn`; the namespace from the environment or `declaredNamespaces` (the
    * synthesized stacks', {@link resolveStoreNamespace}).
    */
-  static fromEnvironment(env: NodeJS.ProcessEnv = process.env, withToken = true, warn?: (line: string) => void, declaredNamespaces: readonly string[] = []): StoreClient {
+  static fromEnvironment(
+    env: NodeJS.ProcessEnv = process.env,
+    withToken = true,
+    warn?: (line: string) => void,
+    declaredNamespaces: readonly string[] = [],
+    tokenNeeds: string = APPROLE_OPERATOR_TOKEN_NEEDS,
+  ): StoreClient {
     const address = resolveStoreAddress(env);
-    const token = withToken ? resolveStoreToken(env) : undefined;
+    const token = withToken ? resolveStoreToken(env, tokenNeeds) : undefined;
     return new StoreClient({ address, token, namespace: resolveStoreNamespace(env, declaredNamespaces), transport: StoreTransport.fromEnvironment(env, warn) });
   }
 

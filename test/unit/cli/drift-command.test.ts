@@ -66,6 +66,19 @@ describe('secretstore-iac drift', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('no store token: set VAULT_TOKEN');
   });
+
+  it('without a token, every command reading the live store says what a reader token needs, not what provision needs (issue 37)', async () => {
+    for (const args of [['drift', BASE], ['who-can', 'read', 'secret/data/x', 'live'], ['access-diff', BASE, 'live']]) {
+      const r = await cli(args, { SECRETSTORE_ADDR: 'http://127.0.0.1:9' });
+      expect({ args, code: r.code }).toEqual({ args, code: 3 });
+      expect(r.stderr).toContain(
+        "no store token: set VAULT_TOKEN (or BAO_TOKEN / SECRETSTORE_TOKEN) to a token allowed to read and list the store's auth methods, roles and policies",
+      );
+      expect(r.stderr).not.toContain('AppRole');
+    }
+    const provision = await cli(['provision', 'orchestrator-dev', '--env-file', '/nonexistent/a.env'], { SECRETSTORE_ADDR: 'http://127.0.0.1:9' });
+    expect(provision.stderr).toContain('to a token allowed to manage the AppRole');
+  });
 });
 
 describe('secretstore-iac adopt', () => {
