@@ -76,7 +76,8 @@ export async function loadConfiguration(argument: string, context: CommandContex
     const store = await readLiveStore(client);
     return {
       configuration: liveStoreConfiguration(store, `store ${store.address}`),
-      label: `live store ${store.address}`,
+      // The namespace read is part of what was read: "nobody" in the root namespace says nothing of a namespace's.
+      label: `live store ${store.address} (${store.namespace === undefined ? 'root namespace' : `namespace ${store.namespace}`})`,
       ...(options.kvMounts ? { kvMounts: await liveKvMounts(client) } : {}),
     };
   }

@@ -67,7 +67,18 @@ export const whoCanCommand: Command = {
             : `${label} names no settings.store, so OpenBao is assumed`;
       throw new UsageError(`${refusal} (${terminalLine(whence)})`);
     }
-    const answer = whoCan(await AccessModel.load(configuration), capability as StoreCapability, path, { kvMounts });
+    const answered = whoCan(await AccessModel.load(configuration), capability as StoreCapability, path, { kvMounts });
+    // A live store without a single role was most often read in the wrong namespace: said, not left as "nobody".
+    const answer =
+      source === LIVE_SOURCE && configuration.identities.length === 0
+        ? {
+            ...answered,
+            notes: [
+              ...answered.notes,
+              `the ${label} has no JWT, OIDC or AppRole role at all: if the platform's stacks apply in a namespace (settings.namespace), set BAO_NAMESPACE or VAULT_NAMESPACE to it and ask again`,
+            ],
+          }
+        : answered;
     if (format === 'json') {
       context.stdout(terminalJson(answer));
       return ExitCode.ok;

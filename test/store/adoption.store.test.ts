@@ -271,7 +271,7 @@ describe('adopting a hand-made store', () => {
   it('access-diff accepts the live store as one side (no access change once applied)', async () => {
     const r = await cli(['access-diff', 'live', 'cdktf.out'], store.rootToken);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toContain(`## Access changes: \`live store ${store.addr}\` → \`cdktf.out\``);
+    expect(r.stdout).toContain(`## Access changes: \`live store ${store.addr} (root namespace)\` → \`cdktf.out\``);
     expect(r.code).toBe(0);
   });
 });

@@ -272,6 +272,16 @@ if (storeKind() === 'vault') {
       const r = await cli(['who-can', 'read', 'secret/data/registry/svc-orchestrator', 'live'], { BAO_NAMESPACE: NAMESPACE });
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('jwt/registry-ci');
+      expect(r.stdout).not.toContain('has no JWT, OIDC or AppRole role');
+    });
+
+    it('who-can live without the namespace: "nobody" comes with a note that names the namespace read and the variable to set (issue 37)', async () => {
+      const r = await runStoreCli(['who-can', 'read', 'secret/data/registry/svc-orchestrator', 'live'], { cwd: fixture.dir, addr: store.addr, token: store.rootToken });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('  nobody');
+      expect(r.stdout).toContain(
+        `note: the live store ${store.addr} (root namespace) has no JWT, OIDC or AppRole role at all: if the platform's stacks apply in a namespace (settings.namespace), set BAO_NAMESPACE or VAULT_NAMESPACE to it and ask again`,
+      );
     });
   });
 }

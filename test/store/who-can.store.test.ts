@@ -134,6 +134,6 @@ describe(`who-can live with ${storeKind()}'s capability words`, () => {
     expect(run.stdout).toBe('');
     const product = storeKind() === 'vault' ? 'HashiCorp Vault' : 'OpenBao';
     expect(run.stderr).toContain(`"${other}" is a capability of ${storeKind() === 'vault' ? 'OpenBao' : 'HashiCorp Vault'}, not of ${product}: ${product} refuses every policy naming it (invalid capability "${other}")`);
-    expect(run.stderr).toMatch(new RegExp(`\\(live store ${store.addr.replace(/[.]/g, '\\.')} is ${storeKind()} \\d+\\.\\d+\\.\\d+ \\(sys/seal-status\\)\\)`));
+    expect(run.stderr).toMatch(new RegExp(`\\(live store ${store.addr.replace(/[.]/g, '\\.')} \\(root namespace\\) is ${storeKind()} \\d+\\.\\d+\\.\\d+ \\(sys/seal-status\\)\\)`));
   });
 });
