@@ -1,0 +1,99 @@
+import { PolicyParser } from '../acl/policy-parser';
+import { compareStrings } from '../private/compare-strings';
+import { mdCode } from '../render/markdown-text';
+import { SavedPlan } from '../sources/saved-plan';
+import { SynthStack } from '../sources/synth-output';
+import { AccessDiff, diffAccess, hasAccessChange } from './access-diff';
+import { AccessModel } from './access-model';
+import { planStoreConfigurations } from './plan-store-configuration';
+import { OverriddenDeclaration } from './store-configuration';
+import { RiskFlag, sortRiskFlags } from './risk-flag';
+
+/** One saved plan the review read, as the note names it. */
+export interface ReviewedPlan {
+  /** The stack. */
+  readonly stack: string;
+  /** The file given (a plan file, or the JSON of `show -json` of one). */
+  readonly file: string;
+  /** SHA-256 of that file, hex. */
+  readonly sha256: string;
+  /** The engine version the plan records. */
+  readonly engineVersion?: string;
+}
+
+/** The access review of saved plans: the access diff of applying them, and what it was read from. */
+export interface PlanReview {
+  /** Access before (the refreshed state) → after (the planned values), with the plans' own flags. */
+  readonly diff: AccessDiff;
+  /** The plans read, sorted by stack. */
+  readonly plans: readonly ReviewedPlan[];
+  /** Stacks of the synthesized output without a plan, read from the synthesis on both sides. */
+  readonly unplanned: readonly string[];
+  /**
+   * False when a value the review reads is unknown until apply, or a resource it cannot read
+   * changes: the diff then does not say everything the apply will do.
+   */
+  readonly complete: boolean;
+}
+
+/**
+ * Reviews saved plans: the access of the store before (each plan's refreshed prior state) and
+ * after applying them (each plan's planned values), compared; the other stacks of the synthesized
+ * output are read from the synthesis on both sides. Values unknown until apply and changes to
+ * resources the review cannot read are risk flags, never guessed.
+ * @throws Error naming the stack for a plan that cannot be read into a configuration
+ */
+export async function reviewSavedPlans(synthesized: readonly SynthStack[], plans: readonly SavedPlan[], parser = new PolicyParser()): Promise<PlanReview> {
+  const sides = planStoreConfigurations(synthesized, plans);
+  const [base, head] = await Promise.all([AccessModel.load(sides.base, parser), AccessModel.load(sides.head, parser)]);
+  const diff = diffAccess(base, head);
+  const own = savedPlanFlags(plans);
+  const overrides = sides.overridden.map(overrideFlag);
+  return {
+    diff: { ...diff, flags: sortRiskFlags([...own, ...overrides, ...diff.flags]) },
+    plans: [...plans]
+      .sort((a, b) => compareStrings(a.stack, b.stack))
+      .map((p) => ({ stack: p.stack, file: p.file, sha256: p.sha256, ...(p.engineVersion !== undefined ? { engineVersion: p.engineVersion } : {}) })),
+    unplanned: sides.unplanned,
+    complete: own.length === 0,
+  };
+}
+
+/** True when the review must be looked at: access changed, or the plans hold what it cannot read (the exit code 1). */
+export function planReviewNeedsAttention(review: PlanReview): boolean {
+  return hasAccessChange(review.diff) || !review.complete;
+}
+
+/** A plan writing a policy or identity over another stack's different declaration of it. */
+function overrideFlag(o: OverriddenDeclaration): RiskFlag {
+  return {
+    kind: 'plan-overrides',
+    identity: o.name,
+    identities: o.kind === 'identity' ? [o.name] : [],
+    message: `the plan of stack ${mdCode(o.stack)} writes the ${o.kind} ${mdCode(o.name)} that stack ${mdCode(o.over)} declares differently: after this apply the store has the plan's (shown here); applying ${mdCode(o.over)} again writes its own back`,
+  };
+}
+
+/** The flags a plan raises by itself: each value read that is unknown until apply, each change the review cannot read. */
+function savedPlanFlags(plans: readonly SavedPlan[]): RiskFlag[] {
+  const flags: RiskFlag[] = [];
+  for (const plan of plans) {
+    for (const u of plan.unknowns) {
+      flags.push({
+        kind: 'plan-unknown',
+        identity: `${plan.stack}: ${u.address}`,
+        identities: [],
+        message: `${mdCode(u.attribute)} is known only after apply: the review cannot say what it grants, and reads it as granting nothing; make the value known at plan time (no attribute computed by the apply), or review after apply with \`access-diff live\``,
+      });
+    }
+    for (const c of plan.unreviewed) {
+      flags.push({
+        kind: 'plan-unreviewed',
+        identity: `${plan.stack}: ${c.address}`,
+        identities: [],
+        message: `${mdCode(c.actions.join(', '))} of a ${mdCode(c.type)}, a resource the access review does not read (the library synthesizes no such resource): what it does to the store is not in this note`,
+      });
+    }
+  }
+  return flags;
+}
