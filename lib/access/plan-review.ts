@@ -87,6 +87,15 @@ function savedPlanFlags(plans: readonly SavedPlan[]): RiskFlag[] {
       });
     }
     for (const c of plan.unreviewed) {
+      if (c.namespace !== undefined) {
+        flags.push({
+          kind: 'plan-unreviewed',
+          identity: `${plan.stack}: ${c.address}`,
+          identities: [],
+          message: `${mdCode(c.actions.join(', '))} in the namespace ${mdCode(c.namespace)} of its own (its \`namespace\` attribute, which the library never sets): the review reads every object as written in the stack's namespace`,
+        });
+        continue;
+      }
       flags.push({
         kind: 'plan-unreviewed',
         identity: `${plan.stack}: ${c.address}`,

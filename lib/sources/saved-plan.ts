@@ -25,7 +25,11 @@ export interface UnknownPlanValue {
   readonly attribute: string;
 }
 
-/** A planned change to a resource the access review does not read (a type it has no attributes for). */
+/**
+ * A planned change the access review does not read: to a resource of a type it has no attributes
+ * for, or to an object written in a namespace of its own (the `namespace` attribute, which the
+ * library never sets: the review models the stack's namespace only).
+ */
 export interface UnreviewedPlanChange {
   /** Resource address. */
   readonly address: string;
@@ -33,6 +37,8 @@ export interface UnreviewedPlanChange {
   readonly type: string;
   /** The engine's actions (`["create"]`). */
   readonly actions: readonly string[];
+  /** For an object given a namespace of its own: that namespace (`(unknown until apply)` when unknown). */
+  readonly namespace?: string;
 }
 
 /** What the review reads from one stack's saved plan (`show -json PLANFILE`). */
@@ -124,6 +130,11 @@ export function readSavedPlan(document: unknown, stack: string, file: string, sh
       continue;
     }
     if (kept) {
+      const after = change.after as Record<string, unknown>;
+      const namespaceUnknown = isRecord(change.after_unknown) && containsUnknown(change.after_unknown.namespace);
+      if (namespaceUnknown || (typeof after.namespace === 'string' && after.namespace !== '')) {
+        unreviewed.push({ address, type, actions, namespace: namespaceUnknown ? '(unknown until apply)' : String(after.namespace) });
+      }
       for (const attribute of attributes) {
         if (containsUnknown(isRecord(change.after_unknown) ? change.after_unknown[attribute] : undefined)) unknowns.push({ address, type, attribute });
       }
