@@ -142,6 +142,9 @@ describe('reviewSavedPlans: access before (refreshed state) and after (planned v
       plan('ci-access', [{ address: 'vault_approle_auth_backend_role.moved', actions: ['no-op'], before: null, after: moved }]),
     ]);
     expect(hasAccessChange(review.diff)).toBe(false);
+    // Forgotten alone: out of state, still on the store, no access lost.
+    const forgotten = await reviewSavedPlans(synthesized, [plan('app-roles', [{ address: ORCH_ROLE, actions: ['forget'], before: moved, after: null }])]);
+    expect(hasAccessChange(forgotten.diff)).toBe(false);
   });
 
   it('two plans of one stack are refused', async () => {
