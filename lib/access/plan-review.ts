@@ -78,6 +78,14 @@ function overrideFlag(o: OverriddenDeclaration): RiskFlag {
 function savedPlanFlags(plans: readonly SavedPlan[]): RiskFlag[] {
   const flags: RiskFlag[] = [];
   for (const plan of plans) {
+    if (plan.partial) {
+      flags.push({
+        kind: 'plan-unknown',
+        identity: `${plan.stack}: ${plan.file}`,
+        identities: [],
+        message: 'the engine marks this plan incomplete (`"complete": false`): what it leaves for a later plan is not in this note',
+      });
+    }
     for (const u of plan.unknowns) {
       flags.push({
         kind: 'plan-unknown',

@@ -68,10 +68,16 @@ export function savedPlanFiles(plan: readonly string[], plansDir: string | undef
  * Reads saved plans: a plan file is shown with `ENGINE show -json` in its stack's directory of the
  * synthesized output (the engine `tf` runs, its environment, without the `TF_CLI_ARGS*` that would
  * add arguments to `show`); a JSON file is read as it is. The digest is the file's own.
- * @throws Error naming the stack and file when the engine cannot show it or the JSON is not a plan's
+ * @throws UsageError naming a stack the output has no directory for; Error naming the stack and file
+ *   when the engine cannot show it or the JSON is not a plan's
  */
 export function readSavedPlanFiles(files: readonly SavedPlanFile[], outdir: string, engineWanted: string | undefined, context: CommandContext): SavedPlan[] {
   let show: ((stackDir: string, file: string) => string) | undefined;
+  // A plan of a stack the output has no directory for is a misnamed stack, not a new one.
+  const unknown = files.filter((f) => !fs.existsSync(path.join(outdir, 'stacks', f.stack)));
+  if (unknown.length > 0) {
+    throw new UsageError(`${unknown.map((f) => `stack ${f.stack} (${f.file})`).join(', ')}: no such stack in ${outdir} (no stacks/<stack> directory): name the stack the plan is of, or pass --outdir`);
+  }
   return files.map((f) => {
     const bytes = fs.readFileSync(f.file);
     const sha256 = planDigest(bytes);
@@ -80,7 +86,6 @@ export function readSavedPlanFiles(files: readonly SavedPlanFile[], outdir: stri
     else {
       show ??= engineShow(engineWanted, context);
       const stackDir = path.join(outdir, 'stacks', f.stack);
-      if (!fs.existsSync(stackDir)) throw new Error(`stack ${f.stack}: no stack directory ${stackDir} to show ${f.file} in: pass --outdir, or give the JSON of \`show -json\``);
       // The engine shows a private copy of the bytes digested: the file cannot change in between.
       const copyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-plan-'));
       try {

@@ -59,8 +59,13 @@ export interface SavedPlan {
   readonly forgotten: readonly string[];
   /** Attributes the review reads that are unknown until apply, sorted. */
   readonly unknowns: readonly UnknownPlanValue[];
-  /** Changes to resources outside the catalogue of store objects, sorted by address. */
+  /** Changes the review does not read (other resource types, objects in a namespace of their own), sorted by address. */
   readonly unreviewed: readonly UnreviewedPlanChange[];
+  /**
+   * True when the engine marks the plan incomplete (`"complete": false`, Terraform: deferred
+   * changes): applying it is not the end of the change, another plan follows.
+   */
+  readonly partial: boolean;
 }
 
 /** The SHA-256 digest of a plan file's bytes, hex. */
@@ -151,6 +156,7 @@ export function readSavedPlan(document: unknown, stack: string, file: string, sh
     forgotten: forgotten.sort(compareStrings),
     unknowns: unknowns.sort((a, b) => compareStrings(a.address, b.address) || compareStrings(a.attribute, b.attribute)),
     unreviewed: unreviewed.sort((a, b) => compareStrings(a.address, b.address)),
+    partial: document.complete === false,
   };
 }
 

@@ -97,6 +97,9 @@ describe('reviewSavedPlans: access before (refreshed state) and after (planned v
     ]);
     expect(review.diff.removed.map((i) => i.name)).toEqual(['approle/orchestrator-dev', 'approle/registry']);
     expect(review.diff.added.map((i) => i.name)).toEqual(['approle/billing', 'approle/registry-two']);
+    // Construct paths come from the synthesized stack where it has the same address; none for a resource it lacks.
+    expect(review.diff.removed.map((i) => i.declaredAt)).toEqual(['app-roles/orchestrator-dev/role', 'app-roles/registry-shared/role']);
+    expect(review.diff.added.map((i) => i.declaredAt)).toEqual([undefined, 'app-roles/registry-shared/role']);
     expect(review.complete).toBe(true);
     // A replacement with the same values: the same identity, no access change.
     const same = await reviewSavedPlans(synthesized, [plan('app-roles', [{ address: REGISTRY_ROLE, actions: ['create', 'delete'], before: applied.get(REGISTRY_ROLE)!, after: applied.get(REGISTRY_ROLE)! }])]);
@@ -115,6 +118,13 @@ describe('reviewSavedPlans: access before (refreshed state) and after (planned v
     const roleOnly = await reviewSavedPlans(synthesized, [plan('app-roles', [update(ORCH_ROLE, {}, { token_policies: true })])]);
     expect(roleOnly.complete).toBe(false);
     expect(roleOnly.diff.flags.map((f) => f.kind)).toContain('plan-unknown');
+  });
+
+  it('a plan the engine marks incomplete is flagged and the review incomplete', async () => {
+    const partial = readSavedPlan(planDocument(stack('app-roles'), [], { complete: false }), 'app-roles', 'p.tfplan', 'x', REVIEWED_ATTRIBUTES);
+    const review = await reviewSavedPlans(synthesized, [partial]);
+    expect(review.complete).toBe(false);
+    expect(review.diff.flags.map((f) => [f.kind, f.identity])).toEqual([['plan-unknown', 'app-roles: p.tfplan']]);
   });
 
   it('a change to a resource the review does not read is flagged and the review incomplete', async () => {

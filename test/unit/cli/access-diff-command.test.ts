@@ -117,6 +117,7 @@ describe('secretstore-iac access-diff --plans / --plan (saved plans)', () => {
       [['--plan', 'app-roles=missing.json'], 'stack app-roles: no plan file'],
       [['--outdir', 'x', 'base', 'head'], '--outdir and --engine go with --plans / --plan'],
       [['base'], 'expects BASE and HEAD (or --plans), got 1 arguments'],
+      [['--plan', `ci-acess=${path.join(dir, 'same/app-roles.tfplan.json')}`, '--outdir', outdir], 'stack ci-acess ('],
     ];
     for (const [args, message] of cases) {
       const r = await run(args);

@@ -99,6 +99,12 @@ describe('readSavedPlan: a stack as the saved plan shows it (show -json)', () =>
     expect(() => read(planDocument(appRoles, [], { errored: true }))).toThrow('app-roles.tfplan (stack app-roles): the plan errored');
   });
 
+  it('a plan the engine marks incomplete (Terraform\'s "complete": false) is partial', () => {
+    expect(read(planDocument(appRoles, [], { applyable: true, complete: false })).partial).toBe(true);
+    expect(read(planDocument(appRoles, [], { applyable: true, complete: true })).partial).toBe(false);
+    expect(read(planDocument(appRoles, [])).partial).toBe(false);
+  });
+
   it('planDigest is the SHA-256 of the bytes', () => {
     expect(planDigest('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
