@@ -3,6 +3,7 @@ import { compareStrings } from '../private/compare-strings';
 import { mdCode } from '../render/markdown-text';
 import { SavedPlan } from '../sources/saved-plan';
 import { SynthStack } from '../sources/synth-output';
+import { templateParts } from '../sources/terraform-reference';
 import { AccessDiff, diffAccess, hasAccessChange } from './access-diff';
 import { AccessModel } from './access-model';
 import { planStoreConfigurations } from './plan-store-configuration';
@@ -30,8 +31,9 @@ export interface PlanReview {
   /** Stacks of the synthesized output without a plan, read from the synthesis on both sides. */
   readonly unplanned: readonly string[];
   /**
-   * False when a value the review reads is unknown until apply, or a resource it cannot read
-   * changes: the diff then does not say everything the apply will do.
+   * False when a value the review reads is unknown until apply, a resource it cannot read changes,
+   * the engine marks a plan incomplete, or a plan's vault provider is configured otherwise than the
+   * synthesis: the diff then does not say everything the apply will do.
    */
   readonly complete: boolean;
 }
@@ -47,7 +49,8 @@ export async function reviewSavedPlans(synthesized: readonly SynthStack[], plans
   const sides = planStoreConfigurations(synthesized, plans);
   const [base, head] = await Promise.all([AccessModel.load(sides.base, parser), AccessModel.load(sides.head, parser)]);
   const diff = diffAccess(base, head);
-  const own = savedPlanFlags(plans);
+  const namespaces = new Map(synthesized.map((s) => [s.name, s.namespace]));
+  const own = [...savedPlanFlags(plans), ...plans.flatMap((p) => providerFlags(p, namespaces.get(p.stack) ?? ''))];
   const overrides = sides.overridden.map(overrideFlag);
   return {
     diff: { ...diff, flags: sortRiskFlags([...own, ...overrides, ...diff.flags]) },
@@ -72,6 +75,42 @@ function overrideFlag(o: OverriddenDeclaration): RiskFlag {
     identities: o.kind === 'identity' ? [o.name] : [],
     message: `the plan of stack ${mdCode(o.stack)} writes the ${o.kind} ${mdCode(o.name)} that stack ${mdCode(o.over)} declares differently: after this apply the store has the plan's (shown here); applying ${mdCode(o.over)} again writes its own back`,
   };
+}
+
+/**
+ * The vault provider of a plan configured otherwise than the synthesis configures it (only its
+ * `namespace`, when `settings.namespace` is given): an address, a token, another namespace or an
+ * aliased second provider (an override file can add each) means the plan's objects are written to,
+ * and its "before" read from, somewhere the review does not describe.
+ */
+function providerFlags(plan: SavedPlan, synthesizedNamespace: string): RiskFlag[] {
+  const expected = templateParts(synthesizedNamespace, () => new Error(`stack ${plan.stack}: the synthesized provider namespace is not a literal`))
+    .map((p) => p.literal)
+    .join('');
+  const problems: string[] = [];
+  for (const provider of plan.providers) {
+    if (provider.key !== 'vault') {
+      problems.push(`a second vault provider ${mdCode(provider.key)}`);
+      continue;
+    }
+    for (const [argument, expression] of Object.entries(provider.expressions)) {
+      const constant = (expression as { constant_value?: unknown })?.constant_value;
+      if (argument === 'namespace' && constant === expected) continue;
+      problems.push(`its ${mdCode(argument)} set${typeof constant === 'string' && argument !== 'token' ? ` to ${mdCode(constant)}` : ''}`);
+    }
+  }
+  if (expected !== '' && !plan.providers.some((p) => p.key === 'vault' && (p.expressions.namespace as { constant_value?: unknown })?.constant_value === expected)) {
+    problems.push(`no ${mdCode('namespace')} ${mdCode(expected)} (the synthesis gives it)`);
+  }
+  if (problems.length === 0) return [];
+  return [
+    {
+      kind: 'plan-unreviewed',
+      identity: `${plan.stack}: provider vault`,
+      identities: [],
+      message: `the plan's vault provider is configured otherwise than the synthesis: ${problems.join('; ')}: its objects may be written to, and its "before" read from, another store or namespace than this note describes`,
+    },
+  ];
 }
 
 /** The flags a plan raises by itself: each value read that is unknown until apply, each change the review cannot read. */

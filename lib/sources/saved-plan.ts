@@ -41,6 +41,14 @@ export interface UnreviewedPlanChange {
   readonly namespace?: string;
 }
 
+/** One configuration of the vault provider the plan was made with (`configuration.provider_config`). */
+export interface PlannedProvider {
+  /** `vault`, or `vault.<alias>` for an aliased one. */
+  readonly key: string;
+  /** Its arguments as the plan shows them: per argument, `{constant_value}` or `{references}`. */
+  readonly expressions: Readonly<Record<string, unknown>>;
+}
+
 /** What the review reads from one stack's saved plan (`show -json PLANFILE`). */
 export interface SavedPlan {
   /** The stack planned. */
@@ -66,6 +74,8 @@ export interface SavedPlan {
    * changes): applying it is not the end of the change, another plan follows.
    */
   readonly partial: boolean;
+  /** The vault provider configurations of the plan (where the objects are written, with what), sorted by key. */
+  readonly providers: readonly PlannedProvider[];
 }
 
 /** The SHA-256 digest of a plan file's bytes, hex. */
@@ -157,7 +167,17 @@ export function readSavedPlan(document: unknown, stack: string, file: string, sh
     unknowns: unknowns.sort((a, b) => compareStrings(a.address, b.address) || compareStrings(a.attribute, b.attribute)),
     unreviewed: unreviewed.sort((a, b) => compareStrings(a.address, b.address)),
     partial: document.complete === false,
+    providers: vaultProviders(document.configuration),
   };
+}
+
+/** The `vault` and `vault.<alias>` entries of `configuration.provider_config`. */
+function vaultProviders(configuration: unknown): PlannedProvider[] {
+  const configs = isRecord(configuration) && isRecord(configuration.provider_config) ? configuration.provider_config : {};
+  return Object.entries(configs)
+    .filter(([key]) => key === 'vault' || key.startsWith('vault.'))
+    .map(([key, config]) => ({ key, expressions: isRecord(config) && isRecord(config.expressions) ? config.expressions : {} }))
+    .sort((a, b) => compareStrings(a.key, b.key));
 }
 
 /** The managed resources of `prior_state.values` (root module and child modules). */

@@ -127,6 +127,28 @@ describe('reviewSavedPlans: access before (refreshed state) and after (planned v
     expect(review.diff.flags.map((f) => [f.kind, f.identity])).toEqual([['plan-unknown', 'app-roles: p.tfplan']]);
   });
 
+  it('a vault provider configured otherwise than the synthesis (an address, an alias) is flagged and the review incomplete', async () => {
+    const withProviders = (providerConfig: Record<string, unknown>) =>
+      readSavedPlan(
+        planDocument(stack('app-roles'), [], { configuration: { provider_config: providerConfig, root_module: {} } }),
+        'app-roles',
+        'p.tfplan',
+        'x',
+        REVIEWED_ATTRIBUTES,
+      );
+    const plain = await reviewSavedPlans(synthesized, [withProviders({ vault: { name: 'vault', full_name: 'registry.opentofu.org/hashicorp/vault' } })]);
+    expect(plain.complete).toBe(true);
+    const moved = await reviewSavedPlans(synthesized, [
+      withProviders({
+        vault: { name: 'vault', expressions: { address: { constant_value: 'https://elsewhere.example:8200' } } },
+        'vault.other': { name: 'vault', alias: 'other', expressions: { namespace: { references: ['var.ns'] } } },
+      }),
+    ]);
+    expect(moved.complete).toBe(false);
+    expect(moved.diff.flags.map((f) => [f.kind, f.identity])).toEqual([['plan-unreviewed', 'app-roles: provider vault']]);
+    expect(moved.diff.flags[0].message).toContain('its `address` set to `https://elsewhere.example:8200`; a second vault provider `vault.other`');
+  });
+
   it('a change to a resource the review does not read is flagged and the review incomplete', async () => {
     const review = await reviewSavedPlans(synthesized, [
       plan('app-roles', [{ address: 'vault_generic_endpoint.x', actions: ['create'], before: null, after: { path: 'sys/policies/acl/registry-ci', data_json: '{}' } }]),
