@@ -56,7 +56,7 @@ export function planStoreConfigurations(synthesized: readonly SynthStack[], plan
 }
 
 /** What an attribute unknown until apply reads as: a name that says so, no rule, no policy, no binding. */
-export const UNKNOWN_TEXT = '(unknown until apply)';
+const UNKNOWN_TEXT = '(unknown until apply)';
 const UNKNOWN_VALUE: Readonly<Record<string, unknown>> = {
   policy: `# ${UNKNOWN_TEXT}\n`,
   token_policies: [],
