@@ -10,6 +10,8 @@ import { RISK_LABEL, RiskFlag } from './risk-flag';
 export interface DiffSides {
   readonly base: string;
   readonly head: string;
+  /** Lines shown under the heading, before the summary: what the sides were read from (saved plans). */
+  readonly preface?: readonly string[];
 }
 
 /**
@@ -18,6 +20,7 @@ export interface DiffSides {
  */
 export function renderAccessDiffMarkdown(diff: AccessDiff, sides: DiffSides): string {
   const out: string[] = [`## Access changes: ${mdCode(sides.base)} → ${mdCode(sides.head)}`, ''];
+  if (sides.preface !== undefined && sides.preface.length > 0) out.push(...sides.preface, '');
   if (!hasAccessChange(diff)) {
     out.push(`**No access change.** ${diff.unchanged} ${diff.unchanged === 1 ? 'identity has' : 'identities have'} the same access and bindings.`);
     // A login method mounted with no role yet gives no access, but it is what a reviewer looks at.

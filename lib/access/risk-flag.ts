@@ -14,6 +14,9 @@ import { AuthMount } from './auth-mount';
 
 /** Kinds of risk a change can bring, in the order a review reads them. */
 export type RiskKind =
+  | 'plan-unknown'
+  | 'plan-unreviewed'
+  | 'plan-overrides'
   | 'people-gained'
   | 'trust-changed'
   | 'login-method-added'
@@ -27,6 +30,9 @@ export type RiskKind =
 
 /** Headline of each kind. */
 export const RISK_LABEL: Readonly<Record<RiskKind, string>> = {
+  'plan-unknown': 'value unknown until apply',
+  'plan-unreviewed': 'change the access review cannot read',
+  'plan-overrides': "written over another stack's declaration",
   'people-gained': 'people gain a path',
   'trust-changed': 'login method changed',
   'login-method-added': 'login method added',
@@ -132,7 +138,12 @@ export function riskFlags(base: AccessModel, head: AccessModel, changed: readonl
       message: `the \`default\` policy is ${how}: it is on every token of the store, not only on the identities listed here`,
     });
   }
-  return all.sort(
+  return sortRiskFlags(all);
+}
+
+/** Flags in the order a review reads them: by kind ({@link RISK_LABEL}'s order), identity, message. */
+export function sortRiskFlags(flags: readonly RiskFlag[]): RiskFlag[] {
+  return [...flags].sort(
     (a, b) =>
       KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || compareStrings(a.identity, b.identity) || compareStrings(a.message, b.message),
   );

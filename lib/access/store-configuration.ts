@@ -101,6 +101,22 @@ export function jwtMethodBinding(value: unknown): BindingValue | undefined {
 }
 
 const APPROLE_FIELDS = ['bind_secret_id', 'secret_id_ttl', 'secret_id_num_uses', 'secret_id_bound_cidrs', ...TOKEN_FIELDS];
+/** Role fields read besides the bindings: where it logs in, its name, its policies. */
+const ROLE_FIELDS = ['backend', 'role_name', 'token_policies', 'token_no_default_policy', 'disable_bound_claims_parsing'];
+
+/**
+ * Per resource type the access analysis reads, every attribute it reads: the review of a saved plan
+ * reports a value unknown until apply on one of them (lib/sources/saved-plan.ts), and a change to a
+ * resource of another type as one it cannot read. The readers below read no other attribute
+ * ({@link fieldReader} refuses one), so this list cannot fall behind them.
+ */
+export const REVIEWED_ATTRIBUTES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['vault_policy', ['name', 'policy']],
+  ['vault_auth_backend', ['path', 'type']],
+  ['vault_jwt_auth_backend', ['path', 'type', ...JWT_METHOD_FIELDS]],
+  ['vault_jwt_auth_backend_role', [...ROLE_FIELDS, ...JWT_FIELDS, ...OIDC_ROLE_FIELDS]],
+  ['vault_approle_auth_backend_role', [...ROLE_FIELDS, ...APPROLE_FIELDS]],
+]);
 
 /**
  * Reads the identities and policies of a synthesized output directory.
@@ -108,10 +124,45 @@ const APPROLE_FIELDS = ['bind_secret_id', 'secret_id_ttl', 'secret_id_num_uses',
  *   name, or a name declared twice (with different contents for a policy)
  */
 export function readStoreConfiguration(dir: string): StoreConfiguration {
-  const stacks = readSynthOutput(dir);
+  const { overridden: _none, ...configuration } = storeConfigurationOf(readSynthOutput(dir));
+  return configuration;
+}
+
+/**
+ * A policy or identity two stacks declare differently, of which the preferred stack's was kept:
+ * a stack read from its saved plan writes over the synthesized declaration of another stack.
+ */
+export interface OverriddenDeclaration {
+  /** What it is. */
+  readonly kind: 'policy' | 'identity';
+  /** Its name (`registry-ci`, `jwt/registry-ci`). */
+  readonly name: string;
+  /** The preferred stack, whose declaration was kept. */
+  readonly stack: string;
+  /** The stack whose declaration was set aside. */
+  readonly over: string;
+}
+
+/**
+ * The identities and policies of stacks already read: a synthesized output's, or stacks made from
+ * saved plans (lib/access/plan-store-configuration.ts), whose values are literals.
+ * @param preferred stacks whose declaration wins over another stack's of the same name (the
+ *   stacks read from saved plans: their apply writes over it); each such case is listed in `overridden`
+ * @throws Error as {@link readStoreConfiguration}; a name declared differently by two stacks of which
+ *   not exactly one is preferred
+ */
+export function storeConfigurationOf(stacks: readonly SynthStack[], preferred: ReadonlySet<string> = new Set()): StoreConfiguration & { readonly overridden: readonly OverriddenDeclaration[] } {
   const policies = new Map<string, DeclaredPolicy>();
   const identities = new Map<string, Identity>();
   const mounts = new Map<string, AuthMount>();
+  const overridden: OverriddenDeclaration[] = [];
+  /** Which of two declarations of one name to keep: the preferred stack's, when only one is preferred. */
+  const keep = <T extends { readonly stack: string }>(kind: OverriddenDeclaration['kind'], name: string, existing: T, next: T): T | undefined => {
+    if (preferred.has(existing.stack) === preferred.has(next.stack)) return undefined;
+    const [kept, other] = preferred.has(next.stack) ? [next, existing] : [existing, next];
+    overridden.push({ kind, name, stack: kept.stack, over: other.stack });
+    return kept;
+  };
   for (const stack of stacks) {
     const resolver = new ReferenceResolver(stack);
     for (const mount of readAuthMounts(stack, resolver)) {
@@ -120,20 +171,37 @@ export function readStoreConfiguration(dir: string): StoreConfiguration {
     for (const policy of readPolicies(stack, resolver)) {
       const existing = policies.get(policy.name);
       if (existing && existing.text !== policy.text) {
-        throw new Error(
-          `policy "${policy.name}" is declared with different texts in stacks ${existing.stack} and ${policy.stack}; ` +
-            'the access analysis takes all stacks to target one store',
-        );
+        const kept = keep('policy', policy.name, existing, policy);
+        if (kept === undefined && existing.stack === policy.stack) {
+          const at = [existing, policy].map((p) => p.declaredAt ?? 'a resource without construct path').join(' and ');
+          throw new Error(
+            `stack ${policy.stack}: policy "${policy.name}" is written twice with different texts (${at}); ` +
+              'the store would keep whichever text the engine writes last: declare each policy name once',
+          );
+        }
+        if (kept === undefined) {
+          throw new Error(
+            `policy "${policy.name}" is declared with different texts in stacks ${existing.stack} and ${policy.stack}; ` +
+              'the access analysis takes all stacks to target one store',
+          );
+        }
+        policies.set(policy.name, kept);
+        continue;
       }
       policies.set(policy.name, policy);
     }
     for (const identity of readIdentities(stack, resolver)) {
       const existing = identities.get(identity.name);
       if (existing) {
-        throw new Error(
-          `identity ${identity.name} is declared in stacks ${existing.stack} and ${identity.stack}; ` +
-            'the access analysis takes all stacks to target one store',
-        );
+        const kept = keep('identity', identity.name, existing, identity);
+        if (kept === undefined) {
+          throw new Error(
+            `identity ${identity.name} is declared in stacks ${existing.stack} and ${identity.stack}; ` +
+              'the access analysis takes all stacks to target one store',
+          );
+        }
+        identities.set(identity.name, kept);
+        continue;
       }
       identities.set(identity.name, identity);
     }
@@ -146,6 +214,7 @@ export function readStoreConfiguration(dir: string): StoreConfiguration {
     ...(store ? { store } : {}),
     authMounts: [...mounts.values()].sort((a, b) => compareStrings(a.path, b.path)),
     machinePathReasons: readMachinePathReasons(stacks),
+    overridden: overridden.sort((a, b) => compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name)),
   };
 }
 
@@ -191,12 +260,12 @@ function readPolicies(stack: SynthStack, resolver: ReferenceResolver): DeclaredP
 function readAuthMounts(stack: SynthStack, resolver: ReferenceResolver): AuthMount[] {
   const out: AuthMount[] = [];
   for (const [id, block] of Object.entries(stack.resources.vault_auth_backend ?? {})) {
-    const field = fieldReader(resolver, block, `vault_auth_backend.${id}`);
+    const field = fieldReader(resolver, block, 'vault_auth_backend', `vault_auth_backend.${id}`);
     const type = String(field('type') ?? '');
     out.push({ path: mountPath(field('path') ?? type), type, stack: stack.name, declaredAt: declaredAt(block), settings: {} });
   }
   for (const [id, block] of Object.entries(stack.resources.vault_jwt_auth_backend ?? {})) {
-    const field = fieldReader(resolver, block, `vault_jwt_auth_backend.${id}`);
+    const field = fieldReader(resolver, block, 'vault_jwt_auth_backend', `vault_jwt_auth_backend.${id}`);
     const settings: Record<string, BindingValue> = {};
     for (const name of JWT_METHOD_FIELDS) {
       const value = jwtMethodBinding(field(name));
@@ -214,7 +283,7 @@ function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identit
   }
   const out: Identity[] = [];
   for (const [id, raw] of Object.entries(stack.resources.vault_jwt_auth_backend_role ?? {})) {
-    const field = fieldReader(resolver, raw, `vault_jwt_auth_backend_role.${id}`);
+    const field = fieldReader(resolver, raw, 'vault_jwt_auth_backend_role', `vault_jwt_auth_backend_role.${id}`);
     const mount = mountPath(field('backend') ?? 'jwt');
     // A role declared with role_type "oidc" is a people's login (single sign-on), bound by group.
     const method: AuthMethod = field('role_type') === 'oidc' ? 'oidc' : 'jwt';
@@ -222,7 +291,7 @@ function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identit
     const backend = jwtMounts.get(mount);
     if (backend) {
       // The method's issuer and key source decide whose tokens log in as every role of the mount.
-      const methodField = fieldReader(resolver, backend, `vault_jwt_auth_backend(${mount})`);
+      const methodField = fieldReader(resolver, backend, 'vault_jwt_auth_backend', `vault_jwt_auth_backend(${mount})`);
       for (const name of JWT_METHOD_FIELDS) {
         const value = jwtMethodBinding(methodField(name));
         if (value !== undefined) bindings[name] = value;
@@ -231,7 +300,7 @@ function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identit
     out.push(identity(stack, raw, field, method, mount, bindings, `vault_jwt_auth_backend_role.${id}`));
   }
   for (const [id, raw] of Object.entries(stack.resources.vault_approle_auth_backend_role ?? {})) {
-    const field = fieldReader(resolver, raw, `vault_approle_auth_backend_role.${id}`);
+    const field = fieldReader(resolver, raw, 'vault_approle_auth_backend_role', `vault_approle_auth_backend_role.${id}`);
     const mount = mountPath(field('backend') ?? 'approle');
     const bindings = roleBindings('approle', field);
     out.push(identity(stack, raw, field, 'approle', mount, bindings, `vault_approle_auth_backend_role.${id}`));
@@ -242,8 +311,13 @@ function readIdentities(stack: SynthStack, resolver: ReferenceResolver): Identit
 /** Reads one attribute of a resource, references resolved; only the attributes used are resolved. */
 type FieldReader = (name: string) => unknown;
 
-function fieldReader(resolver: ReferenceResolver, block: ResourceBlock, where: string): FieldReader {
-  return (name) => resolver.resolve(block[name], `${where}.${name}`);
+function fieldReader(resolver: ReferenceResolver, block: ResourceBlock, type: string, where: string): FieldReader {
+  const read = REVIEWED_ATTRIBUTES.get(type) ?? [];
+  return (name) => {
+    // A field read here and missing from REVIEWED_ATTRIBUTES would escape the plan review's unknown-value check.
+    if (!read.includes(name)) throw new Error(`internal: ${where}.${name} is read but not listed in REVIEWED_ATTRIBUTES`);
+    return resolver.resolve(block[name], `${where}.${name}`);
+  };
 }
 
 function identity(

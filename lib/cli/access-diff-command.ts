@@ -11,13 +11,20 @@ import { LIVE_SOURCE, loadConfiguration } from './live-source';
 import { refSynthesizer, SOURCE_HELP } from './source-argument';
 import { terminalJson, terminalText } from '../private/terminal-text';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
+import { planReviewNeedsAttention, reviewSavedPlans } from '../access/plan-review';
+import { renderPlanReviewMarkdown } from '../access/plan-review-markdown';
+import { readSynthOutput } from '../sources/synth-output';
+import { readSavedPlanFiles, savedPlanFiles } from './saved-plan-files';
+import { UsageError } from './usage-error';
 
-/** `secretstore-iac access-diff BASE HEAD`: effective access compared, for a merge-request comment. */
+/** `secretstore-iac access-diff BASE HEAD` (or `--plans DIR`: from saved plans): effective access compared, for a merge-request comment. */
 export const accessDiffCommand: Command = {
   name: 'access-diff',
   summary: 'compare effective access between two configurations (Markdown for a merge-request comment)',
   usage: [
     'Usage: secretstore-iac access-diff BASE HEAD [--format md|json] [--risk-flag-count FILE]',
+    '       secretstore-iac access-diff --plans DIR | --plan STACK=FILE ... [--outdir DIR] [--engine ENGINE]',
+    '                                   [--format md|json] [--risk-flag-count FILE]',
     '',
     'Compares who can do what between BASE and HEAD: identities added or removed; per identity,',
     'capabilities gained and lost per path pattern; changed bindings (audiences, bound claims,',
@@ -31,17 +38,60 @@ export const accessDiffCommand: Command = {
     `Either may be \`${LIVE_SOURCE}\`: the live store at SECRETSTORE_ADDR / VAULT_ADDR, read with the token`,
     'of VAULT_TOKEN (read and list only: docs/adoption.md), e.g. `access-diff live HEAD`.',
     '',
+    'Plan mode (--plans, --plan): the review reads the engine\'s saved plans instead of the synthesized',
+    'JSON: before is each plan\'s refreshed state, after the values the engine will write (an override',
+    'file, a raw resource, a name written as an expression or an input variable included). A plan file is',
+    'shown with `ENGINE show -json` in OUTDIR/stacks/STACK (initialised; the engine as `tf` chooses it);',
+    'a FILE ending in .json is that JSON already. Stacks without a plan are read from OUTDIR on both sides.',
+    'The note names each plan file with its SHA-256; a value the review reads that is unknown until apply,',
+    'or a change to a resource it does not read, is a risk flag and makes the exit code 1 (docs/access.md).',
+    '',
     '  --format md|json        Markdown (default) or JSON',
     '  --risk-flag-count FILE  also write the number of risk flags to FILE (one line; for CI gates)',
+    '  --plans DIR             every <stack>.tfplan (and <stack>.tfplan.json) in DIR',
+    '  --plan STACK=FILE       one stack\'s saved plan (repeat for more)',
+    '  --outdir DIR            the synthesized output (default cdktf.out), plan mode only',
+    '  --engine ENGINE         the engine that shows the plans (as for `tf`), plan mode only',
     '',
-    'Exit codes: 0 no access change, 1 access changed, 2 usage error, 3 runtime error.',
+    'Exit codes: 0 no access change, 1 access changed (plan mode: or the review is incomplete),',
+    '2 usage error, 3 runtime error.',
     '',
     'Example (CI): secretstore-iac access-diff origin/main HEAD > access-diff.md',
     'In the configuration pipeline: access-diff cdktf.base.out cdktf.out (both synthesized once, by the synth job).',
+    'From saved plans: secretstore-iac access-diff --plans secretstore-iac-plans > access-diff.md',
   ].join('\n'),
   async run(args, context) {
-    const { values, positionals } = parseCommandArguments(args, { format: { type: 'string' }, 'risk-flag-count': { type: 'string' } }, { min: 2, max: 2, names: 'BASE and HEAD' });
+    const { values, positionals } = parseCommandArguments(
+      args,
+      {
+        format: { type: 'string' },
+        'risk-flag-count': { type: 'string' },
+        plans: { type: 'string' },
+        plan: { type: 'string', multiple: true },
+        outdir: { type: 'string' },
+        engine: { type: 'string' },
+      },
+      { min: 0, max: 2, names: 'BASE and HEAD' },
+    );
     const format = formatOption(values.format, ['md', 'json'] as const, 'md');
+    const countFile = values['risk-flag-count'];
+    const writeCount = (flags: number) => {
+      if (typeof countFile === 'string') fs.writeFileSync(path.resolve(context.cwd, countFile), `${flags}\n`);
+    };
+    const planArguments = (values.plan as string[] | undefined) ?? [];
+    if (values.plans !== undefined || planArguments.length > 0) {
+      if (positionals.length > 0) throw new UsageError('--plans / --plan replace BASE and HEAD: give one or the other');
+      const outdir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'));
+      const files = savedPlanFiles(planArguments, values.plans as string | undefined, context.cwd);
+      const plans = readSavedPlanFiles(files, outdir, values.engine as string | undefined, context);
+      const review = await reviewSavedPlans(readSynthOutput(outdir), plans);
+      if (format === 'json') context.stdout(terminalJson(review));
+      else context.stdout(highlightMarkdown(terminalText(renderPlanReviewMarkdown(review).trimEnd()), stylingEnabled(context.isTerminal, context.env)));
+      writeCount(review.diff.flags.length);
+      return planReviewNeedsAttention(review) ? ExitCode.accessChanged : ExitCode.ok;
+    }
+    if (values.outdir !== undefined || values.engine !== undefined) throw new UsageError('--outdir and --engine go with --plans / --plan');
+    if (positionals.length !== 2) throw new UsageError(`expects BASE and HEAD (or --plans), got ${positionals.length === 0 ? 'no argument' : `${positionals.length} arguments`}`);
     const sides = [];
     // One synthesizer for both sides: two refs of one tree are synthesized once.
     const synthesizer = refSynthesizer(context);
@@ -59,8 +109,7 @@ export const accessDiffCommand: Command = {
       const markdown = renderAccessDiffMarkdown(diff, { base: sides[0].label, head: sides[1].label });
       context.stdout(highlightMarkdown(terminalText(markdown.trimEnd()), stylingEnabled(context.isTerminal, context.env)));
     }
-    const countFile = values['risk-flag-count'];
-    if (typeof countFile === 'string') fs.writeFileSync(path.resolve(context.cwd, countFile), `${diff.flags.length}\n`);
+    writeCount(diff.flags.length);
     return hasAccessChange(diff) ? ExitCode.accessChanged : ExitCode.ok;
   },
 };

@@ -1,0 +1,160 @@
+/**
+ * Issue 36, "the review reads the plan", on a real store and every engine of this machine: the
+ * platform applied, then each tampering the synthesized JSON does not show — (a) a
+ * `*_override.tf.json` in ci-access adding an application's policy to the CI role `registry-ci`,
+ * (b) a raw `vault_policy` whose name is the expression `${lower("REGISTRY-CI")}`, (c) an input
+ * variable given as `TF_VAR_…` (the platform's stacks declare none: a file in the stack directory
+ * declares it, an override uses it) — is planned with `secretstore-iac tf STACK -- plan -out=P`,
+ * and `access-diff --plans DIR` names exactly the identity and path that gain access, the plan file
+ * and its SHA-256, and exits 1, while `access-diff` of the synthesized output says nothing changed.
+ * The plans of (a) and (b) are then applied, and a real login's token is asked (`sys/capabilities`)
+ * on every path the review named: before the apply the store answers the review's "before", after
+ * it the review's "now" (for (b) also with a token issued before the apply: policy texts are read
+ * at each request).
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { forEachEngine } from '../support/store/engine-matrix';
+import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
+import { clientToken, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
+import { runStoreCli } from '../support/store/store-cli';
+import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+
+/** One rule change as `access-diff --format json` reports it. */
+interface ReportedRule {
+  path: string;
+  before: string[];
+  after: string[];
+  gained: string[];
+  lost: string[];
+}
+
+forEachEngine('access-diff --plans: the review reads the saved plan, and the store does what it says (issue 36)', (engine) => {
+  let store: RunningStore;
+  let fixture: PlatformFixture;
+  let key: JwtSigningKey;
+  const cli = (args: string[], env?: NodeJS.ProcessEnv) => runStoreCli(args, { cwd: fixture.dir, addr: store.addr, token: store.rootToken, env });
+  const tf = (stack: string, args: string[], env?: NodeJS.ProcessEnv) => cli(['tf', stack, '--engine', engine.binary, '--', ...args], env);
+  const resourceId = (stack: string, type: string, name: (block: any) => boolean) =>
+    Object.entries(fixture.stackJson(stack).resource[type] as Record<string, any>).find(([, b]) => name(b))![0];
+  /** A fresh token of the CI role `registry-ci`, from a real JWT login (its policies as the store has them now). */
+  const ciToken = async () =>
+    clientToken(await jwtLogin(store, 'registry-ci', signJwt(key.privateKey, gitlabJobClaims({}, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: key.kid })));
+  /** What the store lets `token` do on `probe`, sorted. */
+  const capabilities = async (token: string, probe: string): Promise<string[]> => {
+    const res = await storeRequest(store, 'POST', 'sys/capabilities', { token, paths: [probe] });
+    expect(res.status).toBe(200);
+    return [...res.body[probe]].sort();
+  };
+  /** A concrete path a rule's pattern covers. */
+  const probeOf = (pattern: string) => pattern.replace(/\*$/, 'probe').replace(/\+/g, 'probe');
+
+  /** Plans `stack` with `tf` into a plans directory of its own, then reviews it (JSON and Markdown). */
+  async function planAndReview(label: string, stack: string, env?: NodeJS.ProcessEnv) {
+    const dir = path.join(fixture.dir, `plans-${label}`);
+    fs.mkdirSync(dir, { recursive: true });
+    const planFile = path.join(dir, `${stack}.tfplan`);
+    const planned = await tf(stack, ['plan', '-input=false', `-out=${planFile}`], env);
+    if (planned.code !== 0) throw new Error(`${engine.label} plan ${stack}: ${planned.stdout}\n${planned.stderr}`);
+    const sha256 = createHash('sha256').update(fs.readFileSync(planFile)).digest('hex');
+    const json = await cli(['access-diff', '--plans', `plans-${label}`, '--engine', engine.binary, '--format', 'json']);
+    const markdown = await cli(['access-diff', '--plans', `plans-${label}`, '--engine', engine.binary]);
+    expect([json.code, json.stderr, markdown.code, markdown.stderr]).toEqual([1, '', 1, '']);
+    expect(markdown.stdout).toContain(`| \`${stack}\` | \`plans-${label}/${stack}.tfplan\` | \`${sha256}\` |`);
+    return { planFile, sha256, review: JSON.parse(json.stdout), markdown: markdown.stdout };
+  }
+
+  /** The review changed exactly one identity, by exactly `rules` (path: gained), and added or removed none; complete. */
+  function expectExactly(review: any, identity: string, gained: Record<string, string[]>): ReportedRule[] {
+    expect(review.complete).toBe(true);
+    expect([review.diff.added, review.diff.removed]).toEqual([[], []]);
+    expect(review.diff.changed.map((c: any) => c.name)).toEqual([identity]);
+    const rules: ReportedRule[] = review.diff.changed[0].rules;
+    expect(Object.fromEntries(rules.map((r) => [r.path, r.gained]))).toEqual(gained);
+    expect(rules.every((r) => r.lost.length === 0)).toBe(true);
+    return rules;
+  }
+
+  /** The store's answer on a concrete path of every rule the review named, for `token`, now. */
+  const answers = async (rules: readonly ReportedRule[], token: string) =>
+    Promise.all(rules.map(async (r) => [probeOf(r.path), await capabilities(token, probeOf(r.path))] as const));
+  /** The review's "before" (nothing: `deny`) or "now" of every rule, in the store's words. */
+  const claimed = (rules: readonly ReportedRule[], side: 'before' | 'after') =>
+    rules.map((r) => [probeOf(r.path), r[side].length === 0 ? ['deny'] : [...r[side]].sort()] as const);
+
+  beforeAll(async () => {
+    store = await startStore();
+    key = generateSigningKey();
+    fixture = PlatformFixture.create(store, 'plan-review');
+    fixture.synthPlatform(testPlatformConfig(key.publicKeyPem));
+    for (const stack of fixture.stacks) {
+      const init = await tf(stack, ['init', '-input=false']);
+      if (init.code !== 0) throw new Error(`${engine.label} init ${stack}: ${init.stdout}\n${init.stderr}`);
+      const applied = await tf(stack, ['apply', '-auto-approve', '-input=false']);
+      if (applied.code !== 0) throw new Error(`${engine.label} apply ${stack}: ${applied.stdout}\n${applied.stderr}`);
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    await store?.stop();
+    fixture?.cleanup();
+  });
+
+  it(engine.title('(a) an override file adds orchestrator-dev to registry-ci: the plan review names jwt/registry-ci and the orchestrator path (exit 1), the synthesis shows nothing; applied, a CI login gets exactly that'), async () => {
+    const role = resourceId('ci-access', 'vault_jwt_auth_backend_role', (b) => b.role_name === 'registry-ci');
+    const override = path.join(fixture.stackDir('ci-access'), 'tamper_override.tf.json');
+    fs.writeFileSync(override, JSON.stringify({ resource: { vault_jwt_auth_backend_role: { [role]: { token_policies: ['registry-ci', 'orchestrator-dev'] } } } }));
+    // The synthesized JSON does not have it.
+    expect((await cli(['access-diff', 'cdktf.out', 'cdktf.out'])).code).toBe(0);
+    const { planFile, review, markdown } = await planAndReview('a', 'ci-access');
+    const rules = expectExactly(review, 'jwt/registry-ci', { 'secret/data/acme/dev/orchestrator/*': ['read'] });
+    expect(review.diff.changed[0].bindings).toEqual([{ field: 'token_policies', before: ['registry-ci'], after: ['orchestrator-dev', 'registry-ci'] }]);
+    expect(review.unplanned).toEqual(['app-roles']);
+    expect(markdown).toContain('### Changed: `jwt/registry-ci`');
+    expect(markdown).toContain('| `secret/data/acme/dev/orchestrator/*` (new) | read |  | read |');
+
+    expect(await answers(rules, await ciToken())).toEqual(claimed(rules, 'before'));
+    const applied = await tf('ci-access', ['apply', '-input=false', planFile]);
+    expect([applied.code, applied.stderr]).toEqual([0, expect.not.stringContaining('Error')]);
+    expect(await answers(rules, await ciToken())).toEqual(claimed(rules, 'after'));
+    // Put back: the next tamperings start from the platform as synthesized.
+    fs.rmSync(override);
+    expect((await tf('ci-access', ['apply', '-auto-approve', '-input=false'])).code).toBe(0);
+    expect(await capabilities(await ciToken(), probeOf('secret/data/acme/dev/orchestrator/*'))).toEqual(['deny']);
+  });
+
+  it(engine.title('(c) an input variable (TF_VAR_extra_policies) an override puts into a role\'s token_policies: reviewed from the plan with its value (exit 1)'), async () => {
+    const role = resourceId('app-roles', 'vault_approle_auth_backend_role', (b) => b.role_name === 'registry');
+    const stackDir = fixture.stackDir('app-roles');
+    const files = [path.join(stackDir, 'inputs.tf.json'), path.join(stackDir, 'inputs_override.tf.json')];
+    fs.writeFileSync(files[0], JSON.stringify({ variable: { extra_policies: { type: 'list(string)', default: [] } } }));
+    fs.writeFileSync(files[1], JSON.stringify({ resource: { vault_approle_auth_backend_role: { [role]: { token_policies: '${concat(["registry"], var.extra_policies)}' } } } }));
+    try {
+      const { review } = await planAndReview('c', 'app-roles', { TF_VAR_extra_policies: '["gitlab-role"]' });
+      expectExactly(review, 'approle/registry', { 'secret/data/acme/shared/sourcehost/*': ['read'] });
+      expect(review.diff.changed[0].bindings).toEqual([{ field: 'token_policies', before: ['registry'], after: ['gitlab-role', 'registry'] }]);
+    } finally {
+      for (const f of files) fs.rmSync(f, { force: true });
+    }
+  });
+
+  it(engine.title('(b) a raw vault_policy named ${lower("REGISTRY-CI")} in app-roles: reviewed as registry-ci, flagged as written over ci-access\'s (exit 1); applied, a CI login gets exactly that'), async () => {
+    const ciPolicy = Object.values(fixture.stackJson('ci-access').resource.vault_policy as Record<string, any>).find((b) => b.name === 'registry-ci')!;
+    expect(ciPolicy.policy).not.toContain('$');
+    const extra = 'path "secret/data/acme/shared/registry/*" {\n  capabilities = ["read"]\n}\n';
+    const raw = path.join(fixture.stackDir('app-roles'), 'user_raw.tf.json');
+    fs.writeFileSync(raw, JSON.stringify({ resource: { vault_policy: { user_raw: { name: '${lower("REGISTRY-CI")}', policy: `${ciPolicy.policy}${extra}` } } } }));
+    const { planFile, review, markdown } = await planAndReview('b', 'app-roles');
+    const rules = expectExactly(review, 'jwt/registry-ci', { 'secret/data/acme/shared/registry/*': ['read'] });
+    expect(review.diff.flags.filter((f: any) => f.kind === 'plan-overrides').map((f: any) => f.identity)).toEqual(['registry-ci']);
+    expect(markdown).toContain("**written over another stack's declaration**, `registry-ci`: the plan of stack `app-roles` writes the policy `registry-ci` that stack `ci-access` declares differently");
+
+    const earlier = await ciToken();
+    expect(await answers(rules, earlier)).toEqual(claimed(rules, 'before'));
+    expect((await tf('app-roles', ['apply', '-input=false', planFile])).code).toBe(0);
+    expect(await answers(rules, await ciToken())).toEqual(claimed(rules, 'after'));
+    // A policy's text is read at each request: a token issued before the apply gains it too.
+    expect(await answers(rules, earlier)).toEqual(claimed(rules, 'after'));
+  });
+});
