@@ -12,6 +12,7 @@ import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { chooseEngine, engineEnvironment, engineVersion } from '../engine/engine-binary';
 import { runEngine } from '../engine/engine-process';
+import { refuseUntrustedStackDirectory } from '../engine/stack-directory-guard';
 import { removeGuardDirectoryLeftovers, temporaryDirectory } from '../engine/guard-directory';
 import { parseEngineInvocation } from '../engine/engine-invocation';
 import { stateAddresses } from '../engine/engine-state';
@@ -137,6 +138,9 @@ export const engineCommand: Command = {
     if (!retired && !fs.existsSync(path.join(stackDir, 'cdk.tf.json'))) {
       throw new Error(`no synthesized stack at ${stackDir}: run \`npm run synth\` first, or pass --outdir`);
     }
+    // What the engine would read there that no review covers (an override file, variables, another
+    // workspace, the tool's own files edited) is refused before anything runs.
+    refuseUntrustedStackDirectory(stackDir);
     // The guard directories of runs killed mid-guard (their process no longer runs): removed, and said.
     for (const dir of removeGuardDirectoryLeftovers(true, temporaryDirectory(context.env))) context.stderr(`secretstore-iac tf: removed ${dir}: a run killed during its guard left it (its process no longer runs)`);
     // What --refuse-replace cannot check, or what takes an object out of state, is refused before
@@ -144,6 +148,8 @@ export const engineCommand: Command = {
     const guarded = refuseReplace ? guardInvocation(invocation, stack, declaredAddresses(stackDir)) : undefined;
     const choice = chooseEngine(values.engine as string | undefined, context.env);
     const engine = choice.path;
+    // The engine's environment (TF_CLI_ARGS*, TF_WORKSPACE, ...) before the store is asked anything.
+    engineEnvironment(context.env, address, choice);
     // A stopped or sealed store otherwise shows as minutes of silent provider retries.
     // The transport carries the TLS variables (VAULT_CACERT, ...) the provider reads too; built only
     // when the engine will talk to the store, so that `init` works offline whatever they hold.
