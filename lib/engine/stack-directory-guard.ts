@@ -2,14 +2,20 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { BOOKKEEPING_FILES, bookkeepingProblems, SYNTHESIZED_STACK_FILE } from './bookkeeping-seal';
 import { GuardRefusal } from './guard-refusal';
+import { isEngineConfigurationFile } from '../sources/stack-digest';
+
+/** Test files the engine reads from the directory it runs in (`test`): `*.tftest.hcl`, `*.tofutest.hcl`, their `.json` forms. */
+const ENGINE_TEST_FILE = /^[^.#].*\.(tftest|tofutest)\.(hcl|json)$/;
 
 /**
- * Names of files the engine reads from the directory it runs in, whatever their content:
- * configuration (`*.tf`, `*.tf.json`, OpenTofu's `*.tofu`, `*.tofu.json`, and so every override file
- * `*_override.*`, `override.*`), variable values (`terraform.tfvars`, `*.auto.tfvars`, their `.json`
- * forms) and tests (`*.tftest.hcl`, `*.tofutest.hcl`, their `.json` forms).
+ * Whether the engine reads `name` from the directory it runs in, whatever its content: configuration
+ * and variable files ({@link isEngineConfigurationFile}: `*.tf`, `*.tf.json`, `*.tofu`, `*.tofu.json`,
+ * hence every override file `*_override.*`, `override.*`; `terraform.tfvars`, `*.auto.tfvars`, their
+ * `.json` forms) and test files.
  */
-const ENGINE_READ = /(\.(tf|tofu)(\.json)?|^terraform\.tfvars(\.json)?|\.auto\.tfvars(\.json)?|\.(tftest|tofutest)\.(hcl|json))$/;
+function engineReads(name: string): boolean {
+  return isEngineConfigurationFile(name) || ENGINE_TEST_FILE.test(name);
+}
 
 /** Directories the engine reads from the directory it runs in: other workspaces' states, test files. */
 const ENGINE_READ_DIRECTORIES = ['terraform.tfstate.d', 'tests'];
@@ -36,7 +42,7 @@ export function stackDirectoryProblems(stackDir: string): string[] {
   }
   const problems: string[] = [];
   for (const name of names) {
-    if (ENGINE_READ.test(name) && !TRUSTED_ENGINE_FILES.has(name)) {
+    if (engineReads(name) && !TRUSTED_ENGINE_FILES.has(name)) {
       problems.push(
         `${name}: the engine reads it (configuration, variables or tests), but neither the synthesis nor secretstore-iac wrote it: what it changes is in no review. Fix: remove it; declare what it does in the configuration (stacks/*.ts) and synthesize again`,
       );
