@@ -1,9 +1,9 @@
 import * as fs from 'fs';
-import { SEAL_FILE } from '../../../lib/engine/bookkeeping-seal';
 import * as os from 'os';
 import * as path from 'path';
 import { checkDirectoryOf, makeCheckDirectory, removeCheckDirectoryLeftovers } from '../../../lib/cli/adopt-check-directory';
 import { processRunning, removeWritingLeftovers, writeFileAtomically, writingName } from '../../../lib/cli/atomic-file';
+import { SEAL_FILE } from '../../../lib/engine/bookkeeping-seal';
 import { IMPORT_FILE } from '../../../lib/reconcile/import-blocks';
 
 // Issue 27: a killed adopt leaves nothing the next run could take for a state to put back, and the

@@ -1,9 +1,9 @@
 import * as fs from 'fs';
-import { SEAL_FILE } from '../../../lib/engine/bookkeeping-seal';
 import * as path from 'path';
 import { hashShard } from '../../../lib';
 import { describeDestruction, plannedDestructions } from '../../../lib/engine/replacement-guard';
 import { runCli } from '../../../lib/cli/run-cli';
+import { SEAL_FILE } from '../../../lib/engine/bookkeeping-seal';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { RETIRED_OWN_GRANTS_FILE } from '../../../lib/reconcile/retired-stack-grants';
 import { MOVES_FILE, renderMovesFile, stackMoves } from '../../../lib/reconcile/stack-moves';
