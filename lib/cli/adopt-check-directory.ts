@@ -3,12 +3,13 @@ import * as path from 'path';
 import { IMPORT_FILE } from '../reconcile/import-blocks';
 import { processRunning } from './atomic-file';
 import { deadProcessLeftovers } from '../private/dead-process-leftovers';
+import { SEAL_FILE, sealBookkeeping } from '../engine/bookkeeping-seal';
 
 /**
  * Where adopt's plan check runs: a directory adopt owns beside the stack directory
  * (`<outdir>/stacks/.adopt-check-<pid>-<stack>`), holding links to every file of the stack
- * directory (its configuration, `.terraform/`, the lock file, a local state) and the new import
- * file. The check plans there, so the stack directory itself never holds an import file the check
+ * directory (its configuration, `.terraform/`, the lock file, a local state), the new import
+ * file, and a copy of the stack's bookkeeping seal that records it (engine runs verify the seal). The check plans there, so the stack directory itself never holds an import file the check
  * has not passed: a killed adopt (SIGKILL, Ctrl-C) leaves at most this directory, which no engine
  * run of the stack reads, and the next adopt removes it. Beside the stack, not inside it: a local
  * backend's relative state path (`../../../terraform.<stack>.tfstate`) then names the same file.
@@ -34,9 +35,12 @@ export function makeCheckDirectory(stackDir: string, importFile: string | undefi
   fs.mkdirSync(dir, { mode: 0o700 });
   for (const name of fs.readdirSync(stackDir)) {
     if (name === IMPORT_FILE || /\.writing-\d+$/.test(name)) continue;
-    fs.symlinkSync(path.join(stackDir, name), path.join(dir, name));
+    // The seal is the check directory's own: it records the new import file too.
+    if (name === SEAL_FILE) fs.copyFileSync(path.join(stackDir, name), path.join(dir, name));
+    else fs.symlinkSync(path.join(stackDir, name), path.join(dir, name));
   }
   if (importFile !== undefined) fs.writeFileSync(path.join(dir, IMPORT_FILE), importFile, { mode: 0o644 });
+  sealBookkeeping(dir, { [IMPORT_FILE]: importFile }, false);
   return dir;
 }
 

@@ -5,6 +5,7 @@ import { planAdoption } from '../reconcile/adoption-plan';
 import { readDeclaredKvMounts } from '../reconcile/declared-kv-mount';
 import { readDeclaredObjects } from '../reconcile/declared-object';
 import { IMPORT_FILE, renderImportFile } from '../reconcile/import-blocks';
+import { sealBookkeeping } from '../engine/bookkeeping-seal';
 import { readStoreConfiguration } from '../access/store-configuration';
 import { readSynthOutput } from '../sources/synth-output';
 import { PolicyParser } from '../acl/policy-parser';
@@ -236,9 +237,8 @@ export const adoptCommand: Command = {
       for (const p of toCheck) {
         const dir = makeCheckDirectory(p.stackDir, p.importText);
         checked.set(p.stack, dir);
-        // A relative TF_DATA_DIR names the stack directory's, wherever the engine runs.
-        const dataDir = env.TF_DATA_DIR ? { TF_DATA_DIR: path.resolve(p.stackDir, env.TF_DATA_DIR) } : {};
-        const found = checkPlanDestructions(engine, dir, p.stack, { ...env, ...dataDir, TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' });
+        // TF_DATA_DIR is refused (lib/engine/engine-environment-guard.ts): the links give the stack's `.terraform`.
+        const found = checkPlanDestructions(engine, dir, p.stack, { ...env, TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' });
         if (found.length > 0) refused.add(p.stack);
         reports.get(p.stack)?.refused.push(...planCheckRefusals(found, p.stack));
         destructions.push(...found);
@@ -266,10 +266,12 @@ export const adoptCommand: Command = {
         // Checked: moved into place (same file system, one rename); else written the same way.
         if (dir !== undefined) fs.renameSync(path.join(dir, IMPORT_FILE), p.file);
         else writeFileAtomically(p.file, p.importText);
+        sealBookkeeping(p.stackDir, { [IMPORT_FILE]: p.importText }, false);
         fileChange(p.stack, p.file, 'written');
         out.push(`Wrote ${shown(p.file)}.`);
       } else if (p.removeFile) {
         fs.rmSync(p.file, { force: true });
+        sealBookkeeping(p.stackDir, { [IMPORT_FILE]: undefined }, false);
         fileChange(p.stack, p.file, 'removed');
         out.push(`Removed ${shown(p.file)}: nothing left to import.`);
       }

@@ -12,6 +12,7 @@ import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { chooseEngine, engineEnvironment, engineVersion } from '../engine/engine-binary';
 import { runEngine } from '../engine/engine-process';
+import { refuseUntrustedStackDirectory } from '../engine/stack-directory-guard';
 import { removeGuardDirectoryLeftovers, temporaryDirectory } from '../engine/guard-directory';
 import { parseEngineInvocation } from '../engine/engine-invocation';
 import { stateAddresses } from '../engine/engine-state';
@@ -85,6 +86,16 @@ export const engineCommand: Command = {
     'configuration pipeline roles\' own grants in it (recorded by moves from the base\'s synthesis),',
     'they pass --refuse-replace without --allow-removals, listed on standard error (docs/pipelines.md §8).',
     '',
+    'Before any engine run (with or without --refuse-replace; also adopt\'s) it refuses (exit 4, nothing',
+    'run, every problem named with its fix) an engine environment that changes what is planned or',
+    'applied or where the state lives, out of the guards\' sight: TF_CLI_ARGS, TF_CLI_ARGS_<command>,',
+    'TF_WORKSPACE (but `default`), TF_DATA_DIR, TF_REATTACH_PROVIDERS, TF_ENCRYPTION, a CLI configuration',
+    'with dev_overrides, an unknown TF_ or TOFU_ variable (the table: docs/reference.md); give the',
+    'arguments after "--" instead. It also refuses a file in the stack directory that the engine reads',
+    '(*.tf, *.tf.json, *_override.*, *.tfvars, ...) and neither the synthesis nor the tool wrote, another',
+    'workspace selected, and the tool\'s own files (moves, adopt) changed since they were written or',
+    'derived from another synthesis (secretstore-iac-seal.json records their SHA-256).',
+    '',
     'It prints the engine it runs, its version and why that one, on standard error.',
     '',
     'The engine shares the terminal: its output appears as it is written and its prompts (apply\'s',
@@ -96,7 +107,8 @@ export const engineCommand: Command = {
     'it before the engine runs. The token needs read on sys/mounts.',
     '',
     'Exit codes: the engine\'s own exit code; 2 usage error; 3 no address, no engine or no such stack,',
-    'or the mount table cannot be read; 4 refused, nothing applied: (--refuse-replace) the plan would',
+    'or the mount table cannot be read; 4 refused, nothing applied: the engine\'s environment or a file',
+    'of the stack directory (above); (--refuse-replace) the plan would',
     'destroy or replace an object, or create one the store has or the token may not read, or the',
     'command is one it refuses; (without it) the destroy mode without --allow-destroy; 5 a declared',
     'KV mount does not match the store.',
@@ -137,6 +149,9 @@ export const engineCommand: Command = {
     if (!retired && !fs.existsSync(path.join(stackDir, 'cdk.tf.json'))) {
       throw new Error(`no synthesized stack at ${stackDir}: run \`npm run synth\` first, or pass --outdir`);
     }
+    // What the engine would read there that no review covers (an override file, variables, another
+    // workspace, the tool's own files edited) is refused before anything runs.
+    refuseUntrustedStackDirectory(stackDir);
     // The guard directories of runs killed mid-guard (their process no longer runs): removed, and said.
     for (const dir of removeGuardDirectoryLeftovers(true, temporaryDirectory(context.env))) context.stderr(`secretstore-iac tf: removed ${dir}: a run killed during its guard left it (its process no longer runs)`);
     // What --refuse-replace cannot check, or what takes an object out of state, is refused before
@@ -144,6 +159,8 @@ export const engineCommand: Command = {
     const guarded = refuseReplace ? guardInvocation(invocation, stack, declaredAddresses(stackDir)) : undefined;
     const choice = chooseEngine(values.engine as string | undefined, context.env);
     const engine = choice.path;
+    // The engine's environment (TF_CLI_ARGS*, TF_WORKSPACE, ...) before the store is asked anything.
+    engineEnvironment(context.env, address, choice);
     // A stopped or sealed store otherwise shows as minutes of silent provider retries.
     // The transport carries the TLS variables (VAULT_CACERT, ...) the provider reads too; built only
     // when the engine will talk to the store, so that `init` works offline whatever they hold.

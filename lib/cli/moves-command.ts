@@ -7,7 +7,9 @@ import { renderRetiredOwnGrants, RETIRED_OWN_GRANTS_FILE, retiredGrantsUpdates, 
 import { MovesFileAction, stackMovesJson } from '../reconcile/stack-moves-json';
 import { readSynthOutput } from '../sources/synth-output';
 import { terminalJson, terminalLine } from '../private/terminal-text';
+import { compareStrings } from '../private/compare-strings';
 import { writeFileAtomically } from './adopt-command';
+import { sealBookkeeping } from '../engine/bookkeeping-seal';
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
@@ -113,6 +115,9 @@ export const movesCommand: Command = {
       const baseStacks = new Map(baseOutput.map((s) => [s.name, s.file]));
       const out: string[] = [];
       const writes: Array<() => void> = [];
+      // What moves writes (content) or removes (undefined) in each stack directory: sealed last.
+      const sealed = new Map<string, Record<string, string | undefined>>();
+      const seal = (stackDir: string, name: string, content: string | undefined) => (sealed.get(stackDir) ?? sealed.set(stackDir, {}).get(stackDir)!)[name] = content;
       // What happens to each stack's moves file, for --format json.
       const files = new Map<string, { path: string; action: MovesFileAction; retired: boolean }>();
       const dry = values['dry-run'] === true;
@@ -149,6 +154,7 @@ export const movesCommand: Command = {
         if (!blocks) {
           if (fs.existsSync(file)) {
             writes.push(() => fs.rmSync(file, { force: true }));
+            seal(stackDir, MOVES_FILE, undefined);
             files.set(stack, { path: path.relative(context.cwd, file), action: 'remove', retired });
             out.push(`${dry ? 'Would remove' : 'Removed'} ${path.relative(context.cwd, file)}: no move in this stack.`);
           }
@@ -160,6 +166,7 @@ export const movesCommand: Command = {
           fs.mkdirSync(stackDir, { recursive: true });
           writeFileAtomically(file, content);
         });
+        seal(stackDir, MOVES_FILE, content);
         files.set(stack, { path: path.relative(context.cwd, file), action: 'write', retired });
         const renamed = (blocks.renames ?? []).length > 0 ? `, rename ${blocks.renames!.length}` : '';
         const destroyed = result.removals.filter((r) => r.stack === stack).length;
@@ -175,13 +182,16 @@ export const movesCommand: Command = {
         // The record `tf` recognises the stack's own grants by (its plan has no BASE to read).
         const record = path.join(stackDir, RETIRED_OWN_GRANTS_FILE);
         const recorded = ownGrants.filter((g) => g.stack === stack);
-        if (recorded.length > 0) writes.push(() => writeFileAtomically(record, renderRetiredOwnGrants(recorded)));
+        const recordText = recorded.length > 0 ? renderRetiredOwnGrants(recorded) : undefined;
+        if (recordText !== undefined) writes.push(() => writeFileAtomically(record, recordText));
         else writes.push(() => fs.rmSync(record, { force: true }));
+        seal(stackDir, RETIRED_OWN_GRANTS_FILE, recordText);
       }
       // The roles keep a retired stack's grants until its removal is applied (docs/pipelines.md §8).
       for (const u of retiredGrantsUpdates(base.dir, headDir)) {
         const file = path.relative(context.cwd, u.file);
         writes.push(() => (u.grants ? writeFileAtomically(u.file, u.grants.content) : fs.rmSync(u.file, { force: true })));
+        seal(path.dirname(u.file), path.basename(u.file), u.grants?.content);
         out.push(u.grants ? `${dry ? 'Would write' : 'Wrote'} ${file}: its roles keep the policies of ${u.grants.retired.map(terminalLine).join(', ')} until their removal is applied.` : `${dry ? 'Would remove' : 'Removed'} ${file}: no retired stack's policy to keep.`);
       }
       const markdownFile = values['markdown-file'];
@@ -189,6 +199,9 @@ export const movesCommand: Command = {
         const markdown = renderStackMovesMarkdown(result, typeof values.approval === 'string' ? values.approval : APPROVAL_BY_HAND);
         writes.push(() => fs.writeFileSync(path.resolve(context.cwd, markdownFile), markdown));
       }
+      // The seal of each stack directory last: `tf` refuses a file that differs from what moves wrote,
+      // or that was derived from another synthesis of the stack.
+      for (const [stackDir, written] of [...sealed].sort(([a], [b]) => compareStrings(a, b))) writes.push(() => sealBookkeeping(stackDir, written, true));
       if (!dry) writes.forEach((w) => w());
       else out.push('Dry run: nothing written.');
       if (json) context.stdout(terminalJson(stackMovesJson(result, { base: base.label, head: positionals[1] }, files, !dry)));

@@ -1,7 +1,10 @@
 import * as fs from 'fs';
+import * as path from 'path';
+import { GuardRefusal } from '../engine/guard-refusal';
+import { readSynthOutput, SynthStack } from '../sources/synth-output';
 import { PlanReview } from '../engine/replacement-guard';
 import { declaredStorePaths, isPlannedRemoval } from '../reconcile/planned-removal';
-import { ownGrantDestroys, readRetiredOwnGrants } from '../reconcile/retired-stack-grants';
+import { ownGrantDestroys, readRetiredOwnGrants, RETIRED_OWN_GRANTS_FILE, retiredOwnGrantProblems } from '../reconcile/retired-stack-grants';
 import { isRetiredStackDirectory } from '../reconcile/stack-moves';
 import { terminalLine } from '../private/terminal-text';
 import { writeFileAtomically } from './adopt-command';
@@ -65,11 +68,40 @@ export interface RetiredGrantDestroys {
 export function approveRetiredGrants(review: PlanReview, stackDir: string, outdir: string): RetiredGrantDestroys {
   const recorded = isRetiredStackDirectory(stackDir) ? readRetiredOwnGrants(stackDir) : [];
   if (recorded.length === 0 || review.destructions.length === 0) return { review, grants: [] };
+  // The record is a file: each entry is checked against HEAD's synthesis before it lets anything through.
+  const stack = path.basename(stackDir);
+  let head: SynthStack[];
+  try {
+    head = readSynthOutput(outdir);
+  } catch (e) {
+    throw new RetiredGrantsRecordRefused(stack, [`HEAD's synthesis (${outdir}) cannot be read to check it: ${(e as Error).message}`]);
+  }
+  const problems = retiredOwnGrantProblems(recorded, stack, head);
+  if (problems.length > 0) throw new RetiredGrantsRecordRefused(stack, problems);
   const grants = ownGrantDestroys(review.destructions, recorded, declaredStorePaths(outdir));
   return {
     review: { ...review, destructions: review.destructions.filter((d) => !grants.includes(d)) },
     grants: grants.map((d) => `${d.storePath} (${d.address})`).sort(),
   };
+}
+
+/**
+ * Thrown when a retired stack's `retired-own-grants.json` records what is no pipeline role's grant in
+ * that stack by HEAD's synthesis (an edited record): nothing applied; the CLI exits with
+ * `ExitCode.destructionRefused` (4).
+ */
+export class RetiredGrantsRecordRefused extends GuardRefusal {
+  constructor(
+    /** The retired stack. */
+    readonly stack: string,
+    /** One line per entry that fails. */
+    readonly problems: readonly string[],
+  ) {
+    super(
+      `${stack}: nothing applied: its ${RETIRED_OWN_GRANTS_FILE} records what is not a configuration pipeline role's own grant in ${stack} by HEAD's synthesis; a destroy it names would pass without approval:\n  ${problems.map(terminalLine).join('\n  ')}\nFix: remove the file and run \`secretstore-iac moves BASE HEAD\` again (it writes the record from BASE's synthesis); a removal of anything else is approved with --allow-removals (docs/pipelines.md §8)`,
+    );
+    this.name = 'RetiredGrantsRecordRefused';
+  }
 }
 
 /** Reports the retired stack's own grants a plan or apply destroys without approval, on standard error. */

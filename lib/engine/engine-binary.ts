@@ -2,6 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { vaultTlsVariables } from '../store/store-tls';
+import { refuseEngineEnvironment } from './engine-environment-guard';
 
 /**
  * Engines looked for on PATH, in this order, unless `--engine`, SECRETSTORE_IAC_ENGINE or
@@ -104,11 +105,14 @@ export function engineVersion(engine: string, env: NodeJS.ProcessEnv): string | 
  * variables (`BAO_CACERT`, ...) copied to their `VAULT_*` names when those are unset (the provider
  * reads only those), `VAULT_TOKEN` from `BAO_TOKEN` / `SECRETSTORE_TOKEN` when it is unset (the
  * provider reads neither), and `VAULT_NAMESPACE` set to the namespace the tools resolved (so that
- * `BAO_NAMESPACE` reaches the provider as it reaches the tools' own requests).
+ * `BAO_NAMESPACE` reaches the provider as it reaches the tools' own requests). Refused when it holds
+ * an engine variable that changes what the engine plans or applies, or where the state lives
+ * (`ENGINE_ENVIRONMENT`, lib/engine/engine-environment-guard.ts): the guards review the engine's arguments, never its environment.
+ * @throws EngineEnvironmentRefused (exit 4) naming each variable, its effect and the fix
  */
 export function engineEnvironment(env: NodeJS.ProcessEnv, address: string, choice?: EngineChoice, namespace?: string): NodeJS.ProcessEnv {
   const token = (env.VAULT_TOKEN ?? '').trim() === '' ? [env.SECRETSTORE_TOKEN, env.BAO_TOKEN].map((t) => (t ?? '').trim()).find((t) => t !== '') : undefined;
-  return {
+  const built: NodeJS.ProcessEnv = {
     ...env,
     ...vaultTlsVariables(env),
     ...(choice?.cliConfig ? { TF_CLI_CONFIG_FILE: choice.cliConfig } : {}),
@@ -116,4 +120,6 @@ export function engineEnvironment(env: NodeJS.ProcessEnv, address: string, choic
     ...(namespace ? { VAULT_NAMESPACE: namespace } : {}),
     VAULT_ADDR: address,
   };
+  refuseEngineEnvironment(built);
+  return built;
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from 'child_process';
+import { checkEngineRun } from './engine-process';
 
 /** What the engine printed and how it ended, when a command reads its output instead of showing it. */
 export interface EngineOutput {
@@ -13,10 +14,12 @@ export interface EngineOutput {
 /**
  * Runs the engine in a stack directory to its end and returns its output, never printing it
  * (`state list` for adopt, `plan`/`show -json` for the replacement guard). `TF_IN_AUTOMATION` keeps
- * the engine from suggesting commands to type next.
- * @throws the spawn error when the engine cannot be started
+ * the engine from suggesting commands to type next. Checked first like every engine run
+ * ({@link checkEngineRun}).
+ * @throws the spawn error when the engine cannot be started; the refusals of {@link checkEngineRun}
  */
 export function runEngineCollected(engine: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): EngineOutput {
+  checkEngineRun(cwd, env);
   const result = spawnSync(engine, args, { cwd, env: { ...env, TF_IN_AUTOMATION: '1' }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (result.error) throw result.error;
   const said = `${result.stderr ?? ''}${result.stdout ?? ''}`.replace(/\x1b\[[0-9;]*m/g, '').trim();

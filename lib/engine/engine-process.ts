@@ -1,5 +1,7 @@
 import { spawn } from 'child_process';
 import * as os from 'os';
+import { refuseEngineEnvironment } from './engine-environment-guard';
+import { refuseUntrustedStackDirectory } from './stack-directory-guard';
 
 /** Where an engine run's output goes, and whether it may share the terminal (a `CommandContext` is one). */
 export interface EngineIo {
@@ -15,12 +17,26 @@ export interface EngineIo {
 const NO_EXIT_CODE = 3;
 
 /**
- * Runs the engine to its end. With {@link CommandContext.inheritStdio} it shares the terminal (a
+ * What every engine run of the tool is checked for, right before the engine starts (whoever asked
+ * for it: `tf`, guarded or not, `adopt`, the guards' own plans and state reads): an environment that
+ * changes what the engine plans or applies out of the guards' sight, and files in the directory it
+ * runs in that no review covers.
+ * @throws EngineEnvironmentRefused, UntrustedStackDirectory (exit 4): the engine is not started
+ */
+export function checkEngineRun(cwd: string, env: NodeJS.ProcessEnv): void {
+  refuseEngineEnvironment(env);
+  refuseUntrustedStackDirectory(cwd);
+}
+
+/**
+ * Runs the engine to its end, once {@link checkEngineRun} passed (else the promise is rejected with
+ * its refusal, nothing started). With {@link CommandContext.inheritStdio} it shares the terminal (a
  * collected output could never show apply's approval prompt, and a piped standard input answers it
  * with EOF); otherwise its output goes to the context line by line, as it is written.
  */
 export function runEngine(engine: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, context: EngineIo): Promise<number> {
   return new Promise((resolve, reject) => {
+    checkEngineRun(cwd, env);
     const child = spawn(engine, args, { cwd, env, stdio: context.inheritStdio ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
     const forward = (stream: NodeJS.ReadableStream | null, write: (line: string) => void) => {
       if (!stream) return () => undefined;

@@ -226,6 +226,63 @@ export function readRetiredOwnGrants(stackDir: string): RetiredOwnGrant[] {
   });
 }
 
+/**
+ * The configuration pipeline roles of a synthesized output: each JWT role (its `role_name`) that has
+ * its grant in at least one of the output's stacks, as the library declares it (construct path
+ * `<stack>/<the grant's construct id for the role>`, name `<role name>-<stack>`, attached by the
+ * role's `token_policies`), with the resource id its grant has in every stack.
+ */
+function pipelineRoles(output: readonly SynthStack[]): Map<string, { readonly grantId: string }> {
+  const out = new Map<string, { grantId: string }>();
+  for (const s of output) {
+    for (const role of Object.values(s.resources.vault_jwt_auth_backend_role ?? {})) {
+      const segments = constructPath(role)?.split('/') ?? [];
+      const name = role.role_name;
+      if (typeof name !== 'string' || segments.length < 3) continue;
+      const attached = Array.isArray(role.token_policies) ? role.token_policies : [];
+      const constructId = pipelineGrantConstructId(segments[segments.length - 2]);
+      for (const stack of output) {
+        const grant = Object.entries(stack.resources.vault_policy ?? {}).find(
+          ([, block]) => constructPath(block) === `${stack.name}/${constructId}` && block.name === pipelineGrantPolicyName(name, stack.name) && attached.includes(block.name),
+        );
+        if (grant) out.set(name, { grantId: grant[0] });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * What in a retired stack's record ({@link readRetiredOwnGrants}) is not a configuration pipeline
+ * role's own grant in THAT stack, checked against what HEAD's synthesis declares, never against the
+ * record alone (a record is a file anyone may edit, its seal with it): each recorded grant must name a
+ * pipeline role HEAD declares (a JWT role with its grant in HEAD's stacks), at the address that
+ * role's grant has in every stack, with the store path of that role's grant for this stack's name
+ * (`sys/policies/acl/<role name>-<stack>`). An application's role or policy, a people role, or a
+ * grant of another stack never qualifies. One line per entry that fails, naming it.
+ * @param stack the retired stack (its directory's name), which HEAD must not have
+ * @param head HEAD's synthesized output (the output the stack directory belongs to)
+ */
+export function retiredOwnGrantProblems(recorded: readonly RetiredOwnGrant[], stack: string, head: readonly SynthStack[]): string[] {
+  if (head.some((s) => s.name === stack)) {
+    return recorded.length > 0 ? [`${stack} is a stack HEAD still declares: it has no retired grants, yet its ${RETIRED_OWN_GRANTS_FILE} records ${recorded.length}`] : [];
+  }
+  const roles = pipelineRoles(head);
+  const problems: string[] = [];
+  for (const g of recorded) {
+    const entry = `{"address": ${JSON.stringify(g.address)}, "storePath": ${JSON.stringify(g.storePath)}, "role": ${JSON.stringify(g.role)}}`;
+    const role = roles.get(g.role);
+    if (role === undefined) {
+      problems.push(`${entry}: ${JSON.stringify(g.role)} is no configuration pipeline role of HEAD's synthesis (a JWT role with its grant in HEAD's stacks)`);
+      continue;
+    }
+    const expected = locateStoreObject('vault_policy', { name: pipelineGrantPolicyName(g.role, stack) })?.storePath;
+    if (g.storePath !== expected) problems.push(`${entry}: the grant of ${g.role} in ${stack} is ${expected ?? 'no store object'}, not ${g.storePath}`);
+    else if (g.address !== `vault_policy.${role.grantId}`) problems.push(`${entry}: the grant of ${g.role} is declared at vault_policy.${role.grantId}, not ${g.address}`);
+  }
+  return problems;
+}
+
 /** What a destroy in a plan shows to be checked against a retired stack's own grants. */
 export interface PlannedDestroy {
   /** Resource address. */

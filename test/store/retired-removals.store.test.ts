@@ -17,6 +17,7 @@ import { applicationStackName, SecretStoreApp } from '../../lib';
 import { definePlatform } from '../../lib/platform/platform';
 import { PlatformConfig } from '../../lib/platform/platform-config';
 import { readRetiredOwnGrants, RETIRED_OWN_GRANTS_FILE } from '../../lib/reconcile/retired-stack-grants';
+import { SEAL_FILE } from '../../lib/engine/bookkeeping-seal';
 import { MOVES_FILE } from '../../lib/reconcile/stack-moves';
 import { CliRun, runStoreCli } from '../support/store/store-cli';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
@@ -141,7 +142,8 @@ describe('a retired shard that also removes an application: nothing is exempt, i
     const retiredDir = path.join(fixture.dir, 'cdktf.out', 'stacks', retiredShard);
     // moves records the two grants it recognised from BASE (never by name alone); whether they need
     // no approval is tf's decision on the plan: only when they are ALL the plan destroys.
-    expect(fs.readdirSync(retiredDir).sort()).toEqual([MOVES_FILE, RETIRED_OWN_GRANTS_FILE].sort());
+    // With the seal of both (issue 36: tf refuses them edited).
+    expect(fs.readdirSync(retiredDir).sort()).toEqual([MOVES_FILE, RETIRED_OWN_GRANTS_FILE, SEAL_FILE].sort());
     expect(readRetiredOwnGrants(retiredDir).map((g) => g.storePath)).toEqual(grants.map((g) => `sys/policies/acl/${g}`));
 
     // The pipeline's plan jobs, in its order (the changed stacks as the synth job lists them, then the retired), with the apply role.

@@ -3,6 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { checkDirectoryOf, makeCheckDirectory, removeCheckDirectoryLeftovers } from '../../../lib/cli/adopt-check-directory';
 import { processRunning, removeWritingLeftovers, writeFileAtomically, writingName } from '../../../lib/cli/atomic-file';
+import { SEAL_FILE } from '../../../lib/engine/bookkeeping-seal';
 import { IMPORT_FILE } from '../../../lib/reconcile/import-blocks';
 
 // Issue 27: a killed adopt leaves nothing the next run could take for a state to put back, and the
@@ -51,7 +52,8 @@ describe('leftovers of killed runs', () => {
     const dir = makeCheckDirectory(stackDir, '{"import":[{"to":"new","id":"new"}]}');
     expect(dir).toBe(path.join(outdir, 'stacks', `.adopt-check-${process.pid}-app-roles`));
     expect(dir).toBe(checkDirectoryOf(stackDir));
-    expect(fs.readdirSync(dir).sort()).toEqual(['.terraform', '.terraform.lock.hcl', IMPORT_FILE, 'cdk.tf.json']);
+    // Its own seal too, recording the new import file (issue 36: every engine run verifies it).
+    expect(fs.readdirSync(dir).sort()).toEqual(['.terraform', '.terraform.lock.hcl', IMPORT_FILE, 'cdk.tf.json', SEAL_FILE]);
     for (const name of ['.terraform', '.terraform.lock.hcl', 'cdk.tf.json']) {
       expect(fs.lstatSync(path.join(dir, name)).isSymbolicLink()).toBe(true);
       expect(fs.readlinkSync(path.join(dir, name))).toBe(path.join(stackDir, name));

@@ -15,7 +15,10 @@ import { runCli } from '../../../lib/cli/run-cli';
 import { plannedDestructions } from '../../../lib/engine/replacement-guard';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
-import { ownGrantDestroys, readRetiredOwnGrants, RETIRED_OWN_GRANTS_FILE, retiredOwnGrants } from '../../../lib/reconcile/retired-stack-grants';
+import { ownGrantDestroys, readRetiredOwnGrants, RETIRED_OWN_GRANTS_FILE, retiredOwnGrantProblems, retiredOwnGrants } from '../../../lib/reconcile/retired-stack-grants';
+import { RetiredGrantsRecordRefused } from '../../../lib/cli/removal-approval';
+import { bookkeepingProblems, SEAL_FILE, sealBookkeeping } from '../../../lib/engine/bookkeeping-seal';
+import { GuardRefusal } from '../../../lib/engine/guard-refusal';
 import { MOVES_FILE, separateRetiredOwnGrants, stackMoves } from '../../../lib/reconcile/stack-moves';
 import { stackMovesJson } from '../../../lib/reconcile/stack-moves-json';
 import { renderStackMovesMarkdown } from '../../../lib/reconcile/stack-moves-markdown';
@@ -173,7 +176,7 @@ describe('tf --refuse-replace on a retired stack: its own grants pass without --
     const outdir = synthesizePlatform(hash(2), addBilling).outdir;
     expect((await moves(base3, outdir)).code).toBe(0);
     const stackDir = path.join(outdir, 'stacks', 'app-roles-02');
-    expect(fs.readdirSync(stackDir).sort()).toEqual([MOVES_FILE, RETIRED_OWN_GRANTS_FILE].sort());
+    expect(fs.readdirSync(stackDir).sort()).toEqual([MOVES_FILE, RETIRED_OWN_GRANTS_FILE, SEAL_FILE].sort());
     return { outdir, stackDir };
   }
   const change = (address: string, name: string, actions = ['delete']) => ({ address, type: 'vault_policy', change: { actions, before: { name }, after: actions.includes('create') ? { name } : null } });
@@ -222,6 +225,59 @@ describe('tf --refuse-replace on a retired stack: its own grants pass without --
     expect(approveRetiredGrants(review(grantApply, grantPlan), kept, outdir).grants).toEqual([]);
     fs.rmSync(path.join(stackDir, RETIRED_OWN_GRANTS_FILE));
     expect(approveRetiredGrants(review(grantApply, grantPlan), stackDir, outdir).grants).toEqual([]);
+  });
+
+  it('issue 36: an application\'s role and policy added to the record by hand (its seal rewritten to match) are refused, naming each entry; nothing passes', async () => {
+    const { outdir, stackDir } = await retiredHead();
+    const file = path.join(stackDir, RETIRED_OWN_GRANTS_FILE);
+    const record = JSON.parse(fs.readFileSync(file, 'utf8'));
+    record.grants.push(
+      { address: 'vault_approle_auth_backend_role.payments-dev_role_1', storePath: 'auth/approle/role/payments-dev', role: 'secretstore-iac-pipeline' },
+      { address: 'vault_policy.payments-dev_policy_1', storePath: 'sys/policies/acl/payments-dev', role: 'payments-dev' },
+    );
+    const text = `${JSON.stringify(record, null, 2)}\n`;
+    fs.writeFileSync(file, text);
+    // A naive edit: the seal says so before any engine runs.
+    expect(bookkeepingProblems(stackDir)).toEqual([expect.stringContaining(`${RETIRED_OWN_GRANTS_FILE}: changed since \`secretstore-iac moves\` wrote it`)]);
+    // The seal rewritten with it: the record is checked against HEAD's synthesis all the same.
+    sealBookkeeping(stackDir, { [RETIRED_OWN_GRANTS_FILE]: text }, true);
+    expect(bookkeepingProblems(stackDir)).toEqual([]);
+    const role = { address: 'vault_approle_auth_backend_role.payments-dev_role_1', type: 'vault_approle_auth_backend_role', change: { actions: ['delete'], before: { backend: 'approle', role_name: 'payments-dev' }, after: null } };
+    const app = change('vault_policy.payments-dev_policy_1', 'payments-dev');
+    const approve = () => approveRetiredGrants(review(grantApply, grantPlan, role, app), stackDir, outdir);
+    expect(approve).toThrow(RetiredGrantsRecordRefused);
+    try {
+      approve();
+    } catch (e) {
+      expect(e).toBeInstanceOf(GuardRefusal);
+      expect((e as Error).message).toBe(
+        [
+          'app-roles-02: nothing applied: its retired-own-grants.json records what is not a configuration pipeline role\'s own grant in app-roles-02 by HEAD\'s synthesis; a destroy it names would pass without approval:',
+          '  {"address": "vault_approle_auth_backend_role.payments-dev_role_1", "storePath": "auth/approle/role/payments-dev", "role": "secretstore-iac-pipeline"}: the grant of secretstore-iac-pipeline in app-roles-02 is sys/policies/acl/secretstore-iac-pipeline-app-roles-02, not auth/approle/role/payments-dev',
+          '  {"address": "vault_policy.payments-dev_policy_1", "storePath": "sys/policies/acl/payments-dev", "role": "payments-dev"}: "payments-dev" is no configuration pipeline role of HEAD\'s synthesis (a JWT role with its grant in HEAD\'s stacks)',
+          'Fix: remove the file and run `secretstore-iac moves BASE HEAD` again (it writes the record from BASE\'s synthesis); a removal of anything else is approved with --allow-removals (docs/pipelines.md §8)',
+        ].join('\n'),
+      );
+    }
+  });
+
+  it('retiredOwnGrantProblems: only a HEAD pipeline role\'s grant for THIS stack, at its address, passes', () => {
+    const head = readSynthOutput(synthesizePlatform(hash(2), addBilling).outdir);
+    const good = { stack: 'app-roles-02', address: 'vault_policy.secretstore-iac-grant-pipeline-apply', storePath: GRANTS[0], role: 'secretstore-iac-pipeline' };
+    expect(retiredOwnGrantProblems([good], 'app-roles-02', head)).toEqual([]);
+    // Another stack's grant of the same role (one HEAD keeps).
+    expect(retiredOwnGrantProblems([{ ...good, storePath: 'sys/policies/acl/secretstore-iac-pipeline-app-roles-01' }], 'app-roles-02', head)[0]).toContain(
+      'the grant of secretstore-iac-pipeline in app-roles-02 is sys/policies/acl/secretstore-iac-pipeline-app-roles-02, not sys/policies/acl/secretstore-iac-pipeline-app-roles-01',
+    );
+    // The right store path at another address (an application's policy given the grant's name).
+    expect(retiredOwnGrantProblems([{ ...good, address: 'vault_policy.orchestrator-dev_policy_1' }], 'app-roles-02', head)[0]).toContain(
+      'the grant of secretstore-iac-pipeline is declared at vault_policy.secretstore-iac-grant-pipeline-apply, not vault_policy.orchestrator-dev_policy_1',
+    );
+    // A JWT role that is no pipeline role (no grant in HEAD's stacks), and a stack HEAD still has.
+    expect(retiredOwnGrantProblems([{ ...good, role: 'registry-ci', storePath: 'sys/policies/acl/registry-ci-app-roles-02' }], 'app-roles-02', head)[0]).toContain('"registry-ci" is no configuration pipeline role');
+    expect(retiredOwnGrantProblems([good], 'app-roles-01', head)).toEqual(['app-roles-01 is a stack HEAD still declares: it has no retired grants, yet its retired-own-grants.json records 1']);
+    // Without HEAD's pipeline (no configuration project): nothing qualifies.
+    expect(retiredOwnGrantProblems([good], 'app-roles-02', [])).toHaveLength(1);
   });
 
   it('a record that is not what moves writes is an error naming the file', () => {

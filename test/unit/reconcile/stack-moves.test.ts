@@ -3,6 +3,7 @@ import * as path from 'path';
 import { hashShard } from '../../../lib';
 import { describeDestruction, plannedDestructions } from '../../../lib/engine/replacement-guard';
 import { runCli } from '../../../lib/cli/run-cli';
+import { SEAL_FILE } from '../../../lib/engine/bookkeeping-seal';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { RETIRED_OWN_GRANTS_FILE } from '../../../lib/reconcile/retired-stack-grants';
 import { MOVES_FILE, renderMovesFile, stackMoves } from '../../../lib/reconcile/stack-moves';
@@ -121,7 +122,8 @@ describe('secretstore-iac moves BASE HEAD', () => {
     expect(retired.length).toBeGreaterThan(0);
     for (const stack of retired) {
       // Beside it, the record of the pipeline roles' own grants there, which its plan destroys without approval.
-      expect(fs.readdirSync(path.join(head, 'stacks', stack))).toEqual([MOVES_FILE, RETIRED_OWN_GRANTS_FILE]);
+      // And the seal of both (issue 36: tf refuses them edited).
+      expect(fs.readdirSync(path.join(head, 'stacks', stack))).toEqual([MOVES_FILE, RETIRED_OWN_GRANTS_FILE, SEAL_FILE]);
       const file = movesFile(head, stack);
       expect(file.terraform.backend).toEqual({ local: { path: `../../../terraform.${stack}.tfstate` } });
       expect(file.provider).toEqual({ vault: [{}] });
