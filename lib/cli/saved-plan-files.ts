@@ -122,7 +122,9 @@ function engineShow(engineWanted: string | undefined, context: CommandContext): 
   // The review reads exactly the file named: nothing added to `show`'s arguments by the environment.
   for (const name of Object.keys(env)) if (name === 'TF_CLI_ARGS' || name === 'TF_CLI_ARGS_show') delete env[name];
   return (stackDir, file) => {
-    const shown = runEngineCollected(choice.path, ['show', '-json', file], stackDir, env);
+    // A saved plan carries its configuration: the directory's files are not read, so a plan made
+    // from a directory `tf` refuses is still reviewed (it is what an apply of it would do).
+    const shown = runEngineCollected(choice.path, ['show', '-json', file], stackDir, env, { readsConfiguration: false });
     if (shown.status !== 0) throw new Error(`cannot read the plan with \`${path.basename(choice.path)} show -json\` in ${stackDir} (exit ${shown.status}; run \`secretstore-iac tf STACK -- init\` there first): ${shown.said.split('\n').slice(0, 5).join(' ')}`);
     return shown.stdout;
   };

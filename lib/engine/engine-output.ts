@@ -16,10 +16,17 @@ export interface EngineOutput {
  * (`state list` for adopt, `plan`/`show -json` for the replacement guard). `TF_IN_AUTOMATION` keeps
  * the engine from suggesting commands to type next. Checked first like every engine run
  * ({@link checkEngineRun}).
+ * @param options.readsConfiguration false for `show -json PLANFILE` of a review (see {@link checkEngineRun})
  * @throws the spawn error when the engine cannot be started; the refusals of {@link checkEngineRun}
  */
-export function runEngineCollected(engine: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): EngineOutput {
-  checkEngineRun(cwd, env);
+export function runEngineCollected(
+  engine: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  options: { readonly readsConfiguration?: boolean } = {},
+): EngineOutput {
+  checkEngineRun(cwd, env, options.readsConfiguration ?? true);
   const result = spawnSync(engine, args, { cwd, env: { ...env, TF_IN_AUTOMATION: '1' }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (result.error) throw result.error;
   const said = `${result.stderr ?? ''}${result.stdout ?? ''}`.replace(/\x1b\[[0-9;]*m/g, '').trim();

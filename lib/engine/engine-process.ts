@@ -21,11 +21,15 @@ const NO_EXIT_CODE = 3;
  * for it: `tf`, guarded or not, `adopt`, the guards' own plans and state reads): an environment that
  * changes what the engine plans or applies out of the guards' sight, and files in the directory it
  * runs in that no review covers.
+ * @param readsConfiguration false for a command that reads no configuration file of the directory
+ *   (`show -json PLANFILE`: a saved plan carries its own snapshot of the configuration), whose
+ *   directory is then not checked: the review of a plan made from a tampered directory must still
+ *   read what that plan would apply
  * @throws EngineEnvironmentRefused, UntrustedStackDirectory (exit 4): the engine is not started
  */
-export function checkEngineRun(cwd: string, env: NodeJS.ProcessEnv): void {
+export function checkEngineRun(cwd: string, env: NodeJS.ProcessEnv, readsConfiguration = true): void {
   refuseEngineEnvironment(env);
-  refuseUntrustedStackDirectory(cwd);
+  if (readsConfiguration) refuseUntrustedStackDirectory(cwd);
 }
 
 /**

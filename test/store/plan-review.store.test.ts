@@ -4,10 +4,13 @@
  * `*_override.tf.json` in ci-access adding an application's policy to the CI role `registry-ci`,
  * (b) a raw `vault_policy` whose name is the expression `${lower("REGISTRY-CI")}`, (c) an input
  * variable given as `TF_VAR_…` (the platform's stacks declare none: a file in the stack directory
- * declares it, an override uses it) — is planned with `secretstore-iac tf STACK -- plan -out=P`,
- * and `access-diff --plans DIR` names exactly the identity and path that gain access, the plan file
- * and its SHA-256, and exits 1, while `access-diff` of the synthesized output says nothing changed.
- * The plans of (a) and (b) are then applied, and a real login's token is asked (`sys/capabilities`)
+ * declares it, an override uses it) — is first refused by `secretstore-iac tf STACK -- plan` (exit 4:
+ * a file in the stack directory that neither the synthesis nor the tool wrote), then planned with the
+ * engine run directly, as a job that bypasses the tool would (`plan -out=P`): `access-diff --plans DIR`
+ * names exactly the identity and path that gain access, the plan file and its SHA-256, and exits 1,
+ * while `access-diff` of the synthesized output says nothing changed. Either the tool refuses the
+ * change or the review says exactly what it does (issue 36).
+ * The plans of (a) and (b) are then applied (by the engine directly: `tf` refuses the directory), and a real login's token is asked (`sys/capabilities`)
  * on every path the review named: before the apply the store answers the review's "before", after
  * it the review's "now" (for (b) also with a token issued before the apply: policy texts are read
  * at each request).
@@ -15,6 +18,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { runEngine } from '../support/store/engine';
 import { forEachEngine } from '../support/store/engine-matrix';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { clientToken, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
@@ -50,13 +54,21 @@ forEachEngine('access-diff --plans: the review reads the saved plan, and the sto
   /** A concrete path a rule's pattern covers. */
   const probeOf = (pattern: string) => pattern.replace(/\*$/, 'probe').replace(/\+/g, 'probe');
 
-  /** Plans `stack` with `tf` into a plans directory of its own, then reviews it (JSON and Markdown). */
-  async function planAndReview(label: string, stack: string, env?: NodeJS.ProcessEnv) {
+  /** The engine run directly in a stack's directory (what a job bypassing `tf` runs), with the store's root token. */
+  const direct = (stack: string, args: string[], env?: NodeJS.ProcessEnv) => runEngine(fixture.stackDir(stack), args, { store, binary: engine.binary, env, allowCodes: [0] });
+
+  /**
+   * `tf` refuses to plan `stack` (a file it did not write is in the directory: `tampered` names it);
+   * the engine run directly plans it into a plans directory of its own; the plan is reviewed (JSON and Markdown).
+   */
+  async function planAndReview(label: string, stack: string, tampered: readonly string[], env?: NodeJS.ProcessEnv) {
     const dir = path.join(fixture.dir, `plans-${label}`);
     fs.mkdirSync(dir, { recursive: true });
     const planFile = path.join(dir, `${stack}.tfplan`);
-    const planned = await tf(stack, ['plan', '-input=false', `-out=${planFile}`], env);
-    if (planned.code !== 0) throw new Error(`${engine.label} plan ${stack}: ${planned.stdout}\n${planned.stderr}`);
+    const refused = await tf(stack, ['plan', '-input=false', `-out=${planFile}`], env);
+    expect({ code: refused.code, planned: fs.existsSync(planFile) }).toEqual({ code: 4, planned: false });
+    for (const name of tampered) expect(refused.stderr).toContain(`  ${name}: the engine reads it`);
+    await direct(stack, ['plan', '-input=false', `-out=${planFile}`], env);
     const sha256 = createHash('sha256').update(fs.readFileSync(planFile)).digest('hex');
     const json = await cli(['access-diff', '--plans', `plans-${label}`, '--engine', engine.binary, '--format', 'json']);
     const markdown = await cli(['access-diff', '--plans', `plans-${label}`, '--engine', engine.binary]);
@@ -107,7 +119,7 @@ forEachEngine('access-diff --plans: the review reads the saved plan, and the sto
     fs.writeFileSync(override, JSON.stringify({ resource: { vault_jwt_auth_backend_role: { [role]: { token_policies: ['registry-ci', 'orchestrator-dev'] } } } }));
     // The synthesized JSON does not have it.
     expect((await cli(['access-diff', 'cdktf.out', 'cdktf.out'])).code).toBe(0);
-    const { planFile, review, markdown } = await planAndReview('a', 'ci-access');
+    const { planFile, review, markdown } = await planAndReview('a', 'ci-access', ['tamper_override.tf.json']);
     const rules = expectExactly(review, 'jwt/registry-ci', { 'secret/data/acme/dev/orchestrator/*': ['read'] });
     expect(review.diff.changed[0].bindings).toEqual([{ field: 'token_policies', before: ['registry-ci'], after: ['orchestrator-dev', 'registry-ci'] }]);
     expect(review.unplanned).toEqual(['app-roles']);
@@ -115,8 +127,8 @@ forEachEngine('access-diff --plans: the review reads the saved plan, and the sto
     expect(markdown).toContain('| `secret/data/acme/dev/orchestrator/*` (new) | read |  | read |');
 
     expect(await answers(rules, await ciToken())).toEqual(claimed(rules, 'before'));
-    const applied = await tf('ci-access', ['apply', '-input=false', planFile]);
-    expect([applied.code, applied.stderr]).toEqual([0, expect.not.stringContaining('Error')]);
+    expect((await tf('ci-access', ['apply', '-input=false', planFile])).code).toBe(4);
+    await direct('ci-access', ['apply', '-input=false', planFile]);
     expect(await answers(rules, await ciToken())).toEqual(claimed(rules, 'after'));
     // Put back: the next tamperings start from the platform as synthesized.
     fs.rmSync(override);
@@ -131,7 +143,7 @@ forEachEngine('access-diff --plans: the review reads the saved plan, and the sto
     fs.writeFileSync(files[0], JSON.stringify({ variable: { extra_policies: { type: 'list(string)', default: [] } } }));
     fs.writeFileSync(files[1], JSON.stringify({ resource: { vault_approle_auth_backend_role: { [role]: { token_policies: '${concat(["registry"], var.extra_policies)}' } } } }));
     try {
-      const { review } = await planAndReview('c', 'app-roles', { TF_VAR_extra_policies: '["gitlab-role"]' });
+      const { review } = await planAndReview('c', 'app-roles', ['inputs.tf.json', 'inputs_override.tf.json'], { TF_VAR_extra_policies: '["gitlab-role"]' });
       expectExactly(review, 'approle/registry', { 'secret/data/acme/shared/sourcehost/*': ['read'] });
       expect(review.diff.changed[0].bindings).toEqual([{ field: 'token_policies', before: ['registry'], after: ['gitlab-role', 'registry'] }]);
     } finally {
@@ -145,14 +157,15 @@ forEachEngine('access-diff --plans: the review reads the saved plan, and the sto
     const extra = 'path "secret/data/acme/shared/registry/*" {\n  capabilities = ["read"]\n}\n';
     const raw = path.join(fixture.stackDir('app-roles'), 'user_raw.tf.json');
     fs.writeFileSync(raw, JSON.stringify({ resource: { vault_policy: { user_raw: { name: '${lower("REGISTRY-CI")}', policy: `${ciPolicy.policy}${extra}` } } } }));
-    const { planFile, review, markdown } = await planAndReview('b', 'app-roles');
+    const { planFile, review, markdown } = await planAndReview('b', 'app-roles', ['user_raw.tf.json']);
     const rules = expectExactly(review, 'jwt/registry-ci', { 'secret/data/acme/shared/registry/*': ['read'] });
     expect(review.diff.flags.filter((f: any) => f.kind === 'plan-overrides').map((f: any) => f.identity)).toEqual(['registry-ci']);
     expect(markdown).toContain("**written over another stack's declaration**, `registry-ci`: the plan of stack `app-roles` writes the policy `registry-ci` that stack `ci-access` declares differently");
 
     const earlier = await ciToken();
     expect(await answers(rules, earlier)).toEqual(claimed(rules, 'before'));
-    expect((await tf('app-roles', ['apply', '-input=false', planFile])).code).toBe(0);
+    expect((await tf('app-roles', ['apply', '-input=false', planFile])).code).toBe(4);
+    await direct('app-roles', ['apply', '-input=false', planFile]);
     expect(await answers(rules, await ciToken())).toEqual(claimed(rules, 'after'));
     // A policy's text is read at each request: a token issued before the apply gains it too.
     expect(await answers(rules, earlier)).toEqual(claimed(rules, 'after'));
