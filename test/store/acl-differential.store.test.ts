@@ -23,6 +23,7 @@ import { AccessModel } from '../../lib/access/access-model';
 import { PolicyDocument } from '../../lib/model/policy-document';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { renderPolicyHcl } from '../../lib/render/policy-hcl';
+import { POLICY_TEXT_CORPUS } from '../support/acl/policy-text-corpus';
 
 const SEED = Number(process.env.ACL_DIFF_SEED ?? Date.now() % 2 ** 31);
 const POLICY_SETS = Number(process.env.ACL_DIFF_SETS ?? 250);
@@ -333,6 +334,56 @@ describe('offline ACL evaluator against the real store (sys/capabilities)', () =
     const other = target.kind === 'vault' ? ['pagination_limit', 'an expiration in epoch seconds, passed'] : ['subscribe_event_types', 'a control_group block'];
     for (const what of own) expect(outcome.find((o) => o.startsWith(`${what}:`))).toBe(`${what}: accepted`);
     for (const what of other) expect(outcome.find((o) => o.startsWith(`${what}:`))).toMatch(/: refused/);
+  });
+
+  it('the policy text corpus: the store accepts and refuses what the corpus records, the parser does the same (known differences asserted), and the evaluator answers the probes as the store', async () => {
+    const s = store!;
+    const parser = new PolicyParser(undefined, target.kind);
+    const storeDiffers: string[] = [];
+    const parserDiffers: string[] = [];
+    const knownSeen: string[] = [];
+    const probes: string[] = [];
+    for (const [i, entry] of POLICY_TEXT_CORPUS.entries()) {
+      const name = `corpus-${i}`;
+      // A text on which the store's HCL 1 code panics closes the connection: refused too.
+      const written = await storeRequest(s, 'PUT', `sys/policies/acl/${name}`, { policy: entry.text }).catch((e: Error) => ({ status: 0, body: `connection closed: ${e.message}` }) as never);
+      const storeOutcome = written.status === 204 ? 'accepted' : 'refused';
+      if (storeOutcome !== entry.store[target.kind]) storeDiffers.push(`${i} ${entry.what}: store ${written.status} ${JSON.stringify(written.body)}, corpus says ${entry.store[target.kind]}`);
+      const parsed = await parser.parse(name, entry.text).then(
+        (p) => p,
+        (e: Error) => e,
+      );
+      const parserOutcome = parsed instanceof Error ? 'refused' : 'accepted';
+      const known = entry.knownDifference?.[target.kind];
+      if (known !== undefined) {
+        // Listed as a known difference: it must really be one (a fix makes this fail, and the entry goes).
+        if (parserOutcome === storeOutcome) parserDiffers.push(`${i} ${entry.what}: listed as a known difference (${known}) but the parser now agrees with the store`);
+        else knownSeen.push(`${entry.what}: store ${storeOutcome}, parser ${parserOutcome} (${known})`);
+        continue;
+      }
+      if (parserOutcome !== storeOutcome) {
+        parserDiffers.push(`${i} ${entry.what}: store ${written.status} ${JSON.stringify(written.body)}, parser ${parsed instanceof Error ? parsed.message : 'accepts'}`);
+        continue;
+      }
+      if (storeOutcome !== 'accepted' || !entry.probe) continue;
+      const token = (await storeRequest(s, 'POST', 'auth/token/create', { policies: [name], no_default_policy: true, ttl: '10m' })).body.auth.client_token;
+      const answer = await storeRequest(s, 'POST', 'sys/capabilities', { token, paths: entry.probe });
+      const acl = Acl.fromPolicies([parsed as AclPolicy], { templating: 'drop', listLookup: listLookupOf(target), store: target.kind });
+      for (const path of entry.probe) {
+        const expected = [...(answer.body.data[path] as string[])].sort();
+        const actual = acl.capabilities(path);
+        probes.push(`${entry.what}: ${JSON.stringify(path)} ${JSON.stringify(expected)}`);
+        if (JSON.stringify(actual) !== JSON.stringify(expected)) parserDiffers.push(`${i} ${entry.what}: ${JSON.stringify(path)}: sys/capabilities ${JSON.stringify(expected)}, evaluator ${JSON.stringify(actual)}`);
+      }
+    }
+    // eslint-disable-next-line no-console
+    console.log(
+      `policy text corpus on ${target}: ${POLICY_TEXT_CORPUS.length} texts, ${parserDiffers.length} unexpected differences, ${knownSeen.length} known:\n  ` +
+        `${[...parserDiffers, ...knownSeen].join('\n  ')}\n  probes:\n  ${probes.join('\n  ')}`,
+    );
+    expect(storeDiffers).toEqual([]);
+    expect(parserDiffers).toEqual([]);
+    expect(POLICY_TEXT_CORPUS.length).toBeGreaterThanOrEqual(120);
   });
 
   it('a text the store accepts and the HCL 2 parser cannot read (blocks with and without labels) marks that policy "not fully evaluated" for a live analysis', async () => {
