@@ -1,4 +1,4 @@
-import { Hcl1Item, Hcl1Node, Hcl1ObjectList, Hcl1SyntaxError, goParseInt, keyValue, parseHcl1, tokenValue } from './hcl1-syntax';
+import { Hcl1Item, Hcl1Node, Hcl1ObjectList, Hcl1SyntaxError, goParseInt, isHcl1Json, keyValue, parseHcl1, tokenValue } from './hcl1-syntax';
 import { PolicyItem, PolicyValue } from './policy-item';
 import { StoreKind } from '../model/store-target';
 
@@ -317,7 +317,8 @@ export function hcl1PolicyItems(name: string, text: string, kind: StoreKind): Po
     return items;
   } catch (e) {
     if (e instanceof Hcl1SyntaxError) {
-      throw new Error(`policy "${name}": ${e instanceof DecodeError ? '' : 'not valid HCL: '}${e.message}`);
+      const syntax = isHcl1Json(text) ? 'not valid JSON: ' : 'not valid HCL: ';
+      throw new Error(`policy "${name}": ${e instanceof DecodeError ? '' : syntax}${e.message}`);
     }
     throw e;
   }

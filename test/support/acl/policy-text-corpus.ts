@@ -173,6 +173,8 @@ export const POLICY_TEXT_CORPUS: readonly CorpusText[] = [
   { what: 'JSON a body given as a list', text: '{"path": {"corpus/a": [{"capabilities": ["read"]}]}}', store: BOTH_REFUSE },
   { what: 'JSON an empty body', text: '{"path": {"corpus/a": {}}}', store: BOTH_ACCEPT, probe: ['corpus/a'] },
   { what: 'JSON an empty object', text: '{}', store: BOTH_ACCEPT },
+  { what: 'JSON cut after the first key (an empty policy to HCL 1)', text: '{"path": ', store: BOTH_ACCEPT },
+  { what: 'JSON a value that is no value', text: '{"path": {"corpus/a": ]}}', store: BOTH_REFUSE },
   { what: 'JSON a parameter given an empty object', text: '{"path": {"corpus/a": {"capabilities": ["update"], "allowed_parameters": {"x": {}}}}}', store: BOTH_ACCEPT, probe: ['corpus/a'] },
   { what: 'JSON a parameter map of objects (accepted)', text: '{"path": {"corpus/a": {"allowed_parameters": {"x": {"y": {}}}}}}', store: BOTH_ACCEPT, probe: ['corpus/a'] },
   { what: 'JSON parameters split once too often', text: '{"path": {"corpus/a": {"allowed_parameters": {"x": ["y"]}}}}', store: BOTH_REFUSE },
