@@ -54,9 +54,12 @@ const between = (min: number, max: number): number => min + Math.floor(random() 
 const OWN_CAPABILITIES = ['create', 'read', 'update', 'patch', 'delete', 'list', 'sudo', ...(storeKind() === 'vault' ? ['subscribe', 'recover'] : ['scan'])];
 const FOREIGN_CAPABILITIES = storeKind() === 'vault' ? ['scan'] : ['subscribe', 'recover'];
 const CAPABILITIES: readonly string[] = OWN_CAPABILITIES;
-/** Rule segments: `+`, a literal plus inside a segment, empty segments, and prefixes of each other. */
-const RULE_SEGMENTS = ['a', 'a', 'b', 'b', 'ab', 'ba', '+', '+', '', 'a+', '+a'];
-const REQUEST_SEGMENTS = ['a', 'a', 'b', 'b', 'ab', 'ba', 'abb', '', '+', 'a+', '+a'];
+/**
+ * Rule segments: `+`, a literal plus inside a segment, empty segments, prefixes of each other, and
+ * the template sequences HCL 1 keeps as written (`$${a}` is not `${a}` to the store).
+ */
+const RULE_SEGMENTS = ['a', 'a', 'b', 'b', 'ab', 'ba', '+', '+', '', 'a+', '+a', '$${a}', '${a}'];
+const REQUEST_SEGMENTS = ['a', 'a', 'b', 'b', 'ab', 'ba', 'abb', '', '+', 'a+', '+a', '$${a}', '${a}'];
 
 function rulePath(): string {
   const segments = Array.from({ length: between(1, 4) }, () => pick(RULE_SEGMENTS));
@@ -116,13 +119,25 @@ function policyText(name: string, rules: readonly GeneratedRule[]): string {
     // path given twice); now and then a body given as a list, which the store refuses.
     const body = (r: GeneratedRule) => (r.legacy ? { policy: r.legacy } : { capabilities: r.capabilities });
     const unique = new Set(rules.map((r) => r.path)).size === rules.length;
+    if (unique && rules.every((r) => !r.legacy && r.capabilities.length > 1) && chance(0.2)) {
+      // "capabilities" twice in one JSON object: HCL 1 keeps both, and the decoder joins the lists.
+      const split = (r: GeneratedRule) => `{"capabilities": ${JSON.stringify(r.capabilities.slice(0, 1))}, "capabilities": ${JSON.stringify(r.capabilities.slice(1))}}`;
+      return `{"path": {${rules.map((r) => `${JSON.stringify(r.path)}: ${split(r)}`).join(', ')}}}`;
+    }
     if (chance(0.05)) return JSON.stringify({ path: Object.fromEntries(rules.map((r) => [r.path, [body(r)]])) });
     if (unique && chance(0.7)) return JSON.stringify({ path: Object.fromEntries(rules.map((r) => [r.path, body(r)])) });
     return JSON.stringify({ path: rules.map((r) => ({ [r.path]: body(r) })) });
   }
   return rules
     .map((r) => {
-      const body = r.legacy ? `policy = "${r.legacy}"` : `capabilities = [${r.capabilities.map((c) => `"${c}"`).join(', ')}]`;
+      const list = (caps: readonly string[]) => `[${caps.map((c) => `"${c}"`).join(', ')}]`;
+      // Now and then the list given twice: OpenBao joins the two, Vault 1.21 refuses the text.
+      const twice = !r.legacy && r.capabilities.length > 1 && chance(0.1);
+      const body = r.legacy
+        ? `policy = "${r.legacy}"`
+        : twice
+          ? `capabilities = ${list(r.capabilities.slice(0, 1))}\n  capabilities = ${list(r.capabilities.slice(1))}`
+          : `capabilities = ${list(r.capabilities)}`;
       return `# generated\npath "${r.path}" {\n  ${body}\n}\n`;
     })
     .join('\n');
