@@ -102,7 +102,10 @@ class Runes {
   }
 
   slice(start: number, end: number): string {
-    return String.fromCodePoint(...this.runes.slice(start, end));
+    // In chunks: a long heredoc or string would exceed the number of arguments a call may take.
+    let out = '';
+    for (let i = start; i < end; i += 8192) out += String.fromCodePoint(...this.runes.slice(i, Math.min(i + 8192, end)));
+    return out;
   }
 
   /** The code points from `start` to the current position. */
@@ -543,9 +546,16 @@ export function tokenValue(token: Hcl1Token): string | number | boolean {
   }
 }
 
-/** The string value of an item key (an identifier or a string). */
+const KEY_VALUES = new WeakMap<Hcl1Token, string>();
+
+/** The string value of an item key (an identifier or a string); the decoder asks for it often. */
 export function keyValue(token: Hcl1Token): string {
-  return String(tokenValue(token));
+  let value = KEY_VALUES.get(token);
+  if (value === undefined) {
+    value = String(tokenValue(token));
+    KEY_VALUES.set(token, value);
+  }
+  return value;
 }
 
 const END = Symbol('EOF token found');

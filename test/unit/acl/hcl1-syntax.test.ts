@@ -121,3 +121,12 @@ describe('values decoded into the Go types of the fields', () => {
     expect((await vault.parse('p', group)).rules[0].constraints).toEqual(['control_group']);
   });
 });
+
+describe('large texts', () => {
+  it('a 200,000-character comment heredoc and path are read (no argument-count limit)', async () => {
+    const long = 'x'.repeat(200_000);
+    const text = `path "a/${long}" {\n  comment = <<EOF\n${long}\nEOF\n  capabilities = ["read"]\n}\n`;
+    const policy = await openbao.parse('p', text);
+    expect(policy.rules[0].path.written).toHaveLength(200_002);
+  });
+});
