@@ -289,11 +289,13 @@ function pathBody(key: string, item: Hcl1Item, kind: StoreKind): PolicyValue {
 /**
  * Parses and decodes a policy text as the given store does (`hcl.Parse`, then `hcl.DecodeObject`
  * of `vault/policy.go`) into the items {@link decodePolicy} validates.
+ * @param keepDuplicates read an attribute given twice as OpenBao does, also for Vault (Vault 1.21
+ *   does so only with `VAULT_ALLOW_PENDING_REMOVAL_DUPLICATE_HCL_ATTRIBUTES` set)
  * @throws Error naming the policy, for a text the store's parser or decoder refuses
  */
-export function hcl1PolicyItems(name: string, text: string, kind: StoreKind): PolicyItem[] {
+export function hcl1PolicyItems(name: string, text: string, kind: StoreKind, keepDuplicates = false): PolicyItem[] {
   try {
-    const root = parseHcl1(text, kind === 'vault');
+    const root = parseHcl1(text, kind === 'vault' && !keepDuplicates);
     const items: PolicyItem[] = [];
     for (const item of root.items) {
       const keys = item.keys.map(keyValue);

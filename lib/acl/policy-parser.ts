@@ -8,6 +8,9 @@ import { PolicyItem } from './policy-item';
 import { storePolicyName } from '../model/store-policy-name';
 import { StoreKind } from '../model/store-target';
 
+/** Vault 1.21's refusal of an attribute given twice (`hcl` v1.0.1-vault-7). */
+const DUPLICATE_ATTRIBUTE = /Each argument can only be defined once/;
+
 /**
  * Parses policy texts into {@link AclPolicy} values, the way the store reads them, with a cache:
  * a base and a head configuration share most policy texts, and each distinct text is parsed once.
@@ -85,6 +88,16 @@ export class PolicyParser {
         'library',
       );
     }
-    return decode(hcl1PolicyItems(name, text, kind), 'hcl');
+    try {
+      return decode(hcl1PolicyItems(name, text, kind), 'hcl');
+    } catch (e) {
+      // A Vault text with an attribute given twice, held by the store: it was written before Vault
+      // refused them, or the store runs with VAULT_ALLOW_PENDING_REMOVAL_DUPLICATE_HCL_ATTRIBUTES and
+      // joins them as OpenBao does. Read so (the most access the text can give), and say why.
+      if (!storeAccepted || kind !== 'vault' || !DUPLICATE_ATTRIBUTE.test((e as Error).message)) throw e;
+      const policy = decode(hcl1PolicyItems(name, text, kind, true), 'hcl');
+      const why = 'an attribute is given twice: Vault reads the text only with VAULT_ALLOW_PENDING_REMOVAL_DUPLICATE_HCL_ATTRIBUTES set, and it is read as Vault then reads it';
+      return { ...policy, unevaluated: [...(policy.unevaluated ?? []), why] };
+    }
   }
 }

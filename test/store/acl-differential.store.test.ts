@@ -401,6 +401,26 @@ describe('offline ACL evaluator against the real store (sys/capabilities)', () =
     expect(POLICY_TEXT_CORPUS.length).toBeGreaterThanOrEqual(120);
   });
 
+  it('an attribute given twice, held by the store: read as the store reads it (OpenBao always joins them; Vault only with VAULT_ALLOW_PENDING_REMOVAL_DUPLICATE_HCL_ATTRIBUTES)', async () => {
+    const text = 'path "dup/a" {\n  capabilities = ["read"]\n  capabilities = ["list"]\n}\n';
+    // Vault refuses the text unless the variable is set: a second server with it set.
+    const holder = target.kind === 'vault' ? await startStore({ env: { VAULT_ALLOW_PENDING_REMOVAL_DUPLICATE_HCL_ATTRIBUTES: 'true' } }) : store!;
+    try {
+      // 200 with a warning on Vault (the duplicate is deprecated), 204 on OpenBao.
+      expect((await storeRequest(holder, 'PUT', 'sys/policies/acl/dup', { policy: text })).status).toBeLessThan(300);
+      const token = (await storeRequest(holder, 'POST', 'auth/token/create', { policies: ['dup'], no_default_policy: true, ttl: '10m' })).body.auth.client_token;
+      const answer = await storeRequest(holder, 'POST', 'sys/capabilities', { token, paths: ['dup/a'] });
+      const live = await new PolicyParser(undefined, target.kind).parse('dup', text, { storeAccepted: true });
+      const acl = Acl.fromPolicies([live], { listLookup: listLookupOf(target), store: target.kind });
+      expect(acl.capabilities('dup/a')).toEqual([...answer.body.data['dup/a']].sort());
+      expect(answer.body.data['dup/a'].length).toBe(2);
+      // Vault says the policy is read as it is read with the variable set; OpenBao reads it so anyway.
+      expect(live.unevaluated?.length ?? 0).toBe(target.kind === 'vault' ? 1 : 0);
+    } finally {
+      if (holder !== store) await holder.stop();
+    }
+  });
+
   it('a text an HCL 2 parser cannot read (blocks with and without labels) is read as the store reads it, declared or live', async () => {
     const text = 'path "shape/b" {\n  capabilities = ["read"]\n}\npath {\n  capabilities = ["list"]\n}\n';
     expect((await storeRequest(store!, 'PUT', 'sys/policies/acl/mixed-blocks', { policy: text })).status).toBe(204);

@@ -130,3 +130,16 @@ describe('large texts', () => {
     expect(policy.rules[0].path.written).toHaveLength(200_002);
   });
 });
+
+describe('a Vault text with an attribute given twice, held by the store', () => {
+  it('is read as Vault reads it when it allows duplicates (joined), and marked not fully evaluated; declared, it is refused', async () => {
+    const text = 'path "a" {\n  capabilities = ["read"]\n  capabilities = ["list"]\n}\n';
+    const live = await vault.parse('dup', text, { storeAccepted: true });
+    expect(live.rules.map((r) => capabilityNames(r.mask))).toEqual([['read', 'list']]);
+    expect(live.unevaluated).toEqual([
+      'an attribute is given twice: Vault reads the text only with VAULT_ALLOW_PENDING_REMOVAL_DUPLICATE_HCL_ATTRIBUTES set, and it is read as Vault then reads it',
+    ]);
+    await expect(vault.parse('dup', text)).rejects.toThrow('Each argument can only be defined once');
+    expect((await openbao.parse('dup', text, { storeAccepted: true })).unevaluated).toBeUndefined();
+  });
+});
