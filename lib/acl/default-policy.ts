@@ -103,32 +103,6 @@ path "identity/oidc/provider/+/authorize" {
 }
 `;
 
-/**
- * {@link DEFAULT_POLICY_TEXT} decoded, as the HCL parser decodes it (a unit test holds the two
- * equal). Reading it from this table spares every run the HCL parser's start-up.
- */
-export const DEFAULT_POLICY_DECODED: { path: Record<string, Array<{ capabilities: string[] }>> } = {
-  path: {
-    'auth/token/lookup-self': [{ capabilities: ['read'] }],
-    'auth/token/renew-self': [{ capabilities: ['update'] }],
-    'auth/token/revoke-self': [{ capabilities: ['update'] }],
-    'sys/capabilities-self': [{ capabilities: ['update'] }],
-    'identity/entity/id/{{identity.entity.id}}': [{ capabilities: ['read'] }],
-    'identity/entity/name/{{identity.entity.name}}': [{ capabilities: ['read'] }],
-    'sys/internal/ui/resultant-acl': [{ capabilities: ['read'] }],
-    'sys/renew': [{ capabilities: ['update'] }],
-    'sys/leases/renew': [{ capabilities: ['update'] }],
-    'sys/leases/lookup': [{ capabilities: ['update'] }],
-    'cubbyhole/*': [{ capabilities: ['create', 'read', 'update', 'delete', 'list'] }],
-    'sys/wrapping/wrap': [{ capabilities: ['update'] }],
-    'sys/wrapping/lookup': [{ capabilities: ['update'] }],
-    'sys/wrapping/unwrap': [{ capabilities: ['update'] }],
-    'sys/tools/hash': [{ capabilities: ['update'] }],
-    'sys/tools/hash/*': [{ capabilities: ['update'] }],
-    'identity/oidc/provider/+/authorize': [{ capabilities: ['read', 'update'] }],
-  },
-};
-
 /** The rule HashiCorp Vault's `default` policy has and OpenBao's lacks (Enterprise control groups). */
 const VAULT_CONTROL_GROUP_RULE = `# Allow checking the status of a Control Group request if the user has the
 # accessor
@@ -146,15 +120,6 @@ const OIDC_COMMENT = '# Allow a token to make requests to the Authorization Endp
  * Verified byte for byte against `GET sys/policies/acl/default` of a fresh Vault by the store tests.
  */
 export const VAULT_DEFAULT_POLICY_TEXT = DEFAULT_POLICY_TEXT.replace(OIDC_COMMENT, VAULT_CONTROL_GROUP_RULE + OIDC_COMMENT);
-
-/** {@link VAULT_DEFAULT_POLICY_TEXT} decoded. */
-export const VAULT_DEFAULT_POLICY_DECODED: typeof DEFAULT_POLICY_DECODED = {
-  path: {
-    ...Object.fromEntries(Object.entries(DEFAULT_POLICY_DECODED.path).filter(([p]) => p !== 'identity/oidc/provider/+/authorize')),
-    'sys/control-group/request': [{ capabilities: ['update'] }],
-    'identity/oidc/provider/+/authorize': [{ capabilities: ['read', 'update'] }],
-  },
-};
 
 /** The built-in `default` policy text of a store kind. */
 export function defaultPolicyText(kind: StoreKind = 'openbao'): string {

@@ -26,8 +26,8 @@ export interface LibraryPolicyRule {
  * The text is accepted only when rendering the rules read from it with the library's own renderer
  * gives back the very same bytes: then it is the library's output and its rules are exactly these.
  * Anything else (a hand edit, a foreign policy, a renderer change) returns undefined, and the caller
- * falls back to the HCL parser. This keeps a 1,000-application report fast (the HCL parser costs
- * ~1 ms a policy) without a hand-written HCL parser: the recogniser reads only one fixed layout.
+ * falls back to the HCL 1 reader (lib/acl/hcl1-syntax.ts), which reads the same text the same way,
+ * only slower: this keeps a 1,000-application report fast.
  *
  * @returns the rules in the order written, or undefined when the text is not the library's output
  */

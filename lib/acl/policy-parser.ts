@@ -1,24 +1,32 @@
 import { AclPolicy, PolicySyntax } from './acl-policy';
-import { DEFAULT_POLICY_DECODED, DEFAULT_POLICY_TEXT, VAULT_DEFAULT_POLICY_DECODED, VAULT_DEFAULT_POLICY_TEXT } from './default-policy';
-import { hcl1JsonItems } from './hcl1-json-items';
-import { hcl2Items, parseHclPolicyText } from './hcl-policy-parser';
+import { DEFAULT_POLICY_TEXT, VAULT_DEFAULT_POLICY_TEXT } from './default-policy';
+import { hcl1PolicyItems } from './hcl1-decoder';
+import { isHcl1Json } from './hcl1-syntax';
 import { readLibraryPolicy } from './library-policy-reader';
 import { decodePolicy } from './policy-decoder';
-import { PolicyItem, PolicyValue } from './policy-item';
+import { PolicyItem } from './policy-item';
 import { storePolicyName } from '../model/store-policy-name';
 import { StoreKind } from '../model/store-target';
+
+/** Vault 1.21's refusal of an attribute given twice (`hcl` v1.0.1-vault-7). */
+const DUPLICATE_ATTRIBUTE = /Each argument can only be defined once/;
 
 /**
  * Parses policy texts into {@link AclPolicy} values, the way the store reads them, with a cache:
  * a base and a head configuration share most policy texts, and each distinct text is parsed once.
  *
  * Which reader is used, in order:
- * 1. JSON (the text starts with `{`, as the store decides): `JSON.parse`, then the store's HCL 1
- *    reading of JSON ({@link hcl1JsonItems});
- * 2. this library's own output, recognised by exact re-rendering ({@link readLibraryPolicy});
- * 3. anything else: the HCL parser package ({@link parseHclPolicyText}).
- * The built-in `default` policy text is read from its decoded table ({@link DEFAULT_POLICY_DECODED}).
- * All three feed the same decoder, which applies the store's validation.
+ * 1. this library's own output, recognised by exact re-rendering ({@link readLibraryPolicy});
+ * 2. anything else, JSON or HCL: a port of the stores' own HCL 1 parser and decoder
+ *    ({@link hcl1PolicyItems}; Vault's parser refuses an attribute given twice, OpenBao's keeps it).
+ * Both feed the same decoder, which applies the store's validation.
+ *
+ * Which layer reads which escapes: a policy text in the synthesized `cdk.tf.json` is a Terraform
+ * JSON string, in which `$${` and `%%{` stand for `${` and `%{`; the engine reads them once, and
+ * the store receives the result. The access model reads those strings through
+ * `ReferenceResolver` (lib/sources/terraform-reference.ts), which reads Terraform's escapes exactly
+ * once, so the text given here is always the text the store receives, and it is read with HCL 1's
+ * rules only (where `$${x}` is the literal `$${x}`).
  */
 export class PolicyParser {
   private readonly cache = new Map<string, Promise<AclPolicy>>();
@@ -71,17 +79,8 @@ export class PolicyParser {
 
   private async read(name: string, text: string, kind: StoreKind, storeAccepted: boolean): Promise<AclPolicy> {
     const decode = (items: PolicyItem[], syntax: PolicySyntax) => decodePolicy(name, items, syntax, this.now, kind, storeAccepted);
-    if (text === DEFAULT_POLICY_TEXT) return decode(hcl2Items(DEFAULT_POLICY_DECODED), 'builtin');
-    if (text === VAULT_DEFAULT_POLICY_TEXT) return decode(hcl2Items(VAULT_DEFAULT_POLICY_DECODED), 'builtin');
-    if (text.trimStart().startsWith('{')) {
-      let decoded: unknown;
-      try {
-        decoded = JSON.parse(text);
-      } catch (e) {
-        throw new Error(`policy "${name}": not valid JSON: ${(e as Error).message}`);
-      }
-      return decode(hcl1JsonItems(decoded as PolicyValue), 'json');
-    }
+    if (text === DEFAULT_POLICY_TEXT || text === VAULT_DEFAULT_POLICY_TEXT) return decode(hcl1PolicyItems(name, text, kind), 'builtin');
+    if (isHcl1Json(text)) return decode(hcl1PolicyItems(name, text, kind), 'json');
     const library = readLibraryPolicy(text);
     if (library) {
       return decode(
@@ -89,6 +88,16 @@ export class PolicyParser {
         'library',
       );
     }
-    return decode(await parseHclPolicyText(name, text), 'hcl');
+    try {
+      return decode(hcl1PolicyItems(name, text, kind), 'hcl');
+    } catch (e) {
+      // A Vault text with an attribute given twice, held by the store: it was written before Vault
+      // refused them, or the store runs with VAULT_ALLOW_PENDING_REMOVAL_DUPLICATE_HCL_ATTRIBUTES and
+      // joins them as OpenBao does. Read so (the most access the text can give), and say why.
+      if (!storeAccepted || kind !== 'vault' || !DUPLICATE_ATTRIBUTE.test((e as Error).message)) throw e;
+      const policy = decode(hcl1PolicyItems(name, text, kind, true), 'hcl');
+      const why = 'an attribute is given twice: Vault reads the text only with VAULT_ALLOW_PENDING_REMOVAL_DUPLICATE_HCL_ATTRIBUTES set, and it is read as Vault then reads it';
+      return { ...policy, unevaluated: [...(policy.unevaluated ?? []), why] };
+    }
   }
 }

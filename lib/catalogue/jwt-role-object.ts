@@ -1,4 +1,4 @@
-import { goLowerCase } from '../model/store-policy-name';
+import { goLowerCase } from '../model/go-unicode';
 import { crudFor, listingRules, mountPathOf, NO_DERIVED_ATTRIBUTE, StoreObjectKind } from './store-object-kind';
 
 /**

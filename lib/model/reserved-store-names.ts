@@ -1,5 +1,7 @@
 import { ValidationProblem } from './validation-problem';
 import { StoreKind } from './store-target';
+import { storePolicyName } from './store-policy-name';
+import { goLowerCase } from './go-unicode';
 
 /**
  * Policy names the store itself defines. `root` and `response-wrapping` cannot be written at all;
@@ -44,7 +46,7 @@ export function reservedMountPaths(kind: MountKind, store?: StoreKind): readonly
 
 /** True when `name` is one of the store's built-in policies, compared as the store compares policy names (trimmed, lower-cased). */
 export function isReservedPolicyName(name: string): boolean {
-  return RESERVED_POLICY_NAMES.includes(name.trim().toLowerCase());
+  return RESERVED_POLICY_NAMES.includes(storePolicyName(name));
 }
 
 /**
@@ -52,7 +54,7 @@ export function isReservedPolicyName(name: string): boolean {
  * @param store the target store; undefined: reserved by either store
  */
 export function isReservedMountPath(path: string, kind: MountKind, store?: StoreKind): boolean {
-  return reservedMountPaths(kind, store).includes(path.split('/')[0].toLowerCase());
+  return reservedMountPaths(kind, store).includes(goLowerCase(path.split('/')[0]));
 }
 
 /**

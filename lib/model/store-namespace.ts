@@ -1,4 +1,5 @@
 import { ValidationProblem } from './validation-problem';
+import { goLowerCase } from './go-unicode';
 
 /** Names the stores reserve at the top of a namespace path (they are API prefixes of every namespace). */
 const RESERVED_SEGMENTS = ['root', 'sys', 'audit', 'auth', 'cubbyhole', 'identity'];
@@ -29,7 +30,7 @@ export function storeNamespaceProblems(field: string, value: string): Validation
   for (const segment of canonical.split('/')) {
     if (!SEGMENT.test(segment)) {
       problems.push(new ValidationProblem(field, value, `"${segment}" is not a namespace name: letters, digits, "_" and "-", separated by "/"`));
-    } else if (RESERVED_SEGMENTS.includes(segment.toLowerCase())) {
+    } else if (RESERVED_SEGMENTS.includes(goLowerCase(segment))) {
       problems.push(new ValidationProblem(field, value, `"${segment}" is reserved by the store (${RESERVED_SEGMENTS.join(', ')}) and cannot name a namespace`));
     }
   }

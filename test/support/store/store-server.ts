@@ -35,6 +35,8 @@ export interface StartStoreOptions {
    * `addr` is then `https://127.0.0.1:<port>`, and readiness is checked through the CA.
    */
   tls?: { certFile: string; keyFile: string; caFile: string };
+  /** More environment variables for the server (its environment is otherwise PATH, HOME and TMPDIR only). */
+  env?: Readonly<Record<string, string>>;
 }
 
 const STOP_GRACE_MS = 10_000;
@@ -85,7 +87,7 @@ export async function startStore(options: StartStoreOptions = {}): Promise<Runni
   // The port is free when probed but could be taken before the server binds it: retry.
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startOnce(binary, await freePort(), readyTimeoutMs, options.tls);
+      return await startOnce(binary, await freePort(), readyTimeoutMs, options.tls, options.env);
     } catch (err) {
       lastError = err as Error;
       if (!/address already in use|bind/i.test(lastError.message)) break;
@@ -106,7 +108,7 @@ function tlsHealthStatus(url: string, caFile: string): Promise<number> {
   });
 }
 
-async function startOnce(binary: string, port: number, readyTimeoutMs: number, tls?: StartStoreOptions['tls']): Promise<RunningStore> {
+async function startOnce(binary: string, port: number, readyTimeoutMs: number, tls?: StartStoreOptions['tls'], extraEnv?: StartStoreOptions['env']): Promise<RunningStore> {
   const rootToken = crypto.randomBytes(24).toString('hex');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-store-'));
   fs.chmodSync(tmp, 0o700);
@@ -127,7 +129,7 @@ async function startOnce(binary: string, port: number, readyTimeoutMs: number, t
 
   // HOME points into the temp dir: the dev server stores its root token with the CLI's token
   // helper (~/.vault-token or similar), which must not land in the real home directory.
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: tmp, TMPDIR: tmp };
+  const env: NodeJS.ProcessEnv = { ...extraEnv, PATH: process.env.PATH, HOME: tmp, TMPDIR: tmp };
   const child = spawn(
     binary,
     ['server', '-dev', `-dev-root-token-id=${rootToken}`, `-dev-listen-address=127.0.0.1:${port}`, ...extraArgs],

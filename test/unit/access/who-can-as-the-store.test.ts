@@ -130,7 +130,8 @@ describe('a policy the store accepts but the evaluator does not model marks only
       configuration(
         {
           events: rule('secret/data/a', ['read', 'subscribe'], '  subscribe_event_types = ["kv*"]\n'),
-          broken: 'path "secret/data/a" {\n  capabilities = ["read"]\n}\npath {\n  capabilities = ["read"]\n}\n',
+          // A text the parser cannot read (as from a newer store version): here, a block never closed.
+          broken: 'path "secret/data/a" {\n  capabilities = ["read"]\n',
           plain: rule('secret/data/a', ['read']),
         },
         [role('events', ['events']), role('broken', ['broken']), role('plain', ['plain'])],
@@ -151,7 +152,7 @@ describe('a policy the store accepts but the evaluator does not model marks only
   });
 
   it('declared: the same unreadable text is a policy the store would refuse, and stops the analysis', async () => {
-    const config = configuration({ broken: 'path "a" {\n  capabilities = ["read"]\n}\npath {\n  capabilities = ["read"]\n}\n' }, [role('broken', ['broken'])]);
+    const config = configuration({ broken: 'path "a" {\n  capabilities = ["read"]\n' }, [role('broken', ['broken'])]);
     await expect(AccessModel.load(config)).rejects.toThrow('policy "broken": not valid HCL');
   });
 });

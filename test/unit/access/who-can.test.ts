@@ -4,6 +4,7 @@ import { AccessModel } from '../../../lib/access/access-model';
 import { readStoreConfiguration } from '../../../lib/access/store-configuration';
 import { whoCan, whoCanCapabilities, whoCanRefusal } from '../../../lib/access/who-can';
 import { StoreTarget } from '../../../lib/model/store-target';
+import { PolicyParser } from '../../../lib/acl/policy-parser';
 import { platformConfig } from '../../../stacks/platform.config';
 import { ACCESS_FIXTURES } from '../../support/paths';
 import { synthesizePlatform } from '../../support/synthesized-platform';
@@ -95,5 +96,20 @@ describe('the store a synthesized output targets: //.metadata["secretstore-iac-s
     doc['//'].metadata['secretstore-iac-store'] = { kind: 'consul' };
     fs.writeFileSync(file, JSON.stringify(doc));
     expect(() => readStoreConfiguration(vault.outdir)).toThrow('stack app-roles: //.metadata["secretstore-iac-store"] is not what the synthesis writes: synthesize again');
+  });
+});
+
+describe('policy texts of cdk.tf.json are read as the store receives them', () => {
+  it("Terraform's escapes are read once (by the resolver), then HCL 1's: $$${x} in the JSON is the store's literal $${x}, $${y} its literal ${y}", async () => {
+    const out = synthesizePlatform();
+    const file = path.join(out.outdir, 'stacks', 'app-roles', 'cdk.tf.json');
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    doc.resource.vault_policy.escapes = { name: 'escapes', policy: 'path "secret/data/$$${x}/*" {\n  capabilities = ["deny"]\n}\npath "secret/data/$${y}/*" {\n  capabilities = ["read"]\n}\n' };
+    fs.writeFileSync(file, JSON.stringify(doc));
+    const configuration = readStoreConfiguration(out.outdir);
+    const declared = configuration.policies.get('escapes')!;
+    expect(declared.text).toBe('path "secret/data/$${x}/*" {\n  capabilities = ["deny"]\n}\npath "secret/data/${y}/*" {\n  capabilities = ["read"]\n}\n');
+    const policy = await new PolicyParser().parse(declared.name, declared.text);
+    expect(policy.rules.map((r) => r.path.written)).toEqual(['secret/data/$${x}/*', 'secret/data/${y}/*']);
   });
 });

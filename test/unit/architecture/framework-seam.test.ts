@@ -14,9 +14,9 @@ const SCANNED = ['lib', 'stacks', 'bin', 'examples'];
 const FRAMEWORK_MODULE = /^(cdktf|cdktn)(\/.*)?$|^@(cdktf|cdktn)\//;
 
 /**
- * Packages of those scopes that are no part of a framework: `@cdktn/hcl2json` is HashiCorp's HCL
- * parser compiled to WebAssembly (lib/acl/hcl-policy-parser.ts reads store policies with it). It
- * depends on no framework package (checked below), so both builds load the same parser.
+ * Packages of those scopes that are no part of a framework: `@cdktn/hcl2json` is HashiCorp's HCL 2
+ * parser compiled to WebAssembly (a dependency; the policy parser used it until issue 36, and reads
+ * HCL 1 with lib/acl/hcl1-syntax.ts now). It depends on no framework package (checked below).
  */
 const NOT_FRAMEWORK = ['@cdktn/hcl2json'];
 

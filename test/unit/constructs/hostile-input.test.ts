@@ -2,7 +2,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { CiSecret, RegistryServiceAccount, SecretStoreApp, SecretStoreValidationError } from '../../../lib';
-import { parseHclPolicyText } from '../../../lib/acl/hcl-policy-parser';
+import { hcl1PolicyItems } from '../../../lib/acl/hcl1-decoder';
+import { templateParts } from '../../../lib/sources/terraform-reference';
 import { definePlatform } from '../../../lib/platform/platform';
 import { platformConfig } from '../../../stacks/platform.config';
 import { SeededRandom } from '../../support/seeded-random';
@@ -35,7 +36,9 @@ async function synthesize(extend?: (app: SecretStoreApp) => void): Promise<{ par
   }
   const out = readOutdir(outdir);
   const policy = resources(out.stacks['ci-access'], 'vault_policy').find((p) => p.name === 'registry-ci');
-  const items = await parseHclPolicyText('registry-ci', policy.policy);
+  // The store receives the text the engine reads from the Terraform JSON string ($${ is ${), read as HCL 1.
+  const received = templateParts(policy.policy, (why) => new Error(why)).map((p) => p.literal).join('');
+  const items = hcl1PolicyItems('registry-ci', received, 'openbao');
   const template = yaml.load(fs.readFileSync(path.join(outdir, CI_TEMPLATE), 'utf8')) as Record<string, unknown>;
   return { parsed: { policyPaths: items.map((i) => i.keys.join(' ')).sort(), templateKeys: Object.keys(template).sort() }, outdir };
 }
