@@ -1,3 +1,4 @@
+import { goLowerCase } from '../model/go-unicode';
 import { storeObjectKind } from '../catalogue/store-object-catalogue';
 import { locateStoreObject } from '../reconcile/declared-object';
 import { parseAuthMounts, parseList } from '../reconcile/live-store-reader';
@@ -74,8 +75,8 @@ function lookupOf(storePath: string): { mount?: string; listing?: string; key: s
   const mount = /^sys\/auth\/(.+)$/.exec(storePath);
   if (mount) return { mount: mount[1], key: `${mount[1]}/` };
   const slash = storePath.lastIndexOf('/');
-  // Listings are compared without case: the store folds AppRole role and policy names to lower case.
-  return { listing: storePath.slice(0, slash), key: storePath.slice(slash + 1).toLowerCase() };
+  // Listings are compared without case: the store folds AppRole role and policy names to lower case (Go's tables).
+  return { listing: storePath.slice(0, slash), key: goLowerCase(storePath.slice(slash + 1)) };
 }
 
 /**
@@ -121,7 +122,7 @@ export async function checkPlannedCreates(creates: readonly PlannedCreate[], cli
       if (s === 404) return { create, status: 404 };
     }
     const keys = await listing(how.listing!, async () =>
-      parseList((await client.request('GET', `${how.listing}?list=true`)).body, `LIST ${how.listing}`).map((k) => k.toLowerCase()),
+      parseList((await client.request('GET', `${how.listing}?list=true`)).body, `LIST ${how.listing}`).map((k) => goLowerCase(k)),
     );
     // The listing's rule as both LIST lookups read it (docs/stores.md): without the `/` before OpenBao 2.6.0 / Vault 2.0.3, with it from those.
     if (keys === 403) {
