@@ -22,6 +22,7 @@ import { withNoColorArgument } from '../engine/no-color-argument';
 import { keepProviderLockFile } from '../engine/provider-lock-files';
 import { checkKvMountsBeforeEngine } from '../engine/plan-guards';
 import { PlanReview } from '../engine/replacement-guard';
+import { checkReviewedPlan, readReviewedPlans } from '../engine/reviewed-plan-check';
 import { ExitCode } from './exit-code';
 import { approveRemovals, approveRetiredGrants, reportRemovals, reportRetiredGrants } from './removal-approval';
 import { UsageError } from './usage-error';
@@ -36,7 +37,7 @@ export const engineCommand: Command = {
   name: 'tf',
   summary: 'run tofu/terraform in a synthesized stack with the store address from SECRETSTORE_ADDR or VAULT_ADDR',
   usage: [
-    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] [--refuse-replace [--allow-removals [--removals-file FILE]] | --allow-destroy] -- ENGINE-ARGS...',
+    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] [--refuse-replace [--allow-removals [--removals-file FILE]] [--reviewed-plans FILE] | --allow-destroy] -- ENGINE-ARGS...',
     '',
     'Runs the engine (ENGINE-ARGS, e.g. `init`, `plan -detailed-exitcode`, `apply`) in DIR/stacks/STACK',
     '(DIR defaults to cdktf.out) with VAULT_ADDR set from SECRETSTORE_ADDR, VAULT_ADDR or BAO_ADDR,',
@@ -80,6 +81,11 @@ export const engineCommand: Command = {
     '                  (docs/pipelines.md §8).',
     '  --removals-file FILE  with --allow-removals and `plan -out=`: write those removals to FILE, one',
     '                  per line (`<store path> (<address>)`); FILE is removed when there are none.',
+    '  --reviewed-plans FILE  with --refuse-replace and `apply PLANFILE`: apply only the plan the review',
+    '                  read. FILE is the review\'s JSON (`access-diff --plans DIR --format json`); the',
+    '                  plan file\'s SHA-256 must be the one it records for STACK, and the running engine',
+    '                  the version that made it; otherwise refused (exit 4, nothing applied), naming',
+    '                  both digests or versions (docs/access.md §1a).',
     '',
     `STACK may also be a retired stack that \`secretstore-iac moves\` wrote (only ${MOVES_FILE}): its plan`,
     'forgets the objects that moved out (docs/sharding.md). When all its plan destroys are the',
@@ -127,6 +133,7 @@ export const engineCommand: Command = {
         'allow-destroy': { type: 'boolean' },
         'allow-removals': { type: 'boolean' },
         'removals-file': { type: 'string' },
+        'reviewed-plans': { type: 'string' },
       },
       { min: 1, max: 1, names: 'one STACK' },
     );
@@ -141,6 +148,8 @@ export const engineCommand: Command = {
     const removalsFile = typeof values['removals-file'] === 'string' ? path.resolve(context.cwd, values['removals-file']) : undefined;
     if (allowRemovals && !refuseReplace) throw new UsageError('--allow-removals relaxes --refuse-replace: give both');
     if (removalsFile !== undefined && !allowRemovals) throw new UsageError('--removals-file lists what --allow-removals lets through: give both');
+    const reviewedPlans = typeof values['reviewed-plans'] === 'string' ? path.resolve(context.cwd, values['reviewed-plans']) : undefined;
+    if (reviewedPlans !== undefined && !refuseReplace) throw new UsageError('--reviewed-plans goes with --refuse-replace: give both');
     const address = resolveStoreAddress(context.env);
     const stackDir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'), 'stacks', stack);
     // A retired stack (a shard the configuration no longer has) holds only the moves file that
@@ -190,6 +199,12 @@ export const engineCommand: Command = {
     context.stderr(`secretstore-iac tf: engine ${engine} (${version ?? 'version unknown'}; ${choice.why}${choice.cliConfig ? `, with its provider mirror ${choice.cliConfig}` : ''})`);
     if (guarded !== undefined) {
       if (removalsFile !== undefined && guarded.kind !== 'planned') throw new UsageError('--removals-file goes with `plan -out=FILE`');
+      if (reviewedPlans !== undefined) {
+        if (guarded.kind !== 'saved-plan') throw new UsageError('--reviewed-plans goes with `apply PLANFILE`: only a saved plan is the plan a review read');
+        // The apply applies the reviewed plan, byte for byte, or nothing.
+        checkReviewedPlan(stack, path.resolve(stackDir, guarded.planFile), readReviewedPlans(reviewedPlans), values['reviewed-plans'] as string, version);
+        context.stderr(`secretstore-iac tf: ${stack}: ${guarded.planFile} is the plan the review ${values['reviewed-plans']} read (SHA-256 matches)`);
+      }
       // --allow-removals: the destroys of objects the output declares nowhere pass; the rest is guarded.
       const outdir = path.dirname(path.dirname(stackDir));
       const approve = (reviewed: PlanReview): PlanReview => {

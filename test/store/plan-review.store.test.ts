@@ -170,4 +170,42 @@ forEachEngine('access-diff --plans: the review reads the saved plan, and the sto
     // A policy's text is read at each request: a token issued before the apply gains it too.
     expect(await answers(rules, earlier)).toEqual(claimed(rules, 'after'));
   });
+
+  it(engine.title('(d) the apply applies the reviewed plan: with --reviewed-plans, a plan made after the review from another configuration is refused (exit 4) naming both digests, nothing applied; the reviewed plan applies exactly its change'), async () => {
+    // (b) left its raw policy in app-roles' state, written over registry-ci: forgotten there, and
+    // registry-ci applied back by ci-access, so that app-roles' plan below only adds.
+    fs.rmSync(path.join(fixture.stackDir('app-roles'), 'user_raw.tf.json'), { force: true });
+    await direct('app-roles', ['state', 'rm', 'vault_policy.user_raw']);
+    expect((await tf('ci-access', ['apply', '-auto-approve', '-input=false'])).code).toBe(0);
+    const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+    const withApplications = (...names: string[]) =>
+      testPlatformConfig(key.publicKeyPem, { applications: Object.fromEntries(names.map((n) => [`${n}-dev`, { name: n, environment: 'dev' }])) });
+    // Reviewed: the plan that adds billing-dev.
+    fixture.synthPlatform(withApplications('billing'));
+    fs.mkdirSync(path.join(fixture.dir, 'plans-d'), { recursive: true });
+    const reviewed = path.join(fixture.dir, 'plans-d', 'app-roles.tfplan');
+    expect((await tf('app-roles', ['plan', '-input=false', `-out=${reviewed}`])).code).toBe(0);
+    const review = await cli(['access-diff', '--plans', 'plans-d', '--engine', engine.binary, '--format', 'json']);
+    expect(review.code).toBe(1);
+    fs.writeFileSync(path.join(fixture.dir, 'review-d.json'), review.stdout);
+    // Not reviewed: a plan made afterwards from another configuration (payments-dev as well).
+    fixture.synthPlatform(withApplications('billing', 'payments'));
+    const other = path.join(fixture.dir, 'other-d.tfplan');
+    expect((await tf('app-roles', ['plan', '-input=false', `-out=${other}`])).code).toBe(0);
+    const applyWithReview = (plan: string) =>
+      cli(['tf', 'app-roles', '--engine', engine.binary, '--refuse-replace', '--reviewed-plans', 'review-d.json', '--', 'apply', '-input=false', plan]);
+    const refused = await applyWithReview(other);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain(
+      `app-roles: nothing applied: ${other} is not the plan the review read: its SHA-256 is ${sha256(other)}, the review review-d.json read plans-d/app-roles.tfplan with SHA-256 ${sha256(reviewed)}`,
+    );
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(404);
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/payments-dev')).status).toBe(404);
+    // The reviewed plan applies, and only what it planned.
+    const applied = await applyWithReview(reviewed);
+    expect({ code: applied.code, stderr: applied.code === 0 ? '' : applied.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(applied.stderr).toContain('is the plan the review review-d.json read (SHA-256 matches)');
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(200);
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/payments-dev')).status).toBe(404);
+  });
 });
