@@ -183,16 +183,21 @@ function attributeValue(resource: TerraformResource, attribute: string, stack: T
 /** The value of a reference to another resource of the stack (`vault_auth_backend.approle_backend_05935A89.path`), undefined when it is not known before the engine plans. */
 function referencedValue(traversal: string, stack: TerraformStack, byAddress: ReadonlyMap<string, TerraformResource>, depth: number): unknown {
   const reference = /^([a-z0-9_]+)\.([A-Za-z0-9_-]+)\.([a-z0-9_]+)$/.exec(traversal);
-  const target = reference ? byAddress.get(`${stack.node.id}/${reference[1]}.${reference[2]}`) : undefined;
-  if (!reference || !target || depth > 4) return undefined;
-  const followed = attributeValue(target, reference[3], stack, byAddress, depth + 1);
+  if (!reference || depth > 4) return undefined;
+  const address = `${reference[1]}.${reference[2]}`;
+  // A resource of another stack (cdktf makes the reference a remote-state output): followed when one stack only has that address.
+  const elsewhere = [...byAddress.entries()].filter(([k]) => k.endsWith(`/${address}`) && k.slice(0, -address.length - 1).indexOf('/') < 0);
+  const target = byAddress.get(`${stack.node.id}/${address}`) ?? (elsewhere.length === 1 ? elsewhere[0][1] : undefined);
+  if (!target) return undefined;
+  const targetStack = TerraformStack.of(target);
+  const followed = attributeValue(target, reference[3], targetStack, byAddress, depth + 1);
   if (followed !== undefined) return followed.unresolved === undefined ? followed.value : undefined;
   // An attribute the provider computes from configured ones (a mount's `path` defaults to its type): the target's catalogue entry knows it.
   const kind = storeObjectKind(target.terraformResourceType);
   if (kind === undefined) return undefined;
   const targetFields: Record<string, unknown> = {};
   for (const field of kind.identityFields) {
-    const v = attributeValue(target, field, stack, byAddress, depth + 1);
+    const v = attributeValue(target, field, targetStack, byAddress, depth + 1);
     if (v?.unresolved !== undefined) return undefined;
     targetFields[field] = v?.value;
   }
