@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { resolveGitCommit } from '../sources/git-ref-synthesis';
 import { readSourceRecord, SOURCE_RECORD, writeSourceRecord } from '../sources/configuration-source';
-import { SYNTH_CACHE_VARIABLE } from '../sources/synthesis-cache';
+import { PROTECTED_REF_VARIABLE, SYNTH_CACHE_SECRET_VARIABLE, SYNTH_CACHE_VARIABLE } from '../sources/synthesis-cache';
 import { terminalLine } from '../private/terminal-text';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
@@ -40,6 +40,10 @@ export const synthRefCommand: Command = {
     'the synthesis cache DIR when it holds REF\'s tree synthesized with the same library version, and',
     'stored there otherwise; a corrupt entry is ignored, removed and synthesized again. The',
     'configuration pipeline keeps .secretstore-iac/synth-cache in its cache (docs/pipelines.md §7).',
+    `Entries are sealed (key, identity, every file); with ${SYNTH_CACHE_SECRET_VARIABLE} set, with an`,
+    'HMAC of that secret, so an entry written without it is never read with it. With',
+    `${PROTECTED_REF_VARIABLE} set (CI), protected and unprotected refs keep separate entries (DIR/protected,`,
+    'DIR/unprotected). An entry that does not verify is ignored, removed and synthesized again.',
     '',
     'Exit codes: 0 written, 2 usage error (REF is no git ref, OUTDIR holds something else),',
     '3 the synthesis failed (its output\'s tail is printed; OUTDIR is left as it was).',

@@ -44,17 +44,20 @@ const EDGE_UNDERSCORE = /_(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])_/u;
 const AUTOLINKED = /:\/\/|(?:^|[^\p{L}\p{N}])www\./iu;
 
 /**
- * Text from the configuration or the store as Markdown prose: each word that is plain text
- * ({@link PLAIN_WORD}) as it is, every other word as inline code ({@link mdCode}), which no Markdown
- * renderer reads as HTML, a link, a mention or a reference; line breaks become spaces. So a
- * `machinePathReason` of `<img src=x>`, `@all` or `[click](https://x)` shows as those characters.
+ * Text from the configuration or the store as Markdown prose: as it is when every word is plain text
+ * ({@link PLAIN_WORD}), else the words from the first that is not to the last that is not as one
+ * inline code span ({@link mdCode}, control and line-break characters shown escaped), which no
+ * Markdown renderer reads as HTML, a link, a mention or a reference. So a `machinePathReason` of
+ * `<img src=x>`, `@all` or `[click](https://x)` shows as those characters.
  */
 export function mdText(value: string): string {
-  return String(value)
-    .replace(/[\r\n\u0085\u2028\u2029]+/g, ' ')
-    .split(/( +)/)
-    .map((word) => (word === '' || /^ +$/.test(word) || (PLAIN_WORD.test(word) && !EDGE_UNDERSCORE.test(word) && !AUTOLINKED.test(word)) ? word : mdCode(word)))
-    .join('');
+  const words = String(value).split(/( +)/);
+  const plain = (word: string) => word === '' || /^ +$/.test(word) || (PLAIN_WORD.test(word) && !EDGE_UNDERSCORE.test(word) && !AUTOLINKED.test(word));
+  const first = words.findIndex((w) => !plain(w));
+  if (first < 0) return words.join('');
+  let last = words.length - 1;
+  while (plain(words[last])) last -= 1;
+  return `${words.slice(0, first).join('')}${mdCode(words.slice(first, last + 1).join(''))}${words.slice(last + 1).join('')}`;
 }
 
 /**

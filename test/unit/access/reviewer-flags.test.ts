@@ -206,8 +206,7 @@ describe('a hostile machinePathReason reaches the note as text, never as Markdow
     const d = await diff(withPeople(), withMachineReads(HOSTILE));
     const line = markdownFlags(d).find((l) => l.includes('registry/svc-orchestrator'))!;
     const reason = line.slice(line.indexOf('stated reason (machinePathReason): '));
-    expect(reason).toContain('`"<img` src=x `onerror=alert(1)>` `@all` see `[the` `runbook](https://evil.example/x)`');
-    expect(reason).toContain('`#12` `!3` `~label` `**bold**` `https://evil.example`');
+    expect(reason).toContain('`"<img src=x onerror=alert(1)> @all see [the runbook](https://evil.example/x) ![i](https://evil.example/i.png) #12 !3 ~label **bold** https://evil.example`');
     // Outside code spans, nothing of the reason is Markdown, HTML, a mention, a reference or a link.
     const outsideCode = reason.replace(/(`+) .*? \1|(`+)[^`]*?\2/g, '');
     expect(outsideCode).not.toMatch(/[<>[\]!@#~*|]|https?:/);

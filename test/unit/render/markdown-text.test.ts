@@ -33,13 +33,15 @@ describe('mdText: configuration text as Markdown prose', () => {
   it('plain words stay as they are; a hostile word becomes code that shows it', () => {
     expect(mdText('on-call debugging of the dev orchestrator (by hand), §8 → done')).toBe('on-call debugging of the dev orchestrator (by hand), §8 → done');
     expect(mdText('ping @all now')).toBe('ping `@all` now');
-    expect(mdText('see <img src=x>')).toBe('see `<img` `src=x>`');
+    expect(mdText('see <img src=x> now')).toBe('see `<img src=x>` now');
+    expect(mdText('a <b> and [c](d) end')).toBe('a `<b> and [c](d)` end');
+    expect(mdText('one\ntwo')).toBe('`one\\u000atwo`');
   });
 });
 
 describe('mdMessage: a library message with values between backticks', () => {
   it('keeps the library\'s code spans and encodes the prose', () => {
-    expect(mdMessage('gains `sudo` on `secret/x`: reason "@all <b>"')).toBe('gains `sudo` on `secret/x`: reason `"@all` `<b>"`');
+    expect(mdMessage('gains `sudo` on `secret/x`: reason "@all <b>"')).toBe('gains `sudo` on `secret/x`: reason `"@all <b>"`');
   });
 
   it.each(HOSTILE)('a value %j between the backticks, or in the prose, stays inert', (value) => {

@@ -227,6 +227,20 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
     expect(sealed.lookup(key)).toBeUndefined();
   });
 
+  it('the commands keep a protected job\'s entries apart and seal them with the secret the job has', async () => {
+    const run = (env: Record<string, string>, out: string) =>
+      runCli(['synth-ref', 'main', out], { env: { SECRETSTORE_IAC_SYNTH_CACHE: '.cache', ...env }, cwd: repo, isTerminal: false, stdout: () => undefined, stderr: () => undefined });
+    expect(await run({ CI_COMMIT_REF_PROTECTED: 'true', SECRETSTORE_IAC_SYNTH_CACHE_SECRET: 's3cret' }, 'p.out')).toBe(0);
+    expect(await run({ CI_COMMIT_REF_PROTECTED: 'false' }, 'u.out')).toBe(0);
+    const entries = (sub: string) => fs.readdirSync(path.join(repo, '.cache', sub)).filter((e) => /^[0-9a-f]{64}$/.test(e));
+    expect(entries('protected')).toHaveLength(1);
+    expect(entries('unprotected')).toHaveLength(1);
+    const seal = (sub: string) => JSON.parse(fs.readFileSync(path.join(repo, '.cache', sub, entries(sub)[0], 'entry.json'), 'utf8')).seal;
+    expect(seal('protected')).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(seal('unprotected')).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(JSON.stringify(fs.readdirSync(path.join(repo, '.cache'), { recursive: true }))).not.toContain('s3cret');
+  });
+
   it('a job of a protected ref and one of an unprotected ref use separate cache folders; outside CI, the folder given', () => {
     expect(synthesisCacheDir('/c', { CI_COMMIT_REF_PROTECTED: 'true' })).toBe(path.join('/c', 'protected'));
     expect(synthesisCacheDir('/c', { CI_COMMIT_REF_PROTECTED: 'false' })).toBe(path.join('/c', 'unprotected'));
