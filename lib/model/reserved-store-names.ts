@@ -122,3 +122,14 @@ export function reservedPipelineGrantNameProblem(field: string, name: unknown, k
     'SSI-R9',
   );
 }
+
+/** The problem of a policy, other than a configuration pipeline role's own, named like one of those roles (SSI-R9). */
+export function reservedPipelineRoleNameProblem(field: string, name: unknown, key: string): ValidationProblem {
+  const onStore = key === name ? '' : `is ${JSON.stringify(key)} on the store (policy names are trimmed and lower-cased), which `;
+  return new ValidationProblem(
+    field,
+    name,
+    `${onStore}is the name of a configuration pipeline role's own policy (the role's name, docs/pipelines.md §9): reserved for that role whether or not this configuration declares it, since a change that adds or removes the pipeline would make this policy the role's, or the role's this policy; choose another name`,
+    'SSI-R9',
+  );
+}

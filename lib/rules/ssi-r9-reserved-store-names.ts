@@ -7,6 +7,7 @@ import {
   DEFAULT_PIPELINE_ROLE_NAMES,
   pipelineGrantRoleOf,
   reservedPipelineGrantNameProblem,
+  reservedPipelineRoleNameProblem,
   isReservedMountPath,
   isReservedPolicyName,
   READER_POLICY_NAME,
@@ -30,7 +31,7 @@ import {
 export const SSI_R9: PlatformRule = {
   id: 'SSI-R9',
   description:
-    `No policy is named after a built-in policy of the store (default, response-wrapping, root) or, unless it is the LiveStoreReaderPolicy, after the documented reader policy (${READER_POLICY_NAME}), or, unless it is a configuration pipeline role's grant, in the name space of those grants (\`<role name>-<any stack name>\`, for the role names the configuration declares and the defaults ${DEFAULT_PIPELINE_ROLE_NAMES.join(', ')}), names compared as the store compares them; no auth method is mounted at a path the store reserves for them (token; on OpenBao, or when settings.store is not given, also cubbyhole and identity), and no KV engine at one it reserves for secrets engines (audit, auth, cubbyhole, identity, sys). Every construct, provider resource and stack counts.`,
+    `No policy is named after a built-in policy of the store (default, response-wrapping, root) or, unless it is the LiveStoreReaderPolicy, after the documented reader policy (${READER_POLICY_NAME}), or, unless it is that role's own, after a configuration pipeline role, or, unless it is a configuration pipeline role's grant, in the name space of those grants (\`<role name>-<any stack name>\`), for the role names the configuration declares and the defaults ${DEFAULT_PIPELINE_ROLE_NAMES.join(', ')}, names compared as the store compares them; no auth method is mounted at a path the store reserves for them (token; on OpenBao, or when settings.store is not given, also cubbyhole and identity), and no KV engine at one it reserves for secrets engines (audit, auth, cubbyhole, identity, sys). Every construct, provider resource and stack counts.`,
   check: (d) => {
     const findings: RuleFinding[] = [];
     // The target store's reserved names when the stack's settings.store is given, either store's
@@ -46,6 +47,10 @@ export const SSI_R9: PlatformRule = {
           findings.push({ constructPath: o.constructPath, problem: reservedPolicyNameProblem(findingField(field), value, o.name.key) });
         } else if (o.name.key === readerKey && !d.readerPolicies.some((r) => o.constructPath.startsWith(`${r.node.path}/`))) {
           findings.push({ constructPath: o.constructPath, problem: reservedReaderPolicyNameProblem(findingField(field), value, o.name.key) });
+        } else if (roleKeys.includes(o.name.key)) {
+          if (!d.pipelineRoles.some((r) => o.constructPath.startsWith(`${r.node.path}/`))) {
+            findings.push({ constructPath: o.constructPath, problem: reservedPipelineRoleNameProblem(findingField(field), value, o.name.key) });
+          }
         } else if (!grantPaths.has(o.constructPath)) {
           const role = pipelineGrantRoleOf(o.name.key, roleKeys);
           if (role !== undefined) findings.push({ constructPath: o.constructPath, problem: reservedPipelineGrantNameProblem(findingField(field), value, o.name.key, role) });

@@ -125,3 +125,15 @@ describe("SSI-R9: the configuration pipeline roles' grant names are reserved for
     expect(synthesisProblems(config)).toEqual([]);
   });
 });
+
+describe("SSI-R9: the configuration pipeline roles' own names are reserved for those roles", () => {
+  it('an application whose policy is secretstore-iac-plan is refused without a pipeline; the roles themselves pass', () => {
+    const { configurationProject, ...noPipeline } = platformConfig;
+    void configurationProject;
+    const findings = findingsOf(SSI_R9, (p) => void new AppRoleApplication(p.appRoles, 'x', { auth: p.appRoles.appRoleAuth, name: 'secretstore-iac', environment: 'plan' }), noPipeline);
+    expect(findings).toEqual([
+      '[app-roles/x/policy] SSI-R9 name = "secretstore-iac-plan": is the name of a configuration pipeline role\'s own policy (the role\'s name, docs/pipelines.md §9): reserved for that role whether or not this configuration declares it, since a change that adds or removes the pipeline would make this policy the role\'s, or the role\'s this policy; choose another name',
+    ]);
+    expect(findingsOf(SSI_R9, undefined, { ...platformConfig, configurationProject: { projectId: '4242' } })).toEqual([]);
+  });
+});
