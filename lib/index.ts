@@ -77,6 +77,7 @@ export * from './rules/ssi-r11-environment-variable-names';
 export * from './rules/ssi-r12-people-off-machine-paths';
 export * from './rules/ssi-r13-people-roles-pin-group';
 export * from './rules/ssi-r14-catalogued-store-objects';
+export * from './rules/ssi-r15-names-known-at-synthesis';
 // The ready-made platform of the spec: its configuration and stacks, for a configuration repository.
 export * from './catalogue/store-object-kind';
 export * from './catalogue/store-object-catalogue';

@@ -2,8 +2,7 @@ import { AccessDiff, hasAccessChange } from './access-diff';
 import { BindingChange, IdentityChange } from './identity-change';
 import { identitySection } from './access-report-markdown';
 import { formatBinding } from './binding-format';
-import { terminalLine } from '../private/terminal-text';
-import { mdCell, mdCode, mdTable } from '../render/markdown-text';
+import { mdCell, mdCode, mdMessage, mdTable, mdText, mdValue } from '../render/markdown-text';
 import { RISK_LABEL, RiskFlag } from './risk-flag';
 
 /** Labels of the two sides, shown in the heading (`main`, `HEAD`, directory names). */
@@ -47,7 +46,7 @@ export function renderAccessDiffMarkdown(diff: AccessDiff, sides: DiffSides): st
 function appendFlags(out: string[], diff: AccessDiff): void {
   if (diff.flags.length === 0) return;
   out.push('', '### Risk flags', '');
-  for (const flag of diff.flags) out.push(`- **${RISK_LABEL[flag.kind]}**, ${flagSubject(flag)}: ${terminalLine(flag.message)}`);
+  for (const flag of diff.flags) out.push(`- **${RISK_LABEL[flag.kind]}**, ${flagSubject(flag)}: ${mdMessage(flag.message)}`);
 }
 
 /** Whom a flag concerns: its auth method, or each identity a changed setting affects. */
@@ -65,9 +64,9 @@ function changeSection(change: IdentityChange): string[] {
         ['path', 'gained', 'lost', 'now'],
         change.rules.map((r) => [
           mdCode(r.path) + (r.added ? ' (new)' : r.removed ? ' (gone)' : ''),
-          mdCell(r.gained.join(', ')),
-          mdCell(r.lost.join(', ')),
-          r.removed ? '' : mdCell(r.after.join(', ')) || '(nothing: shadows broader rules)',
+          mdCell(mdText(r.gained.join(', '))),
+          mdCell(mdText(r.lost.join(', '))),
+          r.removed ? '' : mdCell(mdText(r.after.join(', '))) || '(nothing: shadows broader rules)',
         ]),
       ),
     );
@@ -79,12 +78,12 @@ function changeSection(change: IdentityChange): string[] {
 function bindingTable(changes: readonly BindingChange[]): string {
   return mdTable(
     ['binding', 'before', 'after'],
-    changes.map((c) => [mdCell(c.field), mdCell(formatBinding(c.field, c.before)), mdCell(formatBinding(c.field, c.after))]),
+    changes.map((c) => [mdCell(mdText(c.field)), mdCell(mdValue(formatBinding(c.field, c.before))), mdCell(mdValue(formatBinding(c.field, c.after)))]),
   );
 }
 
 function appendProblems(out: string[], diff: AccessDiff): void {
   if (diff.problems.length === 0) return;
   out.push('', '### Problems in head', '');
-  for (const p of diff.problems) out.push(`- ${mdCode(p.identity)}: ${terminalLine(p.problem)}`);
+  for (const p of diff.problems) out.push(`- ${mdCode(p.identity)}: ${mdMessage(p.problem)}`);
 }

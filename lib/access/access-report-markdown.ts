@@ -1,7 +1,6 @@
 import { AccessReport, ReportIdentity, ReportRule } from './access-report';
 import { formatBinding } from './binding-format';
-import { terminalLine } from '../private/terminal-text';
-import { mdCell, mdCode, mdTable } from '../render/markdown-text';
+import { mdCell, mdCode, mdMessage, mdTable, mdText, mdValue } from '../render/markdown-text';
 
 /** Name of each auth method as people say it. */
 const METHOD_LABEL = { jwt: 'JWT role', approle: 'AppRole role', oidc: 'OIDC role (people, single sign-on)' } as const;
@@ -24,7 +23,7 @@ export function renderAccessReportMarkdown(report: AccessReport): string {
   const out: string[] = ['# Access report', ''];
   out.push(
     `${report.identities.length} ${plural(report.identities.length, 'identity', 'identities')} ` +
-      `in ${report.stacks.length} ${plural(report.stacks.length, 'stack', 'stacks')} (${terminalLine(report.stacks.join(', '))}).`,
+      `in ${report.stacks.length} ${plural(report.stacks.length, 'stack', 'stacks')} (${mdText(report.stacks.join(', '))}).`,
   );
   if (report.identities.some((i) => i.omittedDefaultRules > 0)) {
     out.push('Rules of the built-in `default` policy are left out (`--include-default` lists them).');
@@ -45,7 +44,7 @@ export function identitySection(identity: ReportIdentity, heading = '##'): strin
   if (identity.method === 'oidc') out.push(peopleLine(identity.bindings));
   const policies = identity.policies.map((p) => mdCode(p)).join(', ');
   out.push(`Token policies: ${policies || '(none)'}.`);
-  for (const problem of identity.problems) out.push(`**Problem:** ${terminalLine(problem)}.`);
+  for (const problem of identity.problems) out.push(`**Problem:** ${mdMessage(problem)}.`);
   out.push('', bindingsTable(identity.bindings), '');
   out.push(rulesTable(identity.rules));
   if (identity.omittedDefaultRules > 0) {
@@ -66,8 +65,8 @@ function peopleLine(bindings: Readonly<Record<string, unknown>>): string {
 /** The bindings of an identity as a two-column table. */
 export function bindingsTable(bindings: Readonly<Record<string, unknown>>): string {
   const rows = Object.entries(bindings).map(([field, value]) => [
-    mdCell(field),
-    mdCell(formatBinding(field, value as Parameters<typeof formatBinding>[1])),
+    mdCell(mdText(field)),
+    mdCell(mdValue(formatBinding(field, value as Parameters<typeof formatBinding>[1]))),
   ]);
   return mdTable(['binding', 'value'], rows);
 }
@@ -79,8 +78,8 @@ export function rulesTable(rules: readonly ReportRule[]): string {
     ['path', 'capabilities', 'policies'],
     rules.map((r) => [
       mdCode(r.path),
-      mdCell(r.capabilities.join(', ') + (r.constraints.length > 0 ? ` (constrained: ${r.constraints.join(', ')})` : '')),
-      mdCell(r.policies.join(', ')),
+      mdCell(mdText(r.capabilities.join(', ') + (r.constraints.length > 0 ? ` (constrained: ${r.constraints.join(', ')})` : ''))),
+      mdCell(mdText(r.policies.join(', '))),
     ]),
   );
 }

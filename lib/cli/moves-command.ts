@@ -6,6 +6,7 @@ import { renderStackMovesMarkdown } from '../reconcile/stack-moves-markdown';
 import { renderRetiredOwnGrants, RETIRED_OWN_GRANTS_FILE, retiredGrantsUpdates, retiredOwnGrants } from '../reconcile/retired-stack-grants';
 import { MovesFileAction, stackMovesJson } from '../reconcile/stack-moves-json';
 import { readSynthOutput } from '../sources/synth-output';
+import { declaredPipelineGrants } from '../reconcile/pipeline-grants';
 import { terminalJson, terminalLine } from '../private/terminal-text';
 import { compareStrings } from '../private/compare-strings';
 import { writeFileAtomically } from './adopt-command';
@@ -101,8 +102,13 @@ export const movesCommand: Command = {
       const headOutput = readSynthOutput(headDir);
       // The pipeline roles' own grants in retired stacks, recognised from BASE's synthesis: destroyed
       // without approval when they are all such a stack removes (docs/pipelines.md §8).
-      const ownGrants = retiredOwnGrants(baseOutput, headOutput);
-      const result = separateRetiredOwnGrants(stackMoves(readDeclaredObjects(base.dir), readDeclaredObjects(headDir)), ownGrants);
+      // A pipeline grant on one side and another object on the other is never a move (a retiring grant
+      // taken for a move into an application's policy gave the plan role that application's secrets).
+      const grantAddresses = (output: typeof baseOutput) => new Set(declaredPipelineGrants(output).map((g) => `${g.stack} ${g.address}`));
+      const moved = stackMoves(readDeclaredObjects(base.dir), readDeclaredObjects(headDir), { base: grantAddresses(baseOutput), head: grantAddresses(headOutput) });
+      const reassigned = new Set((moved.reassigned ?? []).map((r) => r.storePath));
+      const ownGrants = retiredOwnGrants(baseOutput, headOutput).filter((g) => !reassigned.has(g.storePath));
+      const result = separateRetiredOwnGrants(moved, ownGrants);
       if (result.ambiguous.length > 0) {
         throw new Error(`nothing written: objects declared by more than one stack in BASE or HEAD, whose move is ambiguous:\n  ${result.ambiguous.map(terminalLine).join('\n  ')}`);
       }
@@ -134,6 +140,10 @@ export const movesCommand: Command = {
       if (result.removals.length > 0) {
         out.push(`${result.removals.length} object${result.removals.length === 1 ? '' : 's'} removed (declared in BASE, nowhere in HEAD): their plans destroy them, applied only with --allow-removals:`);
         result.removals.forEach((r) => out.push(`  ${r.kind} ${terminalLine(r.storePath)} in ${terminalLine(r.stack)}${r.stackRemains ? '' : ' (a stack HEAD no longer has)'}`));
+      }
+      if ((result.reassigned ?? []).length > 0) {
+        out.push(`${result.reassigned!.length} object${result.reassigned!.length === 1 ? '' : 's'} not moved: a pipeline grant on one side and another object on the other, so removed (with approval) and created, never moved:`);
+        result.reassigned!.forEach((r) => out.push(`  ${r.kind} ${terminalLine(r.storePath)}: ${r.from.grant ? 'pipeline grant' : 'object'} of ${terminalLine(r.from.stack)} in BASE, ${r.to.grant ? 'pipeline grant' : 'object'} of ${terminalLine(r.to.stack)} (${terminalLine(r.to.address)}) in HEAD`));
       }
       const automatic = result.retiredGrants ?? [];
       if (automatic.length > 0) {

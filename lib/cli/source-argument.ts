@@ -2,7 +2,7 @@ import { ownCdktfAppCommand } from '../sources/cdktf-app-command';
 import * as path from 'path';
 import { ConfigurationSource, UnknownSourceError, openConfigurationSource } from '../sources/configuration-source';
 import { RefSynthesizer } from '../sources/ref-synthesizer';
-import { SYNTH_CACHE_VARIABLE, SynthesisCache } from '../sources/synthesis-cache';
+import { SYNTH_CACHE_SECRET_VARIABLE, SYNTH_CACHE_VARIABLE, SynthesisCache, synthesisCacheDir } from '../sources/synthesis-cache';
 import { cliVersion } from './cli-version';
 import { CommandContext } from './command';
 import { UsageError } from './usage-error';
@@ -29,7 +29,8 @@ function sourceHelp(app: string | undefined): string {
  */
 export function refSynthesizer(context: CommandContext): RefSynthesizer {
   const cacheDir = context.env[SYNTH_CACHE_VARIABLE];
-  const cache = cacheDir ? new SynthesisCache(path.resolve(context.cwd, cacheDir)) : undefined;
+  const secret = context.env[SYNTH_CACHE_SECRET_VARIABLE];
+  const cache = cacheDir ? new SynthesisCache(synthesisCacheDir(path.resolve(context.cwd, cacheDir), context.env), undefined, secret === '' ? undefined : secret) : undefined;
   return new RefSynthesizer(context.cwd, cache, (line) => context.stderr(line), cliVersion());
 }
 

@@ -1,14 +1,23 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { resolveGitCommit } from '../sources/git-ref-synthesis';
-import { writeSourceRecord } from '../sources/configuration-source';
-import { SYNTH_CACHE_VARIABLE } from '../sources/synthesis-cache';
+import { readSourceRecord, SOURCE_RECORD, writeSourceRecord } from '../sources/configuration-source';
+import { PROTECTED_REF_VARIABLE, SYNTH_CACHE_SECRET_VARIABLE, SYNTH_CACHE_VARIABLE } from '../sources/synthesis-cache';
 import { terminalLine } from '../private/terminal-text';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { refSynthesizer } from './source-argument';
 import { UsageError } from './usage-error';
+
+/** True when `file` is a symbolic link (to anything, or dangling). */
+function isSymbolicLink(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
 
 /**
  * `secretstore-iac synth-ref REF OUTDIR`: synthesizes a git ref once into a directory, which
@@ -24,12 +33,17 @@ export const synthRefCommand: Command = {
     '`app` command of its cdktf.json (with the secretstore-iac its package-lock.json locks), and writes',
     'the synthesized output to OUTDIR, with secretstore-iac-source.json naming REF and its commit (the',
     'reports of moves, changed-stacks and access-diff call OUTDIR by them). OUTDIR must not exist, be',
-    'empty or be a synthesized output (replaced).',
+    'empty, or be an output synth-ref wrote (it holds secretstore-iac-source.json; replaced): no other',
+    'folder is ever deleted.',
     '',
     `With ${SYNTH_CACHE_VARIABLE}=DIR (relative to the working directory), the output is taken from`,
     'the synthesis cache DIR when it holds REF\'s tree synthesized with the same library version, and',
     'stored there otherwise; a corrupt entry is ignored, removed and synthesized again. The',
     'configuration pipeline keeps .secretstore-iac/synth-cache in its cache (docs/pipelines.md §7).',
+    `Entries are sealed (key, identity, every file); with ${SYNTH_CACHE_SECRET_VARIABLE} set, with an`,
+    'HMAC of that secret, so an entry written without it is never read with it. With',
+    `${PROTECTED_REF_VARIABLE} set (CI), protected and unprotected refs keep separate entries (DIR/protected,`,
+    'DIR/unprotected). An entry that does not verify is ignored, removed and synthesized again.',
     '',
     'Exit codes: 0 written, 2 usage error (REF is no git ref, OUTDIR holds something else),',
     '3 the synthesis failed (its output\'s tail is printed; OUTDIR is left as it was).',
@@ -43,9 +57,15 @@ export const synthRefCommand: Command = {
     const commit = await resolveGitCommit(ref, context.cwd);
     if (commit === undefined) throw new UsageError(`${ref} is not a git ref of the repository at ${context.cwd}`);
     const outdir = path.resolve(context.cwd, out);
-    if (fs.existsSync(outdir)) {
-      const replaceable = fs.statSync(outdir).isDirectory() && (fs.readdirSync(outdir).length === 0 || fs.existsSync(path.join(outdir, 'manifest.json')));
-      if (!replaceable) throw new UsageError(`OUTDIR ${out} exists and is neither empty nor a synthesized output (no manifest.json): not replaced`);
+    // Only a folder this command wrote (its source record) is replaced, or an empty one: never a
+    // folder that merely holds a manifest.json (cdktf.out, a folder of the user's).
+    if (fs.existsSync(outdir) || isSymbolicLink(outdir)) {
+      const replaceable = !isSymbolicLink(outdir) && fs.statSync(outdir).isDirectory() && (fs.readdirSync(outdir).length === 0 || readSourceRecord(outdir) !== undefined);
+      if (!replaceable) {
+        throw new UsageError(
+          `OUTDIR ${terminalLine(out)} exists and was not written by synth-ref (it is not an empty folder and has no ${SOURCE_RECORD} naming a ref and commit): not replaced; give a folder that does not exist yet, or remove ${terminalLine(out)} yourself`,
+        );
+      }
     }
     const synthesizer = refSynthesizer(context);
     try {

@@ -2,7 +2,7 @@ import { IConstruct } from 'constructs';
 import { DefaultTokenResolver, StringConcat, TerraformProvider, TerraformResource, TerraformStack, Token, Tokenization } from '../framework/framework';
 import { isStoreResourceType, storeObjectKind } from '../catalogue/store-object-catalogue';
 import { StoreObjectKind, StoreObjectLocation, StoreObjectName } from '../catalogue/store-object-kind';
-import { templateParts } from '../sources/terraform-reference';
+import { evaluateTemplate } from '../sources/terraform-template';
 import { oncePerSynthesis } from './synthesis-round';
 
 /** One store object a construct tree synthesizes, located through the catalogue. */
@@ -15,8 +15,13 @@ export interface DeclaredStoreObject {
   readonly constructPath: string;
   /** Its catalogue entry. */
   readonly kind: StoreObjectKind;
-  /** The identity attributes, references to other resources of the stack resolved. */
+  /**
+   * The identity attributes as the engine will write them: references to other resources of the
+   * stack resolved, expressions evaluated (`${lower("X")}` is `x`), Terraform's escapes read.
+   */
   readonly fields: Readonly<Record<string, unknown>>;
+  /** The identity attributes as synthesized, before the engine evaluates them (what findings show as declared). */
+  readonly written: Readonly<Record<string, unknown>>;
   /** Where it lives on the store. */
   readonly location: StoreObjectLocation;
   /** Its name space and name as the store compares them. */
@@ -27,6 +32,22 @@ export interface DeclaredStoreObject {
    * to the provider's). Objects of two namespaces never share a name.
    */
   readonly namespace: string;
+  /**
+   * The identity attributes (and namespaces) whose value cannot be known before the engine plans:
+   * a variable, a function the library does not compute (SSI-R15 refuses them). Empty for every
+   * value written as plain text or as an expression {@link evaluateTemplate} computes.
+   */
+  readonly unresolved: readonly UnresolvedAttribute[];
+}
+
+/** An identity attribute of a store object whose value is known only when the engine plans. */
+export interface UnresolvedAttribute {
+  /** The provider attribute (`name`, `role_name`, `namespace`), or `provider.namespace`. */
+  readonly field: string;
+  /** Its text as synthesized (`${var.name}`). */
+  readonly value: string;
+  /** Why it cannot be known (`the function title(), which the library does not compute`). */
+  readonly why: string;
 }
 
 /** A `vault_*` resource of the tree that the catalogue has no entry for. */
@@ -75,19 +96,34 @@ function findStoreObjects(root: IConstruct): DeclaredStoreObjects {
     }
     const stack = TerraformStack.of(r);
     const fields: Record<string, unknown> = {};
+    const written: Record<string, unknown> = {};
+    const unresolved: UnresolvedAttribute[] = [];
+    const note = (field: string, v: AttributeValue | undefined) => {
+      if (v?.unresolved !== undefined) unresolved.push({ field, value: String(v.value), why: v.unresolved });
+    };
     for (const field of kind.identityFields) {
       const value = attributeValue(r, field, stack, byAddress, 0);
-      if (value !== undefined) fields[field] = value;
+      note(field, value);
+      if (value !== undefined) {
+        fields[field] = value.value;
+        written[field] = value.written;
+      }
     }
+    const ownNamespace = attributeValue(r, 'namespace', stack, byAddress, 0);
+    note('namespace', ownNamespace);
+    const provider = providerNamespace(r, stack);
+    note('provider.namespace', provider);
     objects.push({
       stack: stack.node.id,
       address: `${type}.${r.friendlyUniqueId}`,
       constructPath: r.node.path,
       kind,
       fields,
+      written,
       location: kind.locate(fields),
       name: kind.name(fields),
-      namespace: [providerNamespace(r, stack), literalNamespace(attributeValue(r, 'namespace', stack, byAddress, 0))].filter((n) => n !== '').join('/'),
+      namespace: [literalNamespace(provider?.value), literalNamespace(ownNamespace?.value)].filter((n) => n !== '').join('/'),
+      unresolved,
     });
   }
   return { objects, uncatalogued };
@@ -99,13 +135,15 @@ function literalNamespace(value: unknown): string {
 }
 
 /** The namespace of the provider a resource is written through: its own `provider`, else the stack's default vault provider. */
-function providerNamespace(resource: TerraformResource, stack: TerraformStack): string {
+function providerNamespace(resource: TerraformResource, stack: TerraformStack): AttributeValue | undefined {
   const provider =
     resource.provider ??
     stack.node.children.find((c): c is TerraformProvider => TerraformProvider.isTerraformProvider(c) && c.terraformResourceType === 'vault' && c.alias === undefined);
   const given = (provider as unknown as { namespaceInput?: unknown } | undefined)?.namespaceInput;
-  if (typeof given !== 'string' || Token.isUnresolved(given)) return '';
-  return literalNamespace(templateParts(given, (why) => new Error(`${stack.node.path}: provider namespace: ${why}`)).map((p) => p.literal).join(''));
+  if (typeof given !== 'string') return undefined;
+  const text = Token.isUnresolved(given) ? String(Tokenization.resolve(given, { scope: stack, preparing: false, resolver: RESOLVER })) : given;
+  const evaluated = evaluateTemplate(text);
+  return evaluated.unresolved === undefined ? { value: evaluated.value, written: text } : { value: text, written: text, unresolved: evaluated.unresolved };
 }
 
 /** Resolves a token to the text the stack will synthesize (`${vault_auth_backend.approle_backend_05935A89.path}`). */
@@ -116,26 +154,52 @@ function inputGetter(attribute: string): string {
   return `${attribute.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())}Input`;
 }
 
+/** An attribute's value as the engine will write it, or the text given and why it cannot be known before the engine plans. */
+interface AttributeValue {
+  /** The value; for an unresolved one, the text as synthesized. */
+  readonly value: unknown;
+  /** The value as synthesized, before the engine evaluates it. */
+  readonly written: unknown;
+  /** Why the value cannot be known before the engine plans (SSI-R15). */
+  readonly unresolved?: string;
+}
+
 /**
- * An attribute's value as it will be synthesized, with Terraform's escapes read (`$${` is `${`) and a
- * whole-value reference to another resource of the same stack followed; undefined when unset.
+ * An attribute's value as the engine will write it: the synthesized text read as the engine reads a
+ * template ({@link evaluateTemplate}: `$${` is `${`, `${lower("X")}` is `x`), a reference to another
+ * resource of the same stack followed (to its value, or to what its catalogue entry derives);
+ * undefined when unset. A value that cannot be known before the engine plans (a variable, an
+ * unknown function) keeps its text and says why.
  */
-function attributeValue(resource: TerraformResource, attribute: string, stack: TerraformStack, byAddress: ReadonlyMap<string, TerraformResource>, depth: number): unknown {
+function attributeValue(resource: TerraformResource, attribute: string, stack: TerraformStack, byAddress: ReadonlyMap<string, TerraformResource>, depth: number): AttributeValue | undefined {
   const given = (resource as unknown as Record<string, unknown>)[inputGetter(attribute)];
   if (given === undefined || given === null) return undefined;
-  if (typeof given !== 'string') return given;
+  if (typeof given !== 'string') return { value: given, written: given };
   const text = Token.isUnresolved(given) ? String(Tokenization.resolve(given, { scope: stack, preparing: false, resolver: RESOLVER })) : given;
-  const parts = templateParts(text, (why) => new Error(`${resource.node.path}: ${attribute}: ${why}`));
-  if (parts.every((p) => p.expression === undefined)) return parts.map((p) => p.literal).join('');
-  const reference = parts.length === 1 ? /^([a-z0-9_]+)\.([A-Za-z0-9_-]+)\.([a-z0-9_]+)$/.exec(parts[0].expression ?? '') : null;
-  const target = reference ? byAddress.get(`${stack.node.id}/${reference[1]}.${reference[2]}`) : undefined;
-  if (!reference || !target || depth > 4) return text;
-  const followed = attributeValue(target, reference[3], stack, byAddress, depth + 1);
-  if (followed !== undefined) return followed;
+  const evaluated = evaluateTemplate(text, (traversal) => referencedValue(traversal, stack, byAddress, depth));
+  return evaluated.unresolved === undefined ? { value: evaluated.value, written: text } : { value: text, written: text, unresolved: evaluated.unresolved };
+}
+
+/** The value of a reference to another resource of the stack (`vault_auth_backend.approle_backend_05935A89.path`), undefined when it is not known before the engine plans. */
+function referencedValue(traversal: string, stack: TerraformStack, byAddress: ReadonlyMap<string, TerraformResource>, depth: number): unknown {
+  const reference = /^([a-z0-9_]+)\.([A-Za-z0-9_-]+)\.([a-z0-9_]+)$/.exec(traversal);
+  if (!reference || depth > 4) return undefined;
+  const address = `${reference[1]}.${reference[2]}`;
+  // A resource of another stack (cdktf makes the reference a remote-state output): followed when one stack only has that address.
+  const elsewhere = [...byAddress.entries()].filter(([k]) => k.endsWith(`/${address}`) && k.slice(0, -address.length - 1).indexOf('/') < 0);
+  const target = byAddress.get(`${stack.node.id}/${address}`) ?? (elsewhere.length === 1 ? elsewhere[0][1] : undefined);
+  if (!target) return undefined;
+  const targetStack = TerraformStack.of(target);
+  const followed = attributeValue(target, reference[3], targetStack, byAddress, depth + 1);
+  if (followed !== undefined) return followed.unresolved === undefined ? followed.value : undefined;
   // An attribute the provider computes from configured ones (a mount's `path` defaults to its type): the target's catalogue entry knows it.
   const kind = storeObjectKind(target.terraformResourceType);
-  if (kind === undefined) return text;
+  if (kind === undefined) return undefined;
   const targetFields: Record<string, unknown> = {};
-  for (const field of kind.identityFields) targetFields[field] = attributeValue(target, field, stack, byAddress, depth + 1);
-  return kind.derivedAttribute(targetFields, reference[3]) ?? text;
+  for (const field of kind.identityFields) {
+    const v = attributeValue(target, field, targetStack, byAddress, depth + 1);
+    if (v?.unresolved !== undefined) return undefined;
+    targetFields[field] = v?.value;
+  }
+  return kind.derivedAttribute(targetFields, reference[3]) ?? undefined;
 }

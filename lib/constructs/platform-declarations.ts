@@ -4,6 +4,8 @@ import { AppRoleAuth } from './approle-auth';
 import { CiJwtAuth } from './ci-jwt-auth';
 import { CiJwtRole } from './ci-jwt-role';
 import { CiSecret } from './ci-secret';
+import { ConfigurationPipelineRole } from './configuration-pipeline-role';
+import { PipelineStackGrant } from './pipeline-stack-grant';
 import { declaredStoreObjects, DeclaredStoreObjects } from './declared-store-objects';
 import { LiveStoreReaderPolicy } from './live-store-reader-policy';
 import { OidcAuth } from './oidc-auth';
@@ -35,6 +37,10 @@ export class PlatformDeclarations {
   readonly peopleRoles: readonly OidcGroupRole[];
   /** The live-store reader's policies (the only producers that may take its documented name). */
   readonly readerPolicies: readonly LiveStoreReaderPolicy[];
+  /** The configuration pipeline's roles (their names name their grants, `<role name>-<stack>`). */
+  readonly pipelineRoles: readonly ConfigurationPipelineRole[];
+  /** The configuration pipeline roles' grants, one per role and stack: the only policies in the grants' name space. */
+  readonly pipelineGrants: readonly PipelineStackGrant[];
   private readonly root: IConstruct;
 
   /**
@@ -58,6 +64,8 @@ export class PlatformDeclarations {
     this.oidcAuths = all.filter((c): c is OidcAuth => c instanceof OidcAuth);
     this.peopleRoles = all.filter((c): c is OidcGroupRole => c instanceof OidcGroupRole);
     this.readerPolicies = all.filter((c): c is LiveStoreReaderPolicy => c instanceof LiveStoreReaderPolicy);
+    this.pipelineRoles = all.filter((c): c is ConfigurationPipelineRole => c instanceof ConfigurationPipelineRole);
+    this.pipelineGrants = all.filter((c): c is PipelineStackGrant => c instanceof PipelineStackGrant);
   }
 
   /**

@@ -94,3 +94,44 @@ export function reservedMountProblem(field: string, path: string, kind: MountKin
     'SSI-R9',
   );
 }
+
+/**
+ * The configuration pipeline roles' default names (docs/pipelines.md): their grants are named
+ * `<role name>-<stack>` whatever the configuration of a given commit declares, since a change may
+ * add, rename or retire the pipeline roles and the stacks together.
+ */
+export const DEFAULT_PIPELINE_ROLE_NAMES: readonly string[] = ['secretstore-iac-pipeline', 'secretstore-iac-plan'];
+
+/**
+ * The pipeline role name whose grants' name space `policyKey` (a policy name as the store compares it)
+ * falls in: a name `<role name>-<anything>` is the grant of that role for the stack `<anything>`
+ * (pipelineGrantPolicyName), for a stack of this synthesis or of any other commit, one it retires or
+ * one a later change adds. Undefined when it is none.
+ * @param roleKeys the role names, as the store compares them (the defaults and those the synthesis declares)
+ */
+export function pipelineGrantRoleOf(policyKey: string, roleKeys: readonly string[]): string | undefined {
+  return roleKeys.find((r) => policyKey.startsWith(`${r}-`) && policyKey.length > r.length + 1);
+}
+
+/** The problem of a policy, other than a pipeline role's grant, named in a grant's name space (SSI-R9). */
+export function reservedPipelineGrantNameProblem(field: string, name: unknown, key: string, role: string): ValidationProblem {
+  const onStore = key === name ? '' : `is ${JSON.stringify(key)} on the store (policy names are trimmed and lower-cased), which `;
+  const stack = key.slice(role.length + 1);
+  return new ValidationProblem(
+    field,
+    name,
+    `${onStore}is the name of the configuration pipeline role ${JSON.stringify(role)}'s grant for a stack named ${JSON.stringify(stack)} (<role name>-<stack>, docs/pipelines.md §9): names beginning ${JSON.stringify(`${role}-`)} are reserved for those grants, since a change that retires or adds that stack would make this policy the pipeline role's grant, or the grant this policy (a retiring grant taken for a move into it gave the merge-request plan role this policy's secrets); choose another name (another application name or environment, another roleName)`,
+    'SSI-R9',
+  );
+}
+
+/** The problem of a policy, other than a configuration pipeline role's own, named like one of those roles (SSI-R9). */
+export function reservedPipelineRoleNameProblem(field: string, name: unknown, key: string): ValidationProblem {
+  const onStore = key === name ? '' : `is ${JSON.stringify(key)} on the store (policy names are trimmed and lower-cased), which `;
+  return new ValidationProblem(
+    field,
+    name,
+    `${onStore}is the name of a configuration pipeline role's own policy (the role's name, docs/pipelines.md §9): reserved for that role whether or not this configuration declares it, since a change that adds or removes the pipeline would make this policy the role's, or the role's this policy; choose another name`,
+    'SSI-R9',
+  );
+}

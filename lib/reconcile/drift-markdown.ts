@@ -1,6 +1,5 @@
 import { renderAccessDiffMarkdown } from '../access/access-diff-markdown';
-import { terminalLine } from '../private/terminal-text';
-import { mdCode } from '../render/markdown-text';
+import { mdCode, mdMessage, mdText } from '../render/markdown-text';
 import { DriftKind, DriftReport } from './store-drift';
 
 /** Headings of the finding kinds. */
@@ -29,10 +28,10 @@ export function renderDriftMarkdown(report: DriftReport, store: string): string 
     out.push('', `### ${HEADING[kind]}`, '');
     for (const f of findings) {
       const who = f.identities.length > 0 ? ` (identities: ${f.identities.map(mdCode).join(', ')})` : '';
-      const where = f.address ? ` [${f.stack}: ${mdCode(f.address)}]` : '';
+      const where = f.address ? ` [${mdText(f.stack ?? '')}: ${mdCode(f.address)}]` : '';
       // Summaries and details quote live values: one escaped line each.
-      out.push(`- ${mdCode(f.storePath)}: ${terminalLine(f.summary)}${who}${where}`);
-      for (const d of f.details) out.push(`  - ${terminalLine(d)}`);
+      out.push(`- ${mdCode(f.storePath)}: ${mdMessage(f.summary)}${who}${where}`);
+      for (const d of f.details) out.push(`  - ${mdMessage(d)}`);
     }
   }
   if (report.access.flags.length > 0 || report.access.changed.length > 0) {

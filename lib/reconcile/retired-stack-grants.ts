@@ -1,11 +1,10 @@
 import * as path from 'path';
-import { pipelineGrantConstructId, pipelineGrantPolicyName } from '../model/pipeline-grant-name';
 import { storePolicyName } from '../model/store-policy-name';
 import { compareStrings } from '../private/compare-strings';
 import { commentText, terraformString } from '../render/text-encoders';
 import { readSynthOutput, SynthStack } from '../sources/synth-output';
 import * as fs from 'fs';
-import { locateStoreObject } from './declared-object';
+import { declaredPipelineGrants } from './pipeline-grants';
 
 /**
  * The engine override file `secretstore-iac moves` writes into a stack of HEAD whose roles BASE
@@ -139,54 +138,15 @@ export interface RetiredOwnGrant {
   readonly role: string;
 }
 
-/** The construct path cdktf recorded for a resource block (`//.metadata.path`). */
-function constructPath(block: Readonly<Record<string, unknown>>): string | undefined {
-  const p = (block['//'] as { metadata?: { path?: unknown } } | undefined)?.metadata?.path;
-  return typeof p === 'string' ? p : undefined;
-}
-
 /**
  * The configuration pipeline roles' own grants in the stacks BASE has and HEAD no longer has (fewer
- * shards, a removed section), recognised from what BASE's synthesis recorded, never by name alone:
- * a `vault_policy` of retired stack S is the grant of role R there when
- * - its construct path (cdktf's `//.metadata.path`) is `S/<the grant's construct id for R>`
- *   (`app-roles-02/secretstore-iac-grant-pipeline-apply`): the library's grant construct, a child
- *   of the stack;
- * - R is a JWT role BASE declares in another stack, whose construct is the one that id names
- *   (`ci-access/pipeline-apply/role`), and its name is `<R's role name>-S`
- *   (`secretstore-iac-pipeline-app-roles-02`);
- * - R's `token_policies` attach it by that name.
- * A policy of yours named like a grant (another construct path), or one no pipeline role attaches, is
- * not a grant: its destroy is a removal like any other.
+ * shards, a removed section), recognised from what BASE's synthesis recorded, never by name alone
+ * ({@link declaredPipelineGrants}).
  * @returns the grants, sorted by stack, then address
  */
 export function retiredOwnGrants(base: readonly SynthStack[], head: readonly SynthStack[]): RetiredOwnGrant[] {
   const headNames = new Set(head.map((s) => s.name));
-  const roles = base.flatMap((s) =>
-    Object.values(s.resources.vault_jwt_auth_backend_role ?? {}).flatMap((block) => {
-      const segments = constructPath(block)?.split('/') ?? [];
-      const name = block.role_name;
-      const attached = Array.isArray(block.token_policies) ? block.token_policies.filter((n): n is string => typeof n === 'string') : [];
-      return typeof name === 'string' && segments.length >= 3 ? [{ stack: s.name, constructId: segments[segments.length - 2], name, attached }] : [];
-    }),
-  );
-  const out: RetiredOwnGrant[] = [];
-  for (const stack of base.filter((s) => !headNames.has(s.name))) {
-    for (const [id, block] of Object.entries(stack.resources.vault_policy ?? {})) {
-      const name = block.name;
-      if (typeof name !== 'string' || name.includes('${')) continue;
-      const role = roles.find(
-        (r) =>
-          r.stack !== stack.name &&
-          constructPath(block) === `${stack.name}/${pipelineGrantConstructId(r.constructId)}` &&
-          name === pipelineGrantPolicyName(r.name, stack.name) &&
-          r.attached.includes(name),
-      );
-      const located = locateStoreObject('vault_policy', { name });
-      if (role && located) out.push({ stack: stack.name, address: `vault_policy.${id}`, storePath: located.storePath, role: role.name });
-    }
-  }
-  return out.sort((a, b) => compareStrings(a.stack, b.stack) || compareStrings(a.address, b.address));
+  return declaredPipelineGrants(base, (stack) => !headNames.has(stack));
 }
 
 /** The content of a retired stack's {@link RETIRED_OWN_GRANTS_FILE}, byte-identical for the same grants. */

@@ -34,6 +34,21 @@ export function renderStackMovesMarkdown(result: StackMoves, approval: string): 
       ),
     );
   }
+  const reassigned = result.reassigned ?? [];
+  if (reassigned.length > 0) {
+    if (lines.length > 0) lines.push('');
+    const what = (side: { stack: string; address: string; grant: boolean }) => `${side.grant ? 'pipeline grant' : 'not a pipeline grant'}: ${mdCode(side.address)} in ${mdCode(side.stack)}`;
+    lines.push(
+      `### Not moved: ${reassigned.length} removed and created again`,
+      '',
+      'A configuration pipeline role\'s grant on one side and another object on the other: a grant never becomes another object\'s policy, nor the other way round. The object of BASE is among the removals above (destroyed after approval), the one of HEAD is created.',
+      '',
+      mdTable(
+        ['store object', 'in BASE (removed)', 'in HEAD (created)'],
+        reassigned.map((r) => [mdCode(r.storePath), what(r.from), what(r.to)].map(mdCell)),
+      ),
+    );
+  }
   const grants = result.retiredGrants ?? [];
   if (grants.length > 0) {
     if (lines.length > 0) lines.push('');

@@ -70,6 +70,32 @@ export interface StackRemoval {
   readonly stackRemains: boolean;
 }
 
+/**
+ * One store object that BASE declares as a configuration pipeline role's grant and HEAD as something
+ * else (an application's policy named like the grant of a stack the change retires), or the other way
+ * round. Not a move: a retiring grant never becomes another object's policy (it would carry the
+ * grant's place in the pipeline role's policies to the other object, or the other way round). BASE's
+ * object is a removal (approved), HEAD's a creation, and the review shows both.
+ */
+export interface StackReassignment {
+  /** What it is (`policy`). */
+  readonly kind: DeclaredObject['kind'];
+  /** Where it lives on the store (`sys/policies/acl/secretstore-iac-plan-app-roles-02`). */
+  readonly storePath: string;
+  /** Stack and resource address in BASE, and whether it is a pipeline grant there. */
+  readonly from: { readonly stack: string; readonly address: string; readonly grant: boolean };
+  /** Stack and resource address in HEAD, and whether it is a pipeline grant there. */
+  readonly to: { readonly stack: string; readonly address: string; readonly grant: boolean };
+}
+
+/** Which objects of each side are the configuration pipeline roles' grants, as `<stack> <address>` (`declaredPipelineGrants`). */
+export interface PipelineGrantAddresses {
+  /** BASE's grants. */
+  readonly base: ReadonlySet<string>;
+  /** HEAD's grants. */
+  readonly head: ReadonlySet<string>;
+}
+
 /** What the engine must do in one stack for the moves: forget what left, import what arrived, follow renames. */
 export interface StackMoveBlocks {
   /** Addresses to forget (`removed` with `destroy = false`): the object stays on the store. */
@@ -111,6 +137,12 @@ export interface StackMoves {
    */
   readonly ambiguous: readonly string[];
   /**
+   * Objects that are a pipeline grant on one side and something else on the other
+   * ({@link StackReassignment}): listed among the removals (BASE's) and here, never moved.
+   * @default none
+   */
+  readonly reassigned?: readonly StackReassignment[];
+  /**
    * Renames the engine cannot follow: the old address is declared again in HEAD by another object
    * (a `moved` block from a declared address is refused by the engine), as text.
    */
@@ -134,20 +166,29 @@ function homes(objects: readonly DeclaredObject[], twice: Set<string>): Map<stri
  * that `base` declares in one stack and `head` in another (a move), or in the same stack under
  * another resource address (a rename: a construct id changed), compared by the object's store
  * identity (kind and store path: mount and role name, policy name). An object only in `base` is a
- * removal (listed, left to the plans and their approval); one only in `head` is a create.
+ * removal (listed, left to the plans and their approval); one only in `head` is a create. An object
+ * that is a configuration pipeline role's grant on one side and not on the other is neither moved
+ * nor renamed: a removal plus a creation ({@link StackReassignment}).
+ * @param grants the pipeline grants of each side; without them, none is told apart
  */
-export function stackMoves(base: readonly DeclaredObject[], head: readonly DeclaredObject[]): StackMoves {
+export function stackMoves(base: readonly DeclaredObject[], head: readonly DeclaredObject[], grants?: PipelineGrantAddresses): StackMoves {
   const twice = new Set<string>();
   const before = homes(base, twice);
   const after = homes(head, twice);
   const moves: StackMove[] = [];
   const renames: StackRename[] = [];
   const conflicts: string[] = [];
+  const reassigned: StackReassignment[] = [];
+  const isGrant = (side: ReadonlySet<string> | undefined, o: DeclaredObject) => side?.has(`${o.stack} ${o.address}`) ?? false;
   const headAddresses = new Set(head.map((o) => `${o.stack} ${o.address}`));
   for (const [k, o] of after) {
     const was = before.get(k);
     if (!was || twice.has(k)) continue;
-    if (was.stack !== o.stack) {
+    const wasGrant = isGrant(grants?.base, was);
+    const isGrantNow = isGrant(grants?.head, o);
+    if (wasGrant !== isGrantNow) {
+      reassigned.push({ kind: o.kind, storePath: o.storePath, from: { stack: was.stack, address: was.address, grant: wasGrant }, to: { stack: o.stack, address: o.address, grant: isGrantNow } });
+    } else if (was.stack !== o.stack) {
       moves.push({ kind: o.kind, storePath: o.storePath, importId: o.importId, from: { stack: was.stack, address: was.address }, to: { stack: o.stack, address: o.address } });
     } else if (was.address !== o.address) {
       if (headAddresses.has(`${o.stack} ${was.address}`)) {
@@ -160,8 +201,10 @@ export function stackMoves(base: readonly DeclaredObject[], head: readonly Decla
   moves.sort((a, b) => compareStrings(a.storePath, b.storePath) || compareStrings(a.kind, b.kind));
   renames.sort((a, b) => compareStrings(a.storePath, b.storePath) || compareStrings(a.kind, b.kind));
   const headStacks = new Set(head.map((o) => o.stack));
+  reassigned.sort((a, b) => compareStrings(a.storePath, b.storePath) || compareStrings(a.kind, b.kind));
+  const notMoved = new Set(reassigned.map((r) => `${r.kind} ${r.storePath}`));
   const removals: StackRemoval[] = [...before.entries()]
-    .filter(([k]) => !after.has(k) && !twice.has(k))
+    .filter(([k]) => (!after.has(k) || notMoved.has(k)) && !twice.has(k))
     .map(([, o]) => ({ kind: o.kind, storePath: o.storePath, stack: o.stack, address: o.address, stackRemains: headStacks.has(o.stack) }))
     .sort((a, b) => compareStrings(a.stack, b.stack) || compareStrings(a.storePath, b.storePath) || compareStrings(a.kind, b.kind));
   const blocks = new Map<string, { forget: string[]; imports: { to: string; id: string }[]; renames: { from: string; to: string }[] }>();
@@ -186,7 +229,15 @@ export function stackMoves(base: readonly DeclaredObject[], head: readonly Decla
           ] as const,
       ),
   );
-  return { moves, renames, removals, byStack, ambiguous: [...twice].sort(compareStrings), conflicts: conflicts.sort(compareStrings) };
+  return {
+    moves,
+    renames,
+    removals,
+    byStack,
+    ...(reassigned.length > 0 ? { reassigned } : {}),
+    ambiguous: [...twice].sort(compareStrings),
+    conflicts: conflicts.sort(compareStrings),
+  };
 }
 
 /**
@@ -216,14 +267,17 @@ export function renderMovesFile(blocks: StackMoveBlocks, engineSettings?: { read
 
 /**
  * Moves a retired stack's own pipeline grants from the removals to `retiredGrants` when they are
- * all the stack removes (every other object of it moved): its plan then only forgets and destroys
+ * all the stack removes (every other object of it moved), but a grant HEAD declares as another
+ * object ({@link StackReassignment}), which waits for approval: its plan then only forgets and destroys
  * those grants, which needs no person (docs/pipelines.md §8). A retired stack that also removes
  * anything else (an application, a people role) keeps its grants among its removals: its one plan
  * waits for approval, grants included.
  * @param grants the retired stacks' own grants as BASE's synthesis declared them (`retiredOwnGrants`)
  */
 export function separateRetiredOwnGrants(result: StackMoves, grants: readonly { readonly stack: string; readonly address: string; readonly storePath: string }[]): StackMoves {
-  const isGrant = (r: StackRemoval) => !r.stackRemains && grants.some((g) => g.stack === r.stack && g.address === r.address && g.storePath === r.storePath);
+  // A grant whose store object HEAD declares as something else is a revocation like any other: approved.
+  const reassigned = new Set((result.reassigned ?? []).map((r) => r.storePath));
+  const isGrant = (r: StackRemoval) => !r.stackRemains && !reassigned.has(r.storePath) && grants.some((g) => g.stack === r.stack && g.address === r.address && g.storePath === r.storePath);
   const onlyGrants = new Set(
     [...new Set(result.removals.map((r) => r.stack))].filter((stack) => result.removals.filter((r) => r.stack === stack).every(isGrant)),
   );

@@ -33,10 +33,13 @@ export function storeNameCollisions(
       first.set(id, o);
       continue;
     }
-    const own = declaredName(o.kind, o.fields);
-    const theirs = declaredName(holder.kind, holder.fields);
+    // The names as synthesized: an expression the engine evaluates (`${lower("X")}`) is shown as written.
+    const own = declaredName(o.kind, o.written);
+    const theirs = declaredName(holder.kind, holder.written);
+    const evaluated = own.value !== declaredName(o.kind, o.fields).value;
     // Said when the names differ as typed: the reader then sees why the store takes them for one.
-    const onStore = own.value === o.name.key ? '' : `is ${JSON.stringify(o.name.key)} on the store (${o.kind.nameComparison}), `;
+    const onStore =
+      own.value === o.name.key ? '' : `is ${JSON.stringify(o.name.key)} on the store (${evaluated ? 'the engine evaluates the expression; ' : ''}${o.kind.nameComparison}), `;
     const as = theirs.value === own.value ? '' : ` as ${JSON.stringify(theirs.value)}`;
     findings.push({
       constructPath: o.constructPath,

@@ -25,15 +25,24 @@ export function writeSourceRecord(dir: string, ref: string, commit: string): voi
   fs.writeFileSync(path.join(dir, SOURCE_RECORD), `${JSON.stringify({ ref, commit })}\n`);
 }
 
-/** How to call a synthesized output directory in a report: the ref it was synthesized from, when it records one. */
-function directoryLabel(dir: string, argument: string): string {
+/**
+ * The ref and commit {@link SOURCE_RECORD} records in `dir`, or undefined when it has none (or one
+ * `synth-ref` does not write): what tells an output `synth-ref` wrote, which it may replace, from any other folder.
+ */
+export function readSourceRecord(dir: string): { readonly ref: string; readonly commit: string } | undefined {
   try {
     const record = JSON.parse(fs.readFileSync(path.join(dir, SOURCE_RECORD), 'utf8')) as { ref?: unknown; commit?: unknown };
-    if (typeof record.ref === 'string' && typeof record.commit === 'string' && /^[0-9a-f]{40,64}$/.test(record.commit)) return `${record.ref} (${record.commit.slice(0, 12)})`;
+    if (typeof record.ref === 'string' && typeof record.commit === 'string' && /^[0-9a-f]{40,64}$/.test(record.commit)) return { ref: record.ref, commit: record.commit };
   } catch {
-    // No record (or an unreadable one): the directory is its own name.
+    // No record (or an unreadable one).
   }
-  return argument;
+  return undefined;
+}
+
+/** How to call a synthesized output directory in a report: the ref it was synthesized from, when it records one. */
+function directoryLabel(dir: string, argument: string): string {
+  const record = readSourceRecord(dir);
+  return record === undefined ? argument : `${record.ref} (${record.commit.slice(0, 12)})`;
 }
 
 /** The argument names neither a synthesized output directory nor a git ref. */

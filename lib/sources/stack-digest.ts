@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { compareStrings } from '../private/compare-strings';
+import { confinedStackPath } from './output-stack-path';
 
 /** One stack of a synthesized output, as {@link readStackDigests} sees it. */
 export interface StackDigest {
@@ -83,6 +84,13 @@ export function readStackDigests(outdir: string): Map<string, StackDigest> {
       problems.push(`stack ${JSON.stringify(name)}: "workingDirectory" must be a relative path inside the output`);
       continue;
     }
+    let stackDir: string;
+    try {
+      stackDir = confinedStackPath(outdir, workingDirectory, manifestFile, name, 'workingDirectory');
+    } catch (e) {
+      problems.push((e as Error).message.slice(manifestFile.length + 2));
+      continue;
+    }
     const declared = entry.dependencies ?? [];
     if (!Array.isArray(declared) || declared.some((d) => typeof d !== 'string')) {
       problems.push(`stack ${JSON.stringify(name)}: "dependencies" must be a list of stack paths`);
@@ -91,7 +99,7 @@ export function readStackDigests(outdir: string): Map<string, StackDigest> {
     const unknown = (declared as string[]).filter((d) => !byPath.has(d));
     if (unknown.length > 0) problems.push(`stack ${JSON.stringify(name)}: depends on ${unknown.map((d) => JSON.stringify(d)).join(', ')}, not a stack of this output`);
     const dependencies = (declared as string[]).filter((d) => byPath.has(d)).map((d) => byPath.get(d)!).sort(compareStrings);
-    digests.set(name, { name, ...stackDigest(path.join(outdir, workingDirectory)), dependencies });
+    digests.set(name, { name, ...stackDigest(stackDir), dependencies });
   }
   if (problems.length > 0) throw new Error(`${manifestFile}: ${problems.join('; ')}`);
   return digests;

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { compareStrings } from '../private/compare-strings';
+import { confinedStackPath } from './output-stack-path';
 
 /** A Terraform resource block as cdktf writes it (attributes plus cdktf's `//` metadata). */
 export type ResourceBlock = Readonly<Record<string, unknown>>;
@@ -21,7 +22,7 @@ export interface SynthStack {
 
 /**
  * Reads a cdktf output directory (`cdktf.out`): `manifest.json` names the stacks and where each
- * stack's `cdk.tf.json` is.
+ * stack's `cdk.tf.json` is, a path confined to the output's `stacks/` folder ({@link confinedStackPath}).
  *
  * @returns the stacks sorted by name
  * @throws Error naming the directory or file when it is not a synthesized output
@@ -40,7 +41,7 @@ export function readSynthOutput(dir: string): SynthStack[] {
       if (typeof entry?.synthesizedStackPath !== 'string') {
         throw new Error(`${manifestFile}: stack "${name}" has no synthesizedStackPath`);
       }
-      const file = path.join(dir, entry.synthesizedStackPath);
+      const file = confinedStackPath(dir, entry.synthesizedStackPath, manifestFile, name, 'synthesizedStackPath');
       const document = readJson(file) as {
         resource?: Record<string, Record<string, ResourceBlock>>;
         provider?: { vault?: { namespace?: unknown }[] };

@@ -1,4 +1,4 @@
-import { createHash } from 'crypto';
+import { createHash, createHmac, timingSafeEqual } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { compareStrings } from '../private/compare-strings';
@@ -9,14 +9,26 @@ import { compareStrings } from '../private/compare-strings';
  * and keeps that directory in its `cache:`.
  */
 export const SYNTH_CACHE_VARIABLE = 'SECRETSTORE_IAC_SYNTH_CACHE';
+/**
+ * Environment variable holding a secret that seals the cache's entries (HMAC-SHA256): set, an entry
+ * is used only when its seal was made with the same secret, so whoever can write the cache but does
+ * not hold the secret cannot have an edited entry read (docs/pipelines.md §7). A CI variable,
+ * protected and masked, given to the protected pipelines only.
+ */
+export const SYNTH_CACHE_SECRET_VARIABLE = 'SECRETSTORE_IAC_SYNTH_CACHE_SECRET';
+/**
+ * The CI variable that says whether a job runs for a protected ref (`true`): its cache entries are
+ * kept apart from the unprotected ones ({@link synthesisCacheDir}).
+ */
+export const PROTECTED_REF_VARIABLE = 'CI_COMMIT_REF_PROTECTED';
 /** The directory the configuration pipeline keeps its synthesis cache in (docs/pipelines.md §7). */
 export const DEFAULT_SYNTH_CACHE_DIR = '.secretstore-iac/synth-cache';
 /** The file of an entry that records what it holds and each file's SHA-256. */
 const ENTRY_RECORD = 'entry.json';
 /** The synthesized output of an entry. */
 const ENTRY_OUTPUT = 'out';
-/** Version of the entry layout: an entry of another layout is ignored. */
-const FORMAT = 1;
+/** Version of the entry layout: an entry of another layout is ignored (2: sealed). */
+const FORMAT = 2;
 
 /** What a synthesis depends on: the same identity synthesizes to the same output. */
 export interface SynthesisIdentity {
@@ -37,6 +49,31 @@ interface EntryRecord {
   readonly identity: SynthesisIdentity;
   /** Every file of the output, by path relative to it, with its SHA-256. */
   readonly files: Record<string, string>;
+  /** The seal over format, key, identity and files ({@link sealOf}). */
+  readonly seal: string;
+}
+
+/**
+ * The seal of an entry: HMAC-SHA256 with `secret` (or SHA-256 without one) of its format, key,
+ * identity and every file's name and digest, in a canonical order. Without a secret it only binds
+ * the record to its key and files (an edit of a file alone, or a record moved to another key, is
+ * refused); whoever can write the cache can compute it again, which is why an unprotected pipeline's
+ * cache is kept apart ({@link synthesisCacheDir}) and a secret is the seal of record.
+ */
+function sealOf(record: Omit<EntryRecord, 'seal'>, secret: string | undefined): string {
+  const text = JSON.stringify([record.format, record.key, record.identity.tree, record.identity.library, Object.entries(record.files).sort(([a], [b]) => compareStrings(a, b))]);
+  return secret === undefined ? `sha256:${createHash('sha256').update(text).digest('hex')}` : `hmac-sha256:${createHmac('sha256', secret).update(text).digest('hex')}`;
+}
+
+/**
+ * The directory of the synthesis cache for a job: `dir`, and below it `protected/` or `unprotected/`
+ * when the job says whether its ref is protected ({@link PROTECTED_REF_VARIABLE}): an entry an
+ * unprotected pipeline (any merge request's branch) wrote is never read by a protected one.
+ */
+export function synthesisCacheDir(dir: string, env: Readonly<Record<string, string | undefined>>): string {
+  const protectedRef = env[PROTECTED_REF_VARIABLE];
+  if (protectedRef === undefined || protectedRef === '') return dir;
+  return path.join(dir, protectedRef === 'true' ? 'protected' : 'unprotected');
 }
 
 /** The regular files below `dir`, relative paths with `/`, sorted; a symbolic link or other special file makes it undefined. */
@@ -63,14 +100,21 @@ const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(fil
  * file is there with its recorded digest and no other file is: a corrupt or partial entry (an
  * interrupted copy, a cache restored in part) is removed and synthesized again, never read. Entries
  * are written beside, then renamed into place, so a reader sees a whole entry or none. The most
- * recently used {@link SynthesisCache.keep} entries are kept.
+ * recently used {@link SynthesisCache.keep} entries are kept. Each entry is sealed ({@link sealOf}):
+ * the record binds the key (its identity must hash to it) and every file, and with a secret the seal
+ * is an HMAC whoever lacks the secret cannot make; an entry whose seal does not verify is refused.
  */
 export class SynthesisCache {
   /**
    * @param dir the cache directory (created when needed)
    * @param keep entries kept after a store, the most recently used
+   * @param secret the secret entries are sealed with ({@link SYNTH_CACHE_SECRET_VARIABLE}); none: a plain digest
    */
-  constructor(readonly dir: string, readonly keep: number = 16) {}
+  constructor(
+    readonly dir: string,
+    readonly keep: number = 16,
+    private readonly secret?: string,
+  ) {}
 
   /**
    * The output directory of the entry for `key`, or undefined when there is none or it is corrupt
@@ -102,7 +146,8 @@ export class SynthesisCache {
       const out = path.join(staging, ENTRY_OUTPUT);
       const files = listFiles(out);
       if (files === undefined) throw new Error(`${outdir} holds a file that is neither a regular file nor a directory: not cached`);
-      const record: EntryRecord = { format: FORMAT, key, identity, files: Object.fromEntries(files.map((f) => [f, sha256(path.join(out, f))])) };
+      const unsealed = { format: FORMAT, key, identity, files: Object.fromEntries(files.map((f) => [f, sha256(path.join(out, f))])) };
+      const record: EntryRecord = { ...unsealed, seal: sealOf(unsealed, this.secret) };
       fs.writeFileSync(path.join(staging, ENTRY_RECORD), `${JSON.stringify(record, null, 2)}\n`);
       fs.rmSync(entry, { recursive: true, force: true });
       fs.renameSync(staging, entry);
@@ -123,6 +168,13 @@ export class SynthesisCache {
       return `${ENTRY_RECORD} unreadable: ${(e as Error).message}`;
     }
     if (record?.format !== FORMAT || record.key !== key || typeof record.files !== 'object' || record.files === null) return `${ENTRY_RECORD} is not an entry of this key and layout`;
+    const identity = record.identity as Partial<SynthesisIdentity> | undefined;
+    if (typeof identity?.tree !== 'string' || typeof identity.library !== 'string' || synthesisKey({ tree: identity.tree, library: identity.library }) !== key) return `${ENTRY_RECORD} records an identity of another key`;
+    const { seal, ...unsealed } = record;
+    const expected = sealOf(unsealed, this.secret);
+    if (typeof seal !== 'string' || seal.length !== expected.length || !timingSafeEqual(Buffer.from(seal), Buffer.from(expected))) {
+      return `its seal does not verify${this.secret === undefined ? '' : ` with ${SYNTH_CACHE_SECRET_VARIABLE}`} (an edited entry, or one sealed otherwise)`;
+    }
     const out = path.join(entry, ENTRY_OUTPUT);
     if (!fs.existsSync(path.join(out, 'manifest.json'))) return 'no manifest.json';
     const files = listFiles(out);

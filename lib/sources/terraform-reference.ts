@@ -1,5 +1,6 @@
 import { SynthStack } from './synth-output';
 import { storeObjectKind } from '../catalogue/store-object-catalogue';
+import { evaluateTemplate } from './terraform-template';
 
 const SIMPLE = /^([a-z0-9_]+)\.([A-Za-z0-9_-]+)\.([a-z0-9_]+)$/;
 
@@ -67,21 +68,14 @@ export class ReferenceResolver {
     return value;
   }
 
+  /**
+   * A string as the engine evaluates it ({@link evaluateTemplate}): references of the stack looked
+   * up, expressions the library computes computed (`${lower("X")}`).
+   */
   private resolveString(text: string, where: string, depth: number): unknown {
-    const parts = templateParts(text, (why) => new Error(`${this.stack.name}: ${where}: ${why}`));
-    if (parts.length === 1 && parts[0].expression !== undefined) {
-      return this.resolve(this.lookup(parts[0].expression, where), where, depth + 1);
-    }
-    return parts
-      .map(({ literal, expression }) => {
-        if (expression === undefined) return literal;
-        const value = this.resolve(this.lookup(expression, where), where, depth + 1);
-        if (typeof value !== 'string' && typeof value !== 'number') {
-          throw new Error(`${this.stack.name}: ${where}: "\${${expression}}" is not a string and cannot be spliced into text`);
-        }
-        return String(value);
-      })
-      .join('');
+    const evaluated = evaluateTemplate(text, (traversal) => this.resolve(this.lookup(traversal, where), where, depth + 1));
+    if (evaluated.unresolved !== undefined) throw new Error(`${this.stack.name}: ${where}: cannot resolve ${JSON.stringify(text)}: ${evaluated.unresolved}`);
+    return evaluated.value;
   }
 
   private lookup(expression: string, where: string): unknown {

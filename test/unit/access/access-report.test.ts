@@ -110,7 +110,7 @@ describe('access report of a hand-written output', () => {
     expect(markdown).toContain('## `jwt/registry-ci`');
     expect(markdown).toContain('| token_ttl | 1h |');
     expect(markdown).toContain('| secret_id_ttl | 0 (no expiry) |');
-    expect(markdown).toContain('| bound_claims | namespace_path: acme \\| acme/* |');
+    expect(markdown).toContain('| bound_claims | `namespace_path: acme \\| acme/*` |');
     expect(markdown).toContain('| `secret/data/registry/svc-orchestrator` | read | registry-ci |');
     expect(markdown).toContain('Plus the 17 rules of the built-in `default` policy.');
   });

@@ -197,3 +197,18 @@ describe('login methods on both sides: declared stacks and the live store', () =
     expect(() => readStoreConfiguration(out.outdir)).toThrow('stack people: //.metadata["secretstore-iac-machine-paths"] is not what the synthesis writes: synthesize again');
   });
 });
+
+// Issue 36: a machinePathReason with `<img>`, `@all` or a Markdown link reached the merge-request
+// note as live Markdown. Every text of the configuration goes through the Markdown encoder.
+describe('a hostile machinePathReason reaches the note as text, never as Markdown', () => {
+  const HOSTILE = '<img src=x onerror=alert(1)> @all see [the runbook](https://evil.example/x) ![i](https://evil.example/i.png) #12 !3 ~label **bold** https://evil.example `code` | cell';
+  it('every hostile word is inline code; the rest of the line is the library\'s', async () => {
+    const d = await diff(withPeople(), withMachineReads(HOSTILE));
+    const line = markdownFlags(d).find((l) => l.includes('registry/svc-orchestrator'))!;
+    const reason = line.slice(line.indexOf('stated reason (machinePathReason): '));
+    expect(reason).toContain('`"<img src=x onerror=alert(1)> @all see [the runbook](https://evil.example/x) ![i](https://evil.example/i.png) #12 !3 ~label **bold** https://evil.example`');
+    // Outside code spans, nothing of the reason is Markdown, HTML, a mention, a reference or a link.
+    const outsideCode = reason.replace(/(`+) .*? \1|(`+)[^`]*?\2/g, '');
+    expect(outsideCode).not.toMatch(/[<>[\]!@#~*|]|https?:/);
+  });
+});

@@ -147,7 +147,7 @@ describe('store text is printed escaped (control, C1, bidi, line separators)', (
     expectTerminalSafe(r.stdout);
     expect(r.stdout).toContain('jwt/evil\\u001b[31m\\u2028\\u202eforged');
     // In a table cell a line break is a space, and the rest escaped.
-    expect(r.stdout).toContain('| bound_claims | project_path: acme/\\u001b[2J ## Drift: in sync **In sync.** |');
+    expect(r.stdout).toContain('| bound_claims | `project_path: acme/\\u001b[2J\\u000a## Drift: in sync\\u000a**In sync.**` |');
     expect(r.stdout).toContain('aud\\u009b2J');
   });
 

@@ -36,7 +36,7 @@ describe('planAdoption', () => {
     expect(plan.access.changed.map((c) => c.name)).toEqual(['jwt/registry-ci']);
     const md = renderAccessDiffMarkdown(plan.access, { base: 'store', head: 'declarations (ci-access)' });
     expect(md).toContain('| `secret/data/handmade` (gone) |  | read |  |');
-    expect(md).toContain('| bound_claims | namespace_path: acme \\| acme/* \\| legacy/* | namespace_path: acme \\| acme/* |');
+    expect(md).toContain('| bound_claims | `namespace_path: acme \\| acme/* \\| legacy/*` | `namespace_path: acme \\| acme/*` |');
   });
 
   it('after an interrupted apply: what is in state is left alone, what is on the store imported, the rest created', async () => {

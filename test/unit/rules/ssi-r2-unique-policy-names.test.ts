@@ -1,3 +1,4 @@
+import { Fn } from 'cdktf';
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
 import { CiJwtRole, LiveStoreReaderPolicy, SSI_R1, SSI_R2 } from '../../../lib';
@@ -93,5 +94,24 @@ describe('SSI-R2: policy names are unique in the store, as the store compares th
         new Policy(userStack(app, 'three'), 'policy', { name: 'team-a', policy: '' });
       }),
     ).toEqual([`[two/policy] SSI-R2 name = "team-a": is already declared by one/policy: ${OVERWRITE}`]);
+  });
+});
+
+// Issue 36: the expression text was compared, not the name the engine writes; the store's
+// registry-ci policy became the user's text and a CI job token read an application's secret. The
+// refusal is at synthesis (nothing reaches the store), so this unit test is its proof.
+describe('SSI-R2 compares policy names as the engine writes them', () => {
+  const EVALUATED = 'the engine evaluates the expression; policy names are one name space for the whole store, trimmed and lower-cased';
+  it.each([
+    ['${"registry-ci"}', () => '${"registry-ci"}'],
+    ['Fn.lower("REGISTRY-CI")', () => Fn.lower('REGISTRY-CI')],
+    ['Fn.join("-", ["registry", "ci"])', () => Fn.join('-', ['registry', 'ci'])],
+    ['Fn.format("%s-ci", "REGISTRY") in a longer text', () => ` ${Fn.format('%s-ci', ['REGISTRY'])}`],
+  ])('a raw vault_policy named %s takes registry-ci: reported', (_label, name) => {
+    const findings = findingsOf(SSI_R2, (_p, app) => void new Policy(userStack(app), 'policy', { name: name(), policy: '' }));
+    expect(findings).toEqual([
+      expect.stringMatching(/^\[user\/policy\] SSI-R2 name = ".*": is "registry-ci" on the store \(/),
+    ]);
+    expect(findings[0]).toContain(`(${EVALUATED}), already declared by ci-access/registry-ci/policy as "registry-ci": ${OVERWRITE}`);
   });
 });

@@ -1,10 +1,11 @@
 import { execFileSync } from 'child_process';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { runCli } from '../../../lib/cli/run-cli';
 import { RefSynthesizer } from '../../../lib/sources/ref-synthesizer';
-import { SynthesisCache, synthesisKey } from '../../../lib/sources/synthesis-cache';
+import { SynthesisCache, synthesisCacheDir, synthesisKey } from '../../../lib/sources/synthesis-cache';
 import { synthesisIdentity } from '../../../lib/sources/git-ref-synthesis';
 
 // One synthesis per tree: a command given git refs synthesizes each tree once per run, and with the
@@ -12,6 +13,9 @@ import { synthesisIdentity } from '../../../lib/sources/git-ref-synthesis';
 // repository's synthesis command (cdktf.json `app`) counts its runs in a file outside the repository
 // and writes an output with one stack whose content is the configuration file's.
 
+
+const NOT_WRITTEN = (out: string) =>
+  `OUTDIR ${out} exists and was not written by synth-ref (it is not an empty folder and has no secretstore-iac-source.json naming a ref and commit): not replaced; give a folder that does not exist yet, or remove ${out} yourself`;
 
 describe('synthesis of git refs: each tree once per run, and once per cache', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-synth-cache-'));
@@ -102,8 +106,31 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
     expect(syntheses()).toBe(2);
     fs.mkdirSync(path.join(repo, 'other'));
     fs.writeFileSync(path.join(repo, 'other', 'keep.txt'), 'mine');
-    expect(await cli('synth-ref', 'main', 'other')).toMatchObject({ code: 2, stderr: expect.stringContaining('OUTDIR other exists and is neither empty nor a synthesized output (no manifest.json): not replaced') });
+    expect(await cli('synth-ref', 'main', 'other')).toMatchObject({ code: 2, stderr: expect.stringContaining(NOT_WRITTEN('other')) });
     expect(await cli('synth-ref', 'no-such-ref', 'x.out')).toMatchObject({ code: 2, stderr: expect.stringContaining('no-such-ref is not a git ref') });
+  });
+
+  // Issue 36: synth-ref wiped an OUTDIR that held any manifest.json, with exit 0.
+  it('synth-ref never deletes a folder it did not write: a synthesized output of yours (manifest.json, no source record), a link', async () => {
+    const mine = path.join(repo, 'mine.out');
+    fs.mkdirSync(path.join(mine, 'stacks'), { recursive: true });
+    fs.writeFileSync(path.join(mine, 'manifest.json'), '{"stacks":{}}');
+    fs.writeFileSync(path.join(mine, 'notes.txt'), 'mine');
+    expect(await cli('synth-ref', 'main', 'mine.out')).toMatchObject({ code: 2, stderr: expect.stringContaining(NOT_WRITTEN('mine.out')) });
+    expect(fs.readFileSync(path.join(mine, 'notes.txt'), 'utf8')).toBe('mine');
+    // A record that is not synth-ref's (no commit) does not count either.
+    fs.writeFileSync(path.join(mine, 'secretstore-iac-source.json'), '{"ref":"main"}');
+    expect((await cli('synth-ref', 'main', 'mine.out')).code).toBe(2);
+    expect(fs.existsSync(path.join(mine, 'notes.txt'))).toBe(true);
+    // A link to an output synth-ref wrote is not replaced through the link.
+    expect((await cli('synth-ref', 'main', 'ours.out')).code).toBe(0);
+    fs.symlinkSync(path.join(repo, 'ours.out'), path.join(repo, 'link.out'));
+    expect(await cli('synth-ref', 'main', 'link.out')).toMatchObject({ code: 2, stderr: expect.stringContaining(NOT_WRITTEN('link.out')) });
+    expect(fs.lstatSync(path.join(repo, 'link.out')).isSymbolicLink()).toBe(true);
+    // An empty folder, and an output synth-ref wrote, are written.
+    fs.mkdirSync(path.join(repo, 'empty.out'));
+    expect((await cli('synth-ref', 'main', 'empty.out')).code).toBe(0);
+    expect((await cli('synth-ref', 'same', 'ours.out')).code).toBe(0);
   });
 
   it('a corrupt entry (a file changed, missing, added; an unreadable record) is ignored, removed and synthesized again', async () => {
@@ -116,6 +143,25 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
       ['no manifest.json', () => fs.rmSync(path.join(entry, 'out', 'manifest.json'))],
       ['its files are not the ones recorded', () => fs.writeFileSync(path.join(entry, 'out', 'extra.tf.json'), '{}')],
       ['entry.json unreadable', () => fs.writeFileSync(path.join(entry, 'entry.json'), '{"format":')],
+      // Issue 36: a file edited together with its recorded digest was served as is.
+      [
+        'its seal does not verify',
+        () => {
+          const file = path.join(entry, 'out', 'stacks', 'one', 'cdk.tf.json');
+          fs.writeFileSync(file, '{"resource":{}}');
+          const record = JSON.parse(fs.readFileSync(path.join(entry, 'entry.json'), 'utf8'));
+          record.files['stacks/one/cdk.tf.json'] = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+          fs.writeFileSync(path.join(entry, 'entry.json'), JSON.stringify(record));
+        },
+      ],
+      [
+        'records an identity of another key',
+        () => {
+          const record = JSON.parse(fs.readFileSync(path.join(entry, 'entry.json'), 'utf8'));
+          record.identity.tree = 'another';
+          fs.writeFileSync(path.join(entry, 'entry.json'), JSON.stringify(record));
+        },
+      ],
     ];
     for (const [why, corrupt] of corruptions) {
       const first = new RefSynthesizer(repo, cache, undefined, '0.0.0-test');
@@ -156,5 +202,47 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
       fs.utimesSync(path.join(cache.dir, synthesisKey(identity), 'entry.json'), t, t);
     });
     expect(identities.map((i) => cache.lookup(synthesisKey(i)) !== undefined)).toEqual([false, true, true]);
+  });
+
+  it('with a secret, an entry is used only when sealed with it: one resealed without it (digests and seal recomputed) is refused', () => {
+    const output = path.join(root, 'sealed-src');
+    fs.mkdirSync(path.join(output, 'stacks', 'one'), { recursive: true });
+    fs.writeFileSync(path.join(output, 'manifest.json'), '{"stacks":{}}');
+    fs.writeFileSync(path.join(output, 'stacks', 'one', 'cdk.tf.json'), '{}');
+    const identity = { tree: 't', library: 'l' };
+    const key = synthesisKey(identity);
+    const dir = path.join(root, 'sealed');
+    const sealed = new SynthesisCache(dir, 4, 'the secret');
+    expect(sealed.lookup(key)).toBeUndefined();
+    sealed.store(identity, output);
+    expect(sealed.lookup(key)).toBe(path.join(dir, key, 'out'));
+    // The same entry, read without the secret or with another: refused (and removed).
+    const progress: string[] = [];
+    expect(new SynthesisCache(dir, 4, 'another').lookup(key, (l) => progress.push(l))).toBeUndefined();
+    expect(progress.join('\n')).toContain('its seal does not verify with SECRETSTORE_IAC_SYNTH_CACHE_SECRET');
+    // Written by someone without the secret (an unprotected job): never read with it.
+    new SynthesisCache(dir, 4).store(identity, output);
+    expect(new SynthesisCache(dir, 4).lookup(key)).toBe(path.join(dir, key, 'out'));
+    expect(sealed.lookup(key)).toBeUndefined();
+  });
+
+  it('the commands keep a protected job\'s entries apart and seal them with the secret the job has', async () => {
+    const run = (env: Record<string, string>, out: string) =>
+      runCli(['synth-ref', 'main', out], { env: { SECRETSTORE_IAC_SYNTH_CACHE: '.cache', ...env }, cwd: repo, isTerminal: false, stdout: () => undefined, stderr: () => undefined });
+    expect(await run({ CI_COMMIT_REF_PROTECTED: 'true', SECRETSTORE_IAC_SYNTH_CACHE_SECRET: 's3cret' }, 'p.out')).toBe(0);
+    expect(await run({ CI_COMMIT_REF_PROTECTED: 'false' }, 'u.out')).toBe(0);
+    const entries = (sub: string) => fs.readdirSync(path.join(repo, '.cache', sub)).filter((e) => /^[0-9a-f]{64}$/.test(e));
+    expect(entries('protected')).toHaveLength(1);
+    expect(entries('unprotected')).toHaveLength(1);
+    const seal = (sub: string) => JSON.parse(fs.readFileSync(path.join(repo, '.cache', sub, entries(sub)[0], 'entry.json'), 'utf8')).seal;
+    expect(seal('protected')).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(seal('unprotected')).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(JSON.stringify(fs.readdirSync(path.join(repo, '.cache'), { recursive: true }))).not.toContain('s3cret');
+  });
+
+  it('a job of a protected ref and one of an unprotected ref use separate cache folders; outside CI, the folder given', () => {
+    expect(synthesisCacheDir('/c', { CI_COMMIT_REF_PROTECTED: 'true' })).toBe(path.join('/c', 'protected'));
+    expect(synthesisCacheDir('/c', { CI_COMMIT_REF_PROTECTED: 'false' })).toBe(path.join('/c', 'unprotected'));
+    expect(synthesisCacheDir('/c', {})).toBe('/c');
   });
 });
