@@ -4,6 +4,8 @@ import { compareStrings } from '../private/compare-strings';
 import { commentText, terraformString } from '../render/text-encoders';
 import { readSynthOutput, SynthStack } from '../sources/synth-output';
 import * as fs from 'fs';
+import { pipelineGrantPolicyName } from '../model/pipeline-grant-name';
+import { locateStoreObject } from './declared-object';
 import { declaredPipelineGrants } from './pipeline-grants';
 
 /**
@@ -187,29 +189,12 @@ export function readRetiredOwnGrants(stackDir: string): RetiredOwnGrant[] {
 }
 
 /**
- * The configuration pipeline roles of a synthesized output: each JWT role (its `role_name`) that has
- * its grant in at least one of the output's stacks, as the library declares it (construct path
- * `<stack>/<the grant's construct id for the role>`, name `<role name>-<stack>`, attached by the
- * role's `token_policies`), with the resource id its grant has in every stack.
+ * The configuration pipeline roles of a synthesized output: each JWT role that has its grant in at
+ * least one of the output's stacks ({@link declaredPipelineGrants}), with the resource id its grant
+ * has (the same in every stack: the library's grant construct).
  */
 function pipelineRoles(output: readonly SynthStack[]): Map<string, { readonly grantId: string }> {
-  const out = new Map<string, { grantId: string }>();
-  for (const s of output) {
-    for (const role of Object.values(s.resources.vault_jwt_auth_backend_role ?? {})) {
-      const segments = constructPath(role)?.split('/') ?? [];
-      const name = role.role_name;
-      if (typeof name !== 'string' || segments.length < 3) continue;
-      const attached = Array.isArray(role.token_policies) ? role.token_policies : [];
-      const constructId = pipelineGrantConstructId(segments[segments.length - 2]);
-      for (const stack of output) {
-        const grant = Object.entries(stack.resources.vault_policy ?? {}).find(
-          ([, block]) => constructPath(block) === `${stack.name}/${constructId}` && block.name === pipelineGrantPolicyName(name, stack.name) && attached.includes(block.name),
-        );
-        if (grant) out.set(name, { grantId: grant[0] });
-      }
-    }
-  }
-  return out;
+  return new Map(declaredPipelineGrants(output).map((g) => [g.role, { grantId: g.address.slice('vault_policy.'.length) }]));
 }
 
 /**
