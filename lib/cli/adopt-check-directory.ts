@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { IMPORT_FILE } from '../reconcile/import-blocks';
-import { processRunning } from './atomic-file';
+import { processRunning } from '../private/atomic-file';
 import { deadProcessLeftovers } from '../private/dead-process-leftovers';
 import { SEAL_FILE, sealBookkeeping } from '../engine/bookkeeping-seal';
 

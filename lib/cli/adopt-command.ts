@@ -17,7 +17,7 @@ import { DestructionRefused, PlannedDestruction, reviewSavedPlan } from '../engi
 import { runEngineCollected } from '../engine/engine-output';
 import { chooseEngine, engineEnvironment } from '../engine/engine-binary';
 import { forgetAddresses, stateAddresses, taintedAddresses, untaintAddresses } from '../engine/engine-state';
-import { removeWritingLeftovers, writeFileAtomically } from './atomic-file';
+import { removeWritingLeftovers, writeFileAtomically } from '../private/atomic-file';
 import { makeCheckDirectory, removeCheckDirectory, removeCheckDirectoryLeftovers } from './adopt-check-directory';
 import { ExitCode } from './exit-code';
 import { guardKvMounts } from '../engine/kv-mount-guard';
@@ -47,7 +47,7 @@ function importFileDamaged(file: string): boolean {
   }
 }
 
-export { writeFileAtomically } from './atomic-file';
+export { writeFileAtomically } from '../private/atomic-file';
 
 /**
  * `secretstore-iac adopt [STACK...]`: writes import blocks for declared objects that are on the

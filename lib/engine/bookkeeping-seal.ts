@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { writeFileAtomically } from '../cli/atomic-file';
+import { writeFileAtomically } from '../private/atomic-file';
 import { IMPORT_FILE } from '../reconcile/import-blocks';
 import { RETIRED_GRANTS_FILE, RETIRED_OWN_GRANTS_FILE } from '../reconcile/retired-stack-grants';
 import { MOVES_FILE } from '../reconcile/stack-moves';

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readDeclaredObjects } from '../../lib/reconcile/declared-object';
 import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
-import { writingName } from '../../lib/cli/atomic-file';
+import { writingName } from '../../lib/private/atomic-file';
 import { checkDirectoryOf } from '../../lib/cli/adopt-check-directory';
 import { CliProcess, spawnStoreCli } from '../support/store/cli-process';
 import { killProcessesWorkingIn } from '../support/store/engine';

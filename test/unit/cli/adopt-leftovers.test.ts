@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { checkDirectoryOf, makeCheckDirectory, removeCheckDirectoryLeftovers } from '../../../lib/cli/adopt-check-directory';
-import { processRunning, removeWritingLeftovers, writeFileAtomically, writingName } from '../../../lib/cli/atomic-file';
+import { processRunning, removeWritingLeftovers, writeFileAtomically, writingName } from '../../../lib/private/atomic-file';
 import { SEAL_FILE } from '../../../lib/engine/bookkeeping-seal';
 import { IMPORT_FILE } from '../../../lib/reconcile/import-blocks';
 

@@ -1,8 +1,8 @@
 import * as fs from 'fs';
-import { processRunning } from '../private/process-running';
-import { deadProcessLeftovers } from '../private/dead-process-leftovers';
+import { processRunning } from './process-running';
+import { deadProcessLeftovers } from './dead-process-leftovers';
 
-export { processRunning } from '../private/process-running';
+export { processRunning } from './process-running';
 
 /** The temporary name {@link writeFileAtomically} writes to beside `file`: `<file>.writing-<pid>`. */
 export function writingName(file: string, pid: number = process.pid): string {
