@@ -58,13 +58,21 @@ export function isReservedMountPath(path: string, kind: MountKind, store?: Store
 }
 
 /**
+ * The start of a reserved-name problem when the store files the name under another key than it is
+ * written (`is "default" on the store (...), which `); empty when they are the same.
+ */
+function asTheStoreFilesIt(name: unknown, key: string | undefined): string {
+  return key === undefined || key === name ? '' : `is ${JSON.stringify(key)} on the store (policy names are trimmed and lower-cased), which `;
+}
+
+/**
  * The problem of a policy named after one of the store's built-in policies (SSI-R9).
  * @param field the field that holds the name as declared (`name`)
  * @param name the name as declared
  * @param key the name as the store compares it, when it differs from `name`
  */
 export function reservedPolicyNameProblem(field: string, name: unknown, key?: string): ValidationProblem {
-  const onStore = key === undefined || key === name ? '' : `is ${JSON.stringify(key)} on the store (policy names are trimmed and lower-cased), which `;
+  const onStore = asTheStoreFilesIt(name, key);
   return new ValidationProblem(
     field,
     name,
@@ -75,7 +83,7 @@ export function reservedPolicyNameProblem(field: string, name: unknown, key?: st
 
 /** The problem of a policy other than the live-store reader's that takes the reader's documented name (SSI-R9). */
 export function reservedReaderPolicyNameProblem(field: string, name: unknown, key: string): ValidationProblem {
-  const onStore = key === name ? '' : `is ${JSON.stringify(key)} on the store (policy names are trimmed and lower-cased), which `;
+  const onStore = asTheStoreFilesIt(name, key);
   return new ValidationProblem(
     field,
     name,
@@ -115,7 +123,7 @@ export function pipelineGrantRoleOf(policyKey: string, roleKeys: readonly string
 
 /** The problem of a policy, other than a pipeline role's grant, named in a grant's name space (SSI-R9). */
 export function reservedPipelineGrantNameProblem(field: string, name: unknown, key: string, role: string): ValidationProblem {
-  const onStore = key === name ? '' : `is ${JSON.stringify(key)} on the store (policy names are trimmed and lower-cased), which `;
+  const onStore = asTheStoreFilesIt(name, key);
   const stack = key.slice(role.length + 1);
   return new ValidationProblem(
     field,
@@ -127,7 +135,7 @@ export function reservedPipelineGrantNameProblem(field: string, name: unknown, k
 
 /** The problem of a policy, other than a configuration pipeline role's own, named like one of those roles (SSI-R9). */
 export function reservedPipelineRoleNameProblem(field: string, name: unknown, key: string): ValidationProblem {
-  const onStore = key === name ? '' : `is ${JSON.stringify(key)} on the store (policy names are trimmed and lower-cased), which `;
+  const onStore = asTheStoreFilesIt(name, key);
   return new ValidationProblem(
     field,
     name,
