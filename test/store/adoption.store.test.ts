@@ -177,7 +177,7 @@ describe('adopting a hand-made store', () => {
     expect(findings).toEqual([
       JWT_DESCRIPTION_FINDING,
       expect.stringMatching(/^- `auth\/approle\/role\/legacy-admin`: role approle\/legacy-admin is on the store but no stack declares it; its tokens get default, legacy-admin/),
-      expect.stringMatching(/^- `sys\/policies\/acl\/legacy-admin`: policy legacy-admin is on the store but no stack declares it; it grants sudo on \* \(identities: `approle\/legacy-admin`\)/),
+      expect.stringMatching(/^- `sys\/policies\/acl\/legacy-admin`: policy legacy-admin is on the store but no stack declares it; it grants sudo on `\*` \(identities: `approle\/legacy-admin`\)/),
       READER_POLICY_FINDING,
     ]);
     expect(r.stdout).toContain('  - description: declared "CI job tokens (managed by secretstore-iac)", store "": the apply does not change it');
@@ -229,8 +229,9 @@ describe('adopting a hand-made store', () => {
       READER_POLICY_FINDING,
     ]);
     expect(r.stdout).toContain('  - token_ttl: declared 12h, store 20h');
-    expect(r.stdout).toContain('  - bound_issuer: declared "https://gitlab.test.example", store "https://other.example"');
-    expect(r.stdout).toContain('  - secret/data/other/*: declared none, store read');
+    // Values that could be Markdown (a URL is autolinked) are inline code in the note.
+    expect(r.stdout).toContain('  - bound_issuer: declared `"https://gitlab.test.example", store "https://other.example"`');
+    expect(r.stdout).toContain('  - `secret/data/other/*:` declared none, store read');
     expect(r.stdout).toMatch(/  - bound_claims: declared .*, store .*ref/);
 
     await fixture.apply();
@@ -258,7 +259,7 @@ describe('adopting a hand-made store', () => {
     expect(findingLines(defaultChanged.stdout)).toContainEqual(
       expect.stringMatching(/^- `sys\/policies\/acl\/default`: the built-in default policy was changed on the store .*\(identities: `approle\/authentik-role`, /),
     );
-    expect(defaultChanged.stdout).toContain('  - secret/*: declared none, store read');
+    expect(defaultChanged.stdout).toContain('  - `secret/*:` declared none, store read');
     expect((await root('PUT', 'sys/policies/acl/default', { policy: DEFAULT_POLICY_TEXT })).status).toBe(204);
     const clean = await cli(['drift', 'cdktf.out'], store.rootToken);
     await root('DELETE', 'sys/policies/acl/secretstore-iac-reader');

@@ -263,7 +263,7 @@ const COMMANDS: Readonly<Record<string, RunHere | RunElsewhere>> = {
   'npx secretstore-iac access live --identity jwt/registry-ci': {
     check: (run, s) => {
       expect(run.code).toBe(0);
-      expect(run.stdout).toContain(`1 identity in 1 stack (store ${s.store.addr}).`);
+      expect(run.stdout).toContain(`1 identity in 1 stack (store \`${s.store.addr}\`).`);
       expect(run.stdout).toContain('| `secret/data/registry/svc-mirror` | read | registry-ci |');
     },
   },
