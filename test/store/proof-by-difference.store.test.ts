@@ -53,6 +53,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { Duration } from '../../lib';
 import { PlatformConfig } from '../../lib/platform/platform-config';
 import { SeededRandom } from '../support/seeded-random';
@@ -75,6 +76,8 @@ interface Change {
   readonly label: string;
   readonly head: Model;
   readonly refused?: 'synthesis' | 'guard';
+  /** A raw `vault_policy` a user adds to app-roles, named by this Terraform expression (refused at synthesis: SSI-R2 / SSI-R15). */
+  readonly rawPolicyName?: string;
   /** Tampering beside the configuration: a file in a stack directory, or the engine's environment. */
   readonly tamper?: 'override' | 'environment';
 }
@@ -160,6 +163,9 @@ function drawOperation(random: SeededRandom, base: Model, refusal: boolean): Cha
   const refusals: Array<() => Change | undefined> = [
     () => ({ label: 'refused: an account named executor (the spec\'s)', head: { ...base, accounts: { ...base.accounts, executor: { permissions: ['pypi:write'], readByCi: true } } }, refused: 'synthesis' }),
     () => ({ label: 'refused: an application whose role is the spec\'s orchestrator-dev', head: { ...base, apps: { ...base.apps, 'orchestrator-dev-2': { name: 'orchestrator', environment: 'dev' } } }, refused: 'synthesis' }),
+    // Names written as Terraform expressions: the one the engine computes is the CI role's policy (SSI-R2), the other only the engine knows (SSI-R15).
+    () => ({ label: 'refused: a raw vault_policy named ${lower("REGISTRY-CI")}', head: base, refused: 'synthesis', rawPolicyName: '${lower("REGISTRY-CI")}' }),
+    () => ({ label: 'refused: a raw vault_policy named ${title("registry-ci")}', head: base, refused: 'synthesis', rawPolicyName: '${title("registry-ci")}' }),
     () => {
       if (apps.length === 0) return undefined;
       const [id, a] = random.pick(apps);
@@ -193,7 +199,7 @@ function drawChange(random: SeededRandom, base: Model): Change {
   if (kind === 3) return { label: [...labels, 'refused: an override file in ci-access'].join('; '), head, refused: 'guard', tamper: 'override' };
   if (kind === 4) return { label: [...labels, 'refused: TF_CLI_ARGS_plan=-destroy'].join('; '), head, refused: 'guard', tamper: 'environment' };
   const op = drawOperation(random, head, true);
-  return { label: [...labels, op.label].join('; '), head: op.head, refused: op.refused };
+  return { ...op, label: [...labels, op.label].join('; ') };
 }
 
 describe(`proof by difference: the review before an apply equals the store's difference after it, for random changes (issue 36) [${storeKind()}]`, () => {
@@ -355,10 +361,17 @@ describe(`proof by difference: the review before an apply equals the store's dif
       const label = `seed ${random.seed}, change ${step}: ${change.label}`;
       let headSynthesized = true;
       try {
-        fixture.synthPlatform(configOf(change.head));
+        fixture.synthPlatform(configOf(change.head), (platform) => {
+          if (change.rawPolicyName) new Policy(platform.appRoles, 'user_raw', { name: change.rawPolicyName, policy: 'path "secret/data/acme/*" {\n  capabilities = ["read"]\n}\n' });
+        });
       } catch (e) {
         headSynthesized = false;
-        expect({ label, refusedAt: 'synthesis', message: String(e) }).toEqual({ label, refusedAt: change.refused, message: expect.stringMatching(/orchestrator|executor/) });
+        const named = change.rawPolicyName?.startsWith('${lower') ? /SSI-R2/ : change.rawPolicyName ? /SSI-R15/ : /orchestrator|executor/;
+        expect({ label, refusedAt: 'synthesis', named: named.test(String(e)), message: String(e) }).toEqual({
+          label, refusedAt: change.refused, named: true, message: expect.stringMatching(/problems? found; nothing was written:/),
+        });
+        // Nothing written: the output is the applied synthesis, byte for byte.
+        expect(synthesized()).toEqual(applied);
       }
       // One probe per pattern of every policy of the base (applied) and the head (when it synthesized).
       const probes = sorted([...appliedPatterns, ...(headSynthesized ? declaredPatterns() : [])].map(probeOf));
@@ -367,7 +380,6 @@ describe(`proof by difference: the review before an apply equals the store's dif
         counts.refusedSynthesis++;
         process.stdout.write(`${label}: refused at synthesis\n`);
         expect(await record(probes)).toEqual(before);
-        fixture.synthPlatform(configOf(base));
         continue;
       }
       const head = synthesized();
