@@ -106,8 +106,11 @@ const matches = (pattern: string, p: string) => {
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
 const minus = (a: readonly string[], b: readonly string[]) => a.filter((x) => !b.includes(x));
 
-/** Draws one operation on `base`: accepted (`refusal` false) or one the tool must refuse. */
-function drawOperation(random: SeededRandom, base: Model, refusal: boolean): Change {
+/**
+ * Draws one operation on `base`: accepted (`refusal` false) or one the tool must refuse. `applied`:
+ * what the store has (a role is replaced only if it is there: one added in the same change is created).
+ */
+function drawOperation(random: SeededRandom, base: Model, refusal: boolean, applied: Model = base): Change {
   const apps = Object.entries(base.apps);
   const accounts = Object.keys(base.accounts);
   const freeApps = APP_NAMES.flatMap((name) => ENVIRONMENTS.map((environment) => ({ name, environment }))).filter((a) => !base.apps[`${a.name}-${a.environment}`]);
@@ -167,8 +170,9 @@ function drawOperation(random: SeededRandom, base: Model, refusal: boolean): Cha
     () => ({ label: 'refused: a raw vault_policy named ${lower("REGISTRY-CI")}', head: base, refused: 'synthesis', rawPolicyName: '${lower("REGISTRY-CI")}' }),
     () => ({ label: 'refused: a raw vault_policy named ${title("registry-ci")}', head: base, refused: 'synthesis', rawPolicyName: '${title("registry-ci")}' }),
     () => {
-      if (apps.length === 0) return undefined;
-      const [id, a] = random.pick(apps);
+      const onStore = apps.filter(([id, a]) => applied.apps[id]?.name === a.name && applied.apps[id]?.environment === a.environment);
+      if (onStore.length === 0) return undefined;
+      const [id, a] = random.pick(onStore);
       const environment = random.pick(ENVIRONMENTS.filter((e) => e !== a.environment && !base.apps[`${a.name}-${e}`]));
       if (!environment) return undefined;
       return { label: `refused: application ${id} to ${environment} under the same id (role replaced)`, head: { ...base, apps: { ...base.apps, [id]: { ...a, environment } } }, refused: 'guard' };
@@ -198,7 +202,7 @@ function drawChange(random: SeededRandom, base: Model): Change {
   const kind = random.int(5);
   if (kind === 3) return { label: [...labels, 'refused: an override file in ci-access'].join('; '), head, refused: 'guard', tamper: 'override' };
   if (kind === 4) return { label: [...labels, 'refused: TF_CLI_ARGS_plan=-destroy'].join('; '), head, refused: 'guard', tamper: 'environment' };
-  const op = drawOperation(random, head, true);
+  const op = drawOperation(random, head, true, base);
   return { ...op, label: [...labels, op.label].join('; ') };
 }
 
