@@ -3,7 +3,8 @@
  * apply changes on the store, for random configuration changes, on OpenTofu and the store of this
  * run (OpenBao, or Vault with `SECRETSTORE_IAC_STORE=vault`).
  *
- * One store and one fixture. The base configuration (testPlatformConfig) is applied; then N random
+ * One store and one fixture. The base configuration (testPlatformConfig, with a configuration project:
+ * the pipeline's plan and apply roles and their per-stack grants, which every application changes) is applied; then N random
  * changes (`SECRETSTORE_IAC_PROOF_CHANGES`, default 8), drawn by a seeded generator (the seed is
  * printed; `SECRETSTORE_IAC_PROPERTY_SEED` repeats a run). A change is one to three operations that
  * move access: add or remove an application, move one to another environment (a new id: its role
@@ -217,6 +218,8 @@ describe(`proof by difference: the review before an apply equals the store's dif
   const configOf = (m: Model): PlatformConfig =>
     testPlatformConfig(key.publicKeyPem, {
       ciJobTimeout: Duration.minutes(m.ciJobMinutes),
+      // The pipeline's roles (plan and apply, with a grant per stack): the most powerful identities, changed by every application.
+      configurationProject: { projectId: '4242' },
       applications: Object.fromEntries(
         Object.entries(m.apps).map(([id, a]) => [id, { name: a.name, environment: a.environment, ...(a.ttlHours !== undefined ? { tokenTtl: Duration.hours(a.ttlHours) } : {}) }]),
       ),
