@@ -1,0 +1,455 @@
+/**
+ * Issue 36, "proof by difference": what the review reports before an apply is exactly what the
+ * apply changes on the store, for random configuration changes, on OpenTofu and the store of this
+ * run (OpenBao, or Vault with `SECRETSTORE_IAC_STORE=vault`).
+ *
+ * One store and one fixture. The base configuration (testPlatformConfig, with a configuration project:
+ * the pipeline's plan and apply roles and their per-stack grants, which every application changes) is applied; then N random
+ * changes (`SECRETSTORE_IAC_PROOF_CHANGES`, default 8), drawn by a seeded generator (the seed is
+ * printed; `SECRETSTORE_IAC_PROPERTY_SEED` repeats a run). A change is one to three operations that
+ * move access: add or remove an application, move one to another environment (a new id: its role
+ * goes, another comes), change an application's token TTL, add or remove a registry account, let CI
+ * read an account or not, change the CI job timeout. About one change in four also holds one the tool
+ * must refuse, which refuses the whole change: an account or application whose name the spec's
+ * platform already uses (refused at synthesis), an application moved to another environment under the
+ * same id (its role would be replaced: `tf --refuse-replace` refuses the plan, exit 4), or tampering
+ * the synthesized JSON does not show: a `*_override.tf.json` in ci-access putting orchestrator-dev's
+ * policy on the CI role, or `TF_CLI_ARGS_plan=-destroy` in `tf`'s environment (exit 4, no plan file).
+ * A refused change must leave every live answer as it was. (People groups are left out: their OIDC
+ * method needs an identity provider running; sharding is left out: no `moves`.)
+ *
+ * For an accepted change: synthesize the head; plan every stack with
+ * `tf STACK --refuse-replace --allow-removals -- plan -out=PLANS/STACK.tfplan` (a stack whose
+ * synthesis did not change must plan nothing: anything else would show in the review and on the
+ * store); review with `access-diff --plans PLANS --format json` BEFORE applying; record the store's
+ * live answers; apply each changed stack's plan with
+ * `tf STACK --refuse-replace --allow-removals --reviewed-plans REVIEW.json -- apply PLAN`; record again.
+ *
+ * What "the review equals the store's difference, exactly" means here:
+ * - The identities are read from the store, not from the configuration: every role of every JWT and
+ *   AppRole mount (`sys/auth`, `LIST auth/<mount>/role`). The identities that appear on the store are
+ *   exactly the review's `added`, those that disappear exactly its `removed`.
+ * - An identity's live answer is `sys/capabilities` of a token the root token creates with exactly the
+ *   role's live `token_policies` (and `default` unless `token_no_default_policy`): the same policies
+ *   a login gets, with the policy texts the store holds at the time of the request.
+ * - The store answers per concrete path, the review per rule pattern. The probed paths are one
+ *   concrete path per pattern (`*` and `+` replaced by a segment) of every policy of the base and
+ *   head syntheses and every pattern the review reported: a change the review did not report shows
+ *   on a declared path even if the review names no pattern for it.
+ * - For an identity on both sides, per probed path, the capabilities the store gained and lost
+ *   (`deny` = none) equal the union of `gained` and `lost` of the review's rules of that identity
+ *   whose pattern matches the path; both ways: nothing the store changed is missing from the review,
+ *   nothing the review reported is absent from the store. The review's `before`/`after` of a rule also
+ *   equal the store's answers at its probe before and after. The platform's patterns of one identity
+ *   do not overlap (the built-in `default` policy's rules are not probed: no change touches them), so
+ *   the union is the store's precedence.
+ * - A `token_policies` change on the store is reported as the binding `token_policies` with the same
+ *   before and after, and only then. (Other bindings, the TTLs, are not compared with the store here.)
+ * - For an added (removed) identity, the store's answer after (before) on every probed path equals the
+ *   capabilities of the review's rules of that identity matching the path.
+ * - The review is complete (nothing unknown until apply) for every change drawn here.
+ *
+ * Repeat a failing run: `SECRETSTORE_IAC_PROPERTY_SEED=<seed> npx jest -c jest.store.config.js
+ * --runInBand test/store/proof-by-difference.store.test.ts`; more changes: `SECRETSTORE_IAC_PROOF_CHANGES=40`.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Policy } from '@cdktf/provider-vault/lib/policy';
+import { Duration } from '../../lib';
+import { PlatformConfig } from '../../lib/platform/platform-config';
+import { SeededRandom } from '../support/seeded-random';
+import { openTofu } from '../support/store/engine-matrix';
+import { generateSigningKey, JwtSigningKey } from '../support/store/jwt-signer';
+import { PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
+import { runStoreCli } from '../support/store/store-cli';
+import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { storeKind } from '../support/store/toolchain-env';
+
+/** The configuration a step applies, in the terms the generator changes. */
+interface Model {
+  readonly apps: Readonly<Record<string, { readonly name: string; readonly environment: string; readonly ttlHours?: number }>>;
+  readonly accounts: Readonly<Record<string, { readonly permissions: readonly string[]; readonly readByCi: boolean }>>;
+  readonly ciJobMinutes: number;
+}
+
+/** One drawn change: its head, and whether the tool must refuse it (and where). */
+interface Change {
+  readonly label: string;
+  readonly head: Model;
+  readonly refused?: 'synthesis' | 'guard';
+  /** A raw `vault_policy` a user adds to app-roles, named by this Terraform expression (refused at synthesis: SSI-R2 / SSI-R15). */
+  readonly rawPolicyName?: string;
+  /** Tampering beside the configuration: a file in a stack directory, or the engine's environment. */
+  readonly tamper?: 'override' | 'environment';
+}
+
+/** Live answers: identity → probed path → capabilities (sorted; `deny` as none); and the roles' token_policies. */
+interface LiveAnswers {
+  readonly caps: Map<string, Map<string, string[]>>;
+  readonly policies: Map<string, string[]>;
+}
+
+const APP_NAMES = ['billing', 'payments', 'search', 'mailer'];
+const ENVIRONMENTS = ['dev', 'staging', 'prod'];
+/** Accounts with scopes distinct from the spec's three and from each other. */
+const ACCOUNTS: Record<string, readonly string[]> = { mirror: ['rpm:read', 'raw:read'], helm: ['raw:read', 'raw:write'], wheel: ['pypi:read'] };
+
+const CHANGES = Math.max(1, Number(process.env.SECRETSTORE_IAC_PROOF_CHANGES ?? '8') || 8);
+
+/** A concrete path a rule's pattern covers. */
+const probeOf = (pattern: string) => pattern.replace(/\*$/, 'probe').replace(/\+/g, 'probe');
+/** Does the store's pattern (`*` suffix, `+` segment) match the concrete path? */
+const matches = (pattern: string, p: string) => {
+  const glob = pattern.endsWith('*');
+  const body = (glob ? pattern.slice(0, -1) : pattern).split('+').map((s) => s.replace(/[.*?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
+  return new RegExp(`^${body}${glob ? '.*' : ''}$`).test(p);
+};
+const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
+const minus = (a: readonly string[], b: readonly string[]) => a.filter((x) => !b.includes(x));
+
+/**
+ * Draws one operation on `base`: accepted (`refusal` false) or one the tool must refuse. `applied`:
+ * what the store has (a role is replaced only if it is there: one added in the same change is created).
+ */
+function drawOperation(random: SeededRandom, base: Model, refusal: boolean, applied: Model = base): Change {
+  const apps = Object.entries(base.apps);
+  const accounts = Object.keys(base.accounts);
+  const freeApps = APP_NAMES.flatMap((name) => ENVIRONMENTS.map((environment) => ({ name, environment }))).filter((a) => !base.apps[`${a.name}-${a.environment}`]);
+  const freeAccounts = Object.keys(ACCOUNTS).filter((a) => !base.accounts[a]);
+  const without = <T>(record: Readonly<Record<string, T>>, key: string) => Object.fromEntries(Object.entries(record).filter(([k]) => k !== key));
+  const candidates: Array<() => Change | undefined> = [
+    () => {
+      if (freeApps.length === 0) return undefined;
+      const a = random.pick(freeApps);
+      return { label: `add application ${a.name}-${a.environment}`, head: { ...base, apps: { ...base.apps, [`${a.name}-${a.environment}`]: a } } };
+    },
+    () => {
+      if (apps.length === 0) return undefined;
+      const [id] = random.pick(apps);
+      return { label: `remove application ${id}`, head: { ...base, apps: without(base.apps, id) } };
+    },
+    () => {
+      if (apps.length === 0) return undefined;
+      const [id, a] = random.pick(apps);
+      const environment = random.pick(ENVIRONMENTS.filter((e) => e !== a.environment && !base.apps[`${a.name}-${e}`]));
+      if (!environment) return undefined;
+      const moved = { ...a, environment };
+      return { label: `move application ${id} to ${environment} (a new id)`, head: { ...base, apps: { ...without(base.apps, id), [`${a.name}-${environment}`]: moved } } };
+    },
+    () => {
+      if (apps.length === 0) return undefined;
+      const [id, a] = random.pick(apps);
+      const ttlHours = random.pick([1, 2, 6].filter((h) => h !== a.ttlHours));
+      return { label: `token TTL of ${id} to ${ttlHours}h`, head: { ...base, apps: { ...base.apps, [id]: { ...a, ttlHours } } } };
+    },
+    () => {
+      if (freeAccounts.length === 0) return undefined;
+      const name = random.pick(freeAccounts);
+      const readByCi = random.next() < 0.7;
+      return { label: `add account ${name}${readByCi ? '' : ' (not read by CI)'}`, head: { ...base, accounts: { ...base.accounts, [name]: { permissions: ACCOUNTS[name], readByCi } } } };
+    },
+    () => {
+      if (accounts.length === 0) return undefined;
+      const name = random.pick(accounts);
+      return { label: `remove account ${name}`, head: { ...base, accounts: without(base.accounts, name) } };
+    },
+    () => {
+      if (accounts.length === 0) return undefined;
+      const name = random.pick(accounts);
+      const a = base.accounts[name];
+      return { label: `account ${name}: readByCi ${!a.readByCi}`, head: { ...base, accounts: { ...base.accounts, [name]: { ...a, readByCi: !a.readByCi } } } };
+    },
+    () => {
+      const ciJobMinutes = random.pick([15, 30, 90].filter((m) => m !== base.ciJobMinutes));
+      return { label: `CI job timeout ${ciJobMinutes} min`, head: { ...base, ciJobMinutes } };
+    },
+  ];
+  const refusals: Array<() => Change | undefined> = [
+    () => ({ label: 'refused: an account named executor (the spec\'s)', head: { ...base, accounts: { ...base.accounts, executor: { permissions: ['pypi:write'], readByCi: true } } }, refused: 'synthesis' }),
+    () => ({ label: 'refused: an application whose role is the spec\'s orchestrator-dev', head: { ...base, apps: { ...base.apps, 'orchestrator-dev-2': { name: 'orchestrator', environment: 'dev' } } }, refused: 'synthesis' }),
+    // Names written as Terraform expressions: the one the engine computes is the CI role's policy (SSI-R2), the other only the engine knows (SSI-R15).
+    () => ({ label: 'refused: a raw vault_policy named ${lower("REGISTRY-CI")}', head: base, refused: 'synthesis', rawPolicyName: '${lower("REGISTRY-CI")}' }),
+    () => ({ label: 'refused: a raw vault_policy named ${title("registry-ci")}', head: base, refused: 'synthesis', rawPolicyName: '${title("registry-ci")}' }),
+    () => {
+      const onStore = apps.filter(([id, a]) => applied.apps[id]?.name === a.name && applied.apps[id]?.environment === a.environment);
+      if (onStore.length === 0) return undefined;
+      const [id, a] = random.pick(onStore);
+      const environment = random.pick(ENVIRONMENTS.filter((e) => e !== a.environment && !base.apps[`${a.name}-${e}`]));
+      if (!environment) return undefined;
+      return { label: `refused: application ${id} to ${environment} under the same id (role replaced)`, head: { ...base, apps: { ...base.apps, [id]: { ...a, environment } } }, refused: 'guard' };
+    },
+  ];
+  for (;;) {
+    const change = refusal ? random.pick(refusals)() : random.pick(candidates)();
+    if (change) return change;
+  }
+}
+
+/**
+ * Draws one change of `base`: one to three accepted operations in one change; about one change in
+ * four also holds one the tool must refuse (a name taken, a replacement, or tampering: a file in
+ * ci-access's directory the synthesis did not write, or `TF_CLI_ARGS_plan=-destroy` in `tf`'s
+ * environment), which must refuse the whole change.
+ */
+function drawChange(random: SeededRandom, base: Model): Change {
+  const labels: string[] = [];
+  let head = base;
+  for (let k = 1 + random.int(3); k > 0; k--) {
+    const op = drawOperation(random, head, false);
+    labels.push(op.label);
+    head = op.head;
+  }
+  if (random.next() >= 0.25) return { label: labels.join('; '), head };
+  const kind = random.int(5);
+  if (kind === 3) return { label: [...labels, 'refused: an override file in ci-access'].join('; '), head, refused: 'guard', tamper: 'override' };
+  if (kind === 4) return { label: [...labels, 'refused: TF_CLI_ARGS_plan=-destroy'].join('; '), head, refused: 'guard', tamper: 'environment' };
+  const op = drawOperation(random, head, true, base);
+  return { ...op, label: [...labels, op.label].join('; ') };
+}
+
+describe(`proof by difference: the review before an apply equals the store's difference after it, for random changes (issue 36) [${storeKind()}]`, () => {
+  const engine = openTofu();
+  const random = SeededRandom.fromEnvironment('proof-by-difference');
+  let store: RunningStore;
+  let fixture: PlatformFixture;
+  let key: JwtSigningKey;
+  const cli = (args: string[], env?: NodeJS.ProcessEnv) => runStoreCli(args, { cwd: fixture.dir, addr: store.addr, token: store.rootToken, env });
+  const tf = (stack: string, flags: string[], args: string[], env?: NodeJS.ProcessEnv) => cli(['tf', stack, '--engine', engine.binary, ...flags, '--', ...args], env);
+  const configOf = (m: Model): PlatformConfig =>
+    testPlatformConfig(key.publicKeyPem, {
+      ciJobTimeout: Duration.minutes(m.ciJobMinutes),
+      // The pipeline's roles (plan and apply, with a grant per stack): the most powerful identities, changed by every application.
+      configurationProject: { projectId: '4242' },
+      applications: Object.fromEntries(
+        Object.entries(m.apps).map(([id, a]) => [id, { name: a.name, environment: a.environment, ...(a.ttlHours !== undefined ? { tokenTtl: Duration.hours(a.ttlHours) } : {}) }]),
+      ),
+      accounts: Object.fromEntries(
+        Object.entries(m.accounts).map(([name, a]) => [name, { permissions: a.permissions as any, usedBy: `${name} jobs`, readByCi: a.readByCi }]),
+      ),
+    });
+  /** Every stack's synthesized JSON text, by stack. */
+  const synthesized = () => new Map(fixture.stacks.map((s) => [s, fs.readFileSync(path.join(fixture.stackDir(s), 'cdk.tf.json'), 'utf8')]));
+  /** Every path pattern of every policy of the latest synthesis. */
+  const declaredPatterns = () =>
+    fixture.stacks.flatMap((s) =>
+      Object.values((fixture.stackJson(s).resource?.vault_policy ?? {}) as Record<string, any>).flatMap((b) => [...String(b.policy).matchAll(/path\s+"([^"]+)"/g)].map((m) => m[1])),
+    );
+
+  /** The store's identities (`<mount>/<role>`) with their live token_policies and no-default flag. */
+  async function liveIdentities(): Promise<Map<string, { policies: string[]; noDefault: boolean }>> {
+    const auth = await storeRequest(store, 'GET', 'sys/auth');
+    expect(auth.status).toBe(200);
+    const mounts = Object.entries((auth.body.data ?? auth.body) as Record<string, any>)
+      .filter(([, m]) => m && (m.type === 'jwt' || m.type === 'approle' || m.type === 'oidc'))
+      .map(([p]) => p.replace(/\/$/, ''));
+    const out = new Map<string, { policies: string[]; noDefault: boolean }>();
+    for (const mount of mounts.sort()) {
+      const list = await storeRequest(store, 'LIST', `auth/${mount}/role`);
+      const roles: string[] = list.status === 200 ? list.body.data.keys : [];
+      const read = await Promise.all(roles.map((r) => storeRequest(store, 'GET', `auth/${mount}/role/${r}`)));
+      roles.forEach((r, i) => {
+        expect(read[i].status).toBe(200);
+        const d = read[i].body.data;
+        out.set(`${mount}/${r}`, { policies: sorted(d.token_policies ?? []), noDefault: d.token_no_default_policy === true });
+      });
+    }
+    return out;
+  }
+
+  /** Every identity's live answer on every probed path (one token and one batched request per identity). */
+  async function record(probes: readonly string[]): Promise<LiveAnswers> {
+    const identities = await liveIdentities();
+    const caps = new Map<string, Map<string, string[]>>();
+    const policies = new Map<string, string[]>();
+    await Promise.all(
+      [...identities].map(async ([name, role]) => {
+        policies.set(name, role.policies);
+        const tokenPolicies = sorted([...role.policies, ...(role.noDefault ? [] : ['default'])]);
+        const answers = new Map<string, string[]>();
+        caps.set(name, answers);
+        // A token with no policy at all would inherit the root token's: such an identity can do nothing.
+        if (tokenPolicies.length === 0) return probes.forEach((p) => answers.set(p, []));
+        const created = await storeRequest(store, 'POST', 'auth/token/create', { policies: tokenPolicies, no_default_policy: true, ttl: '10m' });
+        expect(created.status).toBe(200);
+        const token: string = created.body.auth.client_token;
+        const res = await storeRequest(store, 'POST', 'sys/capabilities', { token, paths: probes });
+        expect(res.status).toBe(200);
+        for (const p of probes) answers.set(p, sorted((res.body[p] ?? res.body.data[p]) as string[]).filter((c) => c !== 'deny'));
+        await storeRequest(store, 'POST', 'auth/token/revoke', { token });
+      }),
+    );
+    return { caps, policies };
+  }
+
+  /** The capabilities a list of reported rules gives on a path (union of those matching it). */
+  const fromRules = (rules: ReadonlyArray<{ path: string; capabilities: readonly string[] }>, p: string) =>
+    sorted(rules.filter((r) => matches(r.path, p)).flatMap((r) => r.capabilities)).filter((c) => c !== 'deny');
+
+  /**
+   * The comparison of the header comment: returns the number of (identity, path) pairs compared;
+   * expectations name the step's label so a failure says which change and seed.
+   */
+  function compare(label: string, review: any, before: LiveAnswers, after: LiveAnswers, probes: readonly string[]): number {
+    const was = [...before.caps.keys()];
+    const now = [...after.caps.keys()];
+    expect({ label, added: sorted(minus(now, was)), removed: sorted(minus(was, now)) }).toEqual({
+      label,
+      added: sorted(review.diff.added.map((i: any) => i.name)),
+      removed: sorted(review.diff.removed.map((i: any) => i.name)),
+    });
+    for (const [side, list, answers] of [['added', review.diff.added, after], ['removed', review.diff.removed, before]] as const) {
+      for (const identity of list) {
+        const live = Object.fromEntries(probes.map((p) => [p, answers.caps.get(identity.name)!.get(p)!]));
+        const reported = Object.fromEntries(probes.map((p) => [p, fromRules(identity.rules, p)]));
+        expect({ label, side, identity: identity.name, answers: live }).toEqual({ label, side, identity: identity.name, answers: reported });
+      }
+    }
+    const changed = new Map<string, any>(review.diff.changed.map((c: any) => [c.name, c]));
+    const storeDelta: Record<string, Record<string, { gained: string[]; lost: string[] }>> = {};
+    const reviewDelta: Record<string, Record<string, { gained: string[]; lost: string[] }>> = {};
+    const storePolicies: Record<string, unknown> = {};
+    const reviewPolicies: Record<string, unknown> = {};
+    let pairs = 0;
+    for (const name of was.filter((n) => now.includes(n))) {
+      const c = changed.get(name);
+      for (const p of probes) {
+        pairs++;
+        const b = before.caps.get(name)!.get(p)!;
+        const a = after.caps.get(name)!.get(p)!;
+        if (minus(a, b).length + minus(b, a).length > 0) (storeDelta[name] ??= {})[p] = { gained: minus(a, b), lost: minus(b, a) };
+        const rules = (c?.rules ?? []).filter((r: any) => matches(r.path, p));
+        const gained = sorted(rules.flatMap((r: any) => r.gained));
+        const lost = sorted(rules.flatMap((r: any) => r.lost));
+        if (gained.length + lost.length > 0) (reviewDelta[name] ??= {})[p] = { gained, lost };
+      }
+      // The review's before / after of each rule it reported are the store's answers at its probe.
+      for (const r of c?.rules ?? []) {
+        const p = probeOf(r.path);
+        expect({ label, name, rule: r.path, before: before.caps.get(name)!.get(p), after: after.caps.get(name)!.get(p) }).toEqual({
+          label, name, rule: r.path, before: sorted(r.before).filter((x) => x !== 'deny'), after: sorted(r.after).filter((x) => x !== 'deny'),
+        });
+      }
+      const bp = before.policies.get(name)!;
+      const ap = after.policies.get(name)!;
+      if (bp.join() !== ap.join()) storePolicies[name] = { before: bp, after: ap };
+      const binding = (c?.bindings ?? []).find((x: any) => x.field === 'token_policies');
+      if (binding) reviewPolicies[name] = { before: sorted(binding.before ?? []), after: sorted(binding.after ?? []) };
+    }
+    expect({ label, delta: storeDelta, token_policies: storePolicies }).toEqual({ label, delta: reviewDelta, token_policies: reviewPolicies });
+    return pairs + (review.diff.added.length + review.diff.removed.length) * probes.length;
+  }
+
+  beforeAll(async () => {
+    store = await startStore();
+    key = generateSigningKey();
+    fixture = PlatformFixture.create(store, 'proof');
+  }, 60_000);
+
+  afterAll(async () => {
+    await store?.stop();
+    fixture?.cleanup();
+  });
+
+  it(`${CHANGES} random changes on ${engine.label}: either refused with nothing applied, or the review equals the store's difference exactly`, async () => {
+    const started = Date.now();
+    let base: Model = { apps: {}, accounts: {}, ciJobMinutes: 15 };
+    fixture.synthPlatform(configOf(base));
+    for (const stack of fixture.stacks) {
+      for (const args of [['init', '-input=false'], ['apply', '-auto-approve', '-input=false']]) {
+        const run = await tf(stack, [], args);
+        if (run.code !== 0) throw new Error(`${args[0]} ${stack}: ${run.stdout}\n${run.stderr}`);
+      }
+    }
+    let applied = synthesized();
+    let appliedPatterns = declaredPatterns();
+    const counts = { applied: 0, refusedSynthesis: 0, refusedGuard: 0, pairs: 0, reviewedChanges: 0 };
+    for (let step = 1; step <= CHANGES; step++) {
+      const change = drawChange(random, base);
+      const label = `seed ${random.seed}, change ${step}: ${change.label}`;
+      let headSynthesized = true;
+      try {
+        fixture.synthPlatform(configOf(change.head), (platform) => {
+          if (change.rawPolicyName) new Policy(platform.appRoles, 'user_raw', { name: change.rawPolicyName, policy: 'path "secret/data/acme/*" {\n  capabilities = ["read"]\n}\n' });
+        });
+      } catch (e) {
+        headSynthesized = false;
+        const named = change.rawPolicyName?.startsWith('${lower') ? /SSI-R2/ : change.rawPolicyName ? /SSI-R15/ : /orchestrator|executor/;
+        expect({ label, refusedAt: 'synthesis', named: named.test(String(e)), message: String(e) }).toEqual({
+          label, refusedAt: change.refused, named: true, message: expect.stringMatching(/problems? found; nothing was written:/),
+        });
+        // Nothing written: the output is the applied synthesis, byte for byte.
+        expect(synthesized()).toEqual(applied);
+      }
+      // One probe per pattern of every policy of the base (applied) and the head (when it synthesized).
+      const probes = sorted([...appliedPatterns, ...(headSynthesized ? declaredPatterns() : [])].map(probeOf));
+      const before = await record(probes);
+      if (!headSynthesized) {
+        counts.refusedSynthesis++;
+        process.stdout.write(`${label}: refused at synthesis\n`);
+        expect(await record(probes)).toEqual(before);
+        continue;
+      }
+      const head = synthesized();
+      expect({ label, stacks: [...head.keys()] }).toEqual({ label, stacks: [...applied.keys()] });
+      // Every stack is planned and reviewed (a stack whose synthesis did not change must plan no
+      // change: anything else would show in the review and on the store); the changed ones are applied.
+      const changedStacks = fixture.stacks.filter((s) => head.get(s) !== applied.get(s));
+      const plans = path.join(fixture.dir, `plans-${step}`);
+      fs.mkdirSync(plans);
+      const override = path.join(fixture.stackDir('ci-access'), 'proof_override.tf.json');
+      if (change.tamper === 'override') {
+        // A real grant beside the configuration: orchestrator-dev's policy on the CI role.
+        const role = Object.entries(fixture.stackJson('ci-access').resource.vault_jwt_auth_backend_role as Record<string, any>).find(([, b]) => b.role_name === 'registry-ci')![0];
+        fs.writeFileSync(override, JSON.stringify({ resource: { vault_jwt_auth_backend_role: { [role]: { token_policies: ['registry-ci', 'orchestrator-dev'] } } } }));
+      }
+      const env = change.tamper === 'environment' ? { TF_CLI_ARGS_plan: '-destroy' } : undefined;
+      const refusedBy: string[] = [];
+      for (const stack of fixture.stacks) {
+        const plan = await tf(stack, ['--refuse-replace', '--allow-removals'], ['plan', '-input=false', `-out=${path.join(plans, `${stack}.tfplan`)}`], env);
+        if (plan.code === 4) refusedBy.push(stack);
+        else expect({ label, stack, code: plan.code, stderr: plan.stderr }).toEqual({ label, stack, code: 0, stderr: expect.anything() });
+      }
+      fs.rmSync(override, { force: true });
+      if (change.refused === 'guard' || refusedBy.length > 0) {
+        const expected = change.tamper === 'environment' ? fixture.stacks : change.tamper === 'override' ? ['ci-access'] : change.refused === 'guard' ? ['app-roles'] : [];
+        expect({ label, refusedBy }).toEqual({ label, refusedBy: expected });
+        for (const stack of refusedBy) expect({ label, stack, planned: fs.existsSync(path.join(plans, `${stack}.tfplan`)) }).toEqual({ label, stack, planned: false });
+        counts.refusedGuard++;
+        process.stdout.write(`${label}: refused by tf (${refusedBy.join(', ')}), nothing applied\n`);
+        expect(await record(probes)).toEqual(before);
+        fixture.synthPlatform(configOf(base));
+        continue;
+      }
+      expect({ label, refused: change.refused }).toEqual({ label, refused: undefined });
+      const reviewed = await cli(['access-diff', '--plans', plans, '--engine', engine.binary, '--format', 'json']);
+      expect({ label, code: reviewed.code === 0 || reviewed.code === 1, stderr: reviewed.stderr }).toEqual({ label, code: true, stderr: '' });
+      const review = JSON.parse(reviewed.stdout);
+      expect({ label, complete: review.complete, plans: review.plans.map((p: any) => p.stack) }).toEqual({ label, complete: true, plans: fixture.stacks });
+      const reviewFile = path.join(fixture.dir, `review-${step}.json`);
+      fs.writeFileSync(reviewFile, reviewed.stdout);
+      // Probe every pattern the review named as well (a pattern no synthesis declares included).
+      const reported = [...review.diff.added, ...review.diff.removed].flatMap((i: any) => i.rules.map((r: any) => r.path));
+      const allProbes = sorted([...probes, ...[...reported, ...review.diff.changed.flatMap((c: any) => c.rules.map((r: any) => r.path))].map(probeOf)]);
+      const live = allProbes.length === probes.length ? before : await record(allProbes);
+      for (const stack of changedStacks) {
+        const run = await tf(stack, ['--refuse-replace', '--allow-removals', '--reviewed-plans', reviewFile], ['apply', '-input=false', path.join(plans, `${stack}.tfplan`)]);
+        expect({ label, stack, code: run.code, stderr: run.code === 0 ? '' : run.stderr }).toEqual({ label, stack, code: 0, stderr: '' });
+      }
+      const after = await record(allProbes);
+      const compared = compare(label, review, live, after, allProbes);
+      counts.pairs += compared;
+      process.stdout.write(
+        `${label}: applied ${changedStacks.join(', ') || 'nothing'}; reviewed +${review.diff.added.length} -${review.diff.removed.length} ~${review.diff.changed.length}; ${compared} answers compared\n`,
+      );
+      counts.applied++;
+      if (review.diff.added.length + review.diff.removed.length + review.diff.changed.length > 0) counts.reviewedChanges++;
+      base = change.head;
+      applied = head;
+      appliedPatterns = declaredPatterns();
+    }
+    process.stdout.write(
+      `proof-by-difference [${storeKind()}, ${engine.label}]: seed ${random.seed}, ${CHANGES} changes: ${counts.applied} applied (${counts.reviewedChanges} with an access change reviewed), ` +
+        `${counts.refusedSynthesis} refused at synthesis, ${counts.refusedGuard} refused by the guard; ${counts.pairs} identity × path answers compared; ${Math.round((Date.now() - started) / 1000)} s\n`,
+    );
+  }, 600_000);
+});
