@@ -247,7 +247,9 @@ export const platformConfig: PlatformConfig = {
     const claims = { ref: 'main', ref_protected: 'true' };
     const list = await glci(['--list'], claims);
     expect(list.output).toMatch(/secretstore-iac-apply-ci-access\s/);
-    expect(list.output).not.toMatch(/secretstore-iac-access-diff/);
+    // The merge request's review job is not in this pipeline; the default branch's is, before the applies.
+    expect(list.output).not.toMatch(/secretstore-iac-access-diff\s/);
+    expect(list.output).toMatch(/secretstore-iac-access-diff-default-branch\s+review\s/);
     const pipeline = await glci([], claims, pushedOnto(before));
     expect(compilingJobs(pipeline.output)).toEqual(['secretstore-iac-build']);
     expect(pipeline.output).toMatch(/Apply complete! Resources: 0 added, 3 changed, 0 destroyed/);
