@@ -27,7 +27,9 @@ export interface PlanStoreConfigurations {
  * A stack without a plan is read from the synthesized output on both sides, so that identities and
  * policies declared across stacks still meet; a planned stack's object wins over another stack's
  * different declaration of the same name (listed in `overridden`). An object one plan forgets (it stays on the store)
- * and another plan keeps is counted once, as the keeping plan has it.
+ * and another plan keeps is counted once: after, as the keeping plan has it; before, as the forgetting
+ * plan's state has it (the other plan imports it: the engine shows an import's `before` as the object
+ * read from the store, the same object).
  * @throws Error naming the stack when two plans are given for one stack, or as {@link storeConfigurationOf}
  *   (two planned stacks, or one, declaring one name differently)
  */
@@ -47,10 +49,17 @@ export function planStoreConfigurations(synthesized: readonly SynthStack[], plan
     ...[...byStack.values()].map((plan) => planStack(plan, pick(plan), synthByName.get(plan.stack), after ? plan.unknowns : [])),
   ].sort((a, b) => compareStrings(a.name, b.name));
   const afterResources = (plan: SavedPlan) => plan.after.filter((r) => !(plan.forgotten.includes(r.address) && keptAfter.has(storeKey(r))));
+  // Objects some plan forgets, by store name, with the stacks forgetting them: before, that stack's state holds them.
+  const forgottenBy = new Map<string, string[]>();
+  for (const p of plans) {
+    for (const r of p.before) if (p.forgotten.includes(r.address)) forgottenBy.set(storeKey(r), [...(forgottenBy.get(storeKey(r)) ?? []), p.stack]);
+  }
+  const beforeResources = (plan: SavedPlan) =>
+    plan.before.filter((r) => plan.forgotten.includes(r.address) || !(forgottenBy.get(storeKey(r)) ?? []).some((s) => s !== plan.stack));
   // A planned stack's objects win over another stack's synthesized declaration of the same name:
   // before, its refreshed state is what the store has; after, its apply writes them.
   const preferred = new Set(byStack.keys());
-  const { overridden: _before, ...base } = storeConfigurationOf(side((p) => p.before, false), preferred);
+  const { overridden: _before, ...base } = storeConfigurationOf(side(beforeResources, false), preferred);
   const { overridden, ...head } = storeConfigurationOf(side(afterResources, true), preferred);
   return { base, head, planned: [...preferred].sort(compareStrings), unplanned: unplanned.map((s) => s.name), overridden };
 }

@@ -140,6 +140,16 @@ export const BASE_OUTPUT = 'cdktf.base.out';
  * `cache:`: a base synthesized by an earlier pipeline (same tree, same library) is not synthesized again.
  */
 export const SYNTH_CACHE_DIR = '.secretstore-iac/synth-cache';
+/**
+ * The default-branch review job's artifact: `access-diff --plans ... --format json` of the pipeline's
+ * saved plans, with each plan file's SHA-256. Every apply job applies a saved plan only with
+ * `tf --reviewed-plans` of this file: a plan the review did not read is refused (exit 4).
+ */
+export const REVIEWED_PLANS_FILE = 'reviewed-plans.json';
+/** The merge request's review job: the note computed from the saved plans, the risk-flag gate. */
+export const REVIEW_JOB = 'secretstore-iac-access-diff';
+/** The default branch's review job: it records the saved plans the apply jobs may apply ({@link REVIEWED_PLANS_FILE}). */
+export const DEFAULT_BRANCH_REVIEW_JOB = `${REVIEW_JOB}-default-branch`;
 /** A shard job's share of its group's selected stacks, one per line (written by its first step). */
 export const SHARD_JOB_STACKS_FILE = 'secretstore-iac-job-stacks.txt';
 /** The synth job's Markdown of the moves, renames and removals since the base (`moves --markdown-file`), appended to the note. */
@@ -500,10 +510,12 @@ const SCHEDULE = '$CI_PIPELINE_SOURCE == "schedule"';
  * The pipeline of the repository that holds the platform configuration
  * (`cdktf.out/ci/secretstore-iac.gitlab-ci.yml`, to include):
  * - merge request: build, synth (every validation), a saved plan per stack (read-only role), the
- *   access diff of the target branch against the merge request, posted as the MR's note, failing on
- *   risk flags unless acknowledged;
- * - default branch: build, synth, plan, then apply of the saved plan per stack, one at a time
- *   (`resource_group`, and the state backend's lock);
+ *   access diff of those saved plans (`access-diff --plans`: what the engine will apply), posted as
+ *   the MR's note, failing on risk flags unless acknowledged;
+ * - default branch: build, synth, plan, a review of the saved plans recording each one's SHA-256
+ *   ({@link REVIEWED_PLANS_FILE}), then apply of the reviewed saved plan per stack (`tf
+ *   --reviewed-plans`: another plan is refused), one at a time (`resource_group`, and the state
+ *   backend's lock);
  * - schedule: `plan -detailed-exitcode` per stack, failing on drift.
  *
  * The store token of every job comes from a JWT login with the job's ID token; none is a CI variable.
@@ -537,11 +549,12 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       '# stack) differs from the target branch\'s (merge request) or the previous commit\'s (default branch),',
       '# and the stacks that depend on them (secretstore-iac changed-stacks, in the synth job); the jobs of',
       '# the other stacks finish at once, saying so. Without a previous commit, every stack is planned.',
-      '# Merge request: build, synth, a saved plan per changed stack, and the access diff against the target',
-      `# branch with the stacks' digests as the MR's note (needs ${c(options.noteTokenVariable)}, a project access`,
+      '# Merge request: build, synth, a saved plan per changed stack, and the access diff of those saved plans',
+      `# (what the engine will apply) with the stacks' digests as the MR's note (needs ${c(options.noteTokenVariable)}, a project access`,
       '# token with scope api; unset: an artifact and the job log). Risk flags fail the access diff unless the',
       `# MR has the label "${c(options.acknowledgeLabel)}" or ${ACCEPT_RISK_VARIABLE} is "true".`,
-      '# Default branch: build, synth, plan, apply of the saved plan per changed stack, one apply at a time,',
+      `# Default branch: build, synth, plan, a review of the saved plans (${REVIEWED_PLANS_FILE}: each plan's SHA-256),`,
+      '# apply of the reviewed saved plan per changed stack (any other plan is refused), one apply at a time,',
       '# a stack after the stacks it depends on. A retired stack (one the base had and this commit no longer',
       '# has: fewer shards) is planned with the others and applied after all of them; its state only forgets.',
       '# A plan that destroys an object the configuration declares nowhere any more (a removed application,',
@@ -651,9 +664,12 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   // file), and the engine wants the directory to exist before `init`.
   const OWN_PLUGIN_CACHE = ['  variables:', '    TF_PLUGIN_CACHE_DIR: "$CI_PROJECT_DIR/.secretstore-iac-plugin-cache/$CI_JOB_ID"'].join('\n');
   const MAKE_PLUGIN_CACHE = 'mkdir -p "$TF_PLUGIN_CACHE_DIR"';
-  const tf = (stack: string, args: string, guard = false) =>
-    `npx secretstore-iac tf ${shellQuote(stack)}${guard ? ' --refuse-replace' : ''} -- ${args}`;
+  const tf = (stack: string, args: string) => `npx secretstore-iac tf ${shellQuote(stack)} -- ${args}`;
   const planFile = (stack: string) => `"$CI_PROJECT_DIR/${PLAN_DIR}/${stack}.tfplan"`;
+  // Every apply of a saved plan: guarded, and only the plan whose SHA-256 this pipeline's review
+  // recorded (a plan made again, or from another configuration, environment or engine, is refused).
+  const applyReviewedPlan = (stack: string, quoted: string, removals = false) =>
+    `npx secretstore-iac tf ${quoted} --refuse-replace${removals ? ' --allow-removals' : ''} --reviewed-plans "$CI_PROJECT_DIR/${REVIEWED_PLANS_FILE}" -- apply -input=false -lock-timeout=10m ${planFile(stack)}`;
   // A plan may destroy what the configuration removed (listed beside it); its apply waits for a person.
   const removalsFile = (stack: string) => `"$CI_PROJECT_DIR/${PLAN_DIR}/${stack}${REMOVALS_SUFFIX}"`;
   const planWithRemovals = (stack: string, quoted: string) =>
@@ -672,6 +688,12 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   };
   const groups = [...(options.shardGroups ?? [])].sort((a, b) => compareStrings(a.name, b.name));
   const grouped = new Set(groups.flatMap((g) => g.stacks));
+  /** Every plan job of a pipeline (`''` merge request, `-default-branch`): the stacks' own, the shard jobs', the retired stacks'. */
+  const planJobs = (suffix: string) => [
+    ...stacks.filter((s) => !grouped.has(s)).map((s) => `secretstore-iac-plan-${s}${suffix}`),
+    ...groups.flatMap((g) => shardJobNumbers(g).map((i) => `secretstore-iac-plan-${g.name}-${i}${suffix}`)),
+    `secretstore-iac-plan-retired${suffix}`,
+  ];
   for (const stack of stacks) {
     // A stack of a shard job group has its own drift job only: its group's jobs plan and apply it.
     for (const [suffix, condition, loginJob] of grouped.has(stack) ? [] : PLAN_JOBS) {
@@ -706,7 +728,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           image + rules(DEFAULT_BRANCH),
           // One apply per stack at a time across pipelines; the state lock covers everyone else.
           `  resource_group: ${q(`secretstore-iac-${stack}`)}`,
-          `  needs: [${['secretstore-iac-synth', `secretstore-iac-plan-${stack}-default-branch`, ...applyNeeds(options, stack)].join(', ')}]`,
+          `  needs: [${['secretstore-iac-synth', `secretstore-iac-plan-${stack}-default-branch`, DEFAULT_BRANCH_REVIEW_JOB, ...applyNeeds(options, stack)].join(', ')}]`,
           jobCache('pull'),
           OWN_PLUGIN_CACHE,
           '  script:',
@@ -717,7 +739,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
             INSTALL,
             MAKE_PLUGIN_CACHE,
             tf(stack, 'init -input=false'),
-            tf(stack, `apply -input=false -lock-timeout=10m ${planFile(stack)}`, true),
+            applyReviewedPlan(stack, shellQuote(stack)),
           ]),
           '',
         ].join('\n'),
@@ -755,7 +777,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       `for stack in $(cat ${file}); do`,
       ...deferRemovals('$stack', 'continue').split('\n').map((l) => `  ${l}`),
       '  npx secretstore-iac tf "$stack" -- init -input=false',
-      `  npx secretstore-iac tf "$stack" --refuse-replace -- apply -input=false -lock-timeout=10m ${planFile('$stack')}`,
+      `  ${applyReviewedPlan('$stack', '"$stack"')}`,
       'done',
     ].join('\n');
   /** The artifact of a job that plans a list of stacks: every saved plan it made, with its removals. */
@@ -790,7 +812,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           // One apply of this job at a time across pipelines; the state lock serializes a stack two
           // pipelines gave to different jobs (the later saved plan is then stale and refused).
           `  resource_group: ${q(`secretstore-iac-${group.name}-${job}`)}`,
-          `  needs: [${['secretstore-iac-synth', `secretstore-iac-plan-${group.name}-${job}-default-branch`, ...shardGroupApplyNeeds(options, group)].join(', ')}]`,
+          `  needs: [${['secretstore-iac-synth', `secretstore-iac-plan-${group.name}-${job}-default-branch`, DEFAULT_BRANCH_REVIEW_JOB, ...shardGroupApplyNeeds(options, group)].join(', ')}]`,
           jobCache('pull'),
           OWN_PLUGIN_CACHE,
           '  script:',
@@ -808,7 +830,6 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   // Retired stacks (docs/sharding.md): known only once `moves` has compared with the base, so one job
   // of each kind handles all of them, in the order listed. Their apply waits for every other stack's
   // (the stage after apply): the objects are imported where they moved before this state forgets them.
-  const retiredPlan = planFile('$stack');
   for (const [suffix, condition, loginJob] of PLAN_JOBS) {
     out.push(
       [
@@ -834,7 +855,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       image + rules(DEFAULT_BRANCH),
       `  resource_group: ${q('secretstore-iac-retired')}`,
       // No needs: the stage waits for every apply job (a needs list holds at most 50 jobs).
-      '  dependencies: [secretstore-iac-synth, secretstore-iac-plan-retired-default-branch]',
+      `  dependencies: [secretstore-iac-synth, secretstore-iac-plan-retired-default-branch, ${DEFAULT_BRANCH_REVIEW_JOB}]`,
       jobCache('pull'),
       OWN_PLUGIN_CACHE,
       '  script:',
@@ -861,12 +882,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       // Not started is not a failure of the pipeline; the apply jobs' logs and the note name this job.
       '      allow_failure: true',
       `  resource_group: ${q('secretstore-iac-removals')}`,
-      `  dependencies: [${[
-        'secretstore-iac-synth',
-        ...stacks.filter((s) => !grouped.has(s)).map((s) => `secretstore-iac-plan-${s}-default-branch`),
-        ...groups.flatMap((g) => shardJobNumbers(g).map((i) => `secretstore-iac-plan-${g.name}-${i}-default-branch`)),
-        'secretstore-iac-plan-retired-default-branch',
-      ].join(', ')}]`,
+      `  dependencies: [${['secretstore-iac-synth', ...planJobs('-default-branch'), DEFAULT_BRANCH_REVIEW_JOB].join(', ')}]`,
       jobCache('pull'),
       OWN_PLUGIN_CACHE,
       '  script:',
@@ -896,43 +912,93 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         [
           'for stack in $(cat removal-stacks.txt); do',
           '  npx secretstore-iac tf "$stack" -- init -input=false',
-          `  npx secretstore-iac tf "$stack" --refuse-replace --allow-removals -- apply -input=false -lock-timeout=10m ${retiredPlan}`,
+          `  ${applyReviewedPlan('$stack', '"$stack"', true)}`,
           'done',
         ].join('\n'),
       ]),
       '',
     ].join('\n'),
   );
+  // The review jobs read the saved plans of their pipeline's plan jobs (artifacts; the stage after
+  // them, not `needs`, which holds at most 50 jobs): what the engine will apply, whatever file,
+  // variable or expression produced it, not the synthesis alone. The engine shows a plan only in an
+  // initialised stack directory (`show -json` reads the providers' schemas), so each is initialised.
+  const INIT_PLANNED = [
+    `# The saved plans of this pipeline's plan jobs (${PLAN_DIR}/<stack>.tfplan): each planned stack initialised,`,
+    '# so that the engine can show its plan to the review.',
+    `for plan in ${PLAN_DIR}/*.tfplan; do`,
+    '  if [ -f "$plan" ]; then npx secretstore-iac tf "$(basename "$plan" .tfplan)" -- init -input=false; fi',
+    'done',
+  ].join('\n');
+  /** Runs the review of the saved plans into `output` (`rc` its exit code); `none` are the lines run when no stack was planned. */
+  const reviewPlans = (args: string, output: string, none: readonly string[]) => [
+    `if ls ${PLAN_DIR}/*.tfplan > /dev/null 2>&1; then`,
+    `  npx secretstore-iac access-diff --plans ${PLAN_DIR}${args} > ${output}`,
+    '  rc=$?',
+    'else',
+    ...none.map((l) => `  ${l}`),
+    '  rc=0',
+    'fi',
+  ];
   out.push(
     [
-      'secretstore-iac-access-diff:',
+      `${DEFAULT_BRANCH_REVIEW_JOB}:`,
       '  stage: review',
-      image + rules(MR),
-      // The synth job's artifacts: this commit and the base as it synthesized them, and the built configuration.
-      '  needs: [secretstore-iac-synth]',
+      image + rules(DEFAULT_BRANCH),
+      `  dependencies: [${['secretstore-iac-synth', ...planJobs('-default-branch')].join(', ')}]`,
       jobCache('pull'),
-      '  variables:',
-      '    # Only when the synth job could not synthesize the base: the target branch is then synthesized here.',
-      '    GIT_DEPTH: "0"',
+      OWN_PLUGIN_CACHE,
       '  script:',
       script('    ', [
         INSTALL,
-        [
-          `# The base and this commit as the synth job synthesized them (${BASE_OUTPUT}, cdktf.out): nothing synthesized again.`,
-          `if [ -f ${BASE_OUTPUT}/manifest.json ]; then`,
-          `  base=${BASE_OUTPUT}`,
-          'else',
-          '  git fetch --quiet origin "$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"',
-          '  base="origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"',
-          'fi',
-        ].join('\n'),
+        MAKE_PLUGIN_CACHE,
+        INIT_PLANNED,
         // One script item: the runner prints each item before running it, which resets `$?`.
         [
+          `# The plans this pipeline's apply jobs may apply, each with its SHA-256: an apply of any other plan is refused.`,
           'set +e',
-          'npx secretstore-iac access-diff "$base" cdktf.out --risk-flag-count access-risk-flags.txt > access-diff.md',
-          'rc=$?',
+          ...reviewPlans(' --format json', REVIEWED_PLANS_FILE, [
+            '# No stack planned (the synth job selected none): the review records no plan, so no apply applies one.',
+            `printf '{"plans":[]}\\n' > ${REVIEWED_PLANS_FILE}`,
+          ]),
           'set -e',
-          '# 0 no access change, 1 access changed; anything else is an error of the diff itself.',
+          '# 0 no access change, 1 access changed (or a value unknown until apply); anything else is an error of the review.',
+          `if [ "$rc" -gt 1 ]; then cat ${REVIEWED_PLANS_FILE}; exit "$rc"; fi`,
+          `echo "secretstore-iac: the review of this pipeline's saved plans (artifact ${REVIEWED_PLANS_FILE}; the apply jobs apply only the plans whose SHA-256 it records):"`,
+          `cat ${REVIEWED_PLANS_FILE}`,
+        ].join('\n'),
+      ]),
+      '  artifacts:',
+      `    paths: [${REVIEWED_PLANS_FILE}]`,
+      '    expire_in: 1 week',
+      '',
+    ].join('\n'),
+  );
+  out.push(
+    [
+      `${REVIEW_JOB}:`,
+      '  stage: review',
+      image + rules(MR),
+      // The synth job's artifacts (the stacks' note, the built configuration) and every saved plan.
+      `  dependencies: [${['secretstore-iac-synth', ...planJobs('')].join(', ')}]`,
+      jobCache('pull'),
+      OWN_PLUGIN_CACHE,
+      '  script:',
+      script('    ', [
+        INSTALL,
+        MAKE_PLUGIN_CACHE,
+        INIT_PLANNED,
+        // One script item: the runner prints each item before running it, which resets `$?`.
+        [
+          '# The access part of the note, its risk flags and this job\'s exit code: from the saved plans.',
+          'set +e',
+          ...reviewPlans(' --risk-flag-count access-risk-flags.txt', 'access-diff.md', [
+            '# No stack planned (the synth job selected none): nothing is applied, no access changes.',
+            `printf '## Access changes: none\\n\\nNo stack is planned (no saved plan in this pipeline): applying this merge request changes nothing on the store.\\n' > access-diff.md`,
+            'echo 0 > access-risk-flags.txt',
+          ]),
+          'set -e',
+          '# 0 no access change, 1 access changed (or the review is incomplete); anything else is an error of the diff itself.',
           'if [ "$rc" -gt 1 ]; then cat access-diff.md; exit "$rc"; fi',
           `# The note shows which stacks this merge request plans, with their digests (the synth job's ${CHANGED_STACKS_NOTE}).`,
           `if [ -f ${CHANGED_STACKS_NOTE} ]; then printf '\\n' >> access-diff.md; cat ${CHANGED_STACKS_NOTE} >> access-diff.md; fi`,

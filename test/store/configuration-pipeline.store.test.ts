@@ -8,6 +8,7 @@
  * one per pipeline with the key the store's JWT method trusts and passes it as a variable.
  */
 import { execFileSync } from 'child_process';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -191,10 +192,15 @@ export const platformConfig: PlatformConfig = {
       expect(out).toMatch(/secretstore-iac-synth\s+> secretstore-iac: synthesizing the build job's dist\/ \(compiled from [0-9a-f]{40}\)/);
       expect(out).toMatch(/secretstore-iac-synth\s+> > node dist\/stacks\/main\.js/);
       // One synthesis per ref: this commit by the synth job's own synthesis, the base once by its
-      // synth-ref into cdktf.base.out; moves, changed-stacks and the access diff read those two.
+      // synth-ref into cdktf.base.out; moves and changed-stacks read those two.
       expect(out.match(/synthesizing [0-9a-f]{12} in a temporary worktree/g) ?? []).toHaveLength(1);
       expect(out).toMatch(/Synthesized origin\/main \([0-9a-f]{12}\) into cdktf\.base\.out\./);
-      expect(out).toMatch(/## Access changes: `origin\/main \([0-9a-f]{12}\)` → `cdktf\.out`/);
+      // The note's access part is the review of the plan jobs' saved plans (what the engine will apply),
+      // naming each plan file with the SHA-256 of the artifact; the stack not planned is said so.
+      expect(out).toMatch(/## Access changes: `store state \(refreshed, as planned\)` → `after applying the saved plans`/);
+      const mrPlan = path.join(repo, '.gitlab-ci-local', 'artifacts', 'secretstore-iac-plan-ci-access', 'secretstore-iac-plans', 'ci-access.tfplan');
+      expect(out).toContain(`| \`ci-access\` | \`secretstore-iac-plans/ci-access.tfplan\` | \`${createHash('sha256').update(fs.readFileSync(mrPlan)).digest('hex')}\` |`);
+      expect(out).toContain('Read from the synthesized output on both sides (no plan given, taken as unchanged): `app-roles`.');
       // Only ci-access changed (its JWT roles' TTLs): app-roles's plan job ends at once, saying so.
       expect(out).toMatch(/secretstore-iac-plan-app-roles\s+finished in/);
       expect(out).toContain('secretstore-iac: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
@@ -241,10 +247,20 @@ export const platformConfig: PlatformConfig = {
     const claims = { ref: 'main', ref_protected: 'true' };
     const list = await glci(['--list'], claims);
     expect(list.output).toMatch(/secretstore-iac-apply-ci-access\s/);
-    expect(list.output).not.toMatch(/secretstore-iac-access-diff/);
+    // The merge request's review job is not in this pipeline; the default branch's is, before the applies.
+    expect(list.output).not.toMatch(/secretstore-iac-access-diff\s/);
+    expect(list.output).toMatch(/secretstore-iac-access-diff-default-branch\s+review\s/);
     const pipeline = await glci([], claims, pushedOnto(before));
     expect(compilingJobs(pipeline.output)).toEqual(['secretstore-iac-build']);
     expect(pipeline.output).toMatch(/Apply complete! Resources: 0 added, 3 changed, 0 destroyed/);
+    // Between plan and apply, the review of this pipeline's saved plans records each one's SHA-256
+    // (an artifact, printed in its log); the apply applies the plan only because the digests match.
+    const artifact = (job: string, ...file: string[]) => path.join(repo, '.gitlab-ci-local', 'artifacts', job, ...file);
+    const planDigest = createHash('sha256').update(fs.readFileSync(artifact('secretstore-iac-plan-ci-access-default-branch', 'secretstore-iac-plans', 'ci-access.tfplan'))).digest('hex');
+    const reviewed = JSON.parse(fs.readFileSync(artifact('secretstore-iac-access-diff-default-branch', 'reviewed-plans.json'), 'utf8'));
+    expect(reviewed.plans.map((p: any) => [p.stack, p.sha256])).toEqual([['ci-access', planDigest]]);
+    expect(jobLines(pipeline.output, 'secretstore-iac-access-diff-default-branch').join('\n')).toContain(planDigest);
+    expect(pipeline.output).toMatch(/secretstore-iac-apply-ci-access\s+> secretstore-iac tf: ci-access: \S+\/ci-access\.tfplan is the plan the review \S+\/reviewed-plans\.json read \(SHA-256 matches\)/);
     // app-roles did not change: neither planned nor applied.
     expect(pipeline.output).toContain('secretstore-iac: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
     expect(pipeline.output).toContain('secretstore-iac: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to apply');
@@ -267,10 +283,21 @@ export const platformConfig: PlatformConfig = {
       return dir;
     });
     for (const dir of clones) {
-      const planned = await glci(['secretstore-iac-plan-ci-access-default-branch', '--needs'], claims, [], dir);
+      // The plans and their review (the apply jobs need both).
+      const planned = await glci(['secretstore-iac-access-diff-default-branch', '--needs'], claims, [], dir);
       expect(planned.output).toMatch(/Plan: 0 to add, 3 to change, 0 to destroy/);
       expect(planned.code).toBe(0);
     }
+    // A saved plan its pipeline's review did not read (the other pipeline's plan of the same commit:
+    // another digest) is refused by the apply job, nothing applied.
+    const planOf = (dir: string) => path.join(dir, '.gitlab-ci-local', 'artifacts', 'secretstore-iac-plan-ci-access-default-branch', 'secretstore-iac-plans', 'ci-access.tfplan');
+    const ownPlan = fs.readFileSync(planOf(clones[0]));
+    fs.copyFileSync(planOf(clones[1]), planOf(clones[0]));
+    const unreviewed = await glci(['secretstore-iac-apply-ci-access'], claims, [], clones[0]);
+    expect(unreviewed.output).toMatch(/ci-access: nothing applied: \S+\/ci-access\.tfplan is not the plan the review read: its SHA-256 is [0-9a-f]{64}/);
+    expect(unreviewed.output).not.toMatch(/Apply complete!/);
+    expect(unreviewed.code).not.toBe(0);
+    fs.writeFileSync(planOf(clones[0]), ownPlan);
     const applies = await Promise.all(clones.map((dir) => glci(['secretstore-iac-apply-ci-access'], claims, [], dir)));
     const outputs = applies.map((r) => r.output);
     expect(outputs.filter((o) => /Apply complete! Resources: 0 added, 3 changed, 0 destroyed/.test(o))).toHaveLength(1);

@@ -174,6 +174,14 @@ describe('reviewSavedPlans: access before (refreshed state) and after (planned v
       plan('ci-access', [{ address: 'vault_approle_auth_backend_role.moved', actions: ['no-op'], before: null, after: moved }]),
     ]);
     expect(hasAccessChange(review.diff)).toBe(false);
+    // As the engines show an import: its `before` is the object read from the store, the one the
+    // other stack's state holds (the pipeline's sharding migration, on the store).
+    const imported = await reviewSavedPlans(synthesized, [
+      plan('app-roles', [{ address: ORCH_ROLE, actions: ['forget'], before: moved, after: null }]),
+      plan('ci-access', [{ address: 'vault_approle_auth_backend_role.moved', actions: ['no-op'], before: moved, after: moved }]),
+    ]);
+    expect(hasAccessChange(imported.diff)).toBe(false);
+    expect(imported.diff.unchanged).toBe(review.diff.unchanged);
     // Forgotten alone: out of state, still on the store, no access lost.
     const forgotten = await reviewSavedPlans(synthesized, [plan('app-roles', [{ address: ORCH_ROLE, actions: ['forget'], before: moved, after: null }])]);
     expect(hasAccessChange(forgotten.diff)).toBe(false);

@@ -80,7 +80,10 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
         `npx secretstore-iac tf '${s}' --refuse-replace --allow-removals --removals-file "$CI_PROJECT_DIR/secretstore-iac-plans/${s}.removals" -- plan -input=false -lock-timeout=10m -out="$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`,
       );
     }
+    // The note is computed from the saved plans of this pipeline's plan jobs (their artifacts).
+    expect(pipeline['secretstore-iac-access-diff'].dependencies).toEqual(['secretstore-iac-synth', ...stacks.map((s) => `secretstore-iac-plan-${s}`), 'secretstore-iac-plan-retired']);
     const diff = pipeline['secretstore-iac-access-diff'].script.join('\n');
+    expect(diff).toContain('npx secretstore-iac access-diff --plans secretstore-iac-plans --risk-flag-count access-risk-flags.txt > access-diff.md');
     expect(diff).toContain('--risk-flag-count access-risk-flags.txt');
     expect(diff).toContain('$CI_API_V4_URL/projects/$CI_PROJECT_ID/merge_requests/$CI_MERGE_REQUEST_IID/notes');
     expect(diff).toContain('*,access-risk-acknowledged,*');
@@ -92,8 +95,9 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
       expect(apply.resource_group).toBe(`secretstore-iac-${s}`);
       expect(apply.extends).toBe('.secretstore-iac-apply-login');
       // The pipeline roles' stack applies first: a change adding an application widens their policy.
-      expect(apply.needs).toEqual(['secretstore-iac-synth', `secretstore-iac-plan-${s}-default-branch`, ...(s === 'ci-access' ? [] : ['secretstore-iac-apply-ci-access'])]);
-      expect(apply.script.join('\n')).toContain(`apply -input=false -lock-timeout=10m "$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`);
+      // And after the review of this pipeline's saved plans, whose record (reviewed-plans.json) it applies against.
+      expect(apply.needs).toEqual(['secretstore-iac-synth', `secretstore-iac-plan-${s}-default-branch`, 'secretstore-iac-access-diff-default-branch', ...(s === 'ci-access' ? [] : ['secretstore-iac-apply-ci-access'])]);
+      expect(apply.script.join('\n')).toContain(`--refuse-replace --reviewed-plans "$CI_PROJECT_DIR/reviewed-plans.json" -- apply -input=false -lock-timeout=10m "$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`);
       expect(pipeline[`secretstore-iac-drift-${s}`].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
       expect(pipeline[`secretstore-iac-drift-${s}`].script.join('\n')).toContain('plan -input=false -lock-timeout=10m -detailed-exitcode');
     }
@@ -116,9 +120,9 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     expect(pipeline.stages.slice(-2)).toEqual(['retire', 'remove']);
     expect(applied.stage).toBe('retire');
     expect(applied.needs).toBeUndefined();
-    expect(applied.dependencies).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-retired-default-branch']);
+    expect(applied.dependencies).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-retired-default-branch', 'secretstore-iac-access-diff-default-branch']);
     expect(applied.resource_group).toBe('secretstore-iac-retired');
-    expect(applied.script.join('\n')).toContain('npx secretstore-iac tf "$stack" --refuse-replace -- apply -input=false -lock-timeout=10m "$CI_PROJECT_DIR/secretstore-iac-plans/$stack.tfplan"');
+    expect(applied.script.join('\n')).toContain('npx secretstore-iac tf "$stack" --refuse-replace --reviewed-plans "$CI_PROJECT_DIR/reviewed-plans.json" -- apply -input=false -lock-timeout=10m "$CI_PROJECT_DIR/secretstore-iac-plans/$stack.tfplan"');
     expect(pipeline['secretstore-iac-synth'].artifacts.paths).toContain('retired-stacks.txt');
   });
 
@@ -128,7 +132,7 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     });
     const jobs = yaml.load(fs.readFileSync(path.join(sharded.outdir, 'ci', 'secretstore-iac.gitlab-ci.yml'), 'utf8')) as Record<string, any>;
     expect(jobs['secretstore-iac-apply-app-roles-a'].needs).toEqual([
-      'secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles',
+      'secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-access-diff-default-branch', 'secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles',
     ]);
     expect(jobs['secretstore-iac-apply-app-roles'].needs).not.toContain('secretstore-iac-apply-app-roles-a');
   });

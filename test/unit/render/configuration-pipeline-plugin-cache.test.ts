@@ -10,12 +10,12 @@ const pipeline = yaml.load(renderConfigurationPipelineYaml(PIPELINE_OPTIONS)) as
 const installing = Object.entries(pipeline).filter(([, job]) => Array.isArray(job?.script) && job.script.some((item: string) => / -- init /.test(item)));
 
 describe('no two jobs share a provider install directory', () => {
-  it('the plan, apply and drift jobs of both stacks, the retired stacks\' plan and apply jobs and the removals\' manual job install providers', () => {
+  it('the plan, apply and drift jobs of both stacks, the retired stacks\' plan and apply jobs, the removals\' manual job and the review jobs (they show the saved plans) install providers', () => {
     expect(installing.map(([name]) => name).sort()).toEqual(
       ['app-roles', 'ci-access', 'retired']
         .flatMap((s) => [`secretstore-iac-apply-${s}`, `secretstore-iac-drift-${s}`, `secretstore-iac-plan-${s}`, `secretstore-iac-plan-${s}-default-branch`])
         .filter((job) => job !== 'secretstore-iac-drift-retired')
-        .concat('secretstore-iac-destroy-removed-objects')
+        .concat('secretstore-iac-destroy-removed-objects', 'secretstore-iac-access-diff', 'secretstore-iac-access-diff-default-branch')
         .sort(),
     );
   });

@@ -197,19 +197,17 @@ describe('every job reuses the synth job\'s work and the pipeline\'s dependencie
     }
     const jobs = yaml.load(renderConfigurationPipelineYaml({ ...OPTIONS, stacks: [...OPTIONS.stacks, 'app-roles-c'] })) as Record<string, any>;
     // app-roles-c depends on nothing: it waits for ci-access only, not for the other shards.
-    expect(jobs['secretstore-iac-apply-app-roles-c'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-c-default-branch', 'secretstore-iac-apply-ci-access']);
+    expect(jobs['secretstore-iac-apply-app-roles-c'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-c-default-branch', 'secretstore-iac-access-diff-default-branch', 'secretstore-iac-apply-ci-access']);
   });
 
-  it('the access diff reads the base and this commit the synth job synthesized; only without that base does it synthesize the target branch', () => {
+  it('the access diff reads this pipeline\'s saved plans (the plan jobs\' artifacts), not the two syntheses; it synthesizes nothing and fetches no branch', () => {
     const job = pipeline['secretstore-iac-access-diff'];
-    expect(job.needs).toEqual(['secretstore-iac-synth']);
-    const item: string = job.script.find((i: string) => i.includes('cdktf.base.out/manifest.json'));
-    const show = `${item}\necho "base=$base"`;
-    const withBase = runItem(show, { CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' }, { 'cdktf.base.out/manifest.json': '{}' });
-    expect(withBase).toMatchObject({ code: 0, output: 'base=cdktf.base.out\njob went on\n' });
-    const without = runItem(`git() { echo "git $*"; }\n${show}`, { CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' });
-    expect(without).toMatchObject({ code: 0, output: 'git fetch --quiet origin main\nbase=origin/main\njob went on\n' });
-    expect(job.script.join('\n')).toContain('npx secretstore-iac access-diff "$base" cdktf.out --risk-flag-count access-risk-flags.txt > access-diff.md');
+    expect(job.needs).toBeUndefined();
+    expect(job.stage).toBe('review');
+    expect(job.dependencies).toEqual(['secretstore-iac-synth', ...OPTIONS.stacks.map((s) => `secretstore-iac-plan-${s}`), 'secretstore-iac-plan-retired']);
+    const text = job.script.join('\n');
+    expect(text).toContain('npx secretstore-iac access-diff --plans secretstore-iac-plans --risk-flag-count access-risk-flags.txt > access-diff.md');
+    expect(text).not.toMatch(/cdktf\.base\.out|git fetch/);
   });
 });
 
@@ -262,16 +260,16 @@ describe('a stack the synth job did not select: its plan and apply jobs finish a
 describe('apply order: a stack after the stacks it depends on, and after the pipeline roles\' stack', () => {
   it('each apply job needs its plan and the apply jobs of its dependencies and of ci-access', () => {
     const needs = (s: string) => pipeline[`secretstore-iac-apply-${s}`].needs;
-    expect(needs('ci-access')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-ci-access-default-branch']);
-    expect(needs('app-roles')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-default-branch', 'secretstore-iac-apply-ci-access']);
-    expect(needs('app-roles-a')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles']);
+    expect(needs('ci-access')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-ci-access-default-branch', 'secretstore-iac-access-diff-default-branch']);
+    expect(needs('app-roles')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-default-branch', 'secretstore-iac-access-diff-default-branch', 'secretstore-iac-apply-ci-access']);
+    expect(needs('app-roles-a')).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-access-diff-default-branch', 'secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles']);
   });
 
   it('the pipeline roles\' stack depending on another: that one applies before it, not after (no cycle of needs)', () => {
     const jobs = yaml.load(renderConfigurationPipelineYaml({ ...OPTIONS, dependencies: { 'ci-access': ['app-roles'], 'app-roles-a': ['app-roles'] } })) as Record<string, any>;
-    expect(jobs['secretstore-iac-apply-ci-access'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-ci-access-default-branch', 'secretstore-iac-apply-app-roles']);
-    expect(jobs['secretstore-iac-apply-app-roles'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-default-branch']);
-    expect(jobs['secretstore-iac-apply-app-roles-a'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles']);
+    expect(jobs['secretstore-iac-apply-ci-access'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-ci-access-default-branch', 'secretstore-iac-access-diff-default-branch', 'secretstore-iac-apply-app-roles']);
+    expect(jobs['secretstore-iac-apply-app-roles'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-default-branch', 'secretstore-iac-access-diff-default-branch']);
+    expect(jobs['secretstore-iac-apply-app-roles-a'].needs).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-access-diff-default-branch', 'secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles']);
   });
 
   it('a dependency on a stack the pipeline does not have, or on itself, is refused', () => {
@@ -308,7 +306,7 @@ describe('removals (objects the configuration declares nowhere any more): planne
     const loop: string = pipeline['secretstore-iac-apply-retired'].script.find((i: string) => i.startsWith('for stack in'));
     const r = runItem(loop, { CI_PROJECT_DIR: '.' }, { 'retired-stacks.txt': 'app-roles-c\npeople\n', 'secretstore-iac-plans/people.removals': 'sys/auth/oidc (vault_jwt_auth_backend.oidc)\n' }, 'echo "$*" >> calls.txt');
     expect(r.code).toBe(0);
-    expect(r.read('calls.txt')).toBe('secretstore-iac tf app-roles-c -- init -input=false\nsecretstore-iac tf app-roles-c --refuse-replace -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/app-roles-c.tfplan\n');
+    expect(r.read('calls.txt')).toBe('secretstore-iac tf app-roles-c -- init -input=false\nsecretstore-iac tf app-roles-c --refuse-replace --reviewed-plans ./reviewed-plans.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/app-roles-c.tfplan\n');
     expect(r.output).toContain('not applied here: the manual job secretstore-iac-destroy-removed-objects applies the plan of people');
   });
 
@@ -331,6 +329,7 @@ describe('removals (objects the configuration declares nowhere any more): planne
       'secretstore-iac-synth',
       ...['app-roles', 'app-roles-a', 'app-roles-b', 'ci-access'].map((s) => `secretstore-iac-plan-${s}-default-branch`),
       'secretstore-iac-plan-retired-default-branch',
+      'secretstore-iac-access-diff-default-branch',
     ]);
   });
 
@@ -347,9 +346,9 @@ describe('removals (objects the configuration declares nowhere any more): planne
     expect(some.read('calls.txt')).toBe(
       [
         'secretstore-iac tf app-roles-a -- init -input=false',
-        'secretstore-iac tf app-roles-a --refuse-replace --allow-removals -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/app-roles-a.tfplan',
+        'secretstore-iac tf app-roles-a --refuse-replace --allow-removals --reviewed-plans ./reviewed-plans.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/app-roles-a.tfplan',
         'secretstore-iac tf people -- init -input=false',
-        'secretstore-iac tf people --refuse-replace --allow-removals -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/people.tfplan',
+        'secretstore-iac tf people --refuse-replace --allow-removals --reviewed-plans ./reviewed-plans.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/people.tfplan',
         '',
       ].join('\n'),
     );

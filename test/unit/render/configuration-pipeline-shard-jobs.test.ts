@@ -150,7 +150,7 @@ describe('every selected shard is planned by one job and applied by the apply jo
     });
     expect(r.code).toBe(0);
     expect(r.output).toContain('secretstore-iac: the plan of app-roles-05 destroys objects this configuration declares nowhere any more (a revocation):\n  auth/approle/role/billing-dev');
-    expect(r.read('calls.txt')).toBe('secretstore-iac tf app-roles-01 -- init -input=false\nsecretstore-iac tf app-roles-01 --refuse-replace -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/app-roles-01.tfplan\n');
+    expect(r.read('calls.txt')).toBe('secretstore-iac tf app-roles-01 -- init -input=false\nsecretstore-iac tf app-roles-01 --refuse-replace --reviewed-plans ./reviewed-plans.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/app-roles-01.tfplan\n');
   });
 });
 
@@ -158,7 +158,7 @@ describe('the order of the applies: after the stacks the shards depend on, befor
   it('a shard apply job needs the first stack\'s and the mount stack\'s apply jobs, and its own plan job', () => {
     const pipeline = render(options(10));
     expect(pipeline['secretstore-iac-apply-app-roles-shards-2'].needs).toEqual([
-      'secretstore-iac-synth', 'secretstore-iac-plan-app-roles-shards-2-default-branch', 'secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles',
+      'secretstore-iac-synth', 'secretstore-iac-plan-app-roles-shards-2-default-branch', 'secretstore-iac-access-diff-default-branch', 'secretstore-iac-apply-ci-access', 'secretstore-iac-apply-app-roles',
     ]);
     expect(pipeline['secretstore-iac-apply-app-roles-shards-2'].resource_group).toBe('secretstore-iac-app-roles-shards-2');
   });
@@ -167,7 +167,7 @@ describe('the order of the applies: after the stacks the shards depend on, befor
     const o = options(10, 3);
     const pipeline = render({ ...o, stacks: [...o.stacks, 'reports'], dependencies: { ...o.dependencies, reports: ['app-roles-04'] } });
     expect(pipeline['secretstore-iac-apply-reports'].needs).toEqual([
-      'secretstore-iac-synth', 'secretstore-iac-plan-reports-default-branch', 'secretstore-iac-apply-ci-access',
+      'secretstore-iac-synth', 'secretstore-iac-plan-reports-default-branch', 'secretstore-iac-access-diff-default-branch', 'secretstore-iac-apply-ci-access',
       ...[1, 2, 3].map((n) => `secretstore-iac-apply-app-roles-shards-${n}`),
     ]);
   });
@@ -177,6 +177,7 @@ describe('the order of the applies: after the stacks the shards depend on, befor
     expect(pipeline['secretstore-iac-destroy-removed-objects'].dependencies).toEqual([
       'secretstore-iac-synth', 'secretstore-iac-plan-app-roles-default-branch', 'secretstore-iac-plan-ci-access-default-branch',
       'secretstore-iac-plan-app-roles-shards-1-default-branch', 'secretstore-iac-plan-app-roles-shards-2-default-branch', 'secretstore-iac-plan-retired-default-branch',
+      'secretstore-iac-access-diff-default-branch',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The access-diff job's posting step, run for real: the job's rendered script under bash with the
+ * The access-diff job's review-and-posting step, run for real: the job's rendered script under bash with the
  * runner's `set -eo pipefail`, curl against a local HTTP server acting as GitLab's notes API. Only the
  * diff itself is a prepared report (an `npx` on PATH that prints it): the store is not needed here.
  */
@@ -32,7 +32,7 @@ const pipeline = yaml.load(
 ) as Record<string, any>;
 const job = pipeline['secretstore-iac-access-diff'];
 // The item that runs the diff, posts it and applies the risk-flag gate (the others install and fetch).
-const postingItem: string = job.script.find((item: string) => item.includes('access-diff "$base" cdktf.out'));
+const postingItem: string = job.script.find((item: string) => item.includes('access-diff --plans secretstore-iac-plans'));
 
 interface Received {
   method?: string;
@@ -43,7 +43,7 @@ interface Received {
 }
 
 /** Runs the posting item against a notes API answering `status`; returns what the API saw and the job's output. */
-async function runJob(status: number, env: Record<string, string>, stacksNote?: string): Promise<{ code: number | null; output: string; received: Received[] }> {
+async function runJob(status: number, env: Record<string, string>, stacksNote?: string, planned = true): Promise<{ code: number | null; output: string; received: Received[]; args: string }> {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     let data = '';
@@ -62,13 +62,18 @@ async function runJob(status: number, env: Record<string, string>, stacksNote?: 
     fs.mkdirSync(bin);
     fs.writeFileSync(path.join(dir, 'report.md'), REPORT);
     if (stacksNote !== undefined) fs.writeFileSync(path.join(dir, 'changed-stacks.md'), stacksNote);
+    // A plan job's saved plan (its artifact): the review reads the plans, not the syntheses.
+    if (planned) {
+      fs.mkdirSync(path.join(dir, 'secretstore-iac-plans'));
+      fs.writeFileSync(path.join(dir, 'secretstore-iac-plans', 'ci-access.tfplan'), 'PK');
+    }
     // The prepared diff: exit 1 (access changed), no risk flag.
     fs.writeFileSync(
       path.join(bin, 'npx'),
-      '#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ "$1" = --risk-flag-count ]; then echo 0 > "$2"; fi; shift; done\ncat "$PREPARED_REPORT"\nexit 1\n',
+      '#!/bin/sh\necho "$*" >> args.txt\nwhile [ $# -gt 0 ]; do if [ "$1" = --risk-flag-count ]; then echo 0 > "$2"; fi; shift; done\ncat "$PREPARED_REPORT"\nexit 1\n',
       { mode: 0o755 },
     );
-    const child = spawn('bash', ['-eo', 'pipefail', '-c', `base=cdktf.base.out\n${postingItem}`], {
+    const child = spawn('bash', ['-eo', 'pipefail', '-c', postingItem], {
       cwd: dir,
       env: {
         PATH: `${bin}:${process.env.PATH}`,
@@ -85,7 +90,8 @@ async function runJob(status: number, env: Record<string, string>, stacksNote?: 
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
     const code = await new Promise<number | null>((r) => child.on('close', r));
-    return { code, output, received };
+    const args = fs.existsSync(path.join(dir, 'args.txt')) ? fs.readFileSync(path.join(dir, 'args.txt'), 'utf8') : '';
+    return { code, output, received, args };
   } finally {
     server.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -121,6 +127,21 @@ describe('the access-diff job posts the diff as the merge request\'s note', () =
     const { code, received } = await runJob(201, { [TOKEN_VARIABLE]: TOKEN }, note);
     expect(code).toBe(0);
     expect(received[0].body.get('body')).toBe(`${REPORT}\n${note}`);
+  });
+
+  it('the note\'s access part is the review of the saved plans (access-diff --plans), not a comparison of two syntheses', async () => {
+    const { code, received, args } = await runJob(201, { [TOKEN_VARIABLE]: TOKEN });
+    expect(code).toBe(0);
+    expect(args).toBe('secretstore-iac access-diff --plans secretstore-iac-plans --risk-flag-count access-risk-flags.txt\n');
+    expect(received[0].body.get('body')).toBe(REPORT);
+    expect(postingItem).not.toMatch(/cdktf\.base\.out|access-diff "\$base"/);
+  });
+
+  it('no saved plan (no stack selected): the note says nothing is planned, no risk flag, the diff is not run', async () => {
+    const { code, received, args } = await runJob(201, { [TOKEN_VARIABLE]: TOKEN }, undefined, false);
+    expect(code).toBe(0);
+    expect(args).toBe('');
+    expect(received[0].body.get('body')).toBe('## Access changes: none\n\nNo stack is planned (no saved plan in this pipeline): applying this merge request changes nothing on the store.\n');
   });
 
   it('token unset: no request, the diff is in the log and the job passes', async () => {

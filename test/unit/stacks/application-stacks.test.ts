@@ -174,10 +174,10 @@ describe('The configuration pipeline plans and applies every shard, after the mo
     // Two shards: two jobs of each kind (at most one per shard), each listing both shards to share.
     for (const n of [1, 2]) {
       for (const job of ['plan', 'apply']) expect(yaml).toMatch(new RegExp(`secretstore-iac-${job}-app-roles-shards-${n}:[\\s\\S]*?app-roles-dev\\|app-roles-shared\\)`));
-      expect(yaml).toMatch(new RegExp(`secretstore-iac-apply-app-roles-shards-${n}:[\\s\\S]*?needs: \\[secretstore-iac-synth, secretstore-iac-plan-app-roles-shards-${n}-default-branch, secretstore-iac-apply-ci-access, secretstore-iac-apply-app-roles\\]`));
+      expect(yaml).toMatch(new RegExp(`secretstore-iac-apply-app-roles-shards-${n}:[\\s\\S]*?needs: \\[secretstore-iac-synth, secretstore-iac-plan-app-roles-shards-${n}-default-branch, secretstore-iac-access-diff-default-branch, secretstore-iac-apply-ci-access, secretstore-iac-apply-app-roles\\]`));
     }
     expect(yaml).not.toContain('secretstore-iac-plan-app-roles-shards-3');
-    expect(yaml).toMatch(/secretstore-iac-apply-app-roles:[\s\S]*?needs: \[secretstore-iac-synth, secretstore-iac-plan-app-roles-default-branch, secretstore-iac-apply-ci-access\]\n/);
+    expect(yaml).toMatch(/secretstore-iac-apply-app-roles:[\s\S]*?needs: \[secretstore-iac-synth, secretstore-iac-plan-app-roles-default-branch, secretstore-iac-access-diff-default-branch, secretstore-iac-apply-ci-access\]\n/);
   });
 });
 
