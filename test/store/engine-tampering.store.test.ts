@@ -6,7 +6,10 @@
  * `retired-own-grants.json` (an application's role and policy, its seal rewritten to match) are each
  * refused, exit 4, before the engine runs: the AppRole mount, every role and its policies, the Role
  * ID and a Secret ID issued before are all as they were. One applied platform per engine; each case
- * is refused before any plan, so it costs no engine run (but the retired stack's `init`).
+ * is refused before any plan, so it costs no engine run (but the retired stack's `init`). The
+ * argument forms of the guard matrix (destroy, replace, taint, state rm/mv/push/replace-provider,
+ * import, workspace delete, -state, -state-out, -chdir, unknown options, test) are refused too, with
+ * the state's addresses and the store as they were.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -93,6 +96,38 @@ forEachEngine('issue 36: the engine runs only what the guards reviewed (environm
     }
     expect(fs.existsSync(path.join(fixture.stackDir('app-roles'), 'destroy.tfplan'))).toBe(false);
     expect(fs.existsSync(path.join(fixture.stackDir('app-roles'), 'elsewhere'))).toBe(false);
+    await expectStoreUnchanged();
+  });
+
+  it(engine.title('the guard matrix through arguments: every subcommand and flag that can destroy, replace, retarget or move state is refused (exit 4) before the engine runs, or planned with it and refused; the state and the store are unchanged'), async () => {
+    const stateBefore = (await fixture.engine('app-roles', ['state', 'list'])).stdout.split('\n').filter(Boolean).sort();
+    expect(stateBefore).toContain(roleAddress);
+    const [type] = roleAddress.split('.');
+    const cases: Array<[string, string[]]> = [
+      ['apply -destroy (planned with it)', ['apply', '-destroy', '-auto-approve', '-input=false']],
+      ['apply -replace (planned with it)', ['apply', `-replace=${roleAddress}`, '-auto-approve', '-input=false']],
+      ['destroy (planned as a destroy)', ['destroy', '-auto-approve', '-input=false']],
+      ['plan -destroy -out (the saved plan checked)', ['plan', '-destroy', '-input=false', '-out=matrix.tfplan']],
+      ['taint', ['taint', roleAddress]],
+      ['state rm', ['state', 'rm', roleAddress]],
+      ['state mv to an address not declared', ['state', 'mv', roleAddress, `${type}.elsewhere`]],
+      ['state push', ['state', 'push', 'other.tfstate']],
+      ['state replace-provider', ['state', 'replace-provider', '-auto-approve', 'hashicorp/vault', 'example/vault']],
+      ['import', ['import', roleAddress, 'auth/approle/role/orchestrator-dev']],
+      ['workspace delete', ['workspace', 'delete', 'default']],
+      ['another state file (-state)', ['apply', '-state=other.tfstate', '-auto-approve', '-input=false']],
+      ['another state output (-state-out)', ['apply', '-state-out=other.tfstate', '-auto-approve', '-input=false']],
+      ['another directory (-chdir)', ['-chdir=..', 'apply', '-auto-approve', '-input=false']],
+      ['an option the guard does not know', ['apply', '-no-such-option', '-auto-approve', '-input=false']],
+      ['test (runs its own applies)', ['test']],
+    ];
+    for (const [what, args] of cases) {
+      const r = await tf('app-roles', ['--refuse-replace', '--', ...args]);
+      expect({ what, code: r.code }).toEqual({ what, code: 4 });
+      expect({ what, out: /Apply complete|Destroy complete|Saved the plan|Moved|Removed|Import successful|has been marked as tainted/.test(r.stdout) }).toEqual({ what, out: false });
+    }
+    expect(fs.existsSync(path.join(fixture.stackDir('app-roles'), 'matrix.tfplan'))).toBe(false);
+    expect((await fixture.engine('app-roles', ['state', 'list'])).stdout.split('\n').filter(Boolean).sort()).toEqual(stateBefore);
     await expectStoreUnchanged();
   });
 
