@@ -31,6 +31,11 @@ export function refSynthesizer(context: CommandContext): RefSynthesizer {
   const cacheDir = context.env[SYNTH_CACHE_VARIABLE];
   const secret = context.env[SYNTH_CACHE_SECRET_VARIABLE];
   const cache = cacheDir ? new SynthesisCache(synthesisCacheDir(path.resolve(context.cwd, cacheDir), context.env), undefined, secret === '' ? undefined : secret) : undefined;
+  // Before any synthesis: a cache that cannot hold the result is named with its fix, not met after minutes.
+  const unusable = cache?.unusable();
+  if (unusable !== undefined) {
+    throw new UsageError(`${SYNTH_CACHE_VARIABLE}=${cacheDir}: the synthesis cache cannot be written (${unusable}): point ${SYNTH_CACHE_VARIABLE} at a writable directory, or unset it to synthesize without a cache`);
+  }
   return new RefSynthesizer(context.cwd, cache, (line) => context.stderr(line), cliVersion());
 }
 

@@ -117,6 +117,25 @@ export class SynthesisCache {
   ) {}
 
   /**
+   * Why the cache cannot hold entries (its directory, or the nearest one that exists above it, is a
+   * file, or is not writable), or undefined when it can: said before a synthesis that would store
+   * its result there, not after it as a raw EEXIST or EACCES.
+   */
+  unusable(): string | undefined {
+    let existing = this.dir;
+    while (!fs.existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
+    if (!fs.statSync(existing).isDirectory()) {
+      return existing === this.dir ? `${this.dir} is a file, not a directory` : `${existing}, above it, is a file, not a directory`;
+    }
+    try {
+      fs.accessSync(existing, fs.constants.W_OK | fs.constants.X_OK);
+    } catch {
+      return `${existing} is not writable by this user`;
+    }
+    return undefined;
+  }
+
+  /**
    * The output directory of the entry for `key`, or undefined when there is none or it is corrupt
    * (then it is removed, and `progress` says why). The directory is the cache's: read it, never write.
    */

@@ -133,6 +133,21 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
     expect((await cli('synth-ref', 'same', 'ours.out')).code).toBe(0);
   });
 
+  it('a cache that is a file (or lies under one) is named before any synthesis, with its fix, not met afterwards as EEXIST (issue 37)', async () => {
+    const before = syntheses();
+    fs.writeFileSync(path.join(repo, 'cache-file'), '');
+    for (const dir of ['cache-file', 'cache-file/sub']) {
+      const stdout: string[] = [];
+      const stderr: string[] = [];
+      const code = await runCli(['synth-ref', 'main', `from-${dir.replace('/', '-')}.out`], { env: { SECRETSTORE_IAC_SYNTH_CACHE: dir }, cwd: repo, isTerminal: false, stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) });
+      expect({ dir, code }).toEqual({ dir, code: 2 });
+      expect(stderr.join('\n')).toContain(`SECRETSTORE_IAC_SYNTH_CACHE=${dir}: the synthesis cache cannot be written (${path.join(repo, 'cache-file')}${dir === 'cache-file' ? '' : ', above it,'} is a file, not a directory)`);
+      expect(stderr.join('\n')).not.toMatch(/EEXIST|ENOTDIR/);
+    }
+    expect(syntheses()).toBe(before);
+    fs.rmSync(path.join(repo, 'cache-file'));
+  });
+
   it('a corrupt entry (a file changed, missing, added; an unreadable record) is ignored, removed and synthesized again', async () => {
     const commit = git('rev-parse', 'main');
     const cache = new SynthesisCache(path.join(root, 'cache'));
