@@ -7,15 +7,21 @@ export class UnknownApplicationError extends Error {
     readonly mount: string,
     /** Roles the mount has, when the token may list them. */
     readonly knownRoles?: readonly string[],
+    /** The namespace asked (undefined: the root namespace). */
+    readonly namespace?: string,
   ) {
+    const where = namespace === undefined ? 'the root namespace' : `the namespace ${namespace}`;
     super(
-      `unknown application "${roleName}": the store has no AppRole role "${roleName}" on the mount "${mount}"` +
+      `unknown application "${roleName}": the store has no AppRole role "${roleName}" on the mount "${mount}" in ${where}` +
         (knownRoles === undefined
           ? ''
           : knownRoles.length === 0
-            ? ' (the mount has no roles)'
+            ? ` (the mount has no roles in ${where}, or is not mounted there)`
             : ` (roles on "${mount}": ${knownRoles.join(', ')})`) +
         '. Fix: name the application by its role name as declared (e.g. orchestrator-dev), pass --mount if the AppRole method is mounted elsewhere, ' +
+        (knownRoles !== undefined && knownRoles.length === 0
+          ? `set BAO_NAMESPACE (or VAULT_NAMESPACE) to the namespace the platform's stacks apply in (settings.namespace) if it is not ${where}, `
+          : '') +
         'and apply the app-roles stack first',
     );
     this.name = 'UnknownApplicationError';
@@ -96,7 +102,7 @@ export class AppRoleOperator {
     } catch (e) {
       // A missing role answers 404; a missing mount answers 404 (root) or 400 "no handler for route".
       if (e instanceof StoreError && (e.status === 404 || (e.status === 400 && /no handler for route/.test(e.message)))) {
-        throw new UnknownApplicationError(role, this.mount, await this.listRoles());
+        throw new UnknownApplicationError(role, this.mount, await this.listRoles(), this.client.namespace);
       }
       throw e;
     }

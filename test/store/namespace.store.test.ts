@@ -277,6 +277,18 @@ if (storeKind() === 'vault') {
       expect(r.stdout).not.toContain('has no JWT, OIDC or AppRole role');
     });
 
+    it('provision without the namespace: the unknown application is named with the namespace asked and the variable to set, nothing written (issue 37)', async () => {
+      const envFile = path.join(work, 'no-namespace.env');
+      const r = await runStoreCli(['provision', 'orchestrator-dev', '--env-file', envFile], { cwd: fixture.dir, addr: store.addr, token: store.rootToken });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain('unknown application "orchestrator-dev": the store has no AppRole role "orchestrator-dev" on the mount "approle" in the root namespace (the mount has no roles in the root namespace, or is not mounted there)');
+      expect(r.stderr).toContain("set BAO_NAMESPACE (or VAULT_NAMESPACE) to the namespace the platform's stacks apply in (settings.namespace) if it is not the root namespace");
+      expect(fs.existsSync(envFile)).toBe(false);
+      const inNamespace = await runStoreCli(['provision', 'orchestrator-dev', '--env-file', envFile], { cwd: fixture.dir, addr: store.addr, token: nsToken, env: { BAO_NAMESPACE: NAMESPACE } });
+      expect({ code: inNamespace.code, stderr: inNamespace.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+      expect(fs.readFileSync(envFile, 'utf8')).toMatch(/^SECRETSTORE_ROLE_ID=/m);
+    });
+
     it('who-can live without the namespace: "nobody" comes with a note that names the namespace read and the variable to set (issue 37)', async () => {
       const r = await runStoreCli(['who-can', 'read', 'secret/data/registry/svc-orchestrator', 'live'], { cwd: fixture.dir, addr: store.addr, token: store.rootToken });
       expect(r.code).toBe(0);

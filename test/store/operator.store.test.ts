@@ -288,7 +288,7 @@ describe('operator commands against a real store', () => {
       const r = await run('provision', ['nosuch-dev', '--env-file', envFile('x.env')], privileged());
       expect(r.code).toBe(3);
       expect(r.stderr).toBe(
-        'secretstore-iac provision: unknown application "nosuch-dev": the store has no AppRole role "nosuch-dev" on the mount "approle" ' +
+        'secretstore-iac provision: unknown application "nosuch-dev": the store has no AppRole role "nosuch-dev" on the mount "approle" in the root namespace ' +
           '(roles on "approle": authentik-role, gitlab-role, orchestrator-dev, registry). Fix: name the application by its role name as declared ' +
           '(e.g. orchestrator-dev), pass --mount if the AppRole method is mounted elsewhere, and apply the app-roles stack first',
       );
@@ -298,7 +298,8 @@ describe('operator commands against a real store', () => {
     it('unknown mount (root token: 404 no handler)', async () => {
       const r = await run('rotate-secret-id', ['orchestrator-dev', '--env-file', envFile('x.env'), '--mount', 'apps'], privileged(store.rootToken));
       expect(r.code).toBe(3);
-      expect(r.stderr).toContain('unknown application "orchestrator-dev": the store has no AppRole role "orchestrator-dev" on the mount "apps" (the mount has no roles)');
+      expect(r.stderr).toContain('unknown application "orchestrator-dev": the store has no AppRole role "orchestrator-dev" on the mount "apps" in the root namespace (the mount has no roles in the root namespace, or is not mounted there)');
+      expect(r.stderr).toContain("set BAO_NAMESPACE (or VAULT_NAMESPACE) to the namespace the platform's stacks apply in (settings.namespace) if it is not the root namespace");
     });
 
     it('missing permissions: names the path and the capability to grant', async () => {

@@ -187,7 +187,7 @@ describe('AppRoleOperator', () => {
     try {
       const error = await new AppRoleOperator(new StoreClient({ address: s.address, token: 't' })).roleId('nosuch').catch((e) => e);
       expect(error).toBeInstanceOf(UnknownApplicationError);
-      expect(error.message).toContain('unknown application "nosuch": the store has no AppRole role "nosuch" on the mount "approle" (roles on "approle": orchestrator-dev, registry)');
+      expect(error.message).toContain('unknown application "nosuch": the store has no AppRole role "nosuch" on the mount "approle" in the root namespace (roles on "approle": orchestrator-dev, registry)');
     } finally {
       await s.close();
     }
