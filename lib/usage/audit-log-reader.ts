@@ -26,7 +26,10 @@ export interface AuditEntry {
   readonly appRole?: string;
   /** `auth.display_name` (`jwt-<subject>`, `approle`): starts with the auth mount path. */
   readonly displayName?: string;
-  /** True when the response issued a token (`auth.client_token` is present): a successful login. */
+  /**
+   * True when the entry's `auth` names a client token: the requesting token's, or on a login path
+   * the token the login issued (a failed login has none).
+   */
   readonly issuedToken: boolean;
   /** The plain `error` field (`1 error occurred: * permission denied`, `invalid credentials`). */
   readonly error?: string;

@@ -1,12 +1,16 @@
+/** The first line of every policy the library renders (lib/render/policy-hcl.ts). */
+const LIBRARY_HEADER = /^# Policy ".*", managed by secretstore-iac\. Do not edit in the store\.\n/;
+
 /**
  * The declarations behind each rule of a policy the library rendered (lib/render/policy-hcl.ts):
  * every `path "..." {` block follows one `# <construct path>` comment line per declaration that
- * asked for it (`# ci-access/svc-executor`). A hand-written policy has none: its rules map to
- * nothing and the report names the policy alone.
+ * asked for it (`# ci-access/svc-executor`). Only a policy with the library's header is read so: a
+ * hand-written policy's comments are prose, its rules map to nothing and the report names the policy.
  * @returns rule path → the construct paths declaring it, in the policy's order
  */
 export function ruleSources(policyText: string): ReadonlyMap<string, readonly string[]> {
   const out = new Map<string, string[]>();
+  if (!LIBRARY_HEADER.test(policyText)) return out;
   let comments: string[] = [];
   for (const line of policyText.split('\n')) {
     const comment = /^# (.+)$/.exec(line);

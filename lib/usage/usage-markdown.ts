@@ -32,7 +32,7 @@ function identitySection(u: IdentityUsage): string[] {
       ? 'None.'
       : mdTable(
           ['rule', 'policies', 'operations', 'requests', 'last use'],
-          u.used.map((g) => [mdCode(g.rule), mdCell(g.policies.map(mdCode).join(', ')), mdCell(g.operations.join(', ')), String(g.count), mdCode(g.lastUse)]),
+          u.used.map((g) => [mdCell(mdCode(g.rule)), mdCell(g.policies.map(mdCode).join(', ')), mdCell(g.operations.join(', ')), String(g.count), mdCell(mdCode(g.lastUse))]),
         ),
     '',
   );
@@ -43,7 +43,7 @@ function identitySection(u: IdentityUsage): string[] {
       : mdTable(
           ['rule', 'capabilities', 'declared by', 'policies (declared at)', 'change'],
           u.unused.map((g) => [
-            mdCode(g.rule),
+            mdCell(mdCode(g.rule)),
             mdCell(g.capabilities.join(', ')),
             mdCell(g.declaredBy.length === 0 ? 'a hand-written rule' : g.declaredBy.map(mdCode).join(', ')),
             mdCell(g.policies.map((p) => (p.declaredAt !== undefined ? `${mdCode(p.name)} (${mdCode(p.declaredAt)})` : mdCode(p.name))).join(', ')),
@@ -58,7 +58,7 @@ function identitySection(u: IdentityUsage): string[] {
       ? 'None.'
       : mdTable(
           ['path', 'operation', 'requests', 'last', 'cause (spec §7)', 'change that would grant it'],
-          u.denied.map((d) => [mdCode(d.path), mdCell(d.operation), String(d.count), mdCode(d.lastTime), mdCell(mdText(d.cause)), mdCell(mdText(d.fix))]),
+          u.denied.map((d) => [mdCell(mdCode(d.path)), mdCell(mdText(d.operation)), String(d.count), mdCell(mdCode(d.lastTime)), mdCell(mdText(d.cause)), mdCell(mdText(d.fix))]),
         ),
   );
   return out;
@@ -74,7 +74,13 @@ export function renderUsageMarkdown(report: UsageReport): string {
       ? 'None.'
       : mdTable(
           ['mount', 'role', 'logins', 'last', 'cause (spec §7)'],
-          report.failedLogins.map((f) => [mdCode(f.mount), f.role !== undefined ? mdCode(f.role) : 'HMAC-ed in the log', String(f.count), mdCode(f.lastTime), mdCell(mdText(f.cause))]),
+          report.failedLogins.map((f) => [
+            mdCell(mdCode(f.mount)),
+            f.role !== undefined ? mdCell(mdCode(f.role)) : 'HMAC-ed in the log',
+            String(f.count),
+            mdCell(mdCode(f.lastTime)),
+            mdCell(mdText(f.cause)),
+          ]),
         ),
   );
   return `${out.join('\n')}\n`;

@@ -48,7 +48,7 @@ export interface UnusedGrant {
   readonly fix: string;
 }
 
-/** Another identity's rule that allows a request this identity was refused. */
+/** A declared rule that allows a request the store refused. */
 export interface GrantingRule {
   /** The identity holding it. */
   readonly identity: string;
@@ -70,7 +70,10 @@ export interface DeniedRequest {
   readonly lastTime: string;
   /** The spec's §7 row. */
   readonly cause: string;
-  /** The rules of other identities that allow it; empty: no declared rule does. */
+  /**
+   * The declared rules that allow it, by identity; empty: no declared rule does. The refused
+   * identity itself listed here means the store does not hold its declared policy (`drift`).
+   */
   readonly grantedBy: readonly GrantingRule[];
   /** The configuration change that would grant it. */
   readonly fix: string;
@@ -274,7 +277,7 @@ export class UsageAggregator {
     const denied = [...acc.denied.values()]
       .sort((a, b) => compareStrings(a.path, b.path) || compareStrings(a.operation, b.operation))
       .map((d) => {
-        const grantedBy = this.grantedElsewhere(identity.name, d.operation, d.path);
+        const grantedBy = this.grantedBy(d.operation, d.path);
         return { path: d.path, operation: d.operation, count: d.count, lastTime: d.last, cause: DENIED_CAUSE, grantedBy, fix: deniedFix(identity.method, d.operation, d.path, grantedBy) };
       });
     return {
@@ -301,12 +304,12 @@ export class UsageAggregator {
     return found;
   }
 
-  /** The rules of the other declared identities that allow a request. */
-  private grantedElsewhere(self: string, operation: string, path: string): GrantingRule[] {
+  /** The rules of the declared identities that allow a request. */
+  private grantedBy(operation: string, path: string): GrantingRule[] {
     if (!isStoreCapability(operation, this.model.store.kind)) return [];
     const out: GrantingRule[] = [];
     for (const other of this.model.identities) {
-      if (other.identity.name === self || other.loginRefused) continue;
+      if (other.loginRefused) continue;
       const decision = other.acl.check(operation as StoreCapability, path);
       if (decision.allowed && decision.rule) out.push({ identity: other.identity.name, rule: decision.rule.path.display, policies: decision.rule.policies });
     }
