@@ -272,7 +272,7 @@ export class UsageAggregator {
           return declaredAt !== undefined ? { name, declaredAt } : { name };
         });
         const declaredBy = [...new Set(r.policies.flatMap((name) => this.sourcesOf(name).get(r.path.display) ?? []))].sort(compareStrings);
-        return { rule: r.path.display, capabilities: capabilityNames(r.mask), policies, declaredBy, fix: unusedFix(identity.name, r, declaredBy) };
+        return { rule: r.path.display, capabilities: capabilityNames(r.mask), policies, declaredBy, fix: unusedFix(identity.name, identity.method, r, declaredBy) };
       });
     const denied = [...acc.denied.values()]
       .sort((a, b) => compareStrings(a.path, b.path) || compareStrings(a.operation, b.operation))
@@ -318,11 +318,12 @@ export class UsageAggregator {
 }
 
 /** The change that removes an unused rule from an identity. */
-function unusedFix(identity: string, rule: AclRule, declaredBy: readonly string[]): string {
+function unusedFix(identity: string, method: string, rule: AclRule, declaredBy: readonly string[]): string {
   const policies = rule.policies.map((p) => `"${p}"`).join(', ');
+  const field = method === 'jwt' ? "the CI secret's readByCi" : method === 'approle' ? "the application's paths" : "the group's grants";
   const where =
     declaredBy.length > 0
-      ? `remove the grant at ${declaredBy.join(', ')} (the CI secret's readByCi, the application's paths) from policy ${policies}`
+      ? `narrow ${field} at ${declaredBy.join(', ')} (policy ${policies})`
       : `remove the rule from policy ${policies} or detach the policy from the role`;
   return `to take "${rule.path.display}" from ${identity}: ${where}; access-diff then shows the narrowing`;
 }

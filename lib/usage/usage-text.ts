@@ -6,7 +6,7 @@ import { UsageReport } from './usage-report';
 export function renderUsageText(report: UsageReport): string {
   const out = usageSummary(report).map(terminalLine);
   for (const u of report.identities) {
-    out.push('', `${terminalLine(u.identity)}  (${u.logins} logins, last seen ${u.lastSeen ?? 'never'})`);
+    out.push('', `${terminalLine(u.identity)}  (${u.logins} ${u.logins === 1 ? 'login' : 'logins'}, last seen ${u.lastSeen ?? 'never'})`);
     for (const g of u.used) out.push(`  used     ${terminalLine(g.rule)}  ${g.operations.join(',')} x${g.count}, last ${g.lastUse} (policies: ${terminalLine(g.policies.join(', '))})`);
     for (const g of u.unused) {
       const where = g.policies.map((p) => (p.declaredAt !== undefined ? `${p.name} at ${p.declaredAt}` : p.name)).join(', ');

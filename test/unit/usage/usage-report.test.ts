@@ -61,6 +61,7 @@ describe.each(STORES)('the usage report of a real %s audit log', (store) => {
       ['secret/data/testreport/svc-orchestrator', ['read'], ['ci-access/testreport']],
       ['secret/data/vulnmgmt/svc-orchestrator', ['read'], ['ci-access/vulnmgmt']],
     ]);
+    expect(ci.unused[1].fix).toBe('to take "secret/data/registry/svc-executor" from jwt/registry-ci: narrow the CI secret\'s readByCi at ci-access/svc-executor (policy "registry-ci"); access-diff then shows the narrowing');
     expect(ci.unused[0].policies).toEqual([{ name: 'registry-ci', declaredAt: expect.stringContaining('registry-ci') }]);
     expect(ci.denied).toEqual([
       {
