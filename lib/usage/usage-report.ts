@@ -200,7 +200,8 @@ export class UsageAggregator {
     const login = LOGIN_PATH.exec(e.path);
     if (login && e.mountType !== undefined && e.mountType in FAILED_LOGIN_CAUSES) {
       if (e.issuedToken) {
-        const acc = this.identityOf(e) ?? this.byName.get(`${login[1]}/${e.appRole ?? e.jwtRole}`);
+        // The login path names the mount: exact, whatever the token's display name.
+        const acc = this.byName.get(`${login[1]}/${e.appRole ?? e.jwtRole}`) ?? this.identityOf(e);
         if (acc) {
           acc.logins++;
           acc.last = later(acc.last, e.time);
