@@ -183,14 +183,16 @@ export class UsageAggregator {
     const family = e.appRole !== undefined ? 'approle' : e.jwtRole !== undefined ? 'jwt' : undefined;
     if (family === undefined) return undefined;
     const candidates = this.byRole.get(`${family}\u0000${e.appRole ?? e.jwtRole}`) ?? [];
-    if (candidates.length <= 1) return candidates[0];
-    // The store names a token `<mount path with "/" as "-">-<name>` (or the mount path alone).
-    const display = e.displayName ?? '';
-    const matching = candidates.filter((c) => {
-      const prefix = c.access.identity.mount.replace(/\//g, '-');
-      return display === prefix || display.startsWith(`${prefix}-`);
-    });
-    return matching.length === 1 ? matching[0] : undefined;
+    // The store names a token `<mount path with "/" as "-">-<name>` (or the mount path alone): a
+    // token of an undeclared mount with a declared role's name is not that role's. Of mounts `jwt`
+    // and `jwt-prod`, `jwt-prod-x` is the longer one's.
+    const display = e.displayName;
+    if (display === undefined) return candidates.length === 1 ? candidates[0] : undefined;
+    const prefixOf = (c: IdentityAcc) => c.access.identity.mount.replace(/\//g, '-');
+    const matching = candidates.filter((c) => display === prefixOf(c) || display.startsWith(`${prefixOf(c)}-`));
+    const longest = Math.max(0, ...matching.map((c) => prefixOf(c).length));
+    const best = matching.filter((c) => prefixOf(c).length === longest);
+    return best.length === 1 ? best[0] : undefined;
   }
 
   /** Counts one response entry. */

@@ -154,6 +154,36 @@ describe('reading audit files', () => {
   });
 });
 
+describe('the identity of a token: role metadata and the mount in its display name', () => {
+  // Two JWT mounts declare a role "ci" (jwt/ci reads a, jwt-prod/ci reads b); lines are the real
+  // Vault CI read with its role, display name and path changed.
+  const policy = (name: string, p: string) => [name, { name, stack: 's', text: `path "${p}" {\n  capabilities = ["read"]\n}\n` }] as const;
+  const id = (mount: string) => ({ name: `${mount}/ci`, method: 'jwt' as const, mount, role: 'ci', stack: 's', tokenPolicies: [mount], noDefaultPolicy: true, bindings: {} });
+  const configuration = { identities: [id('jwt'), id('jwt-prod')], policies: new Map([policy('jwt', 'secret/data/a'), policy('jwt-prod', 'secret/data/b')]), stacks: ['s'] };
+  const ciRead = fs.readFileSync(fixture('vault'), 'utf8').split('\n').find((l) => l.includes('"type":"response"') && l.includes('"role":"registry-ci"') && l.includes('svc-orchestrator'))!;
+  const entry = (display: string, p: string) => {
+    const e = JSON.parse(ciRead);
+    e.auth.display_name = display;
+    e.auth.metadata.role = 'ci';
+    e.request.path = p;
+    return parseAuditLine(JSON.stringify(e)) as Exclude<ReturnType<typeof parseAuditLine>, 'skip' | undefined>;
+  };
+
+  it('picks the mount whose path starts the display name, the longest one; another mount is not attributed', async () => {
+    const aggregator = new UsageAggregator(await AccessModel.load(configuration), configuration);
+    aggregator.add(entry('jwt-acme/platform/orchestrator', 'secret/data/a'));
+    aggregator.add(entry('jwt-prod-acme/platform/orchestrator', 'secret/data/b'));
+    aggregator.add(entry('jwt-prod-acme/platform/orchestrator', 'secret/data/b'));
+    aggregator.add(entry('ci-jwt-acme/platform/orchestrator', 'secret/data/a'));
+    const r = aggregator.report({ lines: 4, responses: 4, malformed: [], malformedCount: 0 }, {});
+    expect(r.identities.map((u) => [u.identity, u.used.map((g) => [g.rule, g.count])])).toEqual([
+      ['jwt-prod/ci', [['secret/data/b', 2]]],
+      ['jwt/ci', [['secret/data/a', 1]]],
+    ]);
+    expect(r.counts.unattributed).toBe(1);
+  });
+});
+
 describe('window times and rule sources', () => {
   const now = Date.parse('2026-11-28T12:00:00Z');
   it.each([
