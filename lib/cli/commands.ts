@@ -11,6 +11,7 @@ import { movesCommand } from './moves-command';
 import { provisionCommand } from './provision-command';
 import { rotateSecretIdCommand } from './rotate-secret-id-command';
 import { synthRefCommand } from './synth-ref-command';
+import { usageCommand } from './usage-command';
 import { whoCanCommand } from './who-can-command';
 
 /**
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   changedStacksCommand,
   synthRefCommand,
   whoCanCommand,
+  usageCommand,
   provisionCommand,
   rotateSecretIdCommand,
   checkAppRoleCommand,

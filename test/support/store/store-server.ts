@@ -37,6 +37,11 @@ export interface StartStoreOptions {
   tls?: { certFile: string; keyFile: string; caFile: string };
   /** More environment variables for the server (its environment is otherwise PATH, HOME and TMPDIR only). */
   env?: Readonly<Record<string, string>>;
+  /**
+   * More server configuration (HCL), passed with `-config` next to the dev server's own: OpenBao
+   * 2.4 enables audit devices only there (its API answers "cannot enable audit device via API").
+   */
+  config?: string;
 }
 
 const STOP_GRACE_MS = 10_000;
@@ -87,7 +92,7 @@ export async function startStore(options: StartStoreOptions = {}): Promise<Runni
   // The port is free when probed but could be taken before the server binds it: retry.
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startOnce(binary, await freePort(), readyTimeoutMs, options.tls, options.env);
+      return await startOnce(binary, await freePort(), readyTimeoutMs, options.tls, options.env, options.config);
     } catch (err) {
       lastError = err as Error;
       if (!/address already in use|bind/i.test(lastError.message)) break;
@@ -108,7 +113,14 @@ function tlsHealthStatus(url: string, caFile: string): Promise<number> {
   });
 }
 
-async function startOnce(binary: string, port: number, readyTimeoutMs: number, tls?: StartStoreOptions['tls'], extraEnv?: StartStoreOptions['env']): Promise<RunningStore> {
+async function startOnce(
+  binary: string,
+  port: number,
+  readyTimeoutMs: number,
+  tls?: StartStoreOptions['tls'],
+  extraEnv?: StartStoreOptions['env'],
+  extraConfig?: string,
+): Promise<RunningStore> {
   const rootToken = crypto.randomBytes(24).toString('hex');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-store-'));
   fs.chmodSync(tmp, 0o700);
@@ -123,6 +135,11 @@ async function startOnce(binary: string, port: number, readyTimeoutMs: number, t
     );
     extraArgs.push(`-config=${config}`);
     addr = `https://127.0.0.1:${tlsPort}`;
+  }
+  if (extraConfig !== undefined) {
+    const config = path.join(tmp, 'extra-config.hcl');
+    fs.writeFileSync(config, extraConfig);
+    extraArgs.push(`-config=${config}`);
   }
   const logFile = path.join(tmp, 'server.log');
   const logFd = fs.openSync(logFile, 'w', 0o600);
