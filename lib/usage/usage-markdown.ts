@@ -5,6 +5,12 @@ function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+
+/** A table of the rows, or "None." when there is none. */
+function tableOrNone(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  return rows.length === 0 ? 'None.' : mdTable(header, rows);
+}
+
 /** The summary lines shared by the Markdown and terminal forms: window, counts, malformed lines. */
 export function usageSummary(report: UsageReport): string[] {
   const { counts, window, seen } = report;
@@ -28,38 +34,32 @@ function identitySection(u: IdentityUsage): string[] {
   out.push(`Stack ${mdCode(u.stack)}${where}. ${plural(u.logins, 'login', 'logins')}; last seen ${u.lastSeen !== undefined ? mdCode(u.lastSeen) : 'never in the window'}.`, '');
   out.push('### Grants used', '');
   out.push(
-    u.used.length === 0
-      ? 'None.'
-      : mdTable(
-          ['rule', 'policies', 'operations', 'requests', 'last use'],
-          u.used.map((g) => [mdCell(mdCode(g.rule)), mdCell(g.policies.map(mdCode).join(', ')), mdCell(g.operations.join(', ')), String(g.count), mdCell(mdCode(g.lastUse))]),
-        ),
+    tableOrNone(
+      ['rule', 'policies', 'operations', 'requests', 'last use'],
+      u.used.map((g) => [mdCell(mdCode(g.rule)), mdCell(g.policies.map(mdCode).join(', ')), mdCell(g.operations.join(', ')), String(g.count), mdCell(mdCode(g.lastUse))]),
+    ),
     '',
   );
   out.push('### Grants never used in the window (least-privilege candidates)', '');
   out.push(
-    u.unused.length === 0
-      ? 'None.'
-      : mdTable(
-          ['rule', 'capabilities', 'declared by', 'policies (declared at)', 'change'],
-          u.unused.map((g) => [
-            mdCell(mdCode(g.rule)),
-            mdCell(g.capabilities.join(', ')),
-            mdCell(g.declaredBy.length === 0 ? 'a hand-written rule' : g.declaredBy.map(mdCode).join(', ')),
-            mdCell(g.policies.map((p) => (p.declaredAt !== undefined ? `${mdCode(p.name)} (${mdCode(p.declaredAt)})` : mdCode(p.name))).join(', ')),
-            mdCell(mdText(g.fix)),
-          ]),
-        ),
+    tableOrNone(
+      ['rule', 'capabilities', 'declared by', 'policies (declared at)', 'change'],
+      u.unused.map((g) => [
+        mdCell(mdCode(g.rule)),
+        mdCell(g.capabilities.join(', ')),
+        mdCell(g.declaredBy.length === 0 ? 'a hand-written rule' : g.declaredBy.map(mdCode).join(', ')),
+        mdCell(g.policies.map((p) => (p.declaredAt !== undefined ? `${mdCode(p.name)} (${mdCode(p.declaredAt)})` : mdCode(p.name))).join(', ')),
+        mdCell(mdText(g.fix)),
+      ]),
+    ),
     '',
   );
   out.push('### Denied requests', '');
   out.push(
-    u.denied.length === 0
-      ? 'None.'
-      : mdTable(
-          ['path', 'operation', 'requests', 'last', 'cause (spec §7)', 'change that would grant it'],
-          u.denied.map((d) => [mdCell(mdCode(d.path)), mdCell(mdText(d.operation)), String(d.count), mdCell(mdCode(d.lastTime)), mdCell(mdText(d.cause)), mdCell(mdText(d.fix))]),
-        ),
+    tableOrNone(
+      ['path', 'operation', 'requests', 'last', 'cause (spec §7)', 'change that would grant it'],
+      u.denied.map((d) => [mdCell(mdCode(d.path)), mdCell(mdText(d.operation)), String(d.count), mdCell(mdCode(d.lastTime)), mdCell(mdText(d.cause)), mdCell(mdText(d.fix))]),
+    ),
   );
   return out;
 }
@@ -70,18 +70,16 @@ export function renderUsageMarkdown(report: UsageReport): string {
   for (const u of report.identities) out.push('', ...identitySection(u));
   out.push('', '## Failed logins', '');
   out.push(
-    report.failedLogins.length === 0
-      ? 'None.'
-      : mdTable(
-          ['mount', 'role', 'logins', 'last', 'cause (spec §7)'],
-          report.failedLogins.map((f) => [
-            mdCell(mdCode(f.mount)),
-            f.role !== undefined ? mdCell(mdCode(f.role)) : 'HMAC-ed in the log',
-            String(f.count),
-            mdCell(mdCode(f.lastTime)),
-            mdCell(mdText(f.cause)),
-          ]),
-        ),
+    tableOrNone(
+      ['mount', 'role', 'logins', 'last', 'cause (spec §7)'],
+      report.failedLogins.map((f) => [
+        mdCell(mdCode(f.mount)),
+        f.role !== undefined ? mdCell(mdCode(f.role)) : 'HMAC-ed in the log',
+        String(f.count),
+        mdCell(mdCode(f.lastTime)),
+        mdCell(mdText(f.cause)),
+      ]),
+    ),
   );
   return `${out.join('\n')}\n`;
 }
