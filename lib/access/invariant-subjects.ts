@@ -1,0 +1,34 @@
+import { IdentityKind } from '../invariants/identity-kind';
+import { InvariantSubject } from '../invariants/invariant-subject';
+import { AccessModel } from './access-model';
+import { Identity } from './identity';
+
+/**
+ * The claims the configuration pipeline's roles bind (`ConfigurationPipelineRole`): the project by
+ * its numeric id, and for `apply` its protected branches; a CI role binds its project by path.
+ */
+const PIPELINE_CLAIMS = new Set(['project_id', 'ref_protected', 'ref_type']);
+
+/**
+ * The kind of an identity read from synthesized stacks, saved plans or a live store, where the
+ * constructs are not at hand: an OIDC role is a person's, an AppRole role an application's, and a
+ * JWT role is the configuration pipeline's when it binds the project by `project_id` and nothing
+ * but `ref_protected` and `ref_type` besides (the claims `ConfigurationPipelineRole` binds), else a
+ * CI job's. At synthesis the constructs say it (rule SSI-R16).
+ */
+export function identityKindOf(identity: Identity): IdentityKind {
+  if (identity.method === 'oidc') return 'person';
+  if (identity.method === 'approle') return 'application';
+  const claims = identity.bindings.bound_claims;
+  const names = claims !== undefined && typeof claims === 'object' && !Array.isArray(claims) ? Object.keys(claims) : [];
+  return names.includes('project_id') && names.every((n) => PIPELINE_CLAIMS.has(n)) ? 'pipeline' : 'ci';
+}
+
+/**
+ * The identities of an access model (synthesized stacks, saved plans or a live store) as invariant
+ * subjects, their kinds told by {@link identityKindOf}; an identity whose every login the store
+ * refuses holds no token and is left out.
+ */
+export function invariantSubjects(model: AccessModel): InvariantSubject[] {
+  return model.identities.filter((i) => !i.loginRefused).map((i) => ({ name: i.identity.name, kind: identityKindOf(i.identity), acl: i.acl }));
+}

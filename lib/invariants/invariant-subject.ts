@@ -1,0 +1,14 @@
+import { Acl, AclRule } from '../acl/acl';
+import { IdentityKind } from './identity-kind';
+
+/** An identity an invariant is checked on: its name, its kind and the ACL of its tokens. */
+export interface InvariantSubject {
+  /** `<auth mount>/<role>`. */
+  readonly name: string;
+  /** What it is. */
+  readonly kind: IdentityKind;
+  /** The ACL of its tokens, as the store builds it. */
+  readonly acl: Acl;
+  /** Where a rule of the ACL is declared (construct paths), when known: what a fix changes. */
+  readonly declaredBy?: (rule: AclRule) => readonly string[];
+}
