@@ -81,8 +81,9 @@ export * from './rules/ssi-r15-names-known-at-synthesis';
 export * from './rules/ssi-r16-access-invariants';
 // A security team's access invariants (docs/invariants.md).
 export * from './constructs/access-invariants';
-export * from './invariants/access-invariant';
-export * from './invariants/identity-selector';
+export { INVARIANT_CAPABILITY_WORDS } from './invariants/access-invariant';
+export type { AccessInvariant } from './invariants/access-invariant';
+export type { IdentitySelector } from './invariants/identity-selector';
 export { IDENTITY_KINDS } from './invariants/identity-kind';
 export type { IdentityKind } from './invariants/identity-kind';
 export * from './invariants/invariant-declaration';

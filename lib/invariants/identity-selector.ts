@@ -22,9 +22,3 @@ export function selects(selector: IdentitySelector, name: string, kind: Identity
 function namePattern(pattern: string): RegExp {
   return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
 }
-
-/** A selector as a reader says it: `CI identities`, `person identities named "oidc/admins"`. */
-export function selectorText(selector: IdentitySelector): string {
-  const kind = selector.kind === 'any' ? 'any identity' : `${selector.kind} identities`;
-  return selector.name === undefined ? kind : `${kind} named "${selector.name}"`;
-}

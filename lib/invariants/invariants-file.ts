@@ -3,9 +3,6 @@ import * as YAML from 'yaml';
 import { AccessInvariant } from './access-invariant';
 import { readInvariantDeclaration } from './invariant-declaration';
 
-/** The file names looked for when none is given, in this order. */
-export const INVARIANTS_FILE_NAMES: readonly string[] = ['secretstore-iac-invariants.json', 'secretstore-iac-invariants.yaml', 'secretstore-iac-invariants.yml'];
-
 /**
  * Reads a security team's invariants file: JSON (`.json`) or YAML (any other name), a list of
  * invariants or an object with an `invariants` list.
