@@ -26,7 +26,7 @@ export function invariantFlags(base: AccessModel, head: AccessModel, invariants:
       identities: [v.identity],
       message:
         `${when}: invariant \`${v.invariant}\` (${v.reason}): rule \`${v.rule}\` (${policies}) gives ${v.kind} identity \`${v.identity}\` ` +
-        `${v.capabilities.map((c) => `\`${c}\``).join(', ')} on \`${v.path}\`, which \`${v.invariantPath}\` covers`,
+        `${v.capabilities.map((c) => `\`${c}\``).join(', ')} on \`${v.path}\`, which \`${v.invariantPath}\`${v.owner === undefined ? '' : `, the own path of \`${v.owner}\`,`} covers`,
     };
   });
 }

@@ -1,5 +1,6 @@
 import { IdentityKind } from '../invariants/identity-kind';
 import { InvariantSubject } from '../invariants/invariant-subject';
+import { isSecretReadRule } from '../invariants/secret-read-rule';
 import { AccessModel } from './access-model';
 import { Identity } from './identity';
 
@@ -26,9 +27,16 @@ export function identityKindOf(identity: Identity): IdentityKind {
 
 /**
  * The identities of an access model (synthesized stacks, saved plans or a live store) as invariant
- * subjects, their kinds told by {@link identityKindOf}; an identity whose every login the store
+ * subjects, their kinds told by {@link identityKindOf}, an application's own paths its secret read
+ * rules (`isSecretReadRule`, as the shared-read flag counts them); an identity whose every login the store
  * refuses holds no token and is left out.
  */
 export function invariantSubjects(model: AccessModel): InvariantSubject[] {
-  return model.identities.filter((i) => !i.loginRefused).map((i) => ({ name: i.identity.name, kind: identityKindOf(i.identity), acl: i.acl }));
+  return model.identities
+    .filter((i) => !i.loginRefused)
+    .map((i) => {
+      const kind = identityKindOf(i.identity);
+      const own = kind === 'application' ? { ownPaths: i.acl.rules.filter(isSecretReadRule).map((r) => r.path.display) } : {};
+      return { name: i.identity.name, kind, acl: i.acl, ...own };
+    });
 }

@@ -8,6 +8,12 @@ import { IdentitySelector } from './identity-selector';
  */
 export const INVARIANT_CAPABILITY_WORDS: readonly string[] = ['read', 'write', 'create', 'update', 'patch', 'delete', 'list', 'scan', 'sudo', 'subscribe', 'recover'];
 
+/**
+ * The path word of "no application reads another application's paths": for each identity the
+ * invariant selects, the own secret paths of every other application (`InvariantSubject.ownPaths`).
+ */
+export const OTHER_APPLICATIONS = '@other-applications';
+
 /** The capabilities `write` stands for. */
 const WRITE: readonly StoreCapability[] = ['create', 'update', 'patch'];
 
@@ -28,7 +34,7 @@ export interface AccessInvariant {
   readonly except?: readonly IdentitySelector[];
   /**
    * ACL path patterns, with the store's glob semantics (a trailing `*` is a string prefix, `+` one
-   * segment): `secret/data/+/prod/*`.
+   * segment): `secret/data/+/prod/*`; or `@other-applications` ({@link OTHER_APPLICATIONS}).
    */
   readonly paths: readonly string[];
   /** Capability words ({@link INVARIANT_CAPABILITY_WORDS}). */

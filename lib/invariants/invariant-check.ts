@@ -1,8 +1,9 @@
 import { RulePath } from '../acl/rule-path';
 import { StoreCapability, capabilityMask, capabilityNames, isDenyMask, maskHas } from '../acl/store-capability';
 import { InvariantScopes } from './invariant-scope';
+import { PathOwnership } from './path-ownership';
 import { compareStrings } from '../private/compare-strings';
-import { AccessInvariant, forbiddenCapabilities } from './access-invariant';
+import { AccessInvariant, OTHER_APPLICATIONS, forbiddenCapabilities } from './access-invariant';
 import { selects } from './identity-selector';
 import { sharedPathCandidates } from './shared-path';
 import { InvariantSubject } from './invariant-subject';
@@ -14,11 +15,14 @@ import { InvariantViolation } from './invariant-violation';
  * sides are decided by the store's evaluator (`Acl.check`): the invariant's path as a one-rule ACL,
  * the identity's ACL as the store builds it, so a narrower `deny` or a more specific rule that
  * takes the request away counts as the store counts it. One violation per invariant, identity and
- * rule; sorted by invariant, identity, rule.
+ * rule; sorted by invariant, identity, rule. The path `@other-applications` stands, for each
+ * identity, for the own paths of every other application (`InvariantSubject.ownPaths`): a path
+ * counts when it belongs to another application and not to the identity ({@link PathOwnership}).
  */
 export function invariantViolations(subjects: readonly InvariantSubject[], invariants: readonly AccessInvariant[]): InvariantViolation[] {
   const out: InvariantViolation[] = [];
   const scopes = new InvariantScopes();
+  const ownership = invariants.some((i) => i.paths.includes(OTHER_APPLICATIONS)) ? new PathOwnership(subjects) : undefined;
   for (const invariant of invariants) {
     for (const subject of subjects) {
       if (!selects(invariant.who, subject.name, subject.kind)) continue;
@@ -30,12 +34,22 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
         if (isDenyMask(rule.mask)) continue;
         const granted = forbidden.filter((c) => maskHas(rule.mask, c));
         if (granted.length === 0) continue;
-        for (const pattern of invariant.paths) {
+        const prefix = rule.path.literalPrefix;
+        const patterns: Array<{ pattern: string; owner?: string }> = invariant.paths.flatMap((pattern) =>
+          pattern !== OTHER_APPLICATIONS
+            ? [{ pattern }]
+            : // Only paths whose fixed prefixes agree can meet: the rest is not probed.
+              ownership!.owned.filter((o) => o.owner !== subject.name && (o.prefix.startsWith(prefix) || prefix.startsWith(o.prefix))),
+        );
+        for (const { pattern, owner } of patterns) {
+          // A path of another application: one that application owns and the subject does not.
+          const covered = (capability: StoreCapability, path: string) =>
+            owner === undefined ? scopes.covers(pattern, capability, path, acl) : ownership!.ownersOf(path).includes(owner) && !ownership!.ownersOf(path).includes(subject.name);
           const found = new Map<StoreCapability, string>();
           for (const capability of granted) {
             for (const path of sharedPathCandidates(rule.path, RulePath.parse(pattern))) {
               const decision = acl.check(capability, path);
-              if (decision.allowed && decision.rule === rule && scopes.covers(pattern, capability, path, acl)) {
+              if (decision.allowed && decision.rule === rule && covered(capability, path)) {
                 found.set(capability, decision.path);
                 break;
               }
@@ -52,6 +66,7 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
             policies: rule.policies,
             path: [...found.values()][0],
             invariantPath: pattern,
+            ...(owner !== undefined ? { owner } : {}),
             declaredBy: subject.declaredBy?.(rule) ?? [],
           });
           break;

@@ -1,6 +1,6 @@
 import { RulePath } from '../acl/rule-path';
 import { ValidationProblem } from '../model/validation-problem';
-import { AccessInvariant, INVARIANT_CAPABILITY_WORDS } from './access-invariant';
+import { AccessInvariant, INVARIANT_CAPABILITY_WORDS, OTHER_APPLICATIONS } from './access-invariant';
 import { IDENTITY_KINDS } from './identity-kind';
 import { IdentitySelector } from './identity-selector';
 
@@ -65,6 +65,10 @@ function readInvariant(item: unknown, at: string, problems: ValidationProblem[])
   }
   const paths = stringList(item.paths, `${at}.paths`, 'ACL path patterns', problems);
   paths.forEach((p, j) => {
+    if (p.startsWith('@')) {
+      if (p !== OTHER_APPLICATIONS) problems.push(new ValidationProblem(`${at}.paths[${j}]`, p, `is not a path word: the only one is "${OTHER_APPLICATIONS}" (every other application's own paths)`));
+      return;
+    }
     try {
       RulePath.parse(p);
     } catch (error) {

@@ -11,4 +11,9 @@ export interface InvariantSubject {
   readonly acl: Acl;
   /** Where a rule of the ACL is declared (construct paths), when known: what a fix changes. */
   readonly declaredBy?: (rule: AclRule) => readonly string[];
+  /**
+   * For an application, the ACL path patterns of the secrets it owns (its secret read rules,
+   * `isSecretReadRule`): what `@other-applications` covers for every other identity.
+   */
+  readonly ownPaths?: readonly string[];
 }

@@ -14,6 +14,7 @@ import { compareStrings } from '../private/compare-strings';
 import { IdentityKind } from '../invariants/identity-kind';
 import { invariantViolations } from '../invariants/invariant-check';
 import { InvariantSubject } from '../invariants/invariant-subject';
+import { invariantPathText } from '../invariants/invariant-violation';
 
 /** A role construct of the platform, with the policies on its tokens. */
 interface DeclaredRole {
@@ -21,6 +22,8 @@ interface DeclaredRole {
   readonly identityName: string;
   readonly kind: IdentityKind;
   readonly policies: readonly StorePolicy[];
+  /** An application's declared own path (`readablePath`): what is its, whatever else it is granted. */
+  readonly ownPath?: string;
 }
 
 /**
@@ -54,7 +57,7 @@ export const SSI_R16: PlatformRule = {
           `policy.rules["${v.rule}"]`,
           v.capabilities,
           `breaks invariant "${v.invariant}" (${v.reason}; declared at ${where}): ${v.identity} (${v.kind}) can ${v.capabilities.join(', ')} ${v.path}, ` +
-            `which "${v.invariantPath}" covers (${policies}${granted}); take the grant away or change the invariant`,
+            `which ${invariantPathText(v)} covers (${policies}${granted}); take the grant away or change the invariant`,
           'SSI-R16',
         ),
       };
@@ -70,7 +73,7 @@ function declaredRoles(d: PlatformDeclarations): DeclaredRole[] {
       kind: (r instanceof ConfigurationPipelineRole ? 'pipeline' : 'ci') as IdentityKind,
       policies: r instanceof ConfigurationPipelineRole ? [r.policyResource, ...grantsOf(r)] : [r.policyResource],
     })),
-    ...d.applications.map((a) => ({ path: a.node.path, identityName: a.identityName, kind: 'application' as IdentityKind, policies: [a.policyResource] })),
+    ...d.applications.map((a) => ({ path: a.node.path, identityName: a.identityName, kind: 'application' as IdentityKind, policies: [a.policyResource], ownPath: a.readablePath.policyPath })),
     ...d.peopleRoles.map((p) => ({ path: p.node.path, identityName: p.identityName, kind: 'person' as IdentityKind, policies: [p.policyResource] })),
   ];
 }
@@ -96,10 +99,12 @@ function subjectOf(role: DeclaredRole, target: StoreTarget): InvariantSubject {
     }
     parsed.push({ name, rules, syntax: 'library' });
   }
+  const acl = Acl.fromPolicies(parsed, { store: target.kind, listLookup: listLookupOf(target) });
   return {
     name: role.identityName,
     kind: role.kind,
-    acl: Acl.fromPolicies(parsed, { store: target.kind, listLookup: listLookupOf(target) }),
+    acl,
+    ...(role.ownPath !== undefined ? { ownPaths: [role.ownPath] } : {}),
     declaredBy: (rule: AclRule) => [...new Set(sources.get(rule.path.slot) ?? [])].sort(compareStrings),
   };
 }

@@ -1,7 +1,8 @@
 import { AccessModel, IdentityAccess } from '../access/access-model';
-import { identityKindOf } from '../access/invariant-subjects';
+import { identityKindOf, invariantSubjects } from '../access/invariant-subjects';
 import { isStoreCapability } from '../acl/store-capability';
-import { AccessInvariant, forbiddenCapabilities } from '../invariants/access-invariant';
+import { AccessInvariant, OTHER_APPLICATIONS, forbiddenCapabilities } from '../invariants/access-invariant';
+import { PathOwnership } from '../invariants/path-ownership';
 import { selects } from '../invariants/identity-selector';
 import { InvariantScopes } from '../invariants/invariant-scope';
 import { compareStrings } from '../private/compare-strings';
@@ -39,12 +40,22 @@ export interface ForbiddenRequest {
  */
 export class ForbiddenRequestCollector {
   private readonly scopes = new InvariantScopes();
+  private readonly ownership: PathOwnership | undefined;
   private readonly found = new Map<string, { -readonly [K in keyof ForbiddenRequest]: ForbiddenRequest[K] }>();
 
   constructor(
     private readonly model: AccessModel,
     private readonly invariants: readonly AccessInvariant[],
-  ) {}
+  ) {
+    this.ownership = invariants.some((i) => i.paths.includes(OTHER_APPLICATIONS)) ? new PathOwnership(invariantSubjects(model)) : undefined;
+  }
+
+  /** True when `pattern` covers a request of `name` (for `@other-applications`: the path is another application's, not its own). */
+  private covers(pattern: string, name: string, e: AuditEntry, identity: IdentityAccess): boolean {
+    if (pattern !== OTHER_APPLICATIONS) return this.scopes.covers(pattern, e.operation as never, e.path, identity.acl);
+    const owners = this.ownership!.ownersOf(e.path);
+    return owners.length > 0 && !owners.includes(name);
+  }
 
   /** Counts one request of `identity` (undefined: no declared identity made it; not counted). */
   add(identity: IdentityAccess | undefined, e: AuditEntry): void {
@@ -57,7 +68,7 @@ export class ForbiddenRequestCollector {
     for (const invariant of this.invariants) {
       if (!selects(invariant.who, name, kind) || (invariant.except ?? []).some((x) => selects(x, name, kind))) continue;
       if (!forbiddenCapabilities(invariant, store).includes(e.operation)) continue;
-      if (!invariant.paths.some((p) => this.scopes.covers(p, e.operation as never, e.path, identity.acl))) continue;
+      if (!invariant.paths.some((p) => this.covers(p, name, e, identity))) continue;
       const key = `${invariant.id}\u0000${name}\u0000${e.operation}\u0000${e.path}`;
       const f = this.found.get(key) ?? { invariant: invariant.id, reason: invariant.reason, identity: name, kind, operation: e.operation, path: e.path, allowed: 0, denied: 0, lastTime: e.time };
       if (denied) f.denied++;

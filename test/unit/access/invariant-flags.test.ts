@@ -45,6 +45,15 @@ describe('access-diff: a change that breaks an access invariant is a blocking fl
     expect(invariantFlags(await diff('head-wildcard-widened', []))).toEqual([]);
   });
 
+  it('"no application reads another application\'s paths": the widened wildcard reads the others\' own paths; they do not read its', async () => {
+    const cross: AccessInvariant = { id: 'no-cross-app', reason: 'r', who: { kind: 'application' }, paths: ['@other-applications'], capabilities: ['read'] };
+    expect(invariantFlags(await diff('head-nothing-changed', [cross]))).toEqual([]);
+    const flags = (await diff('head-wildcard-widened', [cross])).flags.filter((f) => f.kind === 'invariant-broken');
+    expect(flags.length).toBeGreaterThan(0);
+    expect(flags.every((f) => f.identity === 'approle/orchestrator-dev')).toBe(true);
+    expect(flags[0].message).toMatch(/^this change breaks it: invariant `no-cross-app` \(r\): rule `secret\/data\/acme\/\*` .*, the own path of `approle\//);
+  });
+
   it('an invariant base already breaks stays a blocking flag on a change that touches nothing', async () => {
     const d = await diff('head-nothing-changed', [NO_CI_REGISTRY]);
     expect(invariantFlags(d)).toEqual([

@@ -118,6 +118,33 @@ describe('invariant check: which identities break which invariant, decided by th
   });
 });
 
+describe('@other-applications: no application reads another application\'s own paths', () => {
+  const NO_CROSS: AccessInvariant = { id: 'no-cross-app', reason: 'applications read their own paths only', who: { kind: 'application' }, paths: ['@other-applications'], capabilities: ['read'] };
+  const app = (name: string, rules: Record<string, StoreCapability[]>) => {
+    const s = subject(name, 'application', rules);
+    return { ...s, ownPaths: s.acl.rules.filter((r) => r.path.key.startsWith('secret/')).map((r) => r.path.display) };
+  };
+
+  it('finds a reader whose wildcard reaches another application\'s own path, naming the owner; its own path is not counted', () => {
+    const subjects = [
+      app('approle/shop-dev', { 'secret/data/acme/dev/shop/*': ['read'] }),
+      app('approle/billing-dev', { 'secret/data/acme/dev/billing/*': ['read'], 'secret/data/acme/dev/*': ['read'] }),
+      subject('jwt/a-ci', 'ci', { 'secret/data/acme/*': ['read'] }),
+    ];
+    const v = invariantViolations(subjects, [NO_CROSS]);
+    expect(v.map((x) => [x.identity, x.rule, x.path, x.invariantPath, x.owner])).toEqual([
+      ['approle/billing-dev', 'secret/data/acme/dev/*', 'secret/data/acme/dev/shop/w', 'secret/data/acme/dev/shop/*', 'approle/shop-dev'],
+    ]);
+    expect(violationText(v[0])).toContain('can read secret/data/acme/dev/shop/w, "secret/data/acme/dev/shop/*" (the own path of approle/shop-dev) (rule "secret/data/acme/dev/*"');
+    expect(invariantViolations(subjects.slice(0, 1), [NO_CROSS])).toEqual([]);
+  });
+
+  it('two applications whose own paths are the same pattern own it together (SSI-R5 and the shared-read flag speak of that)', () => {
+    const twins = [app('approle/a', { 'secret/data/shared/*': ['read'] }), app('approle/b', { 'secret/data/shared/*': ['read'] })];
+    expect(invariantViolations(twins, [NO_CROSS])).toEqual([]);
+  });
+});
+
 describe('shared path candidates', () => {
   const c = (a: string, b: string) => sharedPathCandidates(RulePath.parse(a), RulePath.parse(b))[0];
   it('joins two patterns segment by segment', () => {

@@ -18,7 +18,8 @@ describe('invariant declarations: a typed model read from plain data, every prob
     const { invariants, problems } = readInvariantDeclaration([
       { id: 'a', reason: 'r', who: { kind: 'robot' }, paths: ['secret/+*'], capabilities: ['read', 'root'], extra: 1 },
       { id: 'b', reason: ' ', who: 'ci', except: [{ kind: 'pipeline', name: '' }], paths: [], capabilities: ['read'] },
-      { id: 'c', reason: 'r', who: 'any', paths: ['x'], capabilities: ['read'] },
+      { id: 'c', reason: 'r', who: 'any', paths: ['x', '@other-applications'], capabilities: ['read'] },
+      { id: 'd', reason: 'r', who: 'any', paths: ['@others'], capabilities: ['read'] },
       { id: 'c', reason: 'r', who: 'any', paths: ['y'], capabilities: ['read'] },
       'no',
     ]);
@@ -30,8 +31,9 @@ describe('invariant declarations: a typed model read from plain data, every prob
       'invariants[1].reason = " ": must say why the invariant holds (non-empty text)',
       'invariants[1].except[0].name = "": must be a name pattern (`*` for any characters), e.g. "jwt/secretstore-iac-pipeline"',
       'invariants[1].paths = []: must be a non-empty list of ACL path patterns',
-      'invariants[3].id = "c": is already the id of invariants[2]: invariant ids are unique',
-      'invariants[4] = "no": must be an object with id, reason, who, paths, capabilities',
+      'invariants[3].paths[0] = "@others": is not a path word: the only one is "@other-applications" (every other application\'s own paths)',
+      'invariants[4].id = "c": is already the id of invariants[2]: invariant ids are unique',
+      'invariants[5] = "no": must be an object with id, reason, who, paths, capabilities',
     ]);
     expect(invariants.map((i) => i.id)).toEqual(['c']);
   });

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { AccessInvariant, AccessInvariants, SSI_R16, SecretStoreApp } from '../../../lib';
+import { AccessInvariant, AccessInvariants, PlatformDeclarations, SSI_R16, SecretStoreApp } from '../../../lib';
 import { definePlatform } from '../../../lib/platform/platform';
 import { findingsOf } from '../../support/rule-findings';
 import { withPeople } from '../../support/people-config';
@@ -37,6 +37,22 @@ describe('SSI-R16: no declared role breaks an access invariant', () => {
     expect(found.length).toBeGreaterThan(0);
     expect(found.every((f) => f.startsWith('[ci-access/pipeline-apply] SSI-R16 policy.rules["sys/policies/acl/'))).toBe(true);
     expect(found[0]).toContain('jwt/secretstore-iac-pipeline (pipeline) can create, update, delete sys/policies/acl/');
+  });
+
+  it('"no application reads another application\'s paths": a grant into another application\'s subtree is found, naming the owner', () => {
+    const cross: AccessInvariant = { id: 'no-cross-app', reason: 'applications read their own paths only', who: { kind: 'application' }, paths: ['@other-applications'], capabilities: ['read'] };
+    expect(findingsOf(SSI_R16, withInvariants(cross), withPeople())).toEqual([]);
+    const found = findingsOf(
+      SSI_R16,
+      (p, app) => {
+        const [a, b] = new PlatformDeclarations(app).applications;
+        a.policy.addRule(b.readablePath.policyPath, ['read'], 'hand-written grant');
+        withInvariants(cross)(p, app);
+      },
+      withPeople(),
+    );
+    expect(found).toEqual([expect.stringContaining(' (the own path of approle/')]);
+    expect(found[0]).toContain('granted by hand-written grant');
   });
 
   it('is one of the rules of every synthesis: the app refuses to write and names the rule', () => {

@@ -42,6 +42,9 @@ describe.each(['openbao', 'vault'])('requests an invariant forbids in a real %s 
     ]);
     expect(forbiddenRequestsMarkdown(found)).toContain('| `no-ci-registry` | `jwt/registry-ci` | ci | read | `secret/data/registry/svc-orchestrator` | 1 | 0 |');
     expect(await forbidden(store, [])).toEqual([]);
+    // The application's refused read of authentik-role's own path is an attempt on another application's path.
+    const cross = await forbidden(store, [{ id: 'no-cross-app', reason: 'r4', who: { kind: 'application' }, paths: ['@other-applications'], capabilities: ['read'] }]);
+    expect(cross.map((f) => [f.identity, f.path, f.allowed, f.denied])).toEqual([['approle/orchestrator-dev', 'secret/data/acme/shared/identity/config', 0, 1]]);
   });
 
   it('usage --invariants adds them to the report (JSON) and makes the exit code 1', async () => {
