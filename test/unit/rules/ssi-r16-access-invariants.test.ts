@@ -63,6 +63,15 @@ describe('SSI-R16: no declared role breaks an access invariant', () => {
     expect(problems.map((p) => p.constructPath)).toEqual(['ci-access/registry-ci', 'ci-access/registry-ci']);
   });
 
+  it('the platform configuration declares them too (`invariants`: a list, or a file)', () => {
+    const app = new SecretStoreApp({ outdir: tempOutdir() });
+    definePlatform(app, { ...withPeople(), invariants: [NO_CI_REGISTRY] });
+    expect(app.problems().filter((p) => p.message.startsWith('SSI-R16')).map((p) => p.constructPath)).toEqual(['ci-access/registry-ci', 'ci-access/registry-ci']);
+    const missing = new SecretStoreApp({ outdir: tempOutdir() });
+    definePlatform(missing, { ...withPeople(), invariants: '/nonexistent/secretstore-iac-invariants.yaml' });
+    expect(missing.problems().filter((p) => p.constructPath === 'invariants').map((p) => p.message)).toEqual([expect.stringMatching(/^file = "\/nonexistent\/secretstore-iac-invariants.yaml": ENOENT/)]);
+  });
+
   it('reads a security team\'s file, and reports a bad declaration as a problem of the construct', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-r16-'));
     try {
