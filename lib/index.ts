@@ -78,6 +78,16 @@ export * from './rules/ssi-r12-people-off-machine-paths';
 export * from './rules/ssi-r13-people-roles-pin-group';
 export * from './rules/ssi-r14-catalogued-store-objects';
 export * from './rules/ssi-r15-names-known-at-synthesis';
+export * from './rules/ssi-r16-access-invariants';
+// A security team's access invariants (docs/invariants.md).
+export * from './constructs/access-invariants';
+export { INVARIANT_CAPABILITY_WORDS } from './invariants/access-invariant';
+export type { AccessInvariant } from './invariants/access-invariant';
+export type { IdentitySelector } from './invariants/identity-selector';
+export { IDENTITY_KINDS } from './invariants/identity-kind';
+export type { IdentityKind } from './invariants/identity-kind';
+export * from './invariants/invariant-declaration';
+export * from './invariants/invariants-file';
 // The ready-made platform of the spec: its configuration and stacks, for a configuration repository.
 export * from './catalogue/store-object-kind';
 export * from './catalogue/store-object-catalogue';

@@ -4,7 +4,9 @@ import { AccessModel, IdentityAccess } from './access-model';
 import { ReportIdentity, accessReport } from './access-report';
 import { BindingValue } from './identity';
 import { BindingChange, IdentityChange, RuleChange } from './identity-change';
-import { RiskFlag, riskFlags } from './risk-flag';
+import { RiskFlag, riskFlags, sortRiskFlags } from './risk-flag';
+import { AccessInvariant } from '../invariants/access-invariant';
+import { invariantFlags } from './invariant-flags';
 import { compareStrings } from '../private/compare-strings';
 
 /** Effective access compared between two configurations. */
@@ -23,17 +25,24 @@ export interface AccessDiff {
   readonly problems: ReadonlyArray<{ readonly identity: string; readonly problem: string }>;
 }
 
-/** True when the diff holds any access change: the `access-diff` exit code. */
+/** True when the diff holds any access change or breaks an access invariant: the `access-diff` exit code. */
 export function hasAccessChange(diff: AccessDiff): boolean {
-  return diff.added.length > 0 || diff.removed.length > 0 || diff.changed.length > 0;
+  return diff.added.length > 0 || diff.removed.length > 0 || diff.changed.length > 0 || diff.flags.some((f) => f.kind === 'invariant-broken');
+}
+
+/** Options of {@link diffAccess}. */
+export interface AccessDiffOptions {
+  /** A security team's invariants: each violation of head is a blocking flag (`invariant-broken`). */
+  readonly invariants?: readonly AccessInvariant[];
 }
 
 /**
  * Compares the effective access of two configurations: identities added or removed, capabilities
- * gained and lost per path pattern, changed bindings, and risk flags. Policy text that changes
- * without changing access (comments, order, merging) is no change.
+ * gained and lost per path pattern, changed bindings, and risk flags (with `options.invariants`,
+ * one per violation of head). Policy text that changes without changing access (comments, order,
+ * merging) is no change.
  */
-export function diffAccess(base: AccessModel, head: AccessModel): AccessDiff {
+export function diffAccess(base: AccessModel, head: AccessModel, options: AccessDiffOptions = {}): AccessDiff {
   const baseNames = new Set(base.identities.map((i) => i.identity.name));
   const headNames = new Set(head.identities.map((i) => i.identity.name));
   const added = head.identities.filter((i) => !baseNames.has(i.identity.name));
@@ -54,7 +63,7 @@ export function diffAccess(base: AccessModel, head: AccessModel): AccessDiff {
     removed: report(base, removed),
     changed,
     unchanged,
-    flags: riskFlags(base, head, changed),
+    flags: sortRiskFlags([...invariantFlags(base, head, options.invariants ?? []), ...riskFlags(base, head, changed)]),
     problems: head.identities.flatMap((i) => i.problems.map((problem) => ({ identity: i.identity.name, problem }))),
   };
 }

@@ -4,7 +4,7 @@ import { mdCode } from '../render/markdown-text';
 import { SavedPlan } from '../sources/saved-plan';
 import { SynthStack } from '../sources/synth-output';
 import { templateParts } from '../sources/terraform-reference';
-import { AccessDiff, diffAccess, hasAccessChange } from './access-diff';
+import { AccessDiff, AccessDiffOptions, diffAccess, hasAccessChange } from './access-diff';
 import { AccessModel } from './access-model';
 import { planStoreConfigurations } from './plan-store-configuration';
 import { OverriddenDeclaration } from './store-configuration';
@@ -45,10 +45,15 @@ export interface PlanReview {
  * resources the review cannot read are risk flags, never guessed.
  * @throws Error naming the stack for a plan that cannot be read into a configuration
  */
-export async function reviewSavedPlans(synthesized: readonly SynthStack[], plans: readonly SavedPlan[], parser = new PolicyParser()): Promise<PlanReview> {
+export async function reviewSavedPlans(
+  synthesized: readonly SynthStack[],
+  plans: readonly SavedPlan[],
+  parser = new PolicyParser(),
+  options: AccessDiffOptions = {},
+): Promise<PlanReview> {
   const sides = planStoreConfigurations(synthesized, plans);
   const [base, head] = await Promise.all([AccessModel.load(sides.base, parser), AccessModel.load(sides.head, parser)]);
-  const diff = diffAccess(base, head);
+  const diff = diffAccess(base, head, options);
   const namespaces = new Map(synthesized.map((s) => [s.name, s.namespace]));
   const own = [...savedPlanFlags(plans), ...plans.flatMap((p) => providerFlags(p, namespaces.get(p.stack) ?? ''))];
   const overrides = sides.overridden.map(overrideFlag);

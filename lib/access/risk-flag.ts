@@ -14,6 +14,7 @@ import { AuthMount } from './auth-mount';
 
 /** Kinds of risk a change can bring, in the order a review reads them. */
 export type RiskKind =
+  | 'invariant-broken'
   | 'plan-unknown'
   | 'plan-unreviewed'
   | 'plan-overrides'
@@ -30,6 +31,7 @@ export type RiskKind =
 
 /** Headline of each kind. */
 export const RISK_LABEL: Readonly<Record<RiskKind, string>> = {
+  'invariant-broken': 'access invariant broken',
   'plan-unknown': 'value unknown until apply',
   'plan-unreviewed': 'change the access review cannot read',
   'plan-overrides': "written over another stack's declaration",

@@ -1,15 +1,8 @@
 import { AclRule } from '../acl/acl';
-import { DEFAULT_POLICY_NAME } from '../acl/default-policy';
 import { witnessPath } from '../acl/rule-coverage';
-import { maskHas } from '../acl/store-capability';
+import { isSecretReadRule } from '../invariants/secret-read-rule';
 import { AccessModel, IdentityAccess } from './access-model';
 import { compareStrings } from '../private/compare-strings';
-
-/**
- * Paths that are not shared secrets: per-token storage (`cubbyhole/`) and the store's own
- * endpoints. A read rule there never counts as two applications sharing a path.
- */
-const NOT_SECRETS = ['cubbyhole/', 'sys/', 'auth/', 'identity/'];
 
 /** One application able to read a path that another application's policy grants it. */
 export interface SharedRead {
@@ -40,10 +33,7 @@ export function findSharedReads(model: AccessModel): SharedRead[] {
   const apps = model.identities.filter((i) => i.identity.method === 'approle' && !i.loginRefused);
   const index = new Map<string, Set<IdentityAccess>>();
   const lengths = new Set<number>();
-  const secretRead = (rule: AclRule) =>
-    maskHas(rule.mask, 'read') &&
-    !rule.policies.every((p) => p === DEFAULT_POLICY_NAME) &&
-    !NOT_SECRETS.some((prefix) => rule.path.key.startsWith(prefix));
+  const secretRead = (rule: AclRule) => isSecretReadRule(rule);
   for (const app of apps) {
     for (const rule of app.acl.rules) {
       if (!secretRead(rule)) continue;

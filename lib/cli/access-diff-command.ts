@@ -16,15 +16,16 @@ import { renderPlanReviewMarkdown } from '../access/plan-review-markdown';
 import { readSynthOutput } from '../sources/synth-output';
 import { readSavedPlanFiles, savedPlanFiles } from './saved-plan-files';
 import { UsageError } from './usage-error';
+import { readInvariantsOption } from './invariants-option';
 
 /** `secretstore-iac access-diff BASE HEAD` (or `--plans DIR`: from saved plans): effective access compared, for a merge-request comment. */
 export const accessDiffCommand: Command = {
   name: 'access-diff',
   summary: 'compare effective access between two configurations (Markdown for a merge-request comment)',
   usage: [
-    'Usage: secretstore-iac access-diff BASE HEAD [--format md|json] [--risk-flag-count FILE]',
+    'Usage: secretstore-iac access-diff BASE HEAD [--format md|json] [--risk-flag-count FILE] [--invariants FILE]',
     '       secretstore-iac access-diff --plans DIR | --plan STACK=FILE ... [--outdir DIR] [--engine ENGINE]',
-    '                                   [--format md|json] [--risk-flag-count FILE]',
+    '                                   [--format md|json] [--risk-flag-count FILE] [--invariants FILE]',
     '',
     'Compares who can do what between BASE and HEAD: identities added or removed; per identity,',
     'capabilities gained and lost per path pattern; changed bindings (audiences, bound claims,',
@@ -48,6 +49,8 @@ export const accessDiffCommand: Command = {
     '',
     '  --format md|json        Markdown (default) or JSON',
     '  --risk-flag-count FILE  also write the number of risk flags to FILE (one line; for CI gates)',
+    '  --invariants FILE       a security team\'s access invariants (JSON or YAML, docs/invariants.md):',
+    '                          each one HEAD breaks is a blocking "access invariant broken" flag (exit 1)',
     '  --plans DIR             every <stack>.tfplan (and <stack>.tfplan.json) in DIR',
     '  --plan STACK=FILE       one stack\'s saved plan (repeat for more)',
     '  --outdir DIR            the synthesized output (default cdktf.out), plan mode only',
@@ -70,6 +73,7 @@ export const accessDiffCommand: Command = {
         plan: { type: 'string', multiple: true },
         outdir: { type: 'string' },
         engine: { type: 'string' },
+        invariants: { type: 'string' },
       },
       { min: 0, max: 2, names: 'BASE and HEAD' },
     );
@@ -78,13 +82,14 @@ export const accessDiffCommand: Command = {
     const writeCount = (flags: number) => {
       if (typeof countFile === 'string') fs.writeFileSync(path.resolve(context.cwd, countFile), `${flags}\n`);
     };
+    const invariants = values.invariants === undefined ? [] : readInvariantsOption(String(values.invariants), context.cwd);
     const planArguments = (values.plan as string[] | undefined) ?? [];
     if (values.plans !== undefined || planArguments.length > 0) {
       if (positionals.length > 0) throw new UsageError('--plans / --plan replace BASE and HEAD: give one or the other');
       const outdir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'));
       const files = savedPlanFiles(planArguments, values.plans as string | undefined, context.cwd);
       const plans = readSavedPlanFiles(files, outdir, values.engine as string | undefined, context);
-      const review = await reviewSavedPlans(readSynthOutput(outdir), plans);
+      const review = await reviewSavedPlans(readSynthOutput(outdir), plans, undefined, { invariants });
       if (format === 'json') context.stdout(terminalJson(review));
       else context.stdout(highlightMarkdown(terminalText(renderPlanReviewMarkdown(review).trimEnd()), stylingEnabled(context.isTerminal, context.env)));
       writeCount(review.diff.flags.length);
@@ -103,7 +108,7 @@ export const accessDiffCommand: Command = {
     // One parser for both sides: a policy text present in both is parsed once.
     const parser = new PolicyParser();
     const [base, head] = await Promise.all(sides.map((s) => AccessModel.load(s.configuration, parser)));
-    const diff = diffAccess(base, head);
+    const diff = diffAccess(base, head, { invariants });
     if (format === 'json') context.stdout(terminalJson(diff));
     else {
       const markdown = renderAccessDiffMarkdown(diff, { base: sides[0].label, head: sides[1].label });

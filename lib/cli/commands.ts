@@ -7,6 +7,7 @@ import { Command } from './command';
 import { driftCommand } from './drift-command';
 import { engineCommand } from './engine-command';
 import { initCommand } from './init-command';
+import { invariantsCommand } from './invariants-command';
 import { movesCommand } from './moves-command';
 import { provisionCommand } from './provision-command';
 import { rotateSecretIdCommand } from './rotate-secret-id-command';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   changedStacksCommand,
   synthRefCommand,
   whoCanCommand,
+  invariantsCommand,
   usageCommand,
   provisionCommand,
   rotateSecretIdCommand,

@@ -12,6 +12,8 @@ import { LIVE_SOURCE, loadConfiguration } from './live-source';
 import { DEFAULT_SOURCE, SOURCE_HELP } from './source-argument';
 import { terminalJson } from '../private/terminal-text';
 import { UsageError } from './usage-error';
+import { readInvariantsOption } from './invariants-option';
+import { ForbiddenRequestCollector, forbiddenRequestsMarkdown, forbiddenRequestsText } from '../usage/forbidden-requests';
 
 /** `secretstore-iac usage [SOURCE] --log FILE...`: which grants the audit log shows used, never used, denied. */
 export const usageCommand: Command = {
@@ -38,6 +40,8 @@ export const usageCommand: Command = {
     '  --log FILE          an audit log file (required; repeat for rotated files; .gz or not)',
     '  --since TIME        only requests at or after TIME: 2026-11-01, 2026-11-01T12:00:00Z, or 90d, 12h, 30m ago',
     '  --until TIME        only requests before TIME (same forms)',
+    '  --invariants FILE   also report each request an access invariant forbids (docs/invariants.md),',
+    '                      allowed or not; any makes the exit code 1',
     '  --format md|json|text   Markdown (default), JSON, or plain lines for the terminal',
     '',
     'Exit codes: 0 report written, nothing denied and no failed login; 1 report written with denied',
@@ -46,7 +50,7 @@ export const usageCommand: Command = {
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
       args,
-      { log: { type: 'string', multiple: true }, since: { type: 'string' }, until: { type: 'string' }, format: { type: 'string' } },
+      { log: { type: 'string', multiple: true }, since: { type: 'string' }, until: { type: 'string' }, format: { type: 'string' }, invariants: { type: 'string' } },
       { min: 0, max: 1, names: 'at most one SOURCE' },
     );
     const format = formatOption(values.format, ['md', 'json', 'text'] as const, 'md');
@@ -65,16 +69,24 @@ export const usageCommand: Command = {
     if (sinceMs !== undefined && untilMs !== undefined && sinceMs >= untilMs) throw new UsageError('--since must be before --until');
     const missing = logs.filter((f) => !fs.existsSync(f));
     if (missing.length > 0) throw new UsageError(`no such audit log: ${missing.join(', ')}`);
+    const invariants = values.invariants === undefined ? undefined : readInvariantsOption(String(values.invariants), context.cwd);
     const { configuration } = await loadConfiguration(positionals[0] ?? DEFAULT_SOURCE, context);
-    const aggregator = new UsageAggregator(await AccessModel.load(configuration), configuration);
+    const model = await AccessModel.load(configuration);
+    const aggregator = new UsageAggregator(model, configuration);
+    // Requests an invariant forbids: kept apart from the usage aggregate (lib/usage/forbidden-requests.ts).
+    const forbidden = invariants === undefined ? undefined : new ForbiddenRequestCollector(model, invariants);
     const counts: AuditReadCounts = { lines: 0, responses: 0, malformed: [], malformedCount: 0 };
-    for await (const entry of readAuditEntries(logs, { sinceMs, untilMs }, counts)) aggregator.add(entry);
+    for await (const entry of readAuditEntries(logs, { sinceMs, untilMs }, counts)) {
+      aggregator.add(entry);
+      forbidden?.add(aggregator.attribute(entry), entry);
+    }
+    const forbiddenRequests = forbidden?.list();
     const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
     const report: UsageReport = aggregator.report(counts, { since: iso(sinceMs), until: iso(untilMs) });
-    if (format === 'json') context.stdout(terminalJson(report));
-    else if (format === 'text') context.stdout(renderUsageText(report));
-    else context.stdout(renderUsageMarkdown(report).trimEnd());
-    const attention = report.failedLogins.length > 0 || report.identities.some((u) => u.denied.length > 0);
+    if (format === 'json') context.stdout(terminalJson(forbiddenRequests === undefined ? report : { ...report, forbidden: forbiddenRequests }));
+    else if (format === 'text') context.stdout([renderUsageText(report), ...(forbiddenRequests === undefined ? [] : ['', forbiddenRequestsText(forbiddenRequests)])].join('\n'));
+    else context.stdout([renderUsageMarkdown(report).trimEnd(), ...(forbiddenRequests === undefined ? [] : ['', forbiddenRequestsMarkdown(forbiddenRequests).trimEnd()])].join('\n'));
+    const attention = report.failedLogins.length > 0 || report.identities.some((u) => u.denied.length > 0) || (forbiddenRequests ?? []).length > 0;
     return attention ? ExitCode.usageFindings : ExitCode.ok;
   },
 };

@@ -1,4 +1,5 @@
 import { IConstruct } from 'constructs';
+import { AccessInvariants } from './access-invariants';
 import { AppRoleApplication } from './approle-application';
 import { AppRoleAuth } from './approle-auth';
 import { CiJwtAuth } from './ci-jwt-auth';
@@ -41,6 +42,8 @@ export class PlatformDeclarations {
   readonly pipelineRoles: readonly ConfigurationPipelineRole[];
   /** The configuration pipeline roles' grants, one per role and stack: the only policies in the grants' name space. */
   readonly pipelineGrants: readonly PipelineStackGrant[];
+  /** A security team's access invariants (SSI-R16). */
+  readonly invariants: readonly AccessInvariants[];
   private readonly root: IConstruct;
 
   /**
@@ -66,6 +69,7 @@ export class PlatformDeclarations {
     this.readerPolicies = all.filter((c): c is LiveStoreReaderPolicy => c instanceof LiveStoreReaderPolicy);
     this.pipelineRoles = all.filter((c): c is ConfigurationPipelineRole => c instanceof ConfigurationPipelineRole);
     this.pipelineGrants = all.filter((c): c is PipelineStackGrant => c instanceof PipelineStackGrant);
+    this.invariants = all.filter((c): c is AccessInvariants => c instanceof AccessInvariants);
   }
 
   /**

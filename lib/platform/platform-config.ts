@@ -11,6 +11,7 @@ import { PlatformSettingsProps } from '../model/platform-settings';
 import type { PeopleConfig } from './people-stack';
 import { expectBoolean, expectRecord, expectShape, expectString, optional, ownEntries, ownValue, PropCheck, PropsSchema } from '../model/props-check';
 import { ValidationProblem } from '../model/validation-problem';
+import type { AccessInvariant } from '../invariants/access-invariant';
 
 /**
  * A registry service account declared in {@link PlatformConfig.accounts}; its key there is the
@@ -131,6 +132,14 @@ export interface PlatformConfig {
    * @default no people stack: nobody logs in to the store through single sign-on
    */
   readonly people?: PeopleConfig;
+  /**
+   * A security team's access invariants (docs/invariants.md), checked at every synthesis by SSI-R16:
+   * the path of their file (JSON or YAML, relative to the directory the synthesis runs in), or the
+   * invariants themselves. The same file serves `access-diff --invariants`, `invariants check` and
+   * `usage --invariants`.
+   * @default none
+   */
+  readonly invariants?: string | readonly AccessInvariant[];
 }
 
 /** Any value: a field whose type the construct it is given to checks and reports. */
@@ -182,6 +191,8 @@ export const PLATFORM_CONFIG_SCHEMA: PropsSchema = {
   e2eTests: checkedByItsConstruct,
   // The method's fields are checked by OidcAuth, each group's by its OidcGroupRole, under their own paths.
   people: optional(expectRecord(undefined, 'an object { discoveryUrl, clientId, storeUrl, groups, ... }')),
+  // A file path or a list, each invariant checked by AccessInvariants (reported on `invariants`).
+  invariants: checkedByItsConstruct,
 };
 
 /** The problems of a platform configuration's own fields (see {@link PLATFORM_CONFIG_SCHEMA}). */

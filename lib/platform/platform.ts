@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
 import { StateBackendFactory } from '../constructs/secret-store-stack';
+import { AccessInvariants } from '../constructs/access-invariants';
 import { PlatformSettings } from '../model/platform-settings';
 import { isPlainRecord, ownValue } from '../model/props-check';
 import { AppRolesStack } from './app-roles-stack';
@@ -32,5 +33,7 @@ export function definePlatform(scope: Construct, config: PlatformConfig, stateBa
   ciAccess.node.addValidation({ validate: () => problems.map(String) });
   const appRoles = new AppRolesStack(scope, 'app-roles', given, settings, stateBackend);
   const people = isPlainRecord(given.people) ? new PeopleStack(scope, 'people', given.people, settings, stateBackend) : undefined;
+  const invariants = ownValue<PlatformConfig['invariants']>(given, 'invariants');
+  if (invariants !== undefined) new AccessInvariants(scope, 'invariants', typeof invariants === 'string' ? { file: invariants } : { invariants });
   return { ciAccess, appRoles, ...(people ? { people } : {}) };
 }

@@ -195,6 +195,14 @@ export class UsageAggregator {
     return best.length === 1 ? best[0] : undefined;
   }
 
+  /**
+   * The declared identity that made a request (not a login), as {@link add} attributes it; undefined
+   * for a login or a token no declared identity issued.
+   */
+  attribute(e: AuditEntry): IdentityAccess | undefined {
+    return LOGIN_PATH.test(e.path) ? undefined : this.identityOf(e)?.access;
+  }
+
   /** Counts one response entry. */
   add(e: AuditEntry): void {
     this.first = this.first === undefined || e.time < this.first ? e.time : this.first;

@@ -1,0 +1,37 @@
+import { AccessModel } from './access-model';
+import { RiskFlag } from './risk-flag';
+import { AccessInvariant } from '../invariants/access-invariant';
+import { invariantViolations } from '../invariants/invariant-check';
+import { InvariantViolation } from '../invariants/invariant-violation';
+import { invariantSubjects } from './invariant-subjects';
+
+/** A violation's key: the same invariant, identity and rule on both sides is the same violation. */
+const keyOf = (v: InvariantViolation) => `${v.invariant}\u0000${v.identity}\u0000${v.rule}`;
+
+/**
+ * The review's flags of broken invariants: one per violation of `head` (identity, rule, invariant),
+ * blocking whether the change brings it or base already had it (an invariant broken on base is
+ * still broken after the merge). The message names the change: the identity and the rule with its
+ * policies that grant the forbidden capability, and whether the change brings it.
+ */
+export function invariantFlags(base: AccessModel, head: AccessModel, invariants: readonly AccessInvariant[]): RiskFlag[] {
+  if (invariants.length === 0) return [];
+  const before = new Set(invariantViolations(invariantSubjects(base), invariants).map(keyOf));
+  return invariantViolations(invariantSubjects(head), invariants).map((v) => {
+    const policies = v.policies.map((p) => `\`${p}\``).join(', ');
+    const when = before.has(keyOf(v)) ? 'already broken on base, still broken by this change' : 'this change breaks it';
+    return {
+      kind: 'invariant-broken',
+      identity: v.identity,
+      identities: [v.identity],
+      message:
+        `${when}: invariant \`${v.invariant}\` (${v.reason}): rule \`${v.rule}\` (${policies}) gives ${v.kind} identity \`${v.identity}\` ` +
+        `${v.capabilities.map((c) => `\`${c}\``).join(', ')} on \`${v.path}\`, which \`${v.invariantPath}\`${v.owner === undefined ? '' : `, the own path of \`${v.owner}\`,`} covers`,
+    };
+  });
+}
+
+/** True when any flag is a broken invariant: the review blocks (exit code 1). */
+export function breaksInvariant(flags: readonly RiskFlag[]): boolean {
+  return flags.some((f) => f.kind === 'invariant-broken');
+}
