@@ -4,6 +4,7 @@ import { identitySection } from './access-report-markdown';
 import { formatBinding } from './binding-format';
 import { mdCell, mdCode, mdMessage, mdTable, mdText, mdValue } from '../render/markdown-text';
 import { RISK_LABEL, RiskFlag } from './risk-flag';
+import { removedAccessUseSection } from '../usage/removed-access-use-markdown';
 
 /** Labels of the two sides, shown in the heading (`main`, `HEAD`, directory names). */
 export interface DiffSides {
@@ -32,6 +33,7 @@ export function renderAccessDiffMarkdown(diff: AccessDiff, sides: DiffSides): st
       `${diff.unchanged} unchanged. ${diff.flags.length} risk ${diff.flags.length === 1 ? 'flag' : 'flags'}.`,
   );
   appendFlags(out, diff);
+  if (diff.usage !== undefined) out.push('', ...removedAccessUseSection(diff.usage));
   for (const identity of diff.added) out.push('', ...identitySection(identity, '### Added:'));
   for (const identity of diff.removed) {
     out.push('', `### Removed: ${mdCode(identity.name)}`, '');

@@ -16,6 +16,10 @@ import { renderPlanReviewMarkdown } from '../access/plan-review-markdown';
 import { readSynthOutput } from '../sources/synth-output';
 import { readSavedPlanFiles, savedPlanFiles } from './saved-plan-files';
 import { UsageError } from './usage-error';
+import { AUDIT_WINDOW_HELP, AUDIT_WINDOW_OPTIONS, auditLogFiles, auditWindowOption } from './audit-log-options';
+import { readUsageFile } from '../usage/usage-file';
+import { usageOfAuditLog } from '../usage/usage-report';
+import { UsageSource, withRemovedAccessUse } from '../usage/removed-access-use';
 
 /** `secretstore-iac access-diff BASE HEAD` (or `--plans DIR`: from saved plans): effective access compared, for a merge-request comment. */
 export const accessDiffCommand: Command = {
@@ -23,6 +27,7 @@ export const accessDiffCommand: Command = {
   summary: 'compare effective access between two configurations (Markdown for a merge-request comment)',
   usage: [
     'Usage: secretstore-iac access-diff BASE HEAD [--format md|json] [--risk-flag-count FILE]',
+    '                                   [--usage-log FILE... [--since TIME] [--until TIME] | --usage FILE]',
     '       secretstore-iac access-diff --plans DIR | --plan STACK=FILE ... [--outdir DIR] [--engine ENGINE]',
     '                                   [--format md|json] [--risk-flag-count FILE]',
     '',
@@ -46,8 +51,16 @@ export const accessDiffCommand: Command = {
     'The note names each plan file with its SHA-256; a value the review reads that is unknown until apply,',
     'or a change to a resource it does not read, is a risk flag and makes the exit code 1 (docs/access.md).',
     '',
+    'With the store\'s audit log (--usage-log, read as `usage` reads it, against BASE) or a usage file',
+    '(--usage: `secretstore-iac usage --format json`, as the drift job writes it), the note shows each',
+    'removed or narrowed grant\'s last use in the window, and a risk flag for each grant whose requests',
+    'in the window HEAD refuses: "this change denies requests made N days ago" (docs/usage.md).',
+    '',
     '  --format md|json        Markdown (default) or JSON',
     '  --risk-flag-count FILE  also write the number of risk flags to FILE (one line; for CI gates)',
+    '  --usage-log FILE        an audit log file (repeat for rotated files; .gz or not)',
+    ...AUDIT_WINDOW_HELP.map((line) => line.replace('  --', '    --')),
+    '  --usage FILE            a usage file (the JSON of `secretstore-iac usage`) instead of --usage-log',
     '  --plans DIR             every <stack>.tfplan (and <stack>.tfplan.json) in DIR',
     '  --plan STACK=FILE       one stack\'s saved plan (repeat for more)',
     '  --outdir DIR            the synthesized output (default cdktf.out), plan mode only',
@@ -70,6 +83,9 @@ export const accessDiffCommand: Command = {
         plan: { type: 'string', multiple: true },
         outdir: { type: 'string' },
         engine: { type: 'string' },
+        'usage-log': { type: 'string', multiple: true },
+        usage: { type: 'string' },
+        ...AUDIT_WINDOW_OPTIONS,
       },
       { min: 0, max: 2, names: 'BASE and HEAD' },
     );
@@ -78,9 +94,21 @@ export const accessDiffCommand: Command = {
     const writeCount = (flags: number) => {
       if (typeof countFile === 'string') fs.writeFileSync(path.resolve(context.cwd, countFile), `${flags}\n`);
     };
+    const usageLogs = (values['usage-log'] as string[] | undefined) ?? [];
+    const usageFile = values.usage as string | undefined;
+    if (usageLogs.length > 0 && usageFile !== undefined) throw new UsageError('--usage-log and --usage: give one or the other (the audit log, or a usage file written from it)');
+    if ((values.since !== undefined || values.until !== undefined) && usageLogs.length === 0) {
+      throw new UsageError('--since and --until go with --usage-log (a usage file carries its own window)');
+    }
+    const now = Date.now();
+    const window = auditWindowOption(values, now);
+    // Read before the configurations are synthesized: a wrong file fails fast.
+    const logs = auditLogFiles(usageLogs, context.cwd, '--usage-log');
+    const written = usageFile !== undefined ? readUsageFile(path.resolve(context.cwd, usageFile)) : undefined;
     const planArguments = (values.plan as string[] | undefined) ?? [];
     if (values.plans !== undefined || planArguments.length > 0) {
       if (positionals.length > 0) throw new UsageError('--plans / --plan replace BASE and HEAD: give one or the other');
+      if (usageLogs.length > 0 || usageFile !== undefined) throw new UsageError('--usage-log and --usage go with BASE HEAD, not yet with --plans / --plan');
       const outdir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'));
       const files = savedPlanFiles(planArguments, values.plans as string | undefined, context.cwd);
       const plans = readSavedPlanFiles(files, outdir, values.engine as string | undefined, context);
@@ -103,7 +131,9 @@ export const accessDiffCommand: Command = {
     // One parser for both sides: a policy text present in both is parsed once.
     const parser = new PolicyParser();
     const [base, head] = await Promise.all(sides.map((s) => AccessModel.load(s.configuration, parser)));
-    const diff = diffAccess(base, head);
+    const usage = written ?? (logs.length > 0 ? await usageOfAuditLog(logs, window, base, sides[0].configuration) : undefined);
+    const source: UsageSource = usageFile !== undefined ? { kind: 'usage-file', files: [usageFile] } : { kind: 'audit-log', files: usageLogs };
+    const diff = usage === undefined ? diffAccess(base, head) : withRemovedAccessUse(diffAccess(base, head), base, head, usage, source, now);
     if (format === 'json') context.stdout(terminalJson(diff));
     else {
       const markdown = renderAccessDiffMarkdown(diff, { base: sides[0].label, head: sides[1].label });
