@@ -108,7 +108,8 @@ export function removedAccessUse(
         continue;
       }
       const change = changedRules.get(name)?.get(rule.path.display);
-      const lost = change?.lost.filter((c) => c !== 'deny') ?? [];
+      // A rule of base with `deny` is not among its own rules: what it loses is never `deny`.
+      const lost = change?.lost ?? [];
       if (lost.length > 0) taken.set(rule.path.slot, { removal: change!.removed ? 'rule removed' : 'narrowed', lost });
     }
     for (const rule of ownRules(base, before)) {
@@ -121,7 +122,8 @@ export function removedAccessUse(
       const decision = before.acl.check(operation, request.path);
       // Refused by base too: not this change's doing (the usage was read against another configuration).
       if (!decision.allowed || !decision.rule) continue;
-      const refused = gone || after.loginRefused || !after.acl.check(operation, request.path).allowed;
+      // A head identity whose login is refused has an empty ACL: refused like the rest.
+      const refused = gone || !after.acl.check(operation, request.path).allowed;
       const t = taken.get(decision.rule.path.slot);
       const through = t !== undefined && t.lost.includes(operation);
       if (!through && !refused) continue;
