@@ -146,8 +146,10 @@ describe('edges of the evaluation', () => {
     expect(renderAccessDiffMarkdown(diff, { base: 'main', head: 'HEAD' })).toContain('No request in the window used what the change takes away.');
   });
 
-  it('an identity whose login head refuses (its policy gone): its requests are denied', async () => {
-    const head = variant('policy-gone', (_, { apps }) => delete apps.resource.vault_policy[APP_POLICY]);
+  it('an identity whose login head refuses (the root policy listed): its requests are denied', async () => {
+    const head = variant('login-refused', (_, { apps }) => {
+      apps.resource.vault_approle_auth_backend_role['orchestrator-dev_role_125D2539'].token_policies = ['root'];
+    });
     const { diff } = await review(head, 'vault');
     expect(diff.usage!.grants.map((g) => [g.identity, g.removal, g.denied.length])).toEqual([['approle/orchestrator-dev', 'rule removed', 1]]);
   });
