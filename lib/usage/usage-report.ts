@@ -174,7 +174,8 @@ interface UsedAcc { rule: AclRule; ops: Set<string>; count: number; last: string
 interface DeniedAcc { path: string; operation: string; count: number; last: string }
 interface IdentityAcc { access: IdentityAccess; logins: number; last?: string; used: Map<string, UsedAcc>; denied: Map<string, DeniedAcc> }
 
-const LOGIN_PATH = /^auth\/(.+)\/login(?:\/[^/]*)?$/;
+/** A login: `auth/<mount>/login` (JWT, AppRole), or the callback that ends a person's OIDC login. */
+const LOGIN_PATH = /^auth\/(.+)\/(?:login(?:\/[^/]*)?|oidc\/callback)$/;
 
 function later(a: string | undefined, b: string): string {
   return a === undefined || a < b ? b : a;
