@@ -35,12 +35,12 @@ const CLIENT_ID = 'secretstore';
 /** The two applications run by their agents: role → its one secret (the agent renders it). */
 const AGENT_APPS: Record<string, string> = {
   'orchestrator-dev': 'acme/dev/orchestrator/database',
-  'authentik-role': 'acme/shared/identity/config',
+  'billing-dev': 'acme/dev/billing/config',
 };
 /** The keys each application declares for its secret. */
 const APP_KEYS: Record<string, string[]> = {
   'acme/dev/orchestrator/database': ['pg_host', 'pg_user', 'pg_password'],
-  'acme/shared/identity/config': ['client_secret'],
+  'acme/dev/billing/config': ['api_key'],
 };
 /** The CI jobs run through the login script, each once: consumer → the paths it reads. */
 const CI_JOBS: Record<string, string[]> = {
@@ -76,6 +76,7 @@ describe('usage: the audit log of a real workload (login script, agents, a perso
 
   const out = () => path.join(fixture.dir, 'cdktf.out');
   const agentHome = (role: string) => path.join(work, role);
+  /** The directory of an application's agent files: `<outputDirectory>/<role>`. */
   const agentFiles = (role: string) => path.join(out(), 'usage-agents', role, role);
 
   beforeAll(async () => {
@@ -89,6 +90,8 @@ describe('usage: the audit log of a real workload (login script, agents, a perso
     fixture = PlatformFixture.create(store, 'usage-workload');
     fixture.engineEnv = { TF_VAR_oidc_client_secret: clientSecret };
     const config = testPlatformConfig(key.publicKeyPem, {
+      // The second application run by its agent (the platform's other applications declare no secrets).
+      applications: { 'billing-dev': { name: 'billing', environment: 'dev', secrets: { config: ['api_key'] } } },
       people: {
         discoveryUrl: provider.issuer,
         clientId: CLIENT_ID,
@@ -149,7 +152,7 @@ describe('usage: the audit log of a real workload (login script, agents, a perso
       for (const p of paths) count(used, `jwt/registry-ci secret/data/${p} read`);
     }
     // A job whose read list names a path its role lacks (a copied variable): logged in, refused.
-    const refused = await job('image-build', { SECRETSTORE_READ: `kv2:${CI_FORBIDDEN}:username=DEPLOYER_USERNAME`, SECRETSTORE_REGISTRY_LOGIN: '' });
+    const refused = await job('image-build', { SECRETSTORE_READ: `kv2:secret/data/${CI_FORBIDDEN}:username=DEPLOYER_USERNAME`, SECRETSTORE_REGISTRY_LOGIN: '' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('HTTP 403');
     count(logins, 'jwt/registry-ci');
@@ -184,13 +187,13 @@ describe('usage: the audit log of a real workload (login script, agents, a perso
       used.set(`approle/${role} secret/data/${logical.replace(/\/[^/]+$/, '/*')} read`, 0);
     }
     // An application that reads another's path with its own token: refused. A bad Secret ID: failed.
-    const roleId = await operator.roleId('authentik-role');
-    const secretId = (await operator.issueSecretId('authentik-role', { issued_by: 'usage-workload.store.test' })).secretId;
+    const roleId = await operator.roleId('billing-dev');
+    const secretId = (await operator.issueSecretId('billing-dev', { issued_by: 'usage-workload.store.test' })).secretId;
     const appToken = clientToken(await appRoleLogin(store, roleId, secretId));
     secrets.push(secretId, appToken);
-    count(logins, 'approle/authentik-role');
+    count(logins, 'approle/billing-dev');
     expect((await storeRequest(store, 'GET', `secret/data/${AGENT_APPS['orchestrator-dev']}`, undefined, appToken)).status).toBe(403);
-    count(denied, `approle/authentik-role secret/data/${AGENT_APPS['orchestrator-dev']} read`);
+    count(denied, `approle/billing-dev secret/data/${AGENT_APPS['orchestrator-dev']} read`);
     expect((await appRoleLogin(store, roleId, `${secretId.slice(0, -4)}0000`)).status).toBe(400);
     count(failed, 'approle');
 
