@@ -6,7 +6,6 @@ import { BindingValue } from './identity';
 import { BindingChange, IdentityChange, RuleChange } from './identity-change';
 import { RiskFlag, riskFlags } from './risk-flag';
 import { compareStrings } from '../private/compare-strings';
-import type { RemovedAccessUsage } from '../usage/removed-access-use';
 
 /** Effective access compared between two configurations. */
 export interface AccessDiff {
@@ -22,8 +21,6 @@ export interface AccessDiff {
   readonly flags: readonly RiskFlag[];
   /** Problems of head identities (missing policies, refused logins). */
   readonly problems: ReadonlyArray<{ readonly identity: string; readonly problem: string }>;
-  /** With `--usage-log` or `--usage`: the use of the grants the change removes (lib/usage/removed-access-use.ts). */
-  readonly usage?: RemovedAccessUsage;
 }
 
 /** True when the diff holds any access change: the `access-diff` exit code. */

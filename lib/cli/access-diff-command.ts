@@ -19,7 +19,8 @@ import { UsageError } from './usage-error';
 import { AUDIT_WINDOW_HELP, AUDIT_WINDOW_OPTIONS, auditLogFiles, auditWindowOption } from './audit-log-options';
 import { readUsageFile } from '../usage/usage-file';
 import { usageOfAuditLog } from '../usage/usage-report';
-import { UsageSource, withRemovedAccessUse } from '../usage/removed-access-use';
+import { AccessDiffWithUsage, UsageSource, withRemovedAccessUse } from '../usage/removed-access-use';
+import { removedAccessUseSection } from '../usage/removed-access-use-markdown';
 
 /** `secretstore-iac access-diff BASE HEAD` (or `--plans DIR`: from saved plans): effective access compared, for a merge-request comment. */
 export const accessDiffCommand: Command = {
@@ -133,10 +134,12 @@ export const accessDiffCommand: Command = {
     const [base, head] = await Promise.all(sides.map((s) => AccessModel.load(s.configuration, parser)));
     const usage = written ?? (logs.length > 0 ? await usageOfAuditLog(logs, window, base, sides[0].configuration) : undefined);
     const source: UsageSource = usageFile !== undefined ? { kind: 'usage-file', files: [usageFile] } : { kind: 'audit-log', files: usageLogs };
-    const diff = usage === undefined ? diffAccess(base, head) : withRemovedAccessUse(diffAccess(base, head), base, head, usage, source, now);
+    const withUsage: AccessDiffWithUsage | undefined = usage === undefined ? undefined : withRemovedAccessUse(diffAccess(base, head), base, head, usage, source, now);
+    const diff = withUsage ?? diffAccess(base, head);
     if (format === 'json') context.stdout(terminalJson(diff));
     else {
-      const markdown = renderAccessDiffMarkdown(diff, { base: sides[0].label, head: sides[1].label });
+      const afterFlags = withUsage === undefined ? undefined : removedAccessUseSection(withUsage.usage);
+      const markdown = renderAccessDiffMarkdown(diff, { base: sides[0].label, head: sides[1].label, afterFlags });
       context.stdout(highlightMarkdown(terminalText(markdown.trimEnd()), stylingEnabled(context.isTerminal, context.env)));
     }
     writeCount(diff.flags.length);

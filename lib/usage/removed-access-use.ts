@@ -167,11 +167,17 @@ function usedAccessFlag(g: RemovedGrantUse, nowMs: number): RiskFlag {
   };
 }
 
+/** An access diff with the use of what it removes (`access-diff --usage-log` / `--usage`; its JSON). */
+export interface AccessDiffWithUsage extends AccessDiff {
+  /** The use of the grants the change removes or narrows. */
+  readonly usage: RemovedAccessUsage;
+}
+
 /**
  * The access diff with the use of what it removes: the usage section and its risk flags added to
  * the diff's, in the review's order.
  */
-export function withRemovedAccessUse(diff: AccessDiff, base: AccessModel, head: AccessModel, usage: UsageReport, source: UsageSource, nowMs: number): AccessDiff {
+export function withRemovedAccessUse(diff: AccessDiff, base: AccessModel, head: AccessModel, usage: UsageReport, source: UsageSource, nowMs: number): AccessDiffWithUsage {
   const found = removedAccessUse(diff, base, head, usage, source, nowMs);
   return { ...diff, flags: sortRiskFlags([...diff.flags, ...found.flags]), usage: found.usage };
 }

@@ -6,14 +6,15 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AccessDiff, diffAccess } from '../../../lib/access/access-diff';
+import { diffAccess } from '../../../lib/access/access-diff';
 import { renderAccessDiffMarkdown } from '../../../lib/access/access-diff-markdown';
 import { AccessModel } from '../../../lib/access/access-model';
 import { readStoreConfiguration } from '../../../lib/access/store-configuration';
 import { PolicyParser } from '../../../lib/acl/policy-parser';
 import { runCli } from '../../../lib/cli/run-cli';
 import { terminalJson } from '../../../lib/private/terminal-text';
-import { daysAgo, removedAccessUse, withRemovedAccessUse } from '../../../lib/usage/removed-access-use';
+import { AccessDiffWithUsage, daysAgo, removedAccessUse, withRemovedAccessUse } from '../../../lib/usage/removed-access-use';
+import { removedAccessUseSection } from '../../../lib/usage/removed-access-use-markdown';
 import { readUsageFile } from '../../../lib/usage/usage-file';
 import { UsageReport, usageOfAuditLog } from '../../../lib/usage/usage-report';
 import { ACCESS_FIXTURES, REPO_ROOT } from '../../support/paths';
@@ -23,6 +24,9 @@ const LOG = (store: string) => path.join(REPO_ROOT, 'test', 'fixtures', 'usage',
 /** Three and a half days after the fixtures' requests (2026-11-28T04:07Z). */
 const NOW = Date.parse('2026-12-01T16:00:00Z');
 const SOURCE = { kind: 'audit-log' as const, files: ['audit.log'] };
+
+/** The note as `access-diff` writes it with usage: the usage section after the risk flags. */
+const note = (diff: AccessDiffWithUsage) => renderAccessDiffMarkdown(diff, { base: 'main', head: 'HEAD', afterFlags: removedAccessUseSection(diff.usage) });
 
 let tmp: string;
 beforeAll(() => {
@@ -54,7 +58,7 @@ const narrowed = () =>
     p[APP_POLICY].policy = p[APP_POLICY].policy.replace('secret/data/acme/dev/orchestrator/*', 'secret/data/acme/dev/orchestrator/database');
   });
 
-async function review(head: string, store = 'openbao', usage?: UsageReport, baseDir = BASE): Promise<{ diff: AccessDiff; usage: UsageReport }> {
+async function review(head: string, store = 'openbao', usage?: UsageReport, baseDir = BASE): Promise<{ diff: AccessDiffWithUsage; usage: UsageReport }> {
   const parser = new PolicyParser();
   const configuration = readStoreConfiguration(baseDir);
   const base = await AccessModel.load(configuration, parser);
@@ -143,7 +147,7 @@ describe('edges of the evaluation', () => {
       ['approle/orchestrator-dev', 'secret/data/acme/dev/orchestrator/*', 'narrowed', ['list'], 0, undefined, []],
     ]);
     expect(diff.flags).toEqual([]);
-    expect(renderAccessDiffMarkdown(diff, { base: 'main', head: 'HEAD' })).toContain('No request in the window used what the change takes away.');
+    expect(note(diff)).toContain('No request in the window used what the change takes away.');
   });
 
   it('an identity whose login head refuses (the root policy listed): its requests are denied', async () => {
@@ -157,7 +161,7 @@ describe('edges of the evaluation', () => {
   it('no removed grant: the section says so; a capability kept is not listed', async () => {
     const { diff } = await review(path.join(ACCESS_FIXTURES, 'head-account-added'));
     expect(diff.usage!.grants).toEqual([]);
-    expect(renderAccessDiffMarkdown(diff, { base: 'main', head: 'HEAD' })).toContain('### Use of the access this change removes\n\nFrom the audit log `audit.log`: window the start of the log to the end of the log; requests seen ');
+    expect(note(diff)).toContain('### Use of the access this change removes\n\nFrom the audit log `audit.log`: window the start of the log to the end of the log; requests seen ');
   });
 
   it('counts and last use add up over the requests of a grant; the flag names at most five paths, the latest first', async () => {
@@ -193,7 +197,7 @@ describe('edges of the evaluation', () => {
     const diff = diffAccess(base, head);
     const found = removedAccessUse(diff, base, head, await usageOfAuditLog([LOG('vault')], {}, base, configuration), SOURCE, NOW);
     expect(found.flags).toHaveLength(1);
-    expect(diff.usage).toBeUndefined();
+    expect('usage' in diff).toBe(false);
   });
 });
 
@@ -205,7 +209,7 @@ describe('the note: encoding and content', () => {
     const evil: UsageReport = { ...usage, identities: [{ ...app, used: [{ ...app.used[0], requests: [{ path: hostile, operation: 'read', count: 2, lastUse: '2026-11-30T00:00:00Z' }] }] }] };
     const head = variant('evil-gone', (_, { apps }) => delete apps.resource.vault_approle_auth_backend_role['orchestrator-dev_role_125D2539']);
     const { diff } = await review(head, 'openbao', evil);
-    const md = renderAccessDiffMarkdown(diff, { base: 'main', head: 'HEAD' });
+    const md = note(diff);
     expect(md).not.toContain('\u001b');
     expect(md).not.toMatch(/^# title/m);
     const rows = md.split('\n').filter((l) => l.startsWith('| `approle/orchestrator-dev` |'));
@@ -219,7 +223,7 @@ describe('the note: encoding and content', () => {
 
   it('the section follows the risk flags and says how many used grants the change takes', async () => {
     const { diff } = await review(narrowed());
-    const md = renderAccessDiffMarkdown(diff, { base: 'main', head: 'HEAD' });
+    const md = note(diff);
     const section = md.indexOf('### Use of the access this change removes');
     expect(md.indexOf('### Risk flags')).toBeLessThan(section);
     expect(section).toBeLessThan(md.indexOf('### Changed:'));
