@@ -151,35 +151,41 @@ export async function* readAuditEntries(files: readonly string[], window: AuditW
     };
     stream.on('error', fail);
     input.on('error', fail);
-    let n = 0;
-    const iterator = lines[Symbol.asyncIterator]();
-    for (;;) {
-      let next: IteratorResult<string>;
-      try {
-        next = await iterator.next();
-      } catch (e) {
-        // The iterator may reject with the input's error itself: named like the others.
-        throw failed ?? new Error(`cannot read the audit log ${file}: ${(e as Error).message}`);
+    // A reader that stops early (an error, a consumer that returns) closes the file at once.
+    try {
+      let n = 0;
+      const iterator = lines[Symbol.asyncIterator]();
+      for (;;) {
+        let next: IteratorResult<string>;
+        try {
+          next = await iterator.next();
+        } catch (e) {
+          // The iterator may reject with the input's error itself: named like the others.
+          throw failed ?? new Error(`cannot read the audit log ${file}: ${(e as Error).message}`);
+        }
+        if (next.done || failed) break;
+        const read = next.value;
+        n++;
+        counts.lines++;
+        const line = read.trim();
+        if (line === '') continue;
+        const entry = parseAuditLine(line);
+        if (entry === undefined) {
+          counts.malformedCount++;
+          if (counts.malformed.length < 20) counts.malformed.push(`${file}:${n}`);
+          continue;
+        }
+        if (entry === 'skip') continue;
+        if (window.sinceMs !== undefined && entry.epochMs < window.sinceMs) continue;
+        if (window.untilMs !== undefined && entry.epochMs >= window.untilMs) continue;
+        counts.responses++;
+        yield entry;
       }
-      if (next.done || failed) break;
-      const read = next.value;
-      n++;
-      counts.lines++;
-      const line = read.trim();
-      if (line === '') continue;
-      const entry = parseAuditLine(line);
-      if (entry === undefined) {
-        counts.malformedCount++;
-        if (counts.malformed.length < 20) counts.malformed.push(`${file}:${n}`);
-        continue;
-      }
-      if (entry === 'skip') continue;
-      if (window.sinceMs !== undefined && entry.epochMs < window.sinceMs) continue;
-      if (window.untilMs !== undefined && entry.epochMs >= window.untilMs) continue;
-      counts.responses++;
-      yield entry;
+      if (failed) throw failed;
+    } finally {
+      lines.close();
+      stream.destroy();
     }
-    if (failed) throw failed;
   }
 }
 
