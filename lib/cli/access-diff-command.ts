@@ -11,7 +11,8 @@ import { LIVE_SOURCE, loadConfiguration } from './live-source';
 import { refSynthesizer, SOURCE_HELP } from './source-argument';
 import { terminalJson, terminalText } from '../private/terminal-text';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
-import { planReviewNeedsAttention, reviewSavedPlans } from '../access/plan-review';
+import { PlanReview, planReviewNeedsAttention, reviewSavedPlans } from '../access/plan-review';
+import { planStoreConfigurations } from '../access/plan-store-configuration';
 import { renderPlanReviewMarkdown } from '../access/plan-review-markdown';
 import { readSynthOutput } from '../sources/synth-output';
 import { readSavedPlanFiles, savedPlanFiles } from './saved-plan-files';
@@ -20,6 +21,11 @@ import { AUDIT_WINDOW_HELP, AUDIT_WINDOW_OPTIONS, auditLogFiles, auditWindowOpti
 import { readUsageFile } from '../usage/usage-file';
 import { usageOfAuditLog } from '../usage/usage-report';
 import { AccessDiffWithUsage, UsageSource, withRemovedAccessUse } from '../usage/removed-access-use';
+
+/** Where the review's usage comes from, as given on the command line. */
+function usageSource(usageFile: string | undefined, usageLogs: readonly string[]): UsageSource {
+  return usageFile !== undefined ? { kind: 'usage-file', files: [usageFile] } : { kind: 'audit-log', files: usageLogs };
+}
 import { removedAccessUseSection } from '../usage/removed-access-use-markdown';
 
 /** `secretstore-iac access-diff BASE HEAD` (or `--plans DIR`: from saved plans): effective access compared, for a merge-request comment. */
@@ -30,7 +36,7 @@ export const accessDiffCommand: Command = {
     'Usage: secretstore-iac access-diff BASE HEAD [--format md|json] [--risk-flag-count FILE]',
     '                                   [--usage-log FILE... [--since TIME] [--until TIME] | --usage FILE]',
     '       secretstore-iac access-diff --plans DIR | --plan STACK=FILE ... [--outdir DIR] [--engine ENGINE]',
-    '                                   [--format md|json] [--risk-flag-count FILE]',
+    '                                   [--format md|json] [--risk-flag-count FILE] [--usage-log FILE... | --usage FILE]',
     '',
     'Compares who can do what between BASE and HEAD: identities added or removed; per identity,',
     'capabilities gained and lost per path pattern; changed bindings (audiences, bound claims,',
@@ -55,7 +61,8 @@ export const accessDiffCommand: Command = {
     'With the store\'s audit log (--usage-log, read as `usage` reads it, against BASE) or a usage file',
     '(--usage: `secretstore-iac usage --format json`, as the drift job writes it), the note shows each',
     'removed or narrowed grant\'s last use in the window, and a risk flag for each grant whose requests',
-    'in the window HEAD refuses: "this change denies requests made N days ago" (docs/usage.md).',
+    'in the window HEAD refuses: "this change denies requests made N days ago" (docs/usage.md). In plan',
+    'mode the log is read against the store before the apply (the plans\' refreshed state).',
     '',
     '  --format md|json        Markdown (default) or JSON',
     '  --risk-flag-count FILE  also write the number of risk flags to FILE (one line; for CI gates)',
@@ -109,13 +116,25 @@ export const accessDiffCommand: Command = {
     const planArguments = (values.plan as string[] | undefined) ?? [];
     if (values.plans !== undefined || planArguments.length > 0) {
       if (positionals.length > 0) throw new UsageError('--plans / --plan replace BASE and HEAD: give one or the other');
-      if (usageLogs.length > 0 || usageFile !== undefined) throw new UsageError('--usage-log and --usage go with BASE HEAD, not yet with --plans / --plan');
       const outdir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'));
       const files = savedPlanFiles(planArguments, values.plans as string | undefined, context.cwd);
       const plans = readSavedPlanFiles(files, outdir, values.engine as string | undefined, context);
-      const review = await reviewSavedPlans(readSynthOutput(outdir), plans);
+      const synthesized = readSynthOutput(outdir);
+      const planned = await reviewSavedPlans(synthesized, plans);
+      let review: PlanReview = planned;
+      let afterFlags: string[] | undefined;
+      if (written !== undefined || logs.length > 0) {
+        // The usage is read against the store before the apply (each plan's refreshed state).
+        const parser = new PolicyParser();
+        const sides = planStoreConfigurations(synthesized, plans);
+        const [base, head] = await Promise.all([AccessModel.load(sides.base, parser), AccessModel.load(sides.head, parser)]);
+        const usage = written ?? (await usageOfAuditLog(logs, window, base, sides.base));
+        const diff = withRemovedAccessUse(planned.diff, base, head, usage, usageSource(usageFile, usageLogs), now);
+        review = { ...planned, diff };
+        afterFlags = removedAccessUseSection(diff.usage);
+      }
       if (format === 'json') context.stdout(terminalJson(review));
-      else context.stdout(highlightMarkdown(terminalText(renderPlanReviewMarkdown(review).trimEnd()), stylingEnabled(context.isTerminal, context.env)));
+      else context.stdout(highlightMarkdown(terminalText(renderPlanReviewMarkdown(review, afterFlags).trimEnd()), stylingEnabled(context.isTerminal, context.env)));
       writeCount(review.diff.flags.length);
       return planReviewNeedsAttention(review) ? ExitCode.accessChanged : ExitCode.ok;
     }
@@ -133,8 +152,7 @@ export const accessDiffCommand: Command = {
     const parser = new PolicyParser();
     const [base, head] = await Promise.all(sides.map((s) => AccessModel.load(s.configuration, parser)));
     const usage = written ?? (logs.length > 0 ? await usageOfAuditLog(logs, window, base, sides[0].configuration) : undefined);
-    const source: UsageSource = usageFile !== undefined ? { kind: 'usage-file', files: [usageFile] } : { kind: 'audit-log', files: usageLogs };
-    const withUsage: AccessDiffWithUsage | undefined = usage === undefined ? undefined : withRemovedAccessUse(diffAccess(base, head), base, head, usage, source, now);
+    const withUsage: AccessDiffWithUsage | undefined = usage === undefined ? undefined : withRemovedAccessUse(diffAccess(base, head), base, head, usage, usageSource(usageFile, usageLogs), now);
     const diff = withUsage ?? diffAccess(base, head);
     if (format === 'json') context.stdout(terminalJson(diff));
     else {

@@ -18,6 +18,8 @@ import { removedAccessUseSection } from '../../../lib/usage/removed-access-use-m
 import { readUsageFile } from '../../../lib/usage/usage-file';
 import { UsageReport, usageOfAuditLog } from '../../../lib/usage/usage-report';
 import { ACCESS_FIXTURES, REPO_ROOT } from '../../support/paths';
+import { appliedValues, planDocument } from '../../support/saved-plan-document';
+import { readSynthOutput } from '../../../lib/sources/synth-output';
 
 const BASE = path.join(ACCESS_FIXTURES, 'base');
 const LOG = (store: string) => path.join(REPO_ROOT, 'test', 'fixtures', 'usage', `${store}-audit.log`);
@@ -319,9 +321,29 @@ describe('secretstore-iac access-diff --usage-log / --usage', () => {
     expect(run.stderr).toContain(message);
   });
 
-  it('--usage with --plans: a usage error', async () => {
-    const run = await cli(['access-diff', '--plans', tmp, '--usage-log', LOG('vault')]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--usage-log and --usage go with BASE HEAD');
+  it('with saved plans: a plan that narrows a used wildcard is flagged, in the note after the plan flags and in the JSON', async () => {
+    const outdir = BASE;
+    const appRoles = readSynthOutput(outdir).find((s) => s.name === 'app-roles')!;
+    const applied = appliedValues(appRoles);
+    const POLICY = `vault_policy.${APP_POLICY}`;
+    const narrowing = 'path "secret/data/acme/dev/orchestrator/other" {\n  capabilities = ["read"]\n}\n';
+    const plan = path.join(tmp, 'plans', 'app-roles.tfplan.json');
+    fs.mkdirSync(path.dirname(plan), { recursive: true });
+    fs.writeFileSync(plan, JSON.stringify(planDocument(appRoles, [{ address: POLICY, actions: ['update'], before: applied.get(POLICY)!, after: { ...applied.get(POLICY)!, policy: narrowing } }])));
+    const md = await cli(['access-diff', '--plans', 'plans', '--outdir', outdir, '--usage-log', LOG('vault'), '--risk-flag-count', 'flags.txt']);
+    expect([md.code, md.stderr]).toEqual([1, '']);
+    expect(md.stdout).toContain('| `app-roles` | `plans/app-roles.tfplan.json` |');
+    expect(md.stdout).toMatch(/- \*\*access in use removed\*\*, `approle\/orchestrator-dev`: this change denies requests made (?:less than a day|\d+ days?) ago: `approle\/orchestrator-dev` made `read` on `secret\/data\/acme\/dev\/orchestrator\/database` last at `2026-11-28T04:07:\d\d\.\d+Z` \(1 request\), allowed before by `secret\/data\/acme\/dev\/orchestrator\/\*`/);
+    expect(md.stdout.indexOf('### Use of the access this change removes')).toBeGreaterThan(md.stdout.indexOf('### Risk flags'));
+    expect(md.stdout).toMatch(/\| `approle\/orchestrator-dev` \| `secret\/data\/acme\/dev\/orchestrator\/\*` \| rule removed: read \| `2026-11-28T04:07:\d\d\.\d+Z` \((?:less than a day|\d+ days?) ago, 1 request\) \| read `secret\/data\/acme\/dev\/orchestrator\/database` x1/);
+    expect(fs.readFileSync(path.join(tmp, 'flags.txt'), 'utf8')).toBe(`${md.stdout.match(/(\d+) risk flags?\./)![1]}\n`);
+    const json = JSON.parse((await cli(['access-diff', '--plan', `app-roles=${plan}`, '--outdir', outdir, '--usage-log', LOG('vault'), '--format', 'json'])).stdout);
+    expect(json.plans.map((p: any) => p.stack)).toEqual(['app-roles']);
+    expect(json.diff.usage.grants.map((g: any) => [g.identity, g.rule, g.denied.length])).toEqual([['approle/orchestrator-dev', 'secret/data/acme/dev/orchestrator/*', 1]]);
+    expect(json.diff.flags.filter((f: any) => f.kind === 'used-access-removed')).toHaveLength(1);
+    // Without usage: the plan review as before, no usage section.
+    const plain = await cli(['access-diff', '--plans', 'plans', '--outdir', outdir]);
+    expect(plain.stdout).not.toContain('Use of the access this change removes');
+    expect(plain.stdout).not.toContain('access in use removed');
   });
 });
