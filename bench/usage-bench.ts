@@ -1,14 +1,15 @@
 /**
  * Usage benchmark (not a test): prints figures, asserts nothing.
  *
- * Writes an audit log of USAGE_BENCH_LINES lines (default 1,000,000) by repeating the real Vault
+ * Writes an audit log of `--lines N` lines (or USAGE_BENCH_LINES; default 1,000,000) by repeating the real Vault
  * audit lines of test/fixtures/usage/vault-audit.log with increasing times (a request and a
  * response line per request, as the store writes them), then reads it as `secretstore-iac usage`
  * does against the synthesized base configuration of the access tests, and prints the time, the
  * lines per second and the memory: the peak resident set of the process and the peak heap sampled
  * during the read (memory must stay flat: lines are streamed and aggregated, never held).
  *
- * Run: `npm run bench:usage` (build, then `node dist/bench/usage-bench.js`).
+ * Run: `npm run bench:usage` (build, then `node dist/bench/usage-bench.js`); another size:
+ * `npm run bench:usage -- --lines 100000` (comparing two sizes shows whether memory stays flat).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -20,7 +21,15 @@ import { UsageAggregator } from '../lib/usage/usage-report';
 
 /** The repository root: the working directory (`npm run` runs scripts there). */
 const ROOT = process.cwd();
-const LINES = Number(process.env.USAGE_BENCH_LINES ?? 1_000_000);
+/** `--lines N` on the command line, else USAGE_BENCH_LINES, else 1,000,000. */
+function lineCount(): number {
+  const at = process.argv.indexOf('--lines');
+  const value = at >= 0 ? process.argv[at + 1] : process.env.USAGE_BENCH_LINES ?? '1000000';
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--lines ${value}: must be a whole number of at least 1`);
+  return n;
+}
+const LINES = lineCount();
 
 /** Writes `LINES` lines to `file`, streaming (back-pressure respected, nothing held). */
 async function writeLog(file: string): Promise<void> {
@@ -53,6 +62,7 @@ async function main(): Promise<void> {
     const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
     console.log(`usage: ${counts.lines} lines (${mb(fs.statSync(file).size)}), ${counts.responses} responses, ${report.identities.length} identities`);
     console.log(`  time ${seconds.toFixed(2)} s (${Math.round(counts.lines / seconds)} lines/s)`);
+    console.log(`  machine load (/proc/loadavg) ${fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').trim() : 'unknown'}; ${os.cpus().length} CPUs`);
     console.log(`  peak heap during the read ${mb(peakHeap)}; peak resident set of the process ${mb(process.resourceUsage().maxRSS * 1024)}`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -11,6 +11,8 @@ export interface DiffSides {
   readonly head: string;
   /** Lines shown under the heading, before the summary: what the sides were read from (saved plans). */
   readonly preface?: readonly string[];
+  /** Lines shown after the risk flags, when access changed: the use of what the change removes (`--usage-log`). */
+  readonly afterFlags?: readonly string[];
 }
 
 /**
@@ -32,6 +34,7 @@ export function renderAccessDiffMarkdown(diff: AccessDiff, sides: DiffSides): st
       `${diff.unchanged} unchanged. ${diff.flags.length} risk ${diff.flags.length === 1 ? 'flag' : 'flags'}.`,
   );
   appendFlags(out, diff);
+  if (sides.afterFlags !== undefined && sides.afterFlags.length > 0) out.push('', ...sides.afterFlags);
   for (const identity of diff.added) out.push('', ...identitySection(identity, '### Added:'));
   for (const identity of diff.removed) {
     out.push('', `### Removed: ${mdCode(identity.name)}`, '');

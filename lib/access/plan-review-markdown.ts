@@ -10,8 +10,9 @@ export const PLAN_REVIEW_SIDES = { base: 'store state (refreshed, as planned)', 
  * what it was computed from (each plan file with its SHA-256, so that an apply can check that it
  * applies a reviewed plan; the stacks read from the synthesis instead) and, when the plans hold
  * values unknown until apply or changes the review cannot read, a line saying the review is incomplete.
+ * `afterFlags`: lines shown after the risk flags (the use of what the plans remove, `--usage-log`).
  */
-export function renderPlanReviewMarkdown(review: PlanReview): string {
+export function renderPlanReviewMarkdown(review: PlanReview, afterFlags?: readonly string[]): string {
   const preface = [
     `Computed from the engine's saved plans (\`show -json\`): every resource change with the values the engine will write, whatever file, input variable or expression produced them.`,
     '',
@@ -29,5 +30,5 @@ export function renderPlanReviewMarkdown(review: PlanReview): string {
       '**The review is incomplete:** the plans hold values unknown until apply or changes to resources the review does not read (risk flags below); what the apply does there is not in this note.',
     );
   }
-  return renderAccessDiffMarkdown(review.diff, { ...PLAN_REVIEW_SIDES, preface });
+  return renderAccessDiffMarkdown(review.diff, { ...PLAN_REVIEW_SIDES, preface, afterFlags });
 }

@@ -19,6 +19,7 @@ export type RiskKind =
   | 'plan-unreviewed'
   | 'plan-overrides'
   | 'people-gained'
+  | 'used-access-removed'
   | 'trust-changed'
   | 'login-method-added'
   | 'default-policy-changed'
@@ -36,6 +37,7 @@ export const RISK_LABEL: Readonly<Record<RiskKind, string>> = {
   'plan-unreviewed': 'change the access review cannot read',
   'plan-overrides': "written over another stack's declaration",
   'people-gained': 'people gain a path',
+  'used-access-removed': 'access in use removed',
   'trust-changed': 'login method changed',
   'login-method-added': 'login method added',
   'default-policy-changed': 'default policy changed',

@@ -11,12 +11,23 @@ import { LIVE_SOURCE, loadConfiguration } from './live-source';
 import { refSynthesizer, SOURCE_HELP } from './source-argument';
 import { terminalJson, terminalText } from '../private/terminal-text';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
-import { planReviewNeedsAttention, reviewSavedPlans } from '../access/plan-review';
+import { PlanReview, planReviewNeedsAttention, reviewSavedPlans } from '../access/plan-review';
+import { planStoreConfigurations } from '../access/plan-store-configuration';
 import { renderPlanReviewMarkdown } from '../access/plan-review-markdown';
 import { readSynthOutput } from '../sources/synth-output';
 import { readSavedPlanFiles, savedPlanFiles } from './saved-plan-files';
 import { UsageError } from './usage-error';
 import { readInvariantsOption } from './invariants-option';
+import { AUDIT_WINDOW_HELP, AUDIT_WINDOW_OPTIONS, auditLogFiles, auditWindowOption } from './audit-log-options';
+import { readUsageFile } from '../usage/usage-file';
+import { usageOfAuditLog } from '../usage/usage-report';
+import { AccessDiffWithUsage, UsageSource, withRemovedAccessUse } from '../usage/removed-access-use';
+
+/** Where the review's usage comes from, as given on the command line. */
+function usageSource(usageFile: string | undefined, usageLogs: readonly string[]): UsageSource {
+  return usageFile !== undefined ? { kind: 'usage-file', files: [usageFile] } : { kind: 'audit-log', files: usageLogs };
+}
+import { removedAccessUseSection } from '../usage/removed-access-use-markdown';
 
 /** `secretstore-iac access-diff BASE HEAD` (or `--plans DIR`: from saved plans): effective access compared, for a merge-request comment. */
 export const accessDiffCommand: Command = {
@@ -24,8 +35,10 @@ export const accessDiffCommand: Command = {
   summary: 'compare effective access between two configurations (Markdown for a merge-request comment)',
   usage: [
     'Usage: secretstore-iac access-diff BASE HEAD [--format md|json] [--risk-flag-count FILE] [--invariants FILE]',
+    '                                   [--usage-log FILE... [--since TIME] [--until TIME] | --usage FILE]',
     '       secretstore-iac access-diff --plans DIR | --plan STACK=FILE ... [--outdir DIR] [--engine ENGINE]',
     '                                   [--format md|json] [--risk-flag-count FILE] [--invariants FILE]',
+    '                                   [--usage-log FILE... | --usage FILE]',
     '',
     'Compares who can do what between BASE and HEAD: identities added or removed; per identity,',
     'capabilities gained and lost per path pattern; changed bindings (audiences, bound claims,',
@@ -47,10 +60,19 @@ export const accessDiffCommand: Command = {
     'The note names each plan file with its SHA-256; a value the review reads that is unknown until apply,',
     'or a change to a resource it does not read, is a risk flag and makes the exit code 1 (docs/access.md).',
     '',
+    'With the store\'s audit log (--usage-log, read as `usage` reads it, against BASE) or a usage file',
+    '(--usage: `secretstore-iac usage --format json`, as the drift job writes it), the note shows each',
+    'removed or narrowed grant\'s last use in the window, and a risk flag for each grant whose requests',
+    'in the window HEAD refuses: "this change denies requests made N days ago" (docs/usage.md). In plan',
+    'mode the log is read against the store before the apply (the plans\' refreshed state).',
+    '',
     '  --format md|json        Markdown (default) or JSON',
     '  --risk-flag-count FILE  also write the number of risk flags to FILE (one line; for CI gates)',
     '  --invariants FILE       a security team\'s access invariants (JSON or YAML, docs/invariants.md):',
     '                          each one HEAD breaks is a blocking "access invariant broken" flag (exit 1)',
+    '  --usage-log FILE        an audit log file (repeat for rotated files; .gz or not)',
+    ...AUDIT_WINDOW_HELP.map((line) => line.replace('  --', '    --')),
+    '  --usage FILE            a usage file (the JSON of `secretstore-iac usage`) instead of --usage-log',
     '  --plans DIR             every <stack>.tfplan (and <stack>.tfplan.json) in DIR',
     '  --plan STACK=FILE       one stack\'s saved plan (repeat for more)',
     '  --outdir DIR            the synthesized output (default cdktf.out), plan mode only',
@@ -74,6 +96,9 @@ export const accessDiffCommand: Command = {
         outdir: { type: 'string' },
         engine: { type: 'string' },
         invariants: { type: 'string' },
+        'usage-log': { type: 'string', multiple: true },
+        usage: { type: 'string' },
+        ...AUDIT_WINDOW_OPTIONS,
       },
       { min: 0, max: 2, names: 'BASE and HEAD' },
     );
@@ -83,15 +108,39 @@ export const accessDiffCommand: Command = {
       if (typeof countFile === 'string') fs.writeFileSync(path.resolve(context.cwd, countFile), `${flags}\n`);
     };
     const invariants = values.invariants === undefined ? [] : readInvariantsOption(String(values.invariants), context.cwd);
+    const usageLogs = (values['usage-log'] as string[] | undefined) ?? [];
+    const usageFile = values.usage as string | undefined;
+    if (usageLogs.length > 0 && usageFile !== undefined) throw new UsageError('--usage-log and --usage: give one or the other (the audit log, or a usage file written from it)');
+    if ((values.since !== undefined || values.until !== undefined) && usageLogs.length === 0) {
+      throw new UsageError('--since and --until go with --usage-log (a usage file carries its own window)');
+    }
+    const now = Date.now();
+    const window = auditWindowOption(values, now);
+    // Read before the configurations are synthesized: a wrong file fails fast.
+    const logs = auditLogFiles(usageLogs, context.cwd, '--usage-log');
+    const written = usageFile !== undefined ? readUsageFile(path.resolve(context.cwd, usageFile)) : undefined;
     const planArguments = (values.plan as string[] | undefined) ?? [];
     if (values.plans !== undefined || planArguments.length > 0) {
       if (positionals.length > 0) throw new UsageError('--plans / --plan replace BASE and HEAD: give one or the other');
       const outdir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'));
       const files = savedPlanFiles(planArguments, values.plans as string | undefined, context.cwd);
       const plans = readSavedPlanFiles(files, outdir, values.engine as string | undefined, context);
-      const review = await reviewSavedPlans(readSynthOutput(outdir), plans, undefined, { invariants });
+      const synthesized = readSynthOutput(outdir);
+      const planned = await reviewSavedPlans(synthesized, plans, undefined, { invariants });
+      let review: PlanReview = planned;
+      let afterFlags: string[] | undefined;
+      if (written !== undefined || logs.length > 0) {
+        // The usage is read against the store before the apply (each plan's refreshed state).
+        const parser = new PolicyParser();
+        const sides = planStoreConfigurations(synthesized, plans);
+        const [base, head] = await Promise.all([AccessModel.load(sides.base, parser), AccessModel.load(sides.head, parser)]);
+        const usage = written ?? (await usageOfAuditLog(logs, window, base, sides.base));
+        const diff = withRemovedAccessUse(planned.diff, base, head, usage, usageSource(usageFile, usageLogs), now);
+        review = { ...planned, diff };
+        afterFlags = removedAccessUseSection(diff.usage);
+      }
       if (format === 'json') context.stdout(terminalJson(review));
-      else context.stdout(highlightMarkdown(terminalText(renderPlanReviewMarkdown(review).trimEnd()), stylingEnabled(context.isTerminal, context.env)));
+      else context.stdout(highlightMarkdown(terminalText(renderPlanReviewMarkdown(review, afterFlags).trimEnd()), stylingEnabled(context.isTerminal, context.env)));
       writeCount(review.diff.flags.length);
       return planReviewNeedsAttention(review) ? ExitCode.accessChanged : ExitCode.ok;
     }
@@ -108,10 +157,13 @@ export const accessDiffCommand: Command = {
     // One parser for both sides: a policy text present in both is parsed once.
     const parser = new PolicyParser();
     const [base, head] = await Promise.all(sides.map((s) => AccessModel.load(s.configuration, parser)));
-    const diff = diffAccess(base, head, { invariants });
+    const usage = written ?? (logs.length > 0 ? await usageOfAuditLog(logs, window, base, sides[0].configuration) : undefined);
+    const withUsage: AccessDiffWithUsage | undefined = usage === undefined ? undefined : withRemovedAccessUse(diffAccess(base, head, { invariants }), base, head, usage, usageSource(usageFile, usageLogs), now);
+    const diff = withUsage ?? diffAccess(base, head, { invariants });
     if (format === 'json') context.stdout(terminalJson(diff));
     else {
-      const markdown = renderAccessDiffMarkdown(diff, { base: sides[0].label, head: sides[1].label });
+      const afterFlags = withUsage === undefined ? undefined : removedAccessUseSection(withUsage.usage);
+      const markdown = renderAccessDiffMarkdown(diff, { base: sides[0].label, head: sides[1].label, afterFlags });
       context.stdout(highlightMarkdown(terminalText(markdown.trimEnd()), stylingEnabled(context.isTerminal, context.env)));
     }
     writeCount(diff.flags.length);

@@ -1,9 +1,6 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { AccessModel } from '../access/access-model';
-import { AuditReadCounts, auditTime, readAuditEntries } from '../usage/audit-log-reader';
 import { renderUsageMarkdown } from '../usage/usage-markdown';
-import { UsageAggregator, UsageReport } from '../usage/usage-report';
+import { usageOfAuditLog } from '../usage/usage-report';
 import { renderUsageText } from '../usage/usage-text';
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
@@ -12,6 +9,7 @@ import { LIVE_SOURCE, loadConfiguration } from './live-source';
 import { DEFAULT_SOURCE, SOURCE_HELP } from './source-argument';
 import { terminalJson } from '../private/terminal-text';
 import { UsageError } from './usage-error';
+import { AUDIT_WINDOW_HELP, AUDIT_WINDOW_OPTIONS, auditLogFiles, auditWindowOption } from './audit-log-options';
 import { readInvariantsOption } from './invariants-option';
 import { ForbiddenRequestCollector, forbiddenRequestsMarkdown, forbiddenRequestsText } from '../usage/forbidden-requests';
 
@@ -38,11 +36,11 @@ export const usageCommand: Command = {
     `SOURCE defaults to ${DEFAULT_SOURCE}; \`${LIVE_SOURCE}\` reads the live store (VAULT_TOKEN, read/list only).`,
     '',
     '  --log FILE          an audit log file (required; repeat for rotated files; .gz or not)',
-    '  --since TIME        only requests at or after TIME: 2026-11-01, 2026-11-01T12:00:00Z, or 90d, 12h, 30m ago',
-    '  --until TIME        only requests before TIME (same forms)',
+    ...AUDIT_WINDOW_HELP,
     '  --invariants FILE   also report each request an access invariant forbids (docs/invariants.md),',
     '                      allowed or not; any makes the exit code 1',
-    '  --format md|json|text   Markdown (default), JSON, or plain lines for the terminal',
+    '  --format md|json|text   Markdown (default), JSON (the usage file access-diff --usage reads:',
+    '                      docs/usage.md), or plain lines for the terminal',
     '',
     'Exit codes: 0 report written, nothing denied and no failed login; 1 report written with denied',
     'requests or failed logins; 2 usage error; 3 runtime error (unreadable log or configuration).',
@@ -50,39 +48,21 @@ export const usageCommand: Command = {
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
       args,
-      { log: { type: 'string', multiple: true }, since: { type: 'string' }, until: { type: 'string' }, format: { type: 'string' }, invariants: { type: 'string' } },
+      { log: { type: 'string', multiple: true }, ...AUDIT_WINDOW_OPTIONS, format: { type: 'string' }, invariants: { type: 'string' } },
       { min: 0, max: 1, names: 'at most one SOURCE' },
     );
     const format = formatOption(values.format, ['md', 'json', 'text'] as const, 'md');
-    const logs = ((values.log as string[] | undefined) ?? []).map((f) => path.resolve(context.cwd, f));
+    const logs = (values.log as string[] | undefined) ?? [];
     if (logs.length === 0) throw new UsageError('--log FILE is required: the file audit device\'s log (sys/audit, type "file", options.file_path)');
-    const now = Date.now();
-    const bound = (name: 'since' | 'until'): number | undefined => {
-      const value = values[name] as string | undefined;
-      if (value === undefined) return undefined;
-      const ms = auditTime(value, now);
-      if (ms === undefined) throw new UsageError(`--${name} ${value}: not a time; use a date (2026-11-01), a time (2026-11-01T12:00:00Z) or a duration before now (90d, 12h, 30m)`);
-      return ms;
-    };
-    const sinceMs = bound('since');
-    const untilMs = bound('until');
-    if (sinceMs !== undefined && untilMs !== undefined && sinceMs >= untilMs) throw new UsageError('--since must be before --until');
-    const missing = logs.filter((f) => !fs.existsSync(f));
-    if (missing.length > 0) throw new UsageError(`no such audit log: ${missing.join(', ')}`);
+    const window = auditWindowOption(values, Date.now());
+    const files = auditLogFiles(logs, context.cwd, '--log');
     const invariants = values.invariants === undefined ? undefined : readInvariantsOption(String(values.invariants), context.cwd);
     const { configuration } = await loadConfiguration(positionals[0] ?? DEFAULT_SOURCE, context);
     const model = await AccessModel.load(configuration);
-    const aggregator = new UsageAggregator(model, configuration);
     // Requests an invariant forbids: kept apart from the usage aggregate (lib/usage/forbidden-requests.ts).
     const forbidden = invariants === undefined ? undefined : new ForbiddenRequestCollector(model, invariants);
-    const counts: AuditReadCounts = { lines: 0, responses: 0, malformed: [], malformedCount: 0 };
-    for await (const entry of readAuditEntries(logs, { sinceMs, untilMs }, counts)) {
-      aggregator.add(entry);
-      forbidden?.add(aggregator.attribute(entry), entry);
-    }
+    const report = await usageOfAuditLog(files, window, model, configuration, forbidden === undefined ? undefined : (identity, entry) => forbidden.add(identity, entry));
     const forbiddenRequests = forbidden?.list();
-    const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
-    const report: UsageReport = aggregator.report(counts, { since: iso(sinceMs), until: iso(untilMs) });
     if (format === 'json') context.stdout(terminalJson(forbiddenRequests === undefined ? report : { ...report, forbidden: forbiddenRequests }));
     else if (format === 'text') context.stdout([renderUsageText(report), ...(forbiddenRequests === undefined ? [] : ['', forbiddenRequestsText(forbiddenRequests)])].join('\n'));
     else context.stdout([renderUsageMarkdown(report).trimEnd(), ...(forbiddenRequests === undefined ? [] : ['', forbiddenRequestsMarkdown(forbiddenRequests).trimEnd()])].join('\n'));

@@ -140,33 +140,51 @@ export async function* readAuditEntries(files: readonly string[], window: AuditW
   for (const file of files) {
     const stream = fs.createReadStream(file);
     const input = isGzip(file) ? stream.pipe(zlib.createGunzip()) : stream;
-    const failure = new Promise<never>((_, reject) => {
-      const fail = (e: Error) => reject(new Error(`cannot read the audit log ${file}: ${e.message}`));
-      stream.on('error', fail);
-      input.on('error', fail);
-    });
-    failure.catch(() => undefined);
+    // An error of the file or the decompression ends the read and is thrown once the lines stop.
+    // (Not a Promise.race of every line with one pending failure promise: each race leaves a
+    // reaction, holding its line, on that promise until the end of the file: memory grew with lines.)
     const lines = readline.createInterface({ input, crlfDelay: Infinity });
-    let n = 0;
-    const iterator = lines[Symbol.asyncIterator]();
-    for (;;) {
-      const next = await Promise.race([iterator.next(), failure]);
-      if (next.done) break;
-      n++;
-      counts.lines++;
-      const line = next.value.trim();
-      if (line === '') continue;
-      const entry = parseAuditLine(line);
-      if (entry === undefined) {
-        counts.malformedCount++;
-        if (counts.malformed.length < 20) counts.malformed.push(`${file}:${n}`);
-        continue;
+    let failed: Error | undefined;
+    const fail = (e: Error) => {
+      failed ??= new Error(`cannot read the audit log ${file}: ${e.message}`);
+      lines.close();
+    };
+    stream.on('error', fail);
+    input.on('error', fail);
+    // A reader that stops early (an error, a consumer that returns) closes the file at once.
+    try {
+      let n = 0;
+      const iterator = lines[Symbol.asyncIterator]();
+      for (;;) {
+        let next: IteratorResult<string>;
+        try {
+          next = await iterator.next();
+        } catch (e) {
+          // The iterator may reject with the input's error itself: named like the others.
+          throw failed ?? new Error(`cannot read the audit log ${file}: ${(e as Error).message}`);
+        }
+        if (next.done || failed) break;
+        const read = next.value;
+        n++;
+        counts.lines++;
+        const line = read.trim();
+        if (line === '') continue;
+        const entry = parseAuditLine(line);
+        if (entry === undefined) {
+          counts.malformedCount++;
+          if (counts.malformed.length < 20) counts.malformed.push(`${file}:${n}`);
+          continue;
+        }
+        if (entry === 'skip') continue;
+        if (window.sinceMs !== undefined && entry.epochMs < window.sinceMs) continue;
+        if (window.untilMs !== undefined && entry.epochMs >= window.untilMs) continue;
+        counts.responses++;
+        yield entry;
       }
-      if (entry === 'skip') continue;
-      if (window.sinceMs !== undefined && entry.epochMs < window.sinceMs) continue;
-      if (window.untilMs !== undefined && entry.epochMs >= window.untilMs) continue;
-      counts.responses++;
-      yield entry;
+      if (failed) throw failed;
+    } finally {
+      lines.close();
+      stream.destroy();
     }
   }
 }

@@ -4,7 +4,7 @@ import { AclRule } from '../acl/acl';
 import { StoreCapability, capabilityNames, isDenyMask, isStoreCapability } from '../acl/store-capability';
 import { DEFAULT_POLICY_NAME } from '../acl/default-policy';
 import { compareStrings } from '../private/compare-strings';
-import { AuditEntry, AuditReadCounts } from './audit-log-reader';
+import { AuditEntry, AuditReadCounts, AuditWindow, readAuditEntries } from './audit-log-reader';
 import { ruleSources } from './rule-sources';
 
 /** The spec's §7 row for a request the store refused for want of a rule. */
@@ -16,6 +16,18 @@ export const FAILED_LOGIN_CAUSES: Readonly<Record<string, string>> = {
   oidc: 'HTTP 400 from the OIDC login: wrong aud or bound claims (groups) → check the person\'s group and the role\'s bound claims',
   approle: 'HTTP 400/403 from the AppRole login: invalid Role ID or Secret ID → reprovision (secretstore-iac rotate-secret-id APP or provision)',
 };
+
+/** The requests on one path and operation that one rule allowed. */
+export interface UsedRequest {
+  /** `request.path`. */
+  readonly path: string;
+  /** `request.operation`, a capability (`read`, `update`, `list`, ...). */
+  readonly operation: string;
+  /** Requests allowed. */
+  readonly count: number;
+  /** Time of the last one. */
+  readonly lastUse: string;
+}
 
 /** A rule an identity used in the window. */
 export interface UsedGrant {
@@ -29,6 +41,11 @@ export interface UsedGrant {
   readonly count: number;
   /** Time of the last request it allowed. */
   readonly lastUse: string;
+  /**
+   * The requests it allowed, by path and operation, sorted: what `access-diff --usage` evaluates
+   * against the changed policies. As many as the distinct paths used, not as the lines read.
+   */
+  readonly requests: readonly UsedRequest[];
 }
 
 /** A rule an identity holds and did not use in the window: a least-privilege candidate. */
@@ -118,8 +135,21 @@ export interface IdentityUsage {
   readonly denied: readonly DeniedRequest[];
 }
 
+/** The `format` of the usage report's JSON, the usage file `access-diff --usage` reads. */
+export const USAGE_FILE_FORMAT = 'secretstore-iac-usage';
+
+/**
+ * The `version` of the usage report's JSON: raised when a field is removed or changes meaning (a
+ * field added keeps it), so that a reader refuses a file it would misread.
+ */
+export const USAGE_FILE_VERSION = 1;
+
 /** The usage report: per identity, then failed logins and what was not attributed. */
 export interface UsageReport {
+  /** {@link USAGE_FILE_FORMAT}: what the JSON file is. */
+  readonly format: typeof USAGE_FILE_FORMAT;
+  /** {@link USAGE_FILE_VERSION}: its shape. */
+  readonly version: typeof USAGE_FILE_VERSION;
   /** The window asked for, as ISO times. */
   readonly window: { readonly since?: string; readonly until?: string };
   /** First and last entry counted. */
@@ -139,11 +169,13 @@ export interface UsageReport {
   };
 }
 
-interface UsedAcc { rule: AclRule; ops: Set<string>; count: number; last: string }
+interface RequestAcc { path: string; operation: string; count: number; last: string }
+interface UsedAcc { rule: AclRule; ops: Set<string>; count: number; last: string; requests: Map<string, RequestAcc> }
 interface DeniedAcc { path: string; operation: string; count: number; last: string }
 interface IdentityAcc { access: IdentityAccess; logins: number; last?: string; used: Map<string, UsedAcc>; denied: Map<string, DeniedAcc> }
 
-const LOGIN_PATH = /^auth\/(.+)\/login(?:\/[^/]*)?$/;
+/** A login: `auth/<mount>/login` (JWT, AppRole), or the callback that ends a person's OIDC login. */
+const LOGIN_PATH = /^auth\/(.+)\/(?:login(?:\/[^/]*)?|oidc\/callback)$/;
 
 function later(a: string | undefined, b: string): string {
   return a === undefined || a < b ? b : a;
@@ -245,11 +277,16 @@ export class UsageAggregator {
     const decision = acc.access.acl.check(e.operation, e.path);
     if (!decision.allowed || !decision.rule) return;
     const key = decision.rule.path.display;
-    const u = acc.used.get(key) ?? { rule: decision.rule, ops: new Set<string>(), count: 0, last: e.time };
+    const u = acc.used.get(key) ?? { rule: decision.rule, ops: new Set<string>(), count: 0, last: e.time, requests: new Map() };
     u.ops.add(e.operation);
     u.count++;
     u.last = later(u.last, e.time);
     acc.used.set(key, u);
+    const requestKey = `${e.operation}\u0000${e.path}`;
+    const r = u.requests.get(requestKey) ?? { path: e.path, operation: e.operation, count: 0, last: e.time };
+    r.count++;
+    r.last = later(r.last, e.time);
+    u.requests.set(requestKey, r);
   }
 
   /** The report of everything added. */
@@ -261,6 +298,8 @@ export class UsageAggregator {
       .sort((a, b) => compareStrings(a.mount, b.mount) || compareStrings(a.role ?? '', b.role ?? ''))
       .map((f) => ({ mount: f.mount, method: f.method, ...(f.role !== undefined ? { role: f.role } : {}), count: f.count, lastTime: f.last, cause: FAILED_LOGIN_CAUSES[f.method] }));
     return {
+      format: USAGE_FILE_FORMAT,
+      version: USAGE_FILE_VERSION,
       window,
       seen: { first: this.first, last: this.last },
       identities,
@@ -273,7 +312,16 @@ export class UsageAggregator {
     const { identity, acl } = acc.access;
     const used = [...acc.used.values()]
       .sort((a, b) => compareStrings(a.rule.path.display, b.rule.path.display))
-      .map((u) => ({ rule: u.rule.path.display, policies: u.rule.policies, operations: [...u.ops].sort(), count: u.count, lastUse: u.last }));
+      .map((u) => ({
+        rule: u.rule.path.display,
+        policies: u.rule.policies,
+        operations: [...u.ops].sort(),
+        count: u.count,
+        lastUse: u.last,
+        requests: [...u.requests.values()]
+          .sort((a, b) => compareStrings(a.path, b.path) || compareStrings(a.operation, b.operation))
+          .map((r) => ({ path: r.path, operation: r.operation, count: r.count, lastUse: r.last })),
+      }));
     const unused: UnusedGrant[] = acl.rules
       .filter((r) => !isDenyMask(r.mask) && !acc.used.has(r.path.display) && r.policies.some((p) => p !== DEFAULT_POLICY_NAME || !this.model.builtinDefault))
       .sort((a, b) => compareStrings(a.path.display, b.path.display))
@@ -349,4 +397,27 @@ function deniedFix(method: string, operation: string, path: string, grantedBy: r
         : "add the path to the group's grants";
   const existing = grantedBy.length === 0 ? 'no declared rule allows it' : `declared for ${grantedBy.map((g) => `${g.identity} by "${g.rule}" (${g.policies.join(', ')})`).join('; ')}`;
   return `to grant ${operation} on ${path}: ${where} (${existing}); if the refusal is right, nothing to change`;
+}
+
+/**
+ * The usage report of audit log files: their entries in `window`, streamed one line at a time
+ * ({@link readAuditEntries}) into a {@link UsageAggregator} over `model`. `observe`, when given, sees
+ * every entry with the declared identity it is attributed to (the invariants' forbidden requests).
+ * @throws Error naming a file that cannot be read
+ */
+export async function usageOfAuditLog(
+  files: readonly string[],
+  window: AuditWindow,
+  model: AccessModel,
+  configuration: StoreConfiguration,
+  observe?: (identity: IdentityAccess | undefined, entry: AuditEntry) => void,
+): Promise<UsageReport> {
+  const aggregator = new UsageAggregator(model, configuration);
+  const counts: AuditReadCounts = { lines: 0, responses: 0, malformed: [], malformedCount: 0 };
+  for await (const entry of readAuditEntries(files, window, counts)) {
+    aggregator.add(entry);
+    observe?.(aggregator.attribute(entry), entry);
+  }
+  const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
+  return aggregator.report(counts, { since: iso(window.sinceMs), until: iso(window.untilMs) });
 }

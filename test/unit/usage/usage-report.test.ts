@@ -129,6 +129,22 @@ describe('reading audit files', () => {
     expect(before.counts.responses + after.counts.responses).toBe(10);
   });
 
+  it("a person's OIDC callback is a login: issuing a token, of its role's identity; refused, a failed OIDC login", async () => {
+    const entries = lines.map((l) => JSON.parse(l));
+    const jwtLogins = entries.filter((e) => e.type === 'response' && e.request.path === 'auth/jwt/login');
+    const ok = jwtLogins.find((e) => e.auth?.client_token)!;
+    const refused = jwtLogins.find((e) => !e.auth?.client_token)!;
+    const callback = (e: any) => JSON.stringify({ ...e, request: { ...e.request, path: `${e.request.mount_point}oidc/callback` } });
+    const asOidc = (e: any) => JSON.stringify({ ...e, request: { ...e.request, path: 'auth/oidc/oidc/callback', mount_point: 'auth/oidc/', mount_type: 'oidc' } });
+    const file = path.join(tmp, 'oidc.log');
+    fs.writeFileSync(file, [callback(ok), asOidc(refused), JSON.stringify({ ...ok, request: { ...ok.request, path: 'auth/jwt/oidc/auth_url' } })].join('\n'));
+    const r = await report([file]);
+    expect(identity(r, 'jwt/registry-ci').logins).toBe(1);
+    expect(r.failedLogins.map((f) => [f.mount, f.method, f.count, f.cause.split(':')[0]])).toEqual([['oidc', 'oidc', 1, 'HTTP 400 from the OIDC login']]);
+    // The authorization URL request is no login.
+    expect(r.counts.unattributed).toBe(0);
+  });
+
   it('malformed lines are counted with their place and skipped; the rest is read', async () => {
     const file = path.join(tmp, 'malformed.log');
     const noTime = JSON.stringify({ ...JSON.parse(lines[1]), time: undefined });
