@@ -1,37 +1,56 @@
 /**
  * Issue 36, "proof by difference": what the review reports before an apply is exactly what the
- * apply changes on the store, for random configuration changes, on OpenTofu and the store of this
- * run (OpenBao, or Vault with `SECRETSTORE_IAC_STORE=vault`).
+ * apply changes on the store, for random configuration changes, on each engine (OpenTofu, and
+ * Terraform where installed: engine-matrix.ts) and the store of this run (OpenBao, or Vault with
+ * `SECRETSTORE_IAC_STORE=vault`).
  *
- * One store and one fixture. The base configuration (testPlatformConfig, with a configuration project:
+ * Per engine one store and one fixture; one real OpenID provider (oidc-provider.ts) for the file,
+ * with one person per people group, member of that group only. The base configuration (testPlatformConfig, with a configuration project:
  * the pipeline's plan and apply roles and their per-stack grants, which every application changes) is applied; then N random
  * changes (`SECRETSTORE_IAC_PROOF_CHANGES`, default 8), drawn by a seeded generator (the seed is
  * printed; `SECRETSTORE_IAC_PROPERTY_SEED` repeats a run). A change is one to three operations that
  * move access: add or remove an application, move one to another environment (a new id: its role
  * goes, another comes), change an application's token TTL, add or remove a registry account, let CI
- * read an account or not, change the CI job timeout. About one change in four also holds one the tool
+ * read an account or not, change the CI job timeout; add or remove a people group (OIDC role), add a
+ * read to a group, remove one, narrow a subtree read to the path itself or widen it; change the
+ * application sharding (none, environment, hash 2 or 3, environment-hash 2: applications move between
+ * stacks, shards appear and are retired), rename an environment (its applications get new ids and,
+ * sharded by environment, another stack; drawn twice as often as the others, with the sharding).
+ * About one change in four also holds one the tool
  * must refuse, which refuses the whole change: an account or application whose name the spec's
  * platform already uses (refused at synthesis), an application moved to another environment under the
  * same id (its role would be replaced: `tf --refuse-replace` refuses the plan, exit 4), or tampering
  * the synthesized JSON does not show: a `*_override.tf.json` in ci-access putting orchestrator-dev's
  * policy on the CI role, or `TF_CLI_ARGS_plan=-destroy` in `tf`'s environment (exit 4, no plan file).
- * A refused change must leave every live answer as it was. (People groups are left out: their OIDC
- * method needs an identity provider running; sharding is left out: no `moves`.)
+ * A refused change must leave every live answer as it was. The replacement is drawn only for an
+ * application that stays in its stack (moved to another stack, its role is a removal and a create).
  *
- * For an accepted change: synthesize the head; plan every stack with
+ * For an accepted change: synthesize the head; run `moves BASE cdktf.out` as the pipeline's synth
+ * job does (BASE: the applied configuration synthesized apart), which writes the `removed`/`import`
+ * blocks of what moved between stacks and a directory for each retired stack; init the stacks the
+ * engine has not seen; plan every stack of the head and every retired stack with
  * `tf STACK --refuse-replace --allow-removals -- plan -out=PLANS/STACK.tfplan` (a stack whose
  * synthesis did not change must plan nothing: anything else would show in the review and on the
  * store); review with `access-diff --plans PLANS --format json` BEFORE applying; record the store's
- * live answers; apply each changed stack's plan with
- * `tf STACK --refuse-replace --allow-removals --reviewed-plans REVIEW.json -- apply PLAN`; record again.
+ * live answers; apply each changed stack's plan (its synthesis changed, or `moves` wrote or removed
+ * a file there: its seal), the retired stacks last, with
+ * `tf STACK --refuse-replace --allow-removals --reviewed-plans REVIEW.json -- apply PLAN`; record
+ * again. A retired stack's directory is left as an operator who skips "then delete the directory"
+ * would: when the shard comes back, `moves` must clean what it wrote there (it does since issue 36).
+ * A stack not applied must have planned nothing: a change the review reported there would be missing
+ * from the store's difference.
  *
  * What "the review equals the store's difference, exactly" means here:
- * - The identities are read from the store, not from the configuration: every role of every JWT and
+ * - The identities are read from the store, not from the configuration: every role of every JWT, OIDC and
  *   AppRole mount (`sys/auth`, `LIST auth/<mount>/role`). The identities that appear on the store are
  *   exactly the review's `added`, those that disappear exactly its `removed`.
- * - An identity's live answer is `sys/capabilities` of a token the root token creates with exactly the
- *   role's live `token_policies` (and `default` unless `token_no_default_policy`): the same policies
- *   a login gets, with the policy texts the store holds at the time of the request.
+ * - An identity's live answer is `sys/capabilities` (asked with the root token) of a token of it:
+ *   for a people group (`oidc/<group>`), the token of a real single sign-on of the group's person
+ *   (the store's `auth_url`, the provider's login form, the store's callback), whose policies must
+ *   be the role's live `token_policies` and `default`; for a JWT or AppRole role, a token the root
+ *   token creates with exactly the role's live `token_policies` (and `default` unless
+ *   `token_no_default_policy`): the same policies a login gets (the CI and AppRole logins are proven
+ *   in their own store tests; signing a job token per role and step would only add time here).
  * - The store answers per concrete path, the review per rule pattern. The probed paths are one
  *   concrete path per pattern (`*` and `+` replaced by a segment) of every policy of the base and
  *   head syntheses and every pattern the review reported: a change the review did not report shows
@@ -227,11 +246,12 @@ function drawOperation(random: SeededRandom, base: Model, refusal: boolean, appl
       };
     },
     // Sharding: the applications moved to another layout (shards created and retired), or an environment renamed (its applications get new ids and, by environment, a new stack).
-    () => {
+    // Drawn twice as often as the others (listed twice below): they span several stacks.
+    ...[1, 2].map(() => () => {
       const sharding = random.pick(SHARDINGS.filter((x) => shardingLabel(x) !== shardingLabel(base.sharding)));
       return { label: `sharding ${shardingLabel(base.sharding)} → ${shardingLabel(sharding)}`, head: { ...base, sharding } };
-    },
-    () => {
+    }),
+    ...[1, 2].map(() => () => {
       const used = sorted(apps.map(([, a]) => a.environment));
       const unused = ENVIRONMENTS.filter((e) => !used.includes(e));
       if (used.length === 0 || unused.length === 0) return undefined;
@@ -239,7 +259,7 @@ function drawOperation(random: SeededRandom, base: Model, refusal: boolean, appl
       const to = random.pick(unused);
       const renamed = Object.fromEntries(apps.map(([id, a]) => (a.environment === from ? [`${a.name}-${to}`, { ...a, environment: to }] : [id, a])));
       return { label: `environment ${from} renamed ${to}`, head: { ...base, apps: renamed } };
-    },
+    }),
   ];
   const refusals: Array<() => Change | undefined> = [
     () => ({ label: 'refused: an account named executor (the spec\'s)', head: { ...base, accounts: { ...base.accounts, executor: { permissions: ['pypi:write'], readByCi: true } } }, refused: 'synthesis' }),
@@ -527,6 +547,7 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
       baseApp.synth();
       const moves = await cli(['moves', baseDir, 'cdktf.out', '--format', 'json']);
       expect({ label, code: moves.code, stderr: moves.stderr }).toEqual({ label, code: 0, stderr: '' });
+      const movedObjects = (JSON.parse(moves.stdout).stacks as any[]).reduce((n, x) => n + x.imported.length, 0);
       // A stack BASE has and HEAD not: its directory holds only what moves wrote; planned and applied last.
       const retired = fs.readdirSync(path.join(fixture.dir, 'cdktf.out', 'stacks')).filter((s) => !fixture.stacks.includes(s)).sort();
       const planned = [...fixture.stacks, ...retired];
@@ -590,10 +611,10 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
       const compared = compare(label, review, live, after, allProbes);
       counts.pairs += compared;
       process.stdout.write(
-        `${label}: applied ${changedStacks.join(', ') || 'nothing'}${retired.length > 0 ? ` (retired: ${retired.join(', ')})` : ''}; reviewed +${review.diff.added.length} -${review.diff.removed.length} ~${review.diff.changed.length}; ${compared} answers compared\n`,
+        `${label}: applied ${changedStacks.join(', ') || 'nothing'}${retired.length > 0 ? ` (retired: ${retired.join(', ')})` : ''}${movedObjects > 0 ? `, ${movedObjects} objects moved between stacks` : ''}; reviewed +${review.diff.added.length} -${review.diff.removed.length} ~${review.diff.changed.length}; ${compared} answers compared\n`,
       );
       counts.applied++;
-      if (fixture.stacks.some(movedInto)) counts.moved++;
+      if (movedObjects > 0) counts.moved++;
       if (retired.length > 0) counts.retired++;
       if (review.diff.added.length + review.diff.removed.length + review.diff.changed.length > 0) counts.reviewedChanges++;
       base = change.head;
