@@ -69,7 +69,9 @@
  * - The review is complete (nothing unknown until apply) for every change drawn here.
  *
  * Repeat a failing run: `SECRETSTORE_IAC_PROPERTY_SEED=<seed> npx jest -c jest.store.config.js
- * --runInBand test/store/proof-by-difference.store.test.ts`; more changes: `SECRETSTORE_IAC_PROOF_CHANGES=40`.
+ * --runInBand test/store/proof-by-difference.store.test.ts` (the seed a failure's label names: the
+ * run's; OpenTofu draws from it, Terraform from seed + 1, so both engines replay; add
+ * `SECRETSTORE_IAC_TERRAFORM=absent` for OpenTofu alone); more changes: `SECRETSTORE_IAC_PROOF_CHANGES=40`.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -341,8 +343,11 @@ afterAll(async () => {
   await provider?.stop();
 });
 
+/** The run's seed (printed; `SECRETSTORE_IAC_PROPERTY_SEED` repeats it): OpenTofu draws from it, Terraform from the next one. */
+const runRandom = SeededRandom.fromEnvironment('proof-by-difference');
+
 forEachEngine(`proof by difference: the review before an apply equals the store's difference after it, for random changes (issue 36) [${storeKind()}]`, (engine) => {
-  const random = SeededRandom.fromEnvironment(`proof-by-difference ${engine.name}`);
+  const random = new SeededRandom((runRandom.seed + (engine.name === 'OpenTofu' ? 0 : 1)) >>> 0);
   let store: RunningStore;
   let fixture: PlatformFixture;
   let key: JwtSigningKey;
@@ -528,7 +533,7 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
     const counts = { applied: 0, refusedSynthesis: 0, refusedGuard: 0, pairs: 0, reviewedChanges: 0, moved: 0, retired: 0 };
     for (let step = 1; step <= CHANGES; step++) {
       const change = drawChange(random, base);
-      const label = `seed ${random.seed}, change ${step}: ${change.label}`;
+      const label = `seed ${runRandom.seed} (${engine.name}), change ${step}: ${change.label}`;
       let headSynthesized = true;
       try {
         fixture.synthPlatform(configOf(change.head), (platform) => {
@@ -640,7 +645,7 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
       appliedPatterns = declaredPatterns();
     }
     process.stdout.write(
-      `proof-by-difference [${storeKind()}, ${engine.label}]: seed ${random.seed}, ${CHANGES} changes: ${counts.applied} applied (${counts.reviewedChanges} with an access change reviewed, ${counts.moved} with moves between stacks, ${counts.retired} retiring stacks), ` +
+      `proof-by-difference [${storeKind()}, ${engine.label}]: seed ${runRandom.seed}, ${CHANGES} changes: ${counts.applied} applied (${counts.reviewedChanges} with an access change reviewed, ${counts.moved} with moves between stacks, ${counts.retired} retiring stacks), ` +
         `${counts.refusedSynthesis} refused at synthesis, ${counts.refusedGuard} refused by the guard; ${counts.pairs} identity × path answers compared; ${Math.round((Date.now() - started) / 1000)} s\n`,
     );
   }, 600_000);
