@@ -160,6 +160,13 @@ export const movesCommand: Command = {
         const stackDir = path.join(headDir, 'stacks', stack);
         const file = path.join(stackDir, MOVES_FILE);
         const retired = !headStacks.has(stack);
+        const record = path.join(stackDir, RETIRED_OWN_GRANTS_FILE);
+        if (!retired && fs.existsSync(record)) {
+          // A stack retired before and back in HEAD (its directory kept): the old record would exempt its grants again.
+          writes.push(() => fs.rmSync(record, { force: true }));
+          seal(stackDir, RETIRED_OWN_GRANTS_FILE, undefined);
+          out.push(`${dry ? 'Would remove' : 'Removed'} ${path.relative(context.cwd, record)}: the stack is in HEAD again, not retired.`);
+        }
         const blocks: StackMoveBlocks | undefined = result.byStack.get(stack) ?? (retired ? { forget: [], imports: [] } : undefined);
         if (!blocks) {
           if (fs.existsSync(file)) {
@@ -190,7 +197,6 @@ export const movesCommand: Command = {
         );
         if (!retired) continue;
         // The record `tf` recognises the stack's own grants by (its plan has no BASE to read).
-        const record = path.join(stackDir, RETIRED_OWN_GRANTS_FILE);
         const recorded = ownGrants.filter((g) => g.stack === stack);
         const recordText = recorded.length > 0 ? renderRetiredOwnGrants(recorded) : undefined;
         if (recordText !== undefined) writes.push(() => writeFileAtomically(record, recordText));

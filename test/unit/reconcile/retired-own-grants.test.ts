@@ -285,4 +285,18 @@ describe('tf --refuse-replace on a retired stack: its own grants pass without --
     fs.writeFileSync(path.join(dir, RETIRED_OWN_GRANTS_FILE), '{"grants": [{"address": 1}]}');
     expect(() => readRetiredOwnGrants(dir)).toThrow(`${path.join(dir, RETIRED_OWN_GRANTS_FILE)} is not what \`secretstore-iac moves\` writes (a grant without address, storePath and role): run moves again`);
   });
+
+  it('the retired stack back in a later HEAD (3 shards again, its directory kept): moves removes the old record and seals that, so nothing stale is left for tf to refuse', async () => {
+    const { outdir, stackDir } = await retiredHead();
+    const base2 = synthesizePlatform(hash(2), addBilling).outdir;
+    // HEAD synthesized into the same output: app-roles-02 is a stack again, the record still beside its cdk.tf.json.
+    synthesizePlatform(hash(3), addBilling, outdir);
+    expect(fs.existsSync(path.join(stackDir, RETIRED_OWN_GRANTS_FILE))).toBe(true);
+    expect(bookkeepingProblems(stackDir)).toEqual([MOVES_FILE, RETIRED_OWN_GRANTS_FILE].map((f) => expect.stringContaining(`${f}: derived from another synthesis of this stack`)));
+    const r = await moves(base2, outdir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`stacks/app-roles-02/${RETIRED_OWN_GRANTS_FILE}: the stack is in HEAD again, not retired.`);
+    expect(fs.readdirSync(stackDir).sort()).toEqual(['cdk.tf.json', MOVES_FILE, SEAL_FILE].sort());
+    expect(bookkeepingProblems(stackDir)).toEqual([]);
+  });
 });
