@@ -79,8 +79,10 @@ export const platformConfig: PlatformConfig = {
 };
 `;
 
+  /** The state of the first repository (its stacks/main.ts, as init wrote it, keeps it in PostgreSQL). */
+  let statePg: RunningPostgres;
   /** `npx secretstore-iac tf STACK -- ARGS` in the repository, with the installed CLI, as its README says. */
-  const tf = (stack: string, ...args: string[]) => tfIn(repo, {}, stack, ...args);
+  const tf = (stack: string, ...args: string[]) => tfIn(repo, { PG_CONN_STR: statePg.connStr }, stack, ...args);
   const tfIn = (dir: string, env: NodeJS.ProcessEnv, stack: string, ...args: string[]) => {
     const tools = toolchain();
     return run('npx', ['--no-install', 'secretstore-iac', 'tf', stack, '--', ...args], dir, {
@@ -96,6 +98,7 @@ export const platformConfig: PlatformConfig = {
 
   beforeAll(async () => {
     store = await startStore();
+    statePg = await startPostgres();
     key = generateSigningKey();
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'config-repo-'));
     tarball = await pack(REPO_ROOT, work);
@@ -108,6 +111,7 @@ export const platformConfig: PlatformConfig = {
 
   afterAll(async () => {
     await store?.stop();
+    await statePg?.stop();
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 
@@ -231,9 +235,7 @@ export const platformConfig: PlatformConfig = {
       // A team's repository: the test's settings, and the state in PostgreSQL (postgresState(), as docs/configuration-repository.md says).
       fs.writeFileSync(path.join(config, 'stacks', 'platform.config.ts'), configSource(PROJECT_ID));
       const main = path.join(config, 'stacks', 'main.ts');
-      const entry = fs.readFileSync(main, 'utf8');
-      fs.writeFileSync(main, entry.replace('import { definePlatform, ', 'import { definePlatform, postgresState, ').replace(/definePlatform\((\w+), platformConfig\)/, 'definePlatform($1, platformConfig, postgresState())'));
-      expect(fs.readFileSync(main, 'utf8')).toContain('platformConfig, postgresState())');
+      expect(fs.readFileSync(main, 'utf8')).toContain('definePlatform(a, platformConfig, postgresState())');
       // The README's steps: synthesize, commit the pipeline's copy.
       await ok('npm', ['run', 'synth'], config);
       fs.mkdirSync(path.join(config, '.gitlab'));

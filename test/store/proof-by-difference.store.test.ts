@@ -64,6 +64,7 @@ import { PlatformFixture, testPlatformConfig } from '../support/store/platform-f
 import { runStoreCli } from '../support/store/store-cli';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { storeKind } from '../support/store/toolchain-env';
+import { TEST_LOCAL_STATE_REASON } from '../support/platform-config';
 
 /** The configuration a step applies, in the terms the generator changes. */
 interface Model {
@@ -219,7 +220,7 @@ describe(`proof by difference: the review before an apply equals the store's dif
     testPlatformConfig(key.publicKeyPem, {
       ciJobTimeout: Duration.minutes(m.ciJobMinutes),
       // The pipeline's roles (plan and apply, with a grant per stack): the most powerful identities, changed by every application.
-      configurationProject: { projectId: '4242' },
+      configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON },
       applications: Object.fromEntries(
         Object.entries(m.apps).map(([id, a]) => [id, { name: a.name, environment: a.environment, ...(a.ttlHours !== undefined ? { tokenTtl: Duration.hours(a.ttlHours) } : {}) }]),
       ),
