@@ -481,22 +481,26 @@ function deferRemovals(stack: string, then: string): string {
  * applied: a stack whose roles kept a retired stack's grants (`moves`' {@link RETIRED_GRANTS_FILE},
  * applied by its apply job) is planned and applied again without that file, exactly as this commit
  * declares it (what the access diff reviewed), so that its roles lose the grants the removal
- * destroyed and its drift job is clean at once, not after some later change to it. `--refuse-replace`:
- * the plan may only update (token policies, policy texts); a destroy or replacement is refused.
+ * destroyed and its drift job is clean at once, not after some later change to it. That plan is no
+ * plan the review read: `--released-grants` applies it only when all it does is take away what the
+ * override (sealed by `moves`) kept, in place (lib/engine/released-grants-check.ts).
  */
 function releaseRetiredGrants(): string {
   const plan = `"$CI_PROJECT_DIR/${PLAN_DIR}/$stack.released.tfplan"`;
+  const released = `"$CI_PROJECT_DIR/${PLAN_DIR}/$stack.released-grants.json"`;
   return [
     `# The retired stacks' removal is applied: the roles that kept their grants until now (${RETIRED_GRANTS_FILE})`,
     '# are applied again as this commit declares them, so that they lose the destroyed grants and drift is clean.',
+    '# The override is taken out of the stack; --released-grants applies a plan that only takes those grants away.',
     `for kept in cdktf.out/stacks/*/${RETIRED_GRANTS_FILE}; do`,
     '  if [ ! -f "$kept" ]; then continue; fi',
     '  stack=$(basename "$(dirname "$kept")")',
     '  echo "secretstore-iac: $stack kept grants of the retired stacks until their removal: applied again without them"',
-    '  rm -f "$kept"',
+    `  mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
+    `  mv "$kept" ${released}`,
     '  npx secretstore-iac tf "$stack" -- init -input=false',
     `  npx secretstore-iac tf "$stack" --refuse-replace -- plan -input=false -lock-timeout=10m -out=${plan}`,
-    `  npx secretstore-iac tf "$stack" --refuse-replace -- apply -input=false -lock-timeout=10m ${plan}`,
+    `  npx secretstore-iac tf "$stack" --refuse-replace --released-grants ${released} -- apply -input=false -lock-timeout=10m ${plan}`,
     'done',
   ].join('\n');
 }

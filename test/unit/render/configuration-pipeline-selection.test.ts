@@ -378,12 +378,14 @@ describe('removals (objects the configuration declares nowhere any more): planne
         'secretstore-iac tf ci-access -- init -input=false',
         'secretstore-iac tf ci-access --refuse-replace -- plan -input=false -lock-timeout=10m -out=./secretstore-iac-plans/ci-access.released.tfplan',
         '  (no override)',
-        'secretstore-iac tf ci-access --refuse-replace -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/ci-access.released.tfplan',
+        'secretstore-iac tf ci-access --refuse-replace --released-grants ./secretstore-iac-plans/ci-access.released-grants.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/ci-access.released.tfplan',
         '  (no override)',
         '',
       ].join('\n'),
     );
     expect(r.output).toContain('secretstore-iac: ci-access kept grants of the retired stacks until their removal: applied again without them');
+    // The override, taken out of the stack, is what --released-grants checks the plan against.
+    expect(r.read('secretstore-iac-plans/ci-access.released-grants.json')).toBe('{}');
   });
 
   it('the retired stacks\' apply job does the same when it applied every retired stack itself (none left to the manual job)', () => {
@@ -391,7 +393,7 @@ describe('removals (objects the configuration declares nowhere any more): planne
     const files = { 'retired-stacks.txt': 'app-roles-c\n', [KEPT]: '{}' };
     const done = runItem(script, { CI_PROJECT_DIR: '.', TF_PLUGIN_CACHE_DIR: 'cache' }, files, 'echo "$*" >> calls.txt');
     expect(done.code).toBe(0);
-    expect(done.read('calls.txt')).toContain('secretstore-iac tf ci-access --refuse-replace -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/ci-access.released.tfplan\n');
+    expect(done.read('calls.txt')).toContain('secretstore-iac tf ci-access --refuse-replace --released-grants ./secretstore-iac-plans/ci-access.released-grants.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/ci-access.released.tfplan\n');
     const waiting = runItem(script, { CI_PROJECT_DIR: '.', TF_PLUGIN_CACHE_DIR: 'cache' }, { ...files, 'secretstore-iac-plans/app-roles-c.removals': 'x\n' }, 'echo "$*" >> calls.txt');
     expect(waiting.code).toBe(0);
     expect(waiting.output).toContain('the roles keep the retired stacks\' grants until secretstore-iac-destroy-removed-objects applies their removal');
