@@ -83,9 +83,9 @@ export const platformConfig: PlatformConfig = {
   /** `secretstore-iac tf STACK ...` in a runner's working copy, the connection string from the environment only. */
   const tf = (dir: string, args: string[]) => runStoreCli(['tf', ...args], { cwd: dir, addr: store.addr, token: store.rootToken, env: { PG_CONN_STR: pg.connStr } });
 
-  /** Every state file below a directory. */
+  /** Every state file below a directory (not `.terraform/terraform.tfstate`: the engine's record of the backend configuration). */
   const stateFiles = (dir: string): string[] =>
-    fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.tfstate(\.backup)?$/.test(f));
+    fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.tfstate(\.backup)?$/.test(f) && !f.split(path.sep).includes('.terraform'));
 
   it('the init\'d stacks/main.ts is the shipped one, with the state in PostgreSQL', () => {
     const main = fs.readFileSync(path.join(initialized, 'stacks', 'main.ts'), 'utf8');
@@ -110,7 +110,7 @@ export const platformConfig: PlatformConfig = {
     expect(fs.existsSync(path.join(second, 'cdktf.out', 'stacks', 'ci-access', '.terraform'))).toBe(false);
     for (const stack of ['ci-access', 'app-roles']) {
       expect((await tf(second, [stack, '--', 'init', '-input=false'])).code).toBe(0);
-      const plan = await tf(second, [stack, '--', 'plan', '-input=false', '-detailed-exitcode']);
+      const plan = await tf(second, [stack, '--', 'plan', '-input=false', '-no-color', '-detailed-exitcode']);
       expect({ stack, code: plan.code, stderr: plan.stderr }).toEqual({ stack, code: 0, stderr: expect.any(String) });
       expect(plan.stdout).toContain('No changes.');
     }
@@ -127,7 +127,7 @@ export const platformConfig: PlatformConfig = {
   it('the same configuration on local state (the opt-out) in a third working copy plans every object as new', async () => {
     const third = runner('runner-3', 'test: shows what a runner on local state plans');
     expect((await tf(third, ['ci-access', '--', 'init', '-input=false'])).code).toBe(0);
-    const plan = await tf(third, ['ci-access', '--', 'plan', '-input=false', '-detailed-exitcode']);
+    const plan = await tf(third, ['ci-access', '--', 'plan', '-input=false', '-no-color', '-detailed-exitcode']);
     expect(plan.code).toBe(2);
     expect(plan.stdout).toMatch(/Plan: [1-9]\d* to add, 0 to change, 0 to destroy\./);
   });
