@@ -218,5 +218,16 @@ export const platformConfig: PlatformConfig = {
     expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(404);
     expect(out).not.toContain(store.rootToken);
     expect(out).not.toContain(clientSecret);
+
+    // 4. The roles no longer keep the people grants: the manual job applied ci-access again without
+    // moves' override (a plan that only takes them away), so the scheduled drift job is green at once,
+    // not after some unrelated change to ci-access (issue 37).
+    expect(out).toContain('secretstore-iac: ci-access kept grants of the retired stacks until their removal: applied again without them');
+    expect(out).toMatch(/ci-access: \S*ci-access\.released\.tfplan only ends the retired stacks' grants its roles kept/);
+    const role = await storeRequest(store, 'GET', 'auth/jwt/role/secretstore-iac-pipeline');
+    expect(role.body.data.token_policies.filter((p: string) => p.endsWith('-people'))).toEqual([]);
+    const drift = await glci(['secretstore-iac-drift-ci-access', '--needs'], claims, [...pushed, '--variable', 'CI_PIPELINE_SOURCE=schedule']);
+    expect(drift.output).toMatch(/No changes\./);
+    expect(drift.code).toBe(0);
   }, 1_800_000);
 });
