@@ -39,6 +39,15 @@ interface ResourceChange {
  */
 export function releasedGrantsProblems(plan: { readonly resource_changes?: readonly ResourceChange[] }, kept: { readonly resource?: Record<string, Record<string, Record<string, unknown>>> }): string[] {
   const problems: string[] = [];
+  // The override names a role's own policy by reference (`${vault_policy.<id>.name}`), as the stack
+  // does: resolved with the plan's values of that object (a name does not change in a release).
+  const values = new Map((plan.resource_changes ?? []).map((rc) => [`${rc.type}.${rc.name}`, rc.change?.before ?? rc.change?.after ?? {}]));
+  const resolve = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(resolve);
+    const ref = typeof value === 'string' ? /^\$\{([a-z0-9_]+\.[^.{}]+)\.([a-z0-9_]+)\}$/.exec(value) : null;
+    const target = ref ? values.get(ref[1])?.[ref[2]] : undefined;
+    return typeof target === 'string' ? target : value;
+  };
   for (const rc of plan.resource_changes ?? []) {
     const actions = rc.change?.actions ?? [];
     if (actions.length === 1 && actions[0] === 'no-op') continue;
@@ -60,7 +69,7 @@ export function releasedGrantsProblems(plan: { readonly resource_changes?: reado
         if (!same) problems.push(`${address}: changes ${key}, which moves did not keep`);
         continue;
       }
-      const was = override[key];
+      const was = resolve(override[key]);
       if (!sameValue(before[key], was)) problems.push(`${address}: ${key} on the store is not what moves kept`);
       else if (!startsWith(was, after[key])) problems.push(`${address}: ${key} becomes more than the stack declares without the kept grants`);
     }

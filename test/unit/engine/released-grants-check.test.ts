@@ -17,7 +17,8 @@ const KEPT_BLOCK = '\n# Kept by secretstore-iac moves until the removal of peopl
 /** What moves' override set: the role's policies with the people grant, the policy with its rule. */
 const KEPT = {
   resource: {
-    vault_jwt_auth_backend_role: { 'pipeline-apply_role_1': { token_policies: ['secretstore-iac-pipeline', 'secretstore-iac-pipeline-app-roles', 'secretstore-iac-pipeline-people'] } },
+    // The role's own policy by reference, as the stack declares it (resolved with the plan's values).
+    vault_jwt_auth_backend_role: { 'pipeline-apply_role_1': { token_policies: ['${vault_policy.pipeline-apply_policy_2.name}', 'secretstore-iac-pipeline-app-roles', 'secretstore-iac-pipeline-people'] } },
     vault_policy: { 'pipeline-apply_policy_2': { policy: `${OWN}${KEPT_BLOCK}` } },
   },
 };
@@ -45,8 +46,8 @@ describe('releasedGrantsProblems', () => {
         resource_changes: [
           roleUpdate(['secretstore-iac-pipeline', 'secretstore-iac-pipeline-app-roles', 'secretstore-iac-pipeline-people'], ['secretstore-iac-pipeline', 'root']),
           roleUpdate(['secretstore-iac-pipeline', 'secretstore-iac-pipeline-app-roles', 'secretstore-iac-pipeline-people'], ['secretstore-iac-pipeline'], { bound_audiences: ['https://evil.example'] }),
-          change('vault_policy', 'pipeline-apply_policy_2', ['update'], { policy: `${OWN}${KEPT_BLOCK}` }, { policy: `${OWN}\npath "secret/*" {\n  capabilities = ["read"]\n}` }),
-          change('vault_policy', 'pipeline-apply_policy_2', ['delete', 'create'], { policy: `${OWN}${KEPT_BLOCK}` }, { policy: OWN }),
+          change('vault_policy', 'pipeline-apply_policy_2', ['update'], { name: 'secretstore-iac-pipeline', policy: `${OWN}${KEPT_BLOCK}` }, { name: 'secretstore-iac-pipeline', policy: `${OWN}\npath "secret/*" {\n  capabilities = ["read"]\n}` }),
+          change('vault_policy', 'pipeline-apply_policy_2', ['delete', 'create'], { name: 'secretstore-iac-pipeline', policy: `${OWN}${KEPT_BLOCK}` }, { name: 'secretstore-iac-pipeline', policy: OWN }),
           change('vault_policy', 'registry-ci_policy_3', ['update'], { name: 'registry-ci', policy: 'a' }, { name: 'registry-ci', policy: 'b' }),
           change('vault_policy', 'new_policy_4', ['create'], {}, { name: 'new' }),
           roleUpdate(['secretstore-iac-pipeline'], ['secretstore-iac-pipeline']),
