@@ -25,7 +25,7 @@ import { accessReport } from '../lib/access/access-report';
 import { renderAccessReportMarkdown } from '../lib/access/access-report-markdown';
 import { readStoreConfiguration } from '../lib/access/store-configuration';
 import { PolicyParser } from '../lib/acl/policy-parser';
-import { AppRoleApplication, Duration, SecretStoreApp } from '../lib';
+import { AppRoleApplication, Duration, postgresState, SecretStoreApp } from '../lib';
 import { Grant } from '../lib/model/grant';
 import { definePlatform } from '../lib/platform/platform';
 import { platformConfig } from '../stacks/platform.config';
@@ -37,7 +37,7 @@ const BIN = path.join(__dirname, '..', 'bin', 'secretstore-iac.js');
 function synthesize(head: boolean): string {
   const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'access-bench-')), 'cdktf.out');
   const app = new SecretStoreApp({ outdir });
-  const platform = definePlatform(app, platformConfig);
+  const platform = definePlatform(app, platformConfig, postgresState());
   const count = head ? APPLICATIONS + 1 : APPLICATIONS;
   for (let i = 0; i < count; i++) {
     const application = new AppRoleApplication(platform.appRoles, `gen-${i}`, {

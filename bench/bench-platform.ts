@@ -36,7 +36,8 @@ export function synthesizeBenchPlatform(spec: BenchPlatformSpec): void {
   const platform = definePlatform(app, {
     settings: BENCH_SETTINGS,
     ciKeySource: JwtKeySource.publicKeys([spec.ciPublicKeyPem]),
-    configurationProject: { projectId: spec.projectId },
+    // One process plans and applies the benchmark's stacks: its state files stay where it left them.
+    configurationProject: { projectId: spec.projectId, localStateReason: 'benchmark: one process plans and applies, never a pipeline' },
     applicationSharding: { by: 'hash', shards: spec.shards },
   });
   for (const a of spec.applications) {

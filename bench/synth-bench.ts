@@ -22,7 +22,7 @@ import { JwtAuthBackendRole } from '@cdktf/provider-vault/lib/jwt-auth-backend-r
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
 import { IConstruct } from 'constructs';
-import { AppRoleApplication, IArtifactSource, SecretStoreApp } from '../lib';
+import { AppRoleApplication, IArtifactSource, postgresState, SecretStoreApp } from '../lib';
 import { definePlatform } from '../lib/platform/platform';
 import { platformConfig } from '../stacks/platform.config';
 
@@ -50,7 +50,7 @@ class StacksOnlyApp extends SecretStoreApp {
 function synthLibraryStacksOnly(): string {
   const outdir = tmp();
   const app = new StacksOnlyApp({ outdir });
-  definePlatform(app, platformConfig);
+  definePlatform(app, platformConfig, postgresState());
   app.synth();
   return outdir;
 }
@@ -62,7 +62,7 @@ function synthLibraryStacksOnly(): string {
 function synthLibrary(extraApps = 0, withSecrets = true): string {
   const outdir = tmp();
   const app = new SecretStoreApp({ outdir });
-  const platform = definePlatform(app, platformConfig);
+  const platform = definePlatform(app, platformConfig, postgresState());
   for (let i = 0; i < extraApps; i++) {
     new AppRoleApplication(platform.appRoles, `gen-${i}`, {
       auth: platform.appRoles.appRoleAuth,

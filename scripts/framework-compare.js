@@ -58,7 +58,8 @@ function synthCases(buildRoot, outRoot) {
   const example = (name) => require(path.join(dist, 'examples', `${name}.js`));
   const synth = (name, config, extend, stateBackend) => {
     const app = new lib.SecretStoreApp({ outdir: path.join(outRoot, name, 'cdktf.out') });
-    const platform = definePlatform(app, config, stateBackend);
+    // The state in PostgreSQL, as stacks/main.ts declares it: the shipped configuration has a pipeline.
+    const platform = definePlatform(app, config, stateBackend ?? lib.postgresState());
     extend?.(platform);
     app.synth();
   };

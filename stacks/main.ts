@@ -1,10 +1,12 @@
 import * as path from 'path';
-import { definePlatform, SecretStoreApp, SecretStoreValidationError } from 'secretstore-iac';
+import { definePlatform, postgresState, SecretStoreApp, SecretStoreValidationError } from 'secretstore-iac';
 import { platformConfig } from './platform.config';
 
 // Entry point of `npm run synth` (and of `cdktf synth` through cdktf.json).
 // define() turns a declaration that throws (two constructs with one id) into a reported problem.
-const app = new SecretStoreApp().define((a) => definePlatform(a, platformConfig));
+// The state in PostgreSQL, shared by every pipeline job and operator: the engine reads the connection
+// from PG_CONN_STR when it plans and applies (never written to a file); synthesis needs no database.
+const app = new SecretStoreApp().define((a) => definePlatform(a, platformConfig, postgresState()));
 try {
   app.synth();
 } catch (error) {

@@ -23,6 +23,7 @@ import { keepProviderLockFile } from '../engine/provider-lock-files';
 import { checkKvMountsBeforeEngine } from '../engine/plan-guards';
 import { PlanReview } from '../engine/replacement-guard';
 import { checkReviewedPlan, readReviewedPlans } from '../engine/reviewed-plan-check';
+import { checkReleasedGrants } from '../engine/released-grants-check';
 import { ExitCode } from './exit-code';
 import { approveRemovals, approveRetiredGrants, reportRemovals, reportRetiredGrants } from './removal-approval';
 import { UsageError } from './usage-error';
@@ -37,7 +38,7 @@ export const engineCommand: Command = {
   name: 'tf',
   summary: 'run tofu/terraform in a synthesized stack with the store address from SECRETSTORE_ADDR or VAULT_ADDR',
   usage: [
-    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] [--refuse-replace [--allow-removals [--removals-file FILE]] [--reviewed-plans FILE] | --allow-destroy] -- ENGINE-ARGS...',
+    'Usage: secretstore-iac tf STACK [--outdir DIR] [--engine BIN] [--refuse-replace [--allow-removals [--removals-file FILE]] [--reviewed-plans FILE | --released-grants FILE] | --allow-destroy] -- ENGINE-ARGS...',
     '',
     'Runs the engine (ENGINE-ARGS, e.g. `init`, `plan -detailed-exitcode`, `apply`) in DIR/stacks/STACK',
     '(DIR defaults to cdktf.out) with VAULT_ADDR set from SECRETSTORE_ADDR, VAULT_ADDR or BAO_ADDR,',
@@ -86,6 +87,12 @@ export const engineCommand: Command = {
     '                  plan file\'s SHA-256 must be the one it records for STACK, and the running engine',
     '                  the version that made it; otherwise refused (exit 4, nothing applied), naming',
     '                  both digests or versions (docs/access.md §1a).',
+    '  --released-grants FILE  with --refuse-replace and `apply PLANFILE`: apply a plan that only ends',
+    '                  the retired stacks\' grants the stack\'s roles kept (moves\' override, FILE, as',
+    '                  sealed in the stack directory and taken out of it): every change an in-place',
+    '                  update of an attribute FILE set, to a beginning of FILE\'s value; otherwise refused',
+    '                  (exit 4). The pipeline runs it once the retired stacks\' removal is applied',
+    '                  (docs/pipelines.md §8).',
     '',
     `STACK may also be a retired stack that \`secretstore-iac moves\` wrote (only ${MOVES_FILE}): its plan`,
     'forgets the objects that moved out (docs/sharding.md). When all its plan destroys are the',
@@ -134,6 +141,7 @@ export const engineCommand: Command = {
         'allow-removals': { type: 'boolean' },
         'removals-file': { type: 'string' },
         'reviewed-plans': { type: 'string' },
+        'released-grants': { type: 'string' },
       },
       { min: 1, max: 1, names: 'one STACK' },
     );
@@ -150,6 +158,9 @@ export const engineCommand: Command = {
     if (removalsFile !== undefined && !allowRemovals) throw new UsageError('--removals-file lists what --allow-removals lets through: give both');
     const reviewedPlans = typeof values['reviewed-plans'] === 'string' ? path.resolve(context.cwd, values['reviewed-plans']) : undefined;
     if (reviewedPlans !== undefined && !refuseReplace) throw new UsageError('--reviewed-plans goes with --refuse-replace: give both');
+    const releasedGrants = typeof values['released-grants'] === 'string' ? path.resolve(context.cwd, values['released-grants']) : undefined;
+    if (releasedGrants !== undefined && !refuseReplace) throw new UsageError('--released-grants goes with --refuse-replace: give both');
+    if (releasedGrants !== undefined && reviewedPlans !== undefined) throw new UsageError('--released-grants and --reviewed-plans: give one (a release is no reviewed plan, it only ends kept grants)');
     const address = resolveStoreAddress(context.env);
     const stackDir = path.resolve(context.cwd, String(values.outdir ?? 'cdktf.out'), 'stacks', stack);
     // A retired stack (a shard the configuration no longer has) holds only the moves file that
@@ -204,6 +215,11 @@ export const engineCommand: Command = {
         // The apply applies the reviewed plan, byte for byte, or nothing.
         checkReviewedPlan(stack, path.resolve(stackDir, guarded.planFile), readReviewedPlans(reviewedPlans), values['reviewed-plans'] as string, version);
         context.stderr(`secretstore-iac tf: ${stack}: ${guarded.planFile} is the plan the review ${values['reviewed-plans']} read (SHA-256 matches)`);
+      }
+      if (releasedGrants !== undefined) {
+        if (guarded.kind !== 'saved-plan') throw new UsageError('--released-grants goes with `apply PLANFILE`');
+        checkReleasedGrants(stack, stackDir, path.resolve(stackDir, guarded.planFile), releasedGrants, engine, env);
+        context.stderr(`secretstore-iac tf: ${stack}: ${guarded.planFile} only ends the retired stacks' grants its roles kept (${values['released-grants']})`);
       }
       // --allow-removals: the destroys of objects the output declares nowhere pass; the rest is guarded.
       const outdir = path.dirname(path.dirname(stackDir));

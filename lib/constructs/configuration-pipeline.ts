@@ -9,6 +9,7 @@ import { stackInputVariables } from './stack-input-variables';
 import { IArtifactSource, SynthesisArtifact } from './synthesis-artifact';
 import { CheckedProps, expectInstance, expectInteger, expectString, optional, PropsSchema } from '../model/props-check';
 import { ApplicationStacks } from './application-stacks';
+import { pipelineLocalStateProblems } from './pipeline-local-state';
 
 /** The run-time checks of {@link ConfigurationPipelineProps}. */
 export const CONFIGURATION_PIPELINE_SCHEMA: PropsSchema = {
@@ -20,6 +21,7 @@ export const CONFIGURATION_PIPELINE_SCHEMA: PropsSchema = {
   committedCopy: optional(expectString),
   image: optional(expectString),
   shardJobs: optional(expectInteger),
+  localStateReason: optional(expectString),
 };
 
 /** The default of {@link ConfigurationPipelineProps.shardJobs}. */
@@ -69,6 +71,14 @@ export interface ConfigurationPipelineProps {
    * @default 4
    */
   readonly shardJobs?: number;
+  /**
+   * Why the stacks keep local state files although a pipeline runs them: the opt-out of the rule
+   * that every stack the pipeline plans and applies has a shared state backend (`postgresState()`).
+   * Only for a runner that keeps its files between jobs (a shell runner with a persistent disk, one
+   * runner for every job) and for tests; one line, at least 10 visible characters.
+   * @default none: a stack with local state is refused at synthesis
+   */
+  readonly localStateReason?: string;
 }
 
 /**
@@ -107,6 +117,7 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
           problems.push(new ValidationProblem('committedCopy', copy, 'must be a relative .yml path inside the repository, without ".."'));
         }
         problems.push(...inputVariableProblems(configurationPipelineStacks(this)));
+        problems.push(...pipelineLocalStateProblems(configurationPipelineStacks(this), props.localStateReason));
         if (props.shardJobs !== undefined && Number.isInteger(props.shardJobs) && (props.shardJobs < 1 || props.shardJobs > MAX_SHARD_JOBS)) {
           problems.push(new ValidationProblem('shardJobs', String(props.shardJobs), `must be from 1 to ${MAX_SHARD_JOBS}`));
         }

@@ -67,6 +67,14 @@ function readSeal(stackDir: string): Record<string, SealEntry> | undefined {
 }
 
 /**
+ * The SHA-256 the stack directory's seal records for one of its bookkeeping files (the file itself
+ * may have been taken out of the directory since), or undefined when the seal records none.
+ */
+export function sealedDigest(stackDir: string, name: string): string | undefined {
+  return readSeal(stackDir)?.[name]?.sha256;
+}
+
+/**
  * Records in the stack directory's seal what a command wrote there (`content`) or removed
  * (`undefined`), keeping the other files' entries; call it right after writing them.
  * @param bound whether the files were derived from the stack's synthesis as it is now (`moves`): a

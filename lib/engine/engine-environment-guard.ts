@@ -33,7 +33,10 @@ const ARGUMENTS_FIX = 'unset it and give the arguments after `--` (`secretstore-
 
 /**
  * Every environment variable OpenTofu 1.12 and Terraform 1.11 document (CLI "Environment Variables"
- * and debugging pages, OpenTofu's state encryption), with its effect and what the tool does with it.
+ * and debugging pages, OpenTofu's state encryption, the `pg` and `http` backends' settings), with its
+ * effect and what the tool does with it. A variable that says where state lives is refused unless
+ * the synthesized backend leaves it to the environment on purpose (`PG_CONN_STR`, which holds a
+ * password); credentials of a backend are allowed, never printed.
  * Checked before every engine run of the tool (`tf`, guarded or not, `adopt`, the guards' own plans
  * and state reads): the guards then review exactly the invocation the engine runs. A `TF_` or `TOFU_`
  * variable this table does not name is refused too: a newer engine may read it to change a plan.
@@ -53,6 +56,29 @@ export const ENGINE_ENVIRONMENT: readonly EngineVariable[] = [
   { name: 'TF_CLOUD_ORGANIZATION', engines: 'Terraform', verdict: 'refused', effect: 'fills in a `cloud` block: where state lives', fix: 'unset it: the stack\'s backend is synthesized' },
   { name: 'TF_CLOUD_HOSTNAME', engines: 'Terraform', verdict: 'refused', effect: 'fills in a `cloud` block: where state lives', fix: 'unset it: the stack\'s backend is synthesized' },
   { name: 'TF_CLOUD_PROJECT', engines: 'Terraform', verdict: 'refused', effect: 'fills in a `cloud` block: where state lives', fix: 'unset it: the stack\'s backend is synthesized' },
+  // The pg backend (postgresState()): the stack synthesizes the schema, the environment gives the connection.
+  { name: 'PG_CONN_STR', engines: 'both', verdict: 'allowed-unprinted', effect: 'the connection string of a `pg` backend (postgresState()), left out of the synthesized stack on purpose: it holds the database password. It names the database; the schema (one per stack) is synthesized, and the guards review the plan made with it; never printed' },
+  { name: 'PG_SCHEMA_NAME', engines: 'both', verdict: 'refused', effect: 'the schema of a `pg` backend that names none: another state than the stack\'s', fix: 'unset it: postgresState() synthesizes each stack\'s schema (its `schemaPrefix`)' },
+  { name: 'PG_TABLE_NAME', engines: 'OpenTofu', verdict: 'refused', harmlessValue: 'states', effect: 'the table of a `pg` backend\'s states: another state than the stack\'s', fix: 'unset it (or set it to `states`): the states are in each schema\'s `states` table' },
+  { name: 'PG_INDEX_NAME', engines: 'OpenTofu', verdict: 'allowed', effect: 'the name of the index a `pg` backend creates on its states table (not where state lives)' },
+  { name: 'PG_SKIP_SCHEMA_CREATION', engines: 'both', verdict: 'allowed', effect: 'a `pg` backend does not create its schema (a database user without CREATE); not where state lives' },
+  { name: 'PG_SKIP_TABLE_CREATION', engines: 'both', verdict: 'allowed', effect: 'a `pg` backend does not create its table; not where state lives' },
+  { name: 'PG_SKIP_INDEX_CREATION', engines: 'both', verdict: 'allowed', effect: 'a `pg` backend does not create its index; not where state lives' },
+  // The http backend (GitLab-managed Terraform state): not offered (docs/configuration-repository.md).
+  { name: 'TF_HTTP_ADDRESS', engines: 'both', verdict: 'refused', effect: 'the state address of an `http` backend (GitLab-managed Terraform state): where state lives, outside the synthesized stack', fix: 'unset it: the stack\'s backend is synthesized (postgresState(); the http backend is not offered yet)' },
+  { name: 'TF_HTTP_UPDATE_METHOD', engines: 'both', verdict: 'refused', effect: 'how an `http` backend writes the state: where state lives, outside the synthesized stack', fix: 'unset it: the stack\'s backend is synthesized (postgresState(); the http backend is not offered yet)' },
+  { name: 'TF_HTTP_LOCK_ADDRESS', engines: 'both', verdict: 'refused', effect: 'the lock address of an `http` backend: which lock guards the state, outside the synthesized stack', fix: 'unset it: the stack\'s backend is synthesized (postgresState(); the http backend is not offered yet)' },
+  { name: 'TF_HTTP_LOCK_METHOD', engines: 'both', verdict: 'refused', effect: 'how an `http` backend locks the state, outside the synthesized stack', fix: 'unset it: the stack\'s backend is synthesized (postgresState(); the http backend is not offered yet)' },
+  { name: 'TF_HTTP_UNLOCK_ADDRESS', engines: 'both', verdict: 'refused', effect: 'the unlock address of an `http` backend, outside the synthesized stack', fix: 'unset it: the stack\'s backend is synthesized (postgresState(); the http backend is not offered yet)' },
+  { name: 'TF_HTTP_UNLOCK_METHOD', engines: 'both', verdict: 'refused', effect: 'how an `http` backend unlocks the state, outside the synthesized stack', fix: 'unset it: the stack\'s backend is synthesized (postgresState(); the http backend is not offered yet)' },
+  { name: 'TF_HTTP_USERNAME', engines: 'both', verdict: 'allowed-unprinted', effect: 'the user name of an `http` backend (credentials, not where state lives); never printed' },
+  { name: 'TF_HTTP_PASSWORD', engines: 'both', verdict: 'allowed-unprinted', effect: 'the password of an `http` backend (credentials, not where state lives); never printed' },
+  { name: 'TF_HTTP_CLIENT_CA_CERTIFICATE_PEM', engines: 'both', verdict: 'allowed-unprinted', effect: 'the CA an `http` backend trusts (TLS, not where state lives); never printed' },
+  { name: 'TF_HTTP_CLIENT_CERTIFICATE_PEM', engines: 'both', verdict: 'allowed-unprinted', effect: 'the client certificate of an `http` backend (credentials); never printed' },
+  { name: 'TF_HTTP_CLIENT_PRIVATE_KEY_PEM', engines: 'both', verdict: 'allowed-unprinted', effect: 'the client key of an `http` backend (credentials); never printed' },
+  { name: 'TF_HTTP_RETRY_MAX', engines: 'both', verdict: 'allowed', effect: 'retries of an `http` backend' },
+  { name: 'TF_HTTP_RETRY_WAIT_MIN', engines: 'both', verdict: 'allowed', effect: 'shortest wait between an `http` backend\'s retries' },
+  { name: 'TF_HTTP_RETRY_WAIT_MAX', engines: 'both', verdict: 'allowed', effect: 'longest wait between an `http` backend\'s retries' },
   { name: 'TF_CLI_CONFIG_FILE', engines: 'both', verdict: 'checked', effect: 'names the CLI configuration (provider installation, plugin cache, credentials); the tool sets it to the toolchain\'s provider mirror. Refused when it, or a CLI configuration the engine also reads (~/.terraformrc, ~/.tofurc, ~/.terraform.d/*.tfrc), has `dev_overrides` (another provider binary) or `plugin_cache_may_break_dependency_lock_file`' },
   { name: 'TF_VAR_', prefix: true, engines: 'both', verdict: 'allowed-unprinted', effect: 'input variable values: what they change is in the plan the guards review; never printed' },
   { name: 'TF_TOKEN_', prefix: true, engines: 'both', verdict: 'allowed-unprinted', effect: 'credentials for a registry host; never printed' },

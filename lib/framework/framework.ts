@@ -9,6 +9,7 @@ export {
   LocalBackend,
   PgBackend,
   StringConcat,
+  TerraformBackend,
   TerraformElement,
   TerraformOutput,
   TerraformProvider,

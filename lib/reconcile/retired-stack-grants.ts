@@ -6,14 +6,10 @@ import { readSynthOutput, SynthStack } from '../sources/synth-output';
 import * as fs from 'fs';
 import { pipelineGrantPolicyName } from '../model/pipeline-grant-name';
 import { locateStoreObject } from './declared-object';
+import { RETIRED_GRANTS_FILE } from '../model/retired-grants-file';
 import { declaredPipelineGrants } from './pipeline-grants';
 
-/**
- * The engine override file `secretstore-iac moves` writes into a stack of HEAD whose roles BASE
- * attached policies of a retired stack (OpenTofu and Terraform merge `*_override.tf.json` over the
- * stack's own files).
- */
-export const RETIRED_GRANTS_FILE = 'retired-stack-grants_override.tf.json';
+export { RETIRED_GRANTS_FILE } from '../model/retired-grants-file';
 
 /** What one stack of HEAD keeps of BASE until the retired stacks' removal is applied. */
 export interface RetiredStackGrants {

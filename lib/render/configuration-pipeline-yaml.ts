@@ -3,6 +3,7 @@ import { shellQuote } from '../private/shell-quote';
 import { renderCiLoginScript } from './ci-login-script';
 import { SYNTH_BUILT_SCRIPT } from './configuration-package-json';
 import { commentText, isLiteralBlockSafe, yamlScalar } from './text-encoders';
+import { RETIRED_GRANTS_FILE } from '../model/retired-grants-file';
 
 /** What {@link renderConfigurationPipelineYaml} needs to know about the platform. */
 export interface ConfigurationPipelineYamlOptions {
@@ -476,6 +477,35 @@ function deferRemovals(stack: string, then: string): string {
 }
 
 /**
+ * The step that ends what the roles kept of retired stacks, once every retired stack's removal is
+ * applied: a stack whose roles kept a retired stack's grants (`moves`' {@link RETIRED_GRANTS_FILE},
+ * applied by its apply job) is planned and applied again without that file, exactly as this commit
+ * declares it (what the access diff reviewed), so that its roles lose the grants the removal
+ * destroyed and its drift job is clean at once, not after some later change to it. That plan is no
+ * plan the review read: `--released-grants` applies it only when all it does is take away what the
+ * override (sealed by `moves`) kept, in place (lib/engine/released-grants-check.ts).
+ */
+function releaseRetiredGrants(): string {
+  const plan = `"$CI_PROJECT_DIR/${PLAN_DIR}/$stack.released.tfplan"`;
+  const released = `"$CI_PROJECT_DIR/${PLAN_DIR}/$stack.released-grants.json"`;
+  return [
+    `# The retired stacks' removal is applied: the roles that kept their grants until now (${RETIRED_GRANTS_FILE})`,
+    '# are applied again as this commit declares them, so that they lose the destroyed grants and drift is clean.',
+    '# The override is taken out of the stack; --released-grants applies a plan that only takes those grants away.',
+    `for kept in cdktf.out/stacks/*/${RETIRED_GRANTS_FILE}; do`,
+    '  if [ ! -f "$kept" ]; then continue; fi',
+    '  stack=$(basename "$(dirname "$kept")")',
+    '  echo "secretstore-iac: $stack kept grants of the retired stacks until their removal: applied again without them"',
+    `  mkdir -p "$CI_PROJECT_DIR/${PLAN_DIR}"`,
+    `  mv "$kept" ${released}`,
+    '  npx secretstore-iac tf "$stack" -- init -input=false',
+    `  npx secretstore-iac tf "$stack" --refuse-replace -- plan -input=false -lock-timeout=10m -out=${plan}`,
+    `  npx secretstore-iac tf "$stack" --refuse-replace --released-grants ${released} -- apply -input=false -lock-timeout=10m ${plan}`,
+    'done',
+  ].join('\n');
+}
+
+/**
  * The install step of every job: the dependencies come from the pipeline's cache (`node_modules`,
  * keyed on package-lock.json, filled by the build job); `SECRETSTORE_IAC_INSTALL` runs only when the
  * cache had none (its first pipeline, a new lock file, a runner without that cache).
@@ -864,6 +894,13 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         INSTALL,
         MAKE_PLUGIN_CACHE,
         applyEachListed(RETIRED_STACKS_FILE),
+        // Every retired stack applied here (none left to the manual job): their removal is complete.
+        [
+          `for stack in $(cat ${RETIRED_STACKS_FILE}); do`,
+          `  if [ -f "$CI_PROJECT_DIR/${PLAN_DIR}/$stack${REMOVALS_SUFFIX}" ]; then echo "secretstore-iac: the roles keep the retired stacks' grants until ${DESTROY_REMOVED_JOB} applies their removal"; exit 0; fi`,
+          'done',
+        ].join('\n'),
+        releaseRetiredGrants(),
       ]),
       '',
     ].join('\n'),
@@ -915,6 +952,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
           `  ${applyReviewedPlan('$stack', '"$stack"', true)}`,
           'done',
         ].join('\n'),
+        releaseRetiredGrants(),
       ]),
       '',
     ].join('\n'),

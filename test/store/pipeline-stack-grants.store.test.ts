@@ -20,6 +20,7 @@ import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../
 import { clientToken, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { toolchain } from '../support/store/toolchain-env';
+import { TEST_LOCAL_STATE_REASON } from '../support/platform-config';
 
 const TERRAFORM = process.env.SECRETSTORE_IAC_TERRAFORM || '/usr/local/bin/terraform';
 const ENGINES = [
@@ -34,7 +35,7 @@ describe.each(ENGINES)('the pipeline roles\' grants live with each stack, with $
   let fixture: PlatformFixture;
   /** The configuration with these applications (beside the platform's own). */
   const config = (applications: Record<string, { name: string; environment: string }>) =>
-    testPlatformConfig(key.publicKeyPem, { configurationProject: { projectId: PROJECT_ID }, applications });
+    testPlatformConfig(key.publicKeyPem, { configurationProject: { projectId: PROJECT_ID, localStateReason: TEST_LOCAL_STATE_REASON }, applications });
   const run = (stack: string, args: string[], token = store.rootToken) =>
     runEngine(fixture.stackDir(stack), args, { store, token, binary: binary(), allowCodes: [0, 1] });
   /** A protected-branch job's login with the apply role: its store token. */

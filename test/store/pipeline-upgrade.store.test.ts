@@ -22,6 +22,7 @@ import { appRoleLogin, clientToken, jwtLogin, PlatformFixture, TEST_SETTINGS, te
 import { CliRun, runStoreCli } from '../support/store/store-cli';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { storeKind } from '../support/store/toolchain-env';
+import { TEST_LOCAL_STATE_REASON } from '../support/platform-config';
 
 const PROJECT_ID = '4242';
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'pipeline-upgrade');
@@ -99,7 +100,7 @@ describe('upgrade to per-stack pipeline grants: the first pipeline on a store th
   });
 
   it('the new version\'s first pipeline: every stack planned with the apply role, then ci-access applied, then app-roles, each job with its own login: no 403, nothing destroyed or replaced', async () => {
-    fixture.synthPlatform(testPlatformConfig(key.publicKeyPem, { configurationProject: { projectId: PROJECT_ID } }));
+    fixture.synthPlatform(testPlatformConfig(key.publicKeyPem, { configurationProject: { projectId: PROJECT_ID, localStateReason: TEST_LOCAL_STATE_REASON } }));
     // Plan stage: the jobs run side by side, after the synthesis and before any apply.
     const planToken = await login('secretstore-iac-pipeline');
     for (const stack of STACKS) {

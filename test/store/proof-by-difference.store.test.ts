@@ -90,6 +90,7 @@ import { clientToken, PlatformFixture, testPlatformConfig } from '../support/sto
 import { runStoreCli } from '../support/store/store-cli';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { storeKind } from '../support/store/toolchain-env';
+import { TEST_LOCAL_STATE_REASON } from '../support/platform-config';
 
 /** The configuration a step applies, in the terms the generator changes. */
 interface Model {
@@ -359,7 +360,7 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
     testPlatformConfig(key.publicKeyPem, {
       ciJobTimeout: Duration.minutes(m.ciJobMinutes),
       // The pipeline's roles (plan and apply, with a grant per stack): the most powerful identities, changed by every application.
-      configurationProject: { projectId: '4242' },
+      configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON },
       applicationSharding: m.sharding,
       people: {
         discoveryUrl: provider.issuer,

@@ -24,6 +24,7 @@ import * as path from 'node:path';
 import { readStoreConfiguration } from '../../lib/access/store-configuration';
 import { readerPolicy } from '../../lib/reconcile/live-store-reader';
 import { generateSigningKey } from '../support/store/jwt-signer';
+import { RunningPostgres, startPostgres } from '../support/store/postgres-server';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { storeCli } from '../support/store/store-facts';
 import { cacheDir, storeKind } from '../support/store/toolchain-env';
@@ -35,6 +36,8 @@ const README = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
 /** The shell session the README's commands run in, and what the steps before left for the next. */
 interface Session {
   readonly store: RunningStore;
+  /** The PostgreSQL the shipped stacks/main.ts keeps the state in (postgresState()). */
+  readonly pg: RunningPostgres;
   /** The clone: every command's starting directory. */
   readonly clone: string;
   /** The session's environment, as the last command left it. */
@@ -68,6 +71,7 @@ interface RunElsewhere {
 const PLACEHOLDERS: ReadonlyArray<{ readonly readme: string; readonly runAs: (s: Session) => string; readonly why: string }> = [
   { readme: 'https://secrets.example:8200', runAs: (s) => s.store.addr, why: "the test's dev store" },
   { readme: 'VAULT_TOKEN=...', runAs: () => 'VAULT_TOKEN=$ADMIN_TOKEN', why: "the dev store's root token, from the session's ADMIN_TOKEN" },
+  { readme: 'PG_CONN_STR=postgres://...', runAs: () => 'PG_CONN_STR=$STATE_PG', why: "a throwaway PostgreSQL's connection string, from the session's STATE_PG" },
 ];
 
 /** The chain from .ci/run to the unit and store suites (`npm test`, `npm run test:store`). */
@@ -172,11 +176,13 @@ const COMMANDS: Readonly<Record<string, RunHere | RunElsewhere>> = {
       expect(entrypoint).toContain(`overrides the agent binary (default: ${storeCli()}).`);
     },
   },
-  'export SECRETSTORE_ADDR=https://secrets.example:8200 VAULT_TOKEN=...': {
+  'export SECRETSTORE_ADDR=https://secrets.example:8200 VAULT_TOKEN=... PG_CONN_STR=postgres://...': {
     check: (run, s) => {
       expect(run.code).toBe(0);
       expect(s.env.SECRETSTORE_ADDR).toBe(s.store.addr);
       expect(s.env.VAULT_TOKEN === s.store.rootToken).toBe(true);
+      // stacks/main.ts keeps the state in PostgreSQL: the README's later tf commands use this one.
+      expect(s.env.PG_CONN_STR).toBe(s.pg.connStr);
     },
   },
   'npx secretstore-iac tf ci-access -- init': {
@@ -340,8 +346,10 @@ describe('every command in README.md is run by a test', () => {
     seedRepository(path.join(tmp, 'origin'));
     execFileSync('git', ['clone', '-q', path.join(tmp, 'origin'), path.join(tmp, 'clone')]);
     const store = await startStore();
+    const pg = await startPostgres();
     s = {
       store,
+      pg,
       clone: path.join(tmp, 'clone'),
       cwd: path.join(tmp, 'clone'),
       tokens: new Map([['ADMIN_TOKEN', store.rootToken]]),
@@ -350,12 +358,14 @@ describe('every command in README.md is run by a test', () => {
         HOME: process.env.HOME,
         ...(process.env.SECRETSTORE_IAC_CACHE ? { SECRETSTORE_IAC_CACHE: process.env.SECRETSTORE_IAC_CACHE } : {}),
         ADMIN_TOKEN: store.rootToken,
+        STATE_PG: pg.connStr,
       },
     };
   });
 
   afterAll(async () => {
     await s?.store.stop();
+    await s?.pg.stop();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 

@@ -23,6 +23,7 @@ import { CliRun, runStoreCli } from '../support/store/store-cli';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { appRoleLogin, clientToken, firstError, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { TEST_LOCAL_STATE_REASON } from '../support/platform-config';
 
 const PROJECT_ID = '4343';
 const MOUNT_STACK = 'app-roles';
@@ -55,7 +56,7 @@ describe('a retired shard that also removes an application: nothing is exempt, i
   const grants = [`secretstore-iac-pipeline-${retiredShard}`, `secretstore-iac-plan-${retiredShard}`];
 
   const config = (shards: number, applications: Record<string, { name: string; environment: string }>): PlatformConfig =>
-    testPlatformConfig(key.publicKeyPem, { configurationProject: { projectId: PROJECT_ID }, applicationSharding: sharding(shards), applications });
+    testPlatformConfig(key.publicKeyPem, { configurationProject: { projectId: PROJECT_ID, localStateReason: TEST_LOCAL_STATE_REASON }, applicationSharding: sharding(shards), applications });
   const headApplications = () => Object.fromEntries(Object.entries(APPLICATIONS).filter(([r]) => r !== removed));
 
   const cli = async (args: string[], token: string): Promise<CliRun> => {

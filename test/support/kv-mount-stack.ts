@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
 import { KvMount, PlatformSettings, SecretStoreStack } from '../../lib';
-import { platformConfig } from '../../stacks/platform.config';
+import { platformConfig } from './platform-config';
 
 /**
  * A stack of its own beside the platform's, with the platform's settings but another KV mount

@@ -1,6 +1,6 @@
 import { PlatformConfig } from '../../lib/platform/platform-config';
 import { PeopleConfig } from '../../lib/platform/people-stack';
-import { platformConfig } from '../../stacks/platform.config';
+import { platformConfig } from './platform-config';
 
 /** A people section: an identity provider on https, two groups, one of which reads a team subtree. */
 export const PEOPLE: PeopleConfig = {

@@ -2,7 +2,7 @@ import { Construct } from 'constructs';
 import { CiSecret, PlatformDeclarations, PlatformRule, SecretStoreApp } from '../../lib';
 import { definePlatform, Platform } from '../../lib/platform/platform';
 import { PlatformConfig } from '../../lib/platform/platform-config';
-import { platformConfig } from '../../stacks/platform.config';
+import { platformConfig } from './platform-config';
 import { tempOutdir } from './synthesized-platform';
 
 /**

@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { SecretStoreApp, SecretStoreValidationError } from '../../lib';
 import { definePlatform, Platform } from '../../lib/platform/platform';
 import { PlatformConfig } from '../../lib/platform/platform-config';
-import { platformConfig } from '../../stacks/platform.config';
+import { platformConfig } from './platform-config';
 
 /** A synthesized platform: its output directory and the parsed stack JSON. */
 export interface SynthesizedPlatform {

@@ -7,7 +7,7 @@ import { whoCan } from '../../../lib/access/who-can';
 import { PolicyParser } from '../../../lib/acl/policy-parser';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { PeopleConfig } from '../../../lib/platform/people-stack';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 import { PEOPLE, withPeople } from '../../support/people-config';
 

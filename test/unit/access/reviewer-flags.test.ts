@@ -11,7 +11,7 @@ import { appliedLiveStore } from '../../support/applied-live-store';
 import { Duration } from '../../../lib';
 import { PeopleConfig } from '../../../lib/platform/people-stack';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 import { PEOPLE, withPeople } from '../../support/people-config';
 

@@ -5,7 +5,7 @@ import { readStoreConfiguration } from '../../../lib/access/store-configuration'
 import { whoCan, whoCanCapabilities, whoCanRefusal } from '../../../lib/access/who-can';
 import { StoreTarget } from '../../../lib/model/store-target';
 import { PolicyParser } from '../../../lib/acl/policy-parser';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { ACCESS_FIXTURES } from '../../support/paths';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 

@@ -14,7 +14,7 @@ import { addHelmAccount } from '../../../examples/add-registry-service-account';
 import { configWithMirrorAccount } from '../../../examples/registry-account-in-config';
 import { definePlatform, Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON, withTestLocalState } from '../../support/platform-config';
 import { withPeople } from '../../support/people-config';
 import { tempOutdir } from '../../support/synthesized-platform';
 
@@ -25,14 +25,14 @@ const CONFIGURATIONS: [string, PlatformConfig, ((p: Platform) => void) | undefin
   ['people', withPeople(), undefined],
   ['hash shards', { ...platformConfig, applicationSharding: { by: 'hash', shards: 3 } }, undefined],
   ['environment shards', { ...platformConfig, applicationSharding: { by: 'environment' } }, undefined],
-  ['the configuration pipeline roles', { ...platformConfig, configurationProject: { projectId: '4242' } }, undefined],
+  ['the configuration pipeline roles', { ...platformConfig, configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } }, undefined],
   ['the reader policy', { ...platformConfig, readerPolicy: true }, undefined],
-  ['example: account in the config', configWithMirrorAccount, undefined],
+  ['example: account in the config', withTestLocalState(configWithMirrorAccount), undefined],
   ['example: account construct', platformConfig, (p) => void addHelmAccount(p.ciAccess)],
   ['example: application construct', platformConfig, (p) => void addBillingApplication(p.appRoles)],
   [
     'everything at once',
-    { ...withPeople(), applicationSharding: { by: 'hash', shards: 2 }, configurationProject: { projectId: '4242' }, readerPolicy: true },
+    { ...withPeople(), applicationSharding: { by: 'hash', shards: 2 }, configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON }, readerPolicy: true },
     (p) => void addBillingApplication(p.appRoles),
   ],
 ];

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { AppRoleApplication, SecretStoreStack } from '../../../lib';
 import { runCli } from '../../../lib/cli/run-cli';
 import { Platform } from '../../../lib/platform/platform';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
 // `secretstore-iac changed-stacks BASE HEAD` on two synthesized output directories (git refs are

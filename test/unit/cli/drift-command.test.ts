@@ -2,7 +2,7 @@ import * as http from 'http';
 import { AddressInfo } from 'net';
 import { READER_POLICY, readerPolicy } from '../../../lib/reconcile/live-store-reader';
 import { StoreTarget } from '../../../lib/model/store-target';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
 import { runCli } from '../../../lib/cli/run-cli';
 import { ACCESS_FIXTURES } from '../../support/paths';

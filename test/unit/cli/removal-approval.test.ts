@@ -4,7 +4,7 @@ import * as path from 'path';
 import { approveRemovals, reportRemovals } from '../../../lib/cli/removal-approval';
 import { runCli } from '../../../lib/cli/run-cli';
 import { plannedDestructions } from '../../../lib/engine/replacement-guard';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
 // Issue 27: a destroy of an object the configuration declares nowhere any more (a removal) passes

@@ -4,7 +4,7 @@ import { CommandContext } from '../../../lib/cli/command';
 import { ExitCode } from '../../../lib/cli/exit-code';
 import { runCli } from '../../../lib/cli/run-cli';
 import { ACCESS_FIXTURES, REPO_ROOT } from '../../support/paths';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
 const FIXTURES = ACCESS_FIXTURES;

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { AgentConfigurations, AgentConfigurationsProps } from '../../../lib/constructs/agent-configuration';
 import { AppRoleApplication, AppRoleAuth, Duration, KvMount, PlatformSettings, SecretStoreApp, SecretStoreValidationError, SecretStoreStack } from '../../../lib';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
 
 // Spec §4.1 flow 2 and §2.4: one agent configuration per application, written next to the stacks.

@@ -1,7 +1,7 @@
 import { Duration, SecretStoreValidationError } from '../../../lib';
 import { READER_POLICY_RULES, readerPolicyRules } from '../../../lib/reconcile/live-store-reader';
 import { StoreTarget } from '../../../lib/model/store-target';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { policyRules, resources, synthesizePlatform } from '../../support/synthesized-platform';
 
 // What the auth mounts and the reader's policy declare. Declaring nothing keeps the synthesized

@@ -20,7 +20,7 @@ import {
 import { CiLoginTemplate } from '../../../lib/constructs/ci-login-template';
 import { definePlatform, Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { jobShells } from '../../support/ci-login-harness';
 import * as yaml from 'js-yaml';
 import { renderPolicyHcl } from '../../../lib/render/policy-hcl';

@@ -20,11 +20,11 @@ import { runCli } from '../../../lib/cli/run-cli';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { withPeople } from '../../support/people-config';
 import { policyRules, resources, synthesizePlatform } from '../../support/synthesized-platform';
 
-const PIPELINE = { configurationProject: { projectId: '4242' } };
+const PIPELINE = { configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } };
 /** A policy and an auth method a user declares with the provider's own resources, in a stack of the platform. */
 const userResources = (p: Platform) => {
   new Policy(p.appRoles, 'user-policy', { name: 'Team-Audit', policy: 'path "sys/audit" {\n  capabilities = ["read"]\n}\n' });

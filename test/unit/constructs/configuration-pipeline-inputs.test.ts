@@ -12,12 +12,12 @@ import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { TerraformVariable } from 'cdktf';
 import { INPUT_PLACEHOLDER } from '../../../lib';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { withPeople } from '../../support/people-config';
 import { synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
 
-const PIPELINE = { configurationProject: { projectId: '4242' } };
+const PIPELINE = { configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } };
 
 function pipelineOf(config: PlatformConfig) {
   const platform = synthesizePlatform(config);

@@ -8,11 +8,11 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { SecretStoreStack } from '../../../lib';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { policyRules, resources, synthesizePlatform } from '../../support/synthesized-platform';
 import { REPO_ROOT } from '../../support/paths';
 
-const platform = synthesizePlatform({ ...platformConfig, configurationProject: { projectId: '4242' } });
+const platform = synthesizePlatform({ ...platformConfig, configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } });
 const ci = platform.stacks['ci-access'];
 const role = (name: string) => resources(ci, 'vault_jwt_auth_backend_role').find((r: any) => r.role_name === name);
 const policy = (name: string) => resources(ci, 'vault_policy').find((p: any) => p.name === name).policy as string;
@@ -59,7 +59,7 @@ describe('the configuration project\'s JWT roles', () => {
   });
 
   it('a project ID that is not numeric is refused, naming construct and field', () => {
-    expect(() => synthesizePlatform({ ...platformConfig, configurationProject: { projectId: 'acme/config' } })).toThrow(
+    expect(() => synthesizePlatform({ ...platformConfig, configurationProject: { projectId: 'acme/config', localStateReason: TEST_LOCAL_STATE_REASON } })).toThrow(
       /\[ci-access\/pipeline-(apply|plan)\] projectId = "acme\/config": must be the numeric project ID/,
     );
   });
@@ -127,7 +127,7 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
   });
 
   it('a stack that depends on another (addDependency) applies after it: the apply job needs the other\'s', () => {
-    const sharded = synthesizePlatform({ ...platformConfig, configurationProject: { projectId: '4242' } }, (p, app) => {
+    const sharded = synthesizePlatform({ ...platformConfig, configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } }, (p, app) => {
       new SecretStoreStack(app, 'app-roles-a', { settings: p.appRoles.settings }).addDependency(p.appRoles);
     });
     const jobs = yaml.load(fs.readFileSync(path.join(sharded.outdir, 'ci', 'secretstore-iac.gitlab-ci.yml'), 'utf8')) as Record<string, any>;

@@ -5,7 +5,7 @@ import { CiSecret, RegistryServiceAccount, SecretStoreApp, SecretStoreValidation
 import { hcl1PolicyItems } from '../../../lib/acl/hcl1-decoder';
 import { templateParts } from '../../../lib/sources/terraform-reference';
 import { definePlatform } from '../../../lib/platform/platform';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { SeededRandom } from '../../support/seeded-random';
 import { readOutdir, resources, tempOutdir } from '../../support/synthesized-platform';
 

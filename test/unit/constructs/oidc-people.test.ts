@@ -5,7 +5,7 @@ import { Duration, KvPath } from '../../../lib';
 import { Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
 import { PeopleConfig } from '../../../lib/platform/people-stack';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { policyRules, resources, synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
 import { PEOPLE, withPeople } from '../../support/people-config';
 

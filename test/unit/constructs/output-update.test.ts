@@ -3,7 +3,7 @@ import * as path from 'path';
 import { Construct } from 'constructs';
 import { AppRoleApplication, Duration, IArtifactSource, SecretStoreApp, SecretStoreStack, SecretStoreValidationError, SynthesisArtifact } from '../../../lib';
 import { definePlatform, Platform } from '../../../lib/platform/platform';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { tempOutdir } from '../../support/synthesized-platform';
 
 // A synthesis writes a file only when its bytes changed: what it leaves alone keeps its inode and mtime.

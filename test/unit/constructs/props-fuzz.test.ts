@@ -24,7 +24,7 @@ import {
 } from '../../../lib';
 import { definePlatform, Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { SeededRandom } from '../../support/seeded-random';
 import { tempOutdir } from '../../support/synthesized-platform';
 
@@ -167,7 +167,7 @@ const CONFIG_FIELDS = [
   'accounts.mirror.olderFormGrant', 'agents', 'agents.outputDirectory', 'agents.paths', 'agents.paths.envFile', 'agents.exitOnError', 'agents.storeAddress',
   'agents.proxyPort', 'agents.apiProxy', 'agents.paths.proxyConfigFile', 'agents.secretRefreshInterval', 'agents.renewalLoop', 'configurationProject', 'configurationProject.projectId',
   'configurationProject.committedCopy', 'configurationProject.image', 'configurationProject.acknowledgeLabel',
-  'configurationProject.noteTokenVariable', 'configurationProject.installCommand', 'e2eTests', 'e2eTests.ciBaseUrl', 'e2eTests.branch', 'e2eTests.needs', 'e2eTests.login',
+  'configurationProject.noteTokenVariable', 'configurationProject.installCommand', 'configurationProject.localStateReason', 'e2eTests', 'e2eTests.ciBaseUrl', 'e2eTests.branch', 'e2eTests.needs', 'e2eTests.login',
   'e2eTests.image', 'e2eTests.reportingReporter', 'e2eTests.login.usernameField', 'e2eTests.login.entryFields',
   'people', 'people.discoveryUrl', 'people.clientId', 'people.storeUrl', 'people.groupsClaim', 'people.scopes', 'people.clientSecretVersion',
   'people.groups', 'people.groups.ops', 'people.groups.ops.groups', 'people.groups.ops.reads', 'people.groups.ops.tokenTtl',

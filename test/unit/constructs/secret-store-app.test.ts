@@ -22,7 +22,7 @@ import {
 } from '../../../lib';
 import { definePlatform, Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { stackWithKvMount } from '../../support/kv-mount-stack';
 import { withPeople } from '../../support/people-config';
 import { synthesisProblems, tempOutdir } from '../../support/synthesized-platform';
@@ -301,7 +301,7 @@ const cases: Case[] = [
     `[ci-access/reader-policy/policy] SSI-R2 name = "registry-ci": is already declared by ci-access/registry-ci/policy: ${ONE_POLICY}`],
   ['the reader policy named like an application\'s policy', undefined as any, { ...platformConfig, readerPolicy: { name: 'orchestrator-dev' } },
     `[app-roles/orchestrator-dev/policy] SSI-R2 name = "orchestrator-dev": is already declared by ci-access/reader-policy/policy: ${ONE_POLICY}`],
-  ['the reader policy named like the pipeline role\'s policy', undefined as any, { ...platformConfig, readerPolicy: { name: 'secretstore-iac-plan' }, configurationProject: { projectId: '4242' } },
+  ['the reader policy named like the pipeline role\'s policy', undefined as any, { ...platformConfig, readerPolicy: { name: 'secretstore-iac-plan' }, configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } },
     `[ci-access/pipeline-plan/policy] SSI-R2 name = "secretstore-iac-plan": is already declared by ci-access/reader-policy/policy: ${ONE_POLICY}`],
   ['the reader policy named like a people group\'s role', undefined as any, { ...withPeople(), readerPolicy: { name: 'developers' } },
     `[people/group-developers/policy] SSI-R2 name = "developers": is already declared by ci-access/reader-policy/policy: ${ONE_POLICY}`],

@@ -4,7 +4,7 @@ import { CiJwtRole, SecretStoreStack } from '../../../lib';
 import { isStackLocal } from '../../../lib/constructs/stack-local-element';
 import { Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { withPeople } from '../../support/people-config';
 import { outputFiles, synthesizePlatform } from '../../support/synthesized-platform';
 

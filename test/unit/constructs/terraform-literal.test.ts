@@ -19,7 +19,7 @@ import { templateParts } from '../../../lib/sources/terraform-reference';
 import { terraformString } from '../../../lib/render/text-encoders';
 import { definePlatform, Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { PEOPLE, withPeople } from '../../support/people-config';
 import { SeededRandom } from '../../support/seeded-random';
 import { readOutdir, tempOutdir } from '../../support/synthesized-platform';
@@ -68,7 +68,7 @@ const FIELDS: Field[] = [
   ['ciKeySource (public key)', (v) => ({ config: { ...platformConfig, ciKeySource: JwtKeySource.publicKeys([`-----BEGIN PUBLIC KEY-----\n${v}\n-----END PUBLIC KEY-----`]) } })],
   ['ciBoundClaims value', (v) => ({ config: { ...platformConfig, ciBoundClaims: { namespace_path: `acme/${v}` } } })],
   ['ciBoundClaims name', (v) => ({ config: { ...platformConfig, ciBoundClaims: { [v]: 'acme', namespace_path: 'acme' } } })],
-  ['configurationProject.projectId', (v) => ({ config: { ...platformConfig, configurationProject: { projectId: v } } })],
+  ['configurationProject.projectId', (v) => ({ config: { ...platformConfig, configurationProject: { projectId: v, localStateReason: TEST_LOCAL_STATE_REASON } } })],
   ['accounts key', (v) => ({ config: { ...platformConfig, accounts: { [v]: { permissions: ['raw:read'], usedBy: 'x' } } } })],
   ['accounts usedBy', (v) => ({ config: { ...platformConfig, accounts: { helm: { permissions: ['raw:read'], usedBy: v } } } })],
   ['CiJwtAuth issuer', (v) => ({ change: (p) => new CiJwtAuth(p.ciAccess, 'x', { path: 'jwt2', issuer: `https://ci.example/${v}` }) })],

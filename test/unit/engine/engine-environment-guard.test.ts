@@ -49,7 +49,7 @@ describe('the table of engine environment variables', () => {
 
   it('docs/reference.md lists exactly the table\'s variables, each with its verdict', () => {
     const docs = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'reference.md'), 'utf8');
-    const rows = [...docs.matchAll(/^\| `(TF_[A-Z_]+?)(\*)?` \| [^|]+ \| (refused|allowed, never printed|allowed|checked)[^|]*\|/gm)].map((m) => `${m[1]}${m[2] ?? ''} ${m[3]}`);
+    const rows = [...docs.matchAll(/^\| `((?:TF|PG)_[A-Z_]+?)(\*)?` \| [^|]+ \| (refused|allowed, never printed|allowed|checked)[^|]*\|/gm)].map((m) => `${m[1]}${m[2] ?? ''} ${m[3]}`);
     const verdict = { refused: 'refused', allowed: 'allowed', 'allowed-unprinted': 'allowed, never printed', checked: 'checked' };
     expect(rows.sort()).toEqual(ENGINE_ENVIRONMENT.map((r) => `${r.name}${r.prefix ? '*' : ''} ${verdict[r.verdict]}`).sort());
   });
@@ -73,6 +73,15 @@ describe('engineEnvironmentProblems', () => {
     expect(problems).toHaveLength(2);
     expect(problems[0]).toMatch(/^TF_NEW_THING: an engine variable secretstore-iac does not know/);
     expect(problems.join('\n')).not.toContain(SECRET);
+  });
+
+  it('state backends: the pg connection and backend credentials pass unprinted; a variable that moves the state is refused by name, never as unknown', () => {
+    expect(engineEnvironmentProblems({ PG_CONN_STR: `postgres://u:${SECRET}@db/tf`, PG_SKIP_SCHEMA_CREATION: '1', TF_HTTP_USERNAME: 'gitlab-ci-token', TF_HTTP_PASSWORD: SECRET, PG_TABLE_NAME: 'states' })).toEqual([]);
+    const problems = engineEnvironmentProblems({ PG_SCHEMA_NAME: 'other', PG_TABLE_NAME: 'other', TF_HTTP_ADDRESS: `https://gitlab.example/api/v4/projects/1/terraform/state/x?t=${SECRET}`, TF_HTTP_LOCK_ADDRESS: 'https://x' });
+    expect(problems.map((p) => p.split(':')[0])).toEqual(['PG_SCHEMA_NAME', 'PG_TABLE_NAME', 'TF_HTTP_ADDRESS', 'TF_HTTP_LOCK_ADDRESS']);
+    expect(problems.join('\n')).not.toContain('does not know');
+    expect(problems.join('\n')).not.toContain(SECRET);
+    expect(problems[2]).toContain('Fix: unset it: the stack\'s backend is synthesized (postgresState(); the http backend is not offered yet)');
   });
 
   describe('the CLI configuration', () => {

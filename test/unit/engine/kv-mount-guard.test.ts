@@ -6,7 +6,7 @@ import * as path from 'path';
 import { KvMount } from '../../../lib';
 import { kvMountsOfStack, readDeclaredKvMounts } from '../../../lib/reconcile/declared-kv-mount';
 import { runCli } from '../../../lib/cli/run-cli';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
 // Issue 19 §3 / issue 15: `tf`, `drift` and `adopt` compare the declared KV mounts with the store

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { runCli } from '../../../lib/cli/run-cli';
+import { derivedProviderLock, satisfiesConstraint } from '../../../lib/engine/provider-lock-files';
 
 // `secretstore-iac tf STACK -- init` keeps the stack's provider lock file where a configuration
 // repository commits it (locks/<stack>/.terraform.lock.hcl beside cdktf.json), not only in the
@@ -108,5 +109,88 @@ describe('provider lock files: committed in locks/<stack>/, used and updated by 
     expect(fs.readFileSync(repo.working, 'utf8')).toBe('lock v1');
     expect(fs.existsSync(path.join(repo.root, 'locks'))).toBe(false);
     expect(r.stderr).not.toMatch(COMMIT_LINE);
+  });
+});
+
+/** A lock as OpenTofu writes it for the stacks' one provider. */
+const VAULT_LOCK = (constraints: string) =>
+  [
+    '# This file is maintained automatically by "tofu init".',
+    '# Manual edits may be lost in future updates.',
+    '',
+    'provider "registry.opentofu.org/hashicorp/vault" {',
+    '  version     = "5.9.0"',
+    `  constraints = "${constraints}"`,
+    '  hashes = [',
+    '    "h1:sjG1lvqz+yzkH9m6QAs3AR0758Da8o4fOYaSN37AKzE=",',
+    '  ]',
+    '}',
+    '',
+  ].join('\n');
+
+describe('every synthesized stack gets its committed lock file', () => {
+  /** The repository with more stacks beside ci-access, each requiring hashicorp/vault with its own constraint. */
+  function withStacks(stacks: Record<string, string>) {
+    const repo = repository();
+    const stackJson = (version: string) => JSON.stringify({ terraform: { required_providers: { vault: { source: 'hashicorp/vault', version } } } });
+    fs.writeFileSync(path.join(repo.stackDir, 'cdk.tf.json'), stackJson('>= 5.6.0, < 6.0.0'));
+    for (const [stack, version] of Object.entries(stacks)) {
+      fs.mkdirSync(path.join(repo.root, 'cdktf.out', 'stacks', stack), { recursive: true });
+      fs.writeFileSync(path.join(repo.root, 'cdktf.out', 'stacks', stack, 'cdk.tf.json'), stackJson(version));
+    }
+    return { ...repo, lockOf: (stack: string) => path.join(repo.root, 'locks', stack, '.terraform.lock.hcl') };
+  }
+
+  it('the first init of one stack writes the lock of every other stack that has none, with its own constraints, and says to commit each', async () => {
+    const repo = withStacks({ people: '>= 5.7.0, < 6.0.0', 'app-roles': '>= 5.6.0, < 6.0.0' });
+    const r = await tf(repo, { FAKE_LOCK: VAULT_LOCK('>= 5.6.0, < 6.0.0') }, 'init');
+    expect(r.code).toBe(0);
+    expect(fs.readFileSync(repo.lockOf('people'), 'utf8')).toBe(VAULT_LOCK('>= 5.7.0, < 6.0.0'));
+    expect(fs.readFileSync(repo.lockOf('app-roles'), 'utf8')).toBe(VAULT_LOCK('>= 5.6.0, < 6.0.0'));
+    expect(r.stderr.split('\n').filter((l) => l.includes('from this stack\'s provider lock'))).toEqual([
+      'secretstore-iac tf: wrote locks/app-roles/.terraform.lock.hcl from this stack\'s provider lock (the same provider builds); commit it',
+      'secretstore-iac tf: wrote locks/people/.terraform.lock.hcl from this stack\'s provider lock (the same provider builds); commit it',
+    ]);
+  });
+
+  it('a stack that has its lock keeps it; one whose constraint the locked version does not meet is left to its own init; a failed run writes none', async () => {
+    const repo = withStacks({ people: '>= 6.0.0', 'app-roles': '>= 5.6.0, < 6.0.0' });
+    fs.mkdirSync(path.dirname(repo.lockOf('app-roles')), { recursive: true });
+    fs.writeFileSync(repo.lockOf('app-roles'), 'committed by hand');
+    const failed = await tf(repo, { FAKE_LOCK: VAULT_LOCK('>= 5.6.0, < 6.0.0'), FAKE_EXIT: '1' }, 'init');
+    expect(failed.code).toBe(1);
+    expect(fs.existsSync(repo.lockOf('people'))).toBe(false);
+    const r = await tf(repo, { FAKE_LOCK: VAULT_LOCK('>= 5.6.0, < 6.0.0') }, 'init');
+    expect(r.code).toBe(0);
+    expect(fs.readFileSync(repo.lockOf('app-roles'), 'utf8')).toBe('committed by hand');
+    expect(fs.existsSync(repo.lockOf('people'))).toBe(false);
+    expect(r.stderr).not.toContain('from this stack\'s provider lock');
+  });
+});
+
+describe('derivedProviderLock and satisfiesConstraint', () => {
+  it('keeps versions and checksums, sets the stack\'s constraints; undefined for a provider the lock lacks', () => {
+    expect(derivedProviderLock(VAULT_LOCK('>= 5.6.0, < 6.0.0'), { vault: { source: 'vault', version: '~> 5.7' } })).toBe(VAULT_LOCK('~> 5.7'));
+    expect(derivedProviderLock(VAULT_LOCK('>= 5.6.0, < 6.0.0'), { vault: { source: 'hashicorp/vault', version: '>= 5.6.0' }, random: { source: 'hashicorp/random', version: '>= 3.0.0' } })).toBeUndefined();
+    expect(derivedProviderLock(VAULT_LOCK('>= 5.6.0, < 6.0.0'), { vault: { source: 'hashicorp/vault', version: '< 5.9.0' } })).toBeUndefined();
+  });
+
+  it.each([
+    ['5.9.0', '>= 5.6.0, < 6.0.0', true],
+    ['5.9.0', '>= 5.7.0, < 6.0.0', true],
+    ['6.0.0', '>= 5.6.0, < 6.0.0', false],
+    ['5.9.0', '5.9.0', true],
+    ['5.9.0', '= 5.6.0', false],
+    ['5.9.0', '!= 5.9.0', false],
+    ['5.9.0', '~> 5.7', true],
+    ['6.1.0', '~> 5.7', false],
+    ['5.7.4', '~> 5.7.1', true],
+    ['5.8.0', '~> 5.7.1', false],
+    ['5.9.0', '> 5.9.0', false],
+    ['5.9.0', '<= 5.9.0', true],
+    ['5.9.0-beta1', '>= 5.0.0', false],
+    ['5.9.0', 'latest', false],
+  ])('%s satisfies "%s": %s', (version, constraint, expected) => {
+    expect(satisfiesConstraint(version, constraint)).toBe(expected);
   });
 });

@@ -14,11 +14,11 @@ import { refuseUntrustedStackDirectory, stackDirectoryProblems, TRUSTED_ENGINE_F
 import { IMPORT_FILE } from '../../../lib/reconcile/import-blocks';
 import { RETIRED_GRANTS_FILE, RETIRED_OWN_GRANTS_FILE } from '../../../lib/reconcile/retired-stack-grants';
 import { MOVES_FILE } from '../../../lib/reconcile/stack-moves';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { withPeople } from '../../support/people-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
-const PIPELINE = { configurationProject: { projectId: '4242' } };
+const PIPELINE = { configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } };
 
 async function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];

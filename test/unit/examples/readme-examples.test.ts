@@ -5,6 +5,7 @@ import { addHelmAccount } from '../../../examples/add-registry-service-account';
 import { configWithMirrorAccount } from '../../../examples/registry-account-in-config';
 import { policyRules, resources, synthesizePlatform } from '../../support/synthesized-platform';
 import { REPO_ROOT } from '../../support/paths';
+import { withTestLocalState } from '../../support/platform-config';
 
 const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
 const example = (file: string) => fs.readFileSync(path.join(REPO_ROOT, 'examples', file), 'utf8').trim();
@@ -26,7 +27,7 @@ describe('README examples are the compiled example files and do what the README 
   });
 
   it('"add a service account" in the configuration: svc-mirror becomes readable by registry-ci', () => {
-    const p = synthesizePlatform(configWithMirrorAccount, (platform) => {
+    const p = synthesizePlatform(withTestLocalState(configWithMirrorAccount), (platform) => {
       expect(platform.ciAccess.accounts.mirror.secret.grants.map(String)).toEqual([
         'jwt/registry-ci: read on secret/data/registry/svc-mirror (policy registry-ci)',
       ]);

@@ -8,7 +8,7 @@ import { RETIRED_OWN_GRANTS_FILE, retiredOwnGrants } from '../../../lib/reconcil
 import { separateRetiredOwnGrants, stackMoves } from '../../../lib/reconcile/stack-moves';
 import { renderStackMovesMarkdown } from '../../../lib/reconcile/stack-moves-markdown';
 import { readSynthOutput } from '../../../lib/sources/synth-output';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
 // Issue 36: an application named secretstore-iac-plan in environment app-roles-02, in the change that

@@ -22,7 +22,7 @@ import { MOVES_FILE, separateRetiredOwnGrants, stackMoves } from '../../../lib/r
 import { stackMovesJson } from '../../../lib/reconcile/stack-moves-json';
 import { renderStackMovesMarkdown } from '../../../lib/reconcile/stack-moves-markdown';
 import { readSynthOutput, SynthStack } from '../../../lib/sources/synth-output';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
 const hash = (shards: number): PlatformConfig => ({ ...platformConfig, applicationSharding: { by: 'hash', shards } });

@@ -10,11 +10,11 @@ import * as path from 'path';
 import { runCli } from '../../../lib/cli/run-cli';
 import { RETIRED_GRANTS_FILE, retiredStackGrants } from '../../../lib/reconcile/retired-stack-grants';
 import { readSynthOutput } from '../../../lib/sources/synth-output';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { withPeople } from '../../support/people-config';
 import { policyRules, synthesizePlatform } from '../../support/synthesized-platform';
 
-const PIPELINE = { configurationProject: { projectId: '4242' } };
+const PIPELINE = { configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } };
 
 async function moves(base: string, head: string, ...more: string[]): Promise<{ code: number; stdout: string }> {
   const out: string[] = [];

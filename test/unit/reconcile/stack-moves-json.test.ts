@@ -3,7 +3,7 @@ import * as path from 'path';
 import { runCli } from '../../../lib/cli/run-cli';
 import { MOVES_FILE } from '../../../lib/reconcile/stack-moves';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
 // `moves --format json`: one JSON object on standard output, per stack the objects renamed (moved),

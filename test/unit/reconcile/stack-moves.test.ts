@@ -9,7 +9,7 @@ import { RETIRED_OWN_GRANTS_FILE } from '../../../lib/reconcile/retired-stack-gr
 import { MOVES_FILE, renderMovesFile, stackMoves } from '../../../lib/reconcile/stack-moves';
 import { renderStackMovesMarkdown } from '../../../lib/reconcile/stack-moves-markdown';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
 // Issue 16: moving an application between stacks never recreates it. `moves BASE HEAD` writes

@@ -19,7 +19,7 @@ import {
 import { CiLoginTemplate } from '../../../lib/constructs/ci-login-template';
 import { CiJobTemplate } from '../../../lib/render/gitlab-ci-template';
 import { definePlatform } from '../../../lib/platform/platform';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { FakeStore, fakeJwt, goJson, JobShell, jobShells, leakedValues, runJob } from '../../support/ci-login-harness';
 
 const CI_URL = platformConfig.settings.ciUrl;

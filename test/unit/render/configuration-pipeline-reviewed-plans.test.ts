@@ -86,12 +86,23 @@ describe.each(Object.entries(SHAPES))('pipeline %s: the default branch applies o
     for (const j of applying) expect({ j, rules: pipeline[j].rules.map((r: any) => r.if) }).toEqual({ j, rules: [DEFAULT_BRANCH] });
   });
 
-  it('every apply is of a saved plan, guarded, and checked against the review (--reviewed-plans reviewed-plans.json)', () => {
+  // The one apply of a plan no review read: after the retired stacks' removal, the stacks whose roles
+  // kept their grants are applied without moves' override, a plan `tf --released-grants` lets through
+  // only when all it does is take those grants away (test/unit/engine/released-grants-check.test.ts).
+  const RELEASE = /^ {2}npx secretstore-iac tf "\$stack" --refuse-replace --released-grants "\$CI_PROJECT_DIR\/secretstore-iac-plans\/\$stack\.released-grants\.json" -- apply -input=false -lock-timeout=10m "\$CI_PROJECT_DIR\/secretstore-iac-plans\/\$stack\.released\.tfplan"$/;
+
+  it('every apply is of a saved plan, guarded, and checked against the review (--reviewed-plans reviewed-plans.json), but the release of kept grants (--released-grants)', () => {
+    const releases: string[] = [];
     for (const j of applying) {
       for (const line of applies(pipeline[j])) {
+        if (RELEASE.test(line)) {
+          releases.push(j);
+          continue;
+        }
         expect({ j, line, reviewed: line.includes(` --refuse-replace`) && line.includes(` ${REVIEWED} -- apply `) && /-- apply .*"\$CI_PROJECT_DIR\/secretstore-iac-plans\/[^"]+\.tfplan"$/.test(line) }).toEqual({ j, line, reviewed: true });
       }
     }
+    expect(releases.sort()).toEqual(['secretstore-iac-apply-retired', 'secretstore-iac-destroy-removed-objects']);
   });
 
   it('every apply job waits for the review job and takes its artifact (needs or dependencies)', () => {

@@ -356,4 +356,47 @@ describe('removals (objects the configuration declares nowhere any more): planne
     expect(missing.code).toBe(1);
     expect(missing.output).toContain('changed-stacks.txt, from the synth job, is missing');
   });
+
+  // After the people removal, ci-access's roles still listed the retired grants (moves' override): its
+  // drift job stayed red until some unrelated change to ci-access was applied (issue 37).
+  const KEPT = 'cdktf.out/stacks/ci-access/retired-stack-grants_override.tf.json';
+
+  it('the manual job then applies again, without moves\' override, each stack whose roles kept the retired stacks\' grants', () => {
+    const r = runItem(
+      destroyJob.script.join('\n'),
+      { CI_PROJECT_DIR: '.', TF_PLUGIN_CACHE_DIR: 'cache' },
+      { 'changed-stacks.txt': 'ci-access\n', 'retired-stacks.txt': 'people\n', 'secretstore-iac-plans/people.removals': 'sys/auth/oidc (vault_jwt_auth_backend.oidc)\n', [KEPT]: '{}', 'cdktf.out/stacks/app-roles/cdk.tf.json': '{}' },
+      // Whether the override is there when each guarded engine run starts.
+      'echo "$*" >> calls.txt; if [ "$4" = "--refuse-replace" ]; then if [ -f ' + KEPT + ' ]; then echo "  (override kept)" >> calls.txt; else echo "  (no override)" >> calls.txt; fi; fi',
+    );
+    expect(r.code).toBe(0);
+    expect(r.read('calls.txt')).toBe(
+      [
+        'secretstore-iac tf people -- init -input=false',
+        'secretstore-iac tf people --refuse-replace --allow-removals --reviewed-plans ./reviewed-plans.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/people.tfplan',
+        '  (override kept)',
+        'secretstore-iac tf ci-access -- init -input=false',
+        'secretstore-iac tf ci-access --refuse-replace -- plan -input=false -lock-timeout=10m -out=./secretstore-iac-plans/ci-access.released.tfplan',
+        '  (no override)',
+        'secretstore-iac tf ci-access --refuse-replace --released-grants ./secretstore-iac-plans/ci-access.released-grants.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/ci-access.released.tfplan',
+        '  (no override)',
+        '',
+      ].join('\n'),
+    );
+    expect(r.output).toContain('secretstore-iac: ci-access kept grants of the retired stacks until their removal: applied again without them');
+    // The override, taken out of the stack, is what --released-grants checks the plan against.
+    expect(r.read('secretstore-iac-plans/ci-access.released-grants.json')).toBe('{}');
+  });
+
+  it('the retired stacks\' apply job does the same when it applied every retired stack itself (none left to the manual job)', () => {
+    const script = pipeline['secretstore-iac-apply-retired'].script.join('\n');
+    const files = { 'retired-stacks.txt': 'app-roles-c\n', [KEPT]: '{}' };
+    const done = runItem(script, { CI_PROJECT_DIR: '.', TF_PLUGIN_CACHE_DIR: 'cache' }, files, 'echo "$*" >> calls.txt');
+    expect(done.code).toBe(0);
+    expect(done.read('calls.txt')).toContain('secretstore-iac tf ci-access --refuse-replace --released-grants ./secretstore-iac-plans/ci-access.released-grants.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/ci-access.released.tfplan\n');
+    const waiting = runItem(script, { CI_PROJECT_DIR: '.', TF_PLUGIN_CACHE_DIR: 'cache' }, { ...files, 'secretstore-iac-plans/app-roles-c.removals': 'x\n' }, 'echo "$*" >> calls.txt');
+    expect(waiting.code).toBe(0);
+    expect(waiting.output).toContain('the roles keep the retired stacks\' grants until secretstore-iac-destroy-removed-objects applies their removal');
+    expect(waiting.read('calls.txt') ?? '').not.toContain('ci-access');
+  });
 });

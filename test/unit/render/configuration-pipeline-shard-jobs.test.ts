@@ -12,7 +12,7 @@ import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { ConfigurationPipelineYamlOptions, renderConfigurationPipelineYaml, SHARD_JOB_STACKS_FILE } from '../../../lib/render/configuration-pipeline-yaml';
 import { synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { PIPELINE_OPTIONS } from '../../support/pipeline-options';
 import { REPO_ROOT } from '../../support/paths';
 
@@ -214,7 +214,7 @@ describe('a group the jobs cannot share is refused, every problem at once', () =
 describe('the platform\'s pipeline: shardJobs', () => {
   const pipelineOf = (props: Record<string, unknown>) => {
     // 40 applications more in 8 hash shards: every shard has some.
-    const platform = synthesizePlatform({ ...platformConfig, configurationProject: { projectId: '4242', ...props }, applicationSharding: { by: 'hash', shards: 8 } }, (p) => {
+    const platform = synthesizePlatform({ ...platformConfig, configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON, ...props }, applicationSharding: { by: 'hash', shards: 8 } }, (p) => {
       for (let i = 0; i < 40; i++) p.appRoles.addApplication(`extra-${i}`, { name: `extra${i}`, environment: 'prod' });
     });
     expect(Object.keys(platform.stacks).filter((s) => /^app-roles-\d+$/.test(s))).toHaveLength(8);
@@ -228,7 +228,7 @@ describe('the platform\'s pipeline: shardJobs', () => {
   });
 
   it.each([0, 51, 2.5, '4'])('shardJobs %p is reported with the field and the rule', (value) => {
-    const problems = synthesisProblems({ ...platformConfig, configurationProject: { projectId: '4242', shardJobs: value } } as never);
+    const problems = synthesisProblems({ ...platformConfig, configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON, shardJobs: value } } as never);
     expect(problems.filter((p) => p.includes('shardJobs'))).toHaveLength(1);
   });
 });

@@ -13,7 +13,7 @@ import { promisify } from 'util';
 import * as yaml from 'js-yaml';
 import { E2E_DEFAULT_IMAGE, renderE2eGitignore, renderE2eJobYaml, renderGlobalSetup, renderPlaywrightConfig, renderReportingReporter } from '../../../lib';
 import { REPO_ROOT } from '../../support/paths';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { synthesizePlatform } from '../../support/synthesized-platform';
 
 describe('the e2e-test job (§8)', () => {

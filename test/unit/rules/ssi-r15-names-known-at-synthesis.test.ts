@@ -3,7 +3,7 @@ import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-b
 import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { SSI_R15 } from '../../../lib';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { withPeople } from '../../support/people-config';
 import { findingsOf } from '../../support/rule-findings';
 import { userStack } from '../../support/user-stack';
@@ -14,7 +14,7 @@ const FIX =
 describe('SSI-R15: the name of every store object is known at synthesis', () => {
   it('holds for the platform as declared, with people, the pipeline roles and the reader policy', () => {
     expect(findingsOf(SSI_R15)).toEqual([]);
-    expect(findingsOf(SSI_R15, undefined, { ...withPeople(), configurationProject: { projectId: '4242' }, readerPolicy: true })).toEqual([]);
+    expect(findingsOf(SSI_R15, undefined, { ...withPeople(), configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON }, readerPolicy: true })).toEqual([]);
   });
 
   it('names the engine computes from literals pass this rule (the other name rules compare their value)', () => {

@@ -3,7 +3,7 @@ import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
 import { CiJwtRole, LiveStoreReaderPolicy, SSI_R1, SSI_R2 } from '../../../lib';
 import { Platform } from '../../../lib/platform/platform';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { withPeople } from '../../support/people-config';
 import { findingsOf } from '../../support/rule-findings';
 import { userStack } from '../../support/user-stack';
@@ -15,7 +15,7 @@ const reader = (name: string) => ({ ...platformConfig, readerPolicy: { name } })
 describe('SSI-R2: policy names are unique in the store, as the store compares them, whoever declares them', () => {
   it('holds for the platform as declared, with people, the pipeline roles and the reader policy', () => {
     expect(findingsOf(SSI_R2)).toEqual([]);
-    expect(findingsOf(SSI_R2, undefined, { ...withPeople(), configurationProject: { projectId: '4242' }, readerPolicy: true })).toEqual([]);
+    expect(findingsOf(SSI_R2, undefined, { ...withPeople(), configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON }, readerPolicy: true })).toEqual([]);
   });
 
   // A JWT role and an AppRole role may share a name (different methods, so SSI-R1 holds), but
@@ -47,7 +47,7 @@ describe('SSI-R2: policy names are unique in the store, as the store compares th
   });
 
   it("the reader policy named like the pipeline role's policy is reported", () => {
-    expect(findingsOf(SSI_R2, undefined, { ...reader('secretstore-iac-pipeline'), configurationProject: { projectId: '4242' } })).toEqual([
+    expect(findingsOf(SSI_R2, undefined, { ...reader('secretstore-iac-pipeline'), configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } })).toEqual([
       `[ci-access/pipeline-apply/policy] SSI-R2 name = "secretstore-iac-pipeline": is already declared by ci-access/reader-policy/policy: ${OVERWRITE}`,
     ]);
   });

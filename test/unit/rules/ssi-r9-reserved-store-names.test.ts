@@ -3,7 +3,7 @@ import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { AppRoleApplication, AppRoleAuth, CiJwtAuth, CiJwtRole, ConfigurationPipelineRole, LiveStoreReaderPolicy, SSI_R9 } from '../../../lib';
 import { Platform } from '../../../lib/platform/platform';
 import { synthesisProblems } from '../../support/synthesized-platform';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { findingsOf } from '../../support/rule-findings';
 import { userStack } from '../../support/user-stack';
 
@@ -90,7 +90,7 @@ describe("SSI-R9: the configuration pipeline roles' grant names are reserved for
     void new AppRoleApplication(p.appRoles, 'x', { auth: p.appRoles.appRoleAuth, name, environment, ...(roleName ? { roleName } : {}) });
 
   it('the issue\'s application (secretstore-iac-plan in app-roles-02) is refused, whether or not the configuration declares the pipeline', () => {
-    for (const config of [platformConfig, { ...platformConfig, configurationProject: { projectId: '4242' } }]) {
+    for (const config of [platformConfig, { ...platformConfig, configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } }]) {
       const findings = findingsOf(SSI_R9, app('secretstore-iac-plan', 'app-roles-02'), config);
       expect(findings).toHaveLength(1);
       expect(findings[0]).toContain(GRANT('secretstore-iac-plan-app-roles-02', 'secretstore-iac-plan', 'app-roles-02'));
@@ -121,7 +121,7 @@ describe("SSI-R9: the configuration pipeline roles' grant names are reserved for
   });
 
   it('the grants themselves pass: a whole synthesis with the pipeline roles and several shards succeeds', () => {
-    const config = { ...platformConfig, configurationProject: { projectId: '4242' } };
+    const config = { ...platformConfig, configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } };
     expect(synthesisProblems(config)).toEqual([]);
   });
 });
@@ -134,6 +134,6 @@ describe("SSI-R9: the configuration pipeline roles' own names are reserved for t
     expect(findings).toEqual([
       '[app-roles/x/policy] SSI-R9 name = "secretstore-iac-plan": is the name of a configuration pipeline role\'s own policy (the role\'s name, docs/pipelines.md §9): reserved for that role whether or not this configuration declares it, since a change that adds or removes the pipeline would make this policy the role\'s, or the role\'s this policy; choose another name',
     ]);
-    expect(findingsOf(SSI_R9, undefined, { ...platformConfig, configurationProject: { projectId: '4242' } })).toEqual([]);
+    expect(findingsOf(SSI_R9, undefined, { ...platformConfig, configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } })).toEqual([]);
   });
 });

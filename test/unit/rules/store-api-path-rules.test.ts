@@ -1,5 +1,5 @@
 import { AppRoleApplication, AppRoleAuth, CiSecret, KvMount, SSI_R4, SSI_R5, SSI_R6 } from '../../../lib';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { stackWithKvMount } from '../../support/kv-mount-stack';
 import { ciSecretAt, findingsOf } from '../../support/rule-findings';
 

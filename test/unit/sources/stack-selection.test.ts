@@ -4,7 +4,7 @@ import { Duration, SecretStoreStack } from '../../../lib';
 import { isEngineConfigurationFile, readStackDigests, StackDigest, stackDigest } from '../../../lib/sources/stack-digest';
 import { selectChangedStacks } from '../../../lib/sources/stack-selection';
 import { synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 
 // The per-stack content digest, and which stacks a change from BASE to HEAD selects.
 

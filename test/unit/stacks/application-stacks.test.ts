@@ -7,7 +7,7 @@ import { whoCan } from '../../../lib/access/who-can';
 import { readDeclaredObjects } from '../../../lib/reconcile/declared-object';
 import { definePlatform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { findingsOf } from '../../support/rule-findings';
 import { outputFiles, resources, synthesisProblems, synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
 

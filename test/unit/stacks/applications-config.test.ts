@@ -1,4 +1,4 @@
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { resources, synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
 import { addBillingApplication } from '../../../examples/add-application';
 import { PlatformConfig } from 'secretstore-iac';

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import { RegistryServiceAccount } from '../../../lib';
 import { CiAccessStack } from '../../../lib/platform/ci-access-stack';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { policyRules, resources, synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
 
 // README "Add a service account": a new key in the configuration's `accounts` map is one declaration.

@@ -16,7 +16,7 @@ import {
   SecretStoreStack,
 } from '../../../lib';
 import { definePlatform } from '../../../lib/platform/platform';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { policyRules, readOutdir, resources, synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
 
 // One describe per rule of ../shared/spec/credential-brokering.md, asserted on the synthesized JSON.

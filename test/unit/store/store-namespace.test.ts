@@ -5,7 +5,7 @@ import { renderCiLoginScript } from '../../../lib/render/ci-login-script';
 import { appRoleAutoAuthLines } from '../../../lib/render/agent-proxy-shared-hcl';
 import { StoreClient } from '../../../lib/store/store-client';
 import { resolveStoreNamespace, StoreNamespaceError } from '../../../lib/store/store-namespace-setting';
-import { platformConfig } from '../../../stacks/platform.config';
+import { platformConfig } from '../../support/platform-config';
 import { outputFiles, synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
 
 // Namespaces (OpenBao, Vault Enterprise, HCP Vault's `admin`): the stacks' provider, the tools'
