@@ -1,5 +1,4 @@
 import { Command } from './command';
-import { ExitCode } from './exit-code';
 import { pipelineSynthCommand } from './pipeline-synth-command';
 import { UsageError } from './usage-error';
 
@@ -20,14 +19,13 @@ export const pipelineCommand: Command = {
     'The jobs of the configuration pipeline (docs/pipelines.md), each run by its job as one command:',
     ...PIPELINE_SUBCOMMANDS.map((c) => `  ${c.name}  ${c.summary}`),
   ].join('\n'),
+  usageFor(args) {
+    return PIPELINE_SUBCOMMANDS.find((c) => c.name === args[0])?.usage ?? this.usage;
+  },
   async run(args, context) {
     const [name, ...rest] = args;
     const sub = PIPELINE_SUBCOMMANDS.find((c) => c.name === name);
-    if (sub === undefined) throw new UsageError(`${name === undefined ? 'no job given' : `unknown job ${JSON.stringify(name)}`}: one of ${PIPELINE_SUBCOMMANDS.map((c) => c.name).join(', ')} (secretstore-iac pipeline --help)`);
-    if (rest.includes('--help') || rest.includes('-h')) {
-      context.stdout(sub.usage);
-      return ExitCode.ok;
-    }
+    if (sub === undefined) throw new UsageError(`${name === undefined ? 'no job given' : `unknown job ${JSON.stringify(name)}`}: one of ${PIPELINE_SUBCOMMANDS.map((c) => c.name).join(', ')}`);
     return sub.run(rest, context);
   },
 };

@@ -37,10 +37,10 @@ export function pipelineBase(env: Readonly<Record<string, string | undefined>>):
     const diffBase = env.CI_MERGE_REQUEST_DIFF_BASE_SHA;
     if (!noCommit(diffBase)) return { kind: 'ref', ref: diffBase!, why: 'the merge request\'s diff base (CI_MERGE_REQUEST_DIFF_BASE_SHA)' };
     const target = env.CI_MERGE_REQUEST_TARGET_BRANCH_NAME;
-    if (target === undefined || target === '') return { kind: 'none', why: 'the merge request names no target branch (CI_MERGE_REQUEST_TARGET_BRANCH_NAME) nor diff base' };
+    if (target === undefined || target === '') return { kind: 'none', why: 'no previous commit to compare with: the merge request names no target branch (CI_MERGE_REQUEST_TARGET_BRANCH_NAME) nor diff base' };
     return { kind: 'ref', ref: `origin/${target}`, why: `the merge request's target branch (CI_MERGE_REQUEST_TARGET_BRANCH_NAME=${target})`, fetch: target };
   }
   const before = env.CI_COMMIT_BEFORE_SHA;
-  if (noCommit(before)) return { kind: 'none', why: 'no previous commit to compare with (CI_COMMIT_BEFORE_SHA is empty or zeros)' };
+  if (noCommit(before)) return { kind: 'none', why: 'no previous commit to compare with' };
   return { kind: 'ref', ref: before!, why: 'the commit before the push (CI_COMMIT_BEFORE_SHA)' };
 }

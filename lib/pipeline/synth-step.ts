@@ -162,6 +162,8 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
   const built = commitSha !== undefined && mark === commitSha && scripts[SYNTH_BUILT_SCRIPT] !== undefined;
   const compileWhy = mark === undefined ? 'no build job\'s dist/' : mark !== commitSha ? 'dist/ was not compiled from this commit' : `no ${SYNTH_BUILT_SCRIPT} script in package.json`;
   say(built ? `synthesizing the build job's dist/ (compiled from ${commitSha}): npm run ${SYNTH_BUILT_SCRIPT}` : `synthesizing this commit: npm run synth, which compiles first (${compileWhy})`);
+  // A synthesis replaces its output: no stack directory of an earlier run is taken for this commit's (a retired stack).
+  fs.rmSync(at(HEAD_OUTPUT), { recursive: true, force: true });
   const code = await (tools.synthesizeHead ?? npmRunScript)(built ? SYNTH_BUILT_SCRIPT : 'synth', context);
   if (code !== 0) throw new SynthStepFailure(`the synthesis of this commit failed (exit ${code}; its output is above): nothing selected`);
   // npm makes a package's bin executable only when it links it: keep this project's own bin runnable by npx.

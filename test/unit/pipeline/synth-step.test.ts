@@ -11,6 +11,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { runCli } from '../../../lib/cli/run-cli';
 import { pipelineBase } from '../../../lib/pipeline/pipeline-base';
+import { InProcessCommand, runSynthStep } from '../../../lib/pipeline/synth-step';
+import { RefSynthesizer } from '../../../lib/sources/ref-synthesizer';
 
 const ZEROS = '0'.repeat(40);
 
@@ -81,6 +83,7 @@ fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify({ stacks }));
     const first = await basePipeline();
     expect(first.result).toMatchObject({ selected: ['one', 'two'], baseOrigin: 'none', stored: true });
     expect(first.read('changed-stacks.md')).toBe('### Stacks planned: every stack (no previous commit to compare with)\n');
+    expect(first.log).toContain('secretstore-iac: no previous commit to compare with: every stack is planned');
     const r = await job(commits.head, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: commits.base });
     expect(r.result).toMatchObject({ selected: ['two'], retired: [], baseOrigin: 'cache', base: { ref: commits.base, commit: commits.base }, stored: true });
     expect(worktreeSyntheses()).toBe(0);
@@ -168,10 +171,93 @@ fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify({ stacks }));
     expect(r.read('retired-stacks.txt')).toBe('');
   });
 
+  /** The step at HEAD against the base commit (compiled in a worktree, no cache), with `moves` and `changed-stacks` given. */
+  async function stepWith(moves: InProcessCommand, changedStacks: InProcessCommand) {
+    const log: string[] = [];
+    const io = { env: { PATH: process.env.PATH, HOME: process.env.HOME, CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: commits.base }, cwd: repo, stdout: (l: string) => log.push(l), stderr: (l: string) => log.push(l) };
+    const synthesizer = new RefSynthesizer(repo);
+    try {
+      const result = await runSynthStep(io, { synthesizer, libraryVersion: 'test', moves, changedStacks });
+      const read = (file: string) => (fs.existsSync(path.join(repo, file)) ? fs.readFileSync(path.join(repo, file), 'utf8') : undefined);
+      return { result, log: log.join('\n'), read };
+    } finally {
+      synthesizer.dispose();
+    }
+  }
+  const select = (...stacks: string[]): InProcessCommand => async (_, io) => (stacks.forEach((s) => io.stdout(s)), fs.writeFileSync(path.join(repo, 'changed-stacks.md'), '| note |\n'), 0);
+
+  it('moves that cannot be written leave the selection to go on, saying that a plan destroying a moved object will be refused', async () => {
+    const r = await stepWith(async () => {
+      throw new Error('cannot read the moves');
+    }, select('two'));
+    expect(r.result.selected).toEqual(['two']);
+    expect(r.log).toContain('cannot read the moves');
+    expect(r.log).toContain(`the moves since ${commits.base} could not be written (the error is above): a plan that destroys a moved object will be refused`);
+  });
+
+  it('a comparison that fails plans every stack, saying why, instead of planning none', async () => {
+    const r = await stepWith(async () => 0, async () => 3);
+    expect(r.result.selected).toEqual(['one', 'two']);
+    expect(r.log).toContain(`the stacks changed since ${commits.base} could not be told (the error is above): every stack is planned`);
+    expect(r.read('changed-stacks.txt')).toBe('one\ntwo\n');
+    expect(r.read('changed-stacks.md')).toContain(`the comparison with \`${commits.base}\` failed`);
+  });
+
+  it('appends the moves\' note to the merge request\'s note, lists the retired stacks (only a moves file) and names them in the note', async () => {
+    let given: readonly string[] = [];
+    const moves: InProcessCommand = async (args) => {
+      given = args;
+      fs.writeFileSync(path.join(repo, 'secretstore-iac-moves.md'), '### Objects removed: 3 destroyed on the store, after approval\n');
+      for (const stack of ['four', 'three']) {
+        fs.mkdirSync(path.join(repo, 'cdktf.out', 'stacks', stack), { recursive: true });
+        fs.writeFileSync(path.join(repo, 'cdktf.out', 'stacks', stack, 'moves.tf.json'), '{}');
+      }
+      fs.writeFileSync(path.join(repo, 'cdktf.out', 'stacks', 'two', 'moves.tf.json'), '{}');
+      return 0;
+    };
+    const r = await stepWith(moves, select('two'));
+    expect(given).toEqual(['cdktf.base.out', 'cdktf.out', '--markdown-file', 'secretstore-iac-moves.md', '--approval', 'On the default branch the apply jobs leave a plan that destroys them to the manual job `secretstore-iac-destroy-removed-objects`: a person starts it, after reading this list.']);
+    expect(r.result).toMatchObject({ selected: ['two'], retired: ['four', 'three'] });
+    expect(r.read('retired-stacks.txt')).toBe('four\nthree\n');
+    expect(r.read('changed-stacks.md')).toBe(
+      '| note |\n\n### Objects removed: 3 destroyed on the store, after approval\n\n### Retired stacks: their state forgets the objects that moved; what was removed is destroyed only by secretstore-iac-destroy-removed-objects\n\n- `four`\n- `three`\n',
+    );
+    expect(r.log).toContain('retired stacks, planned and applied after every other stack (forgets; removals only by secretstore-iac-destroy-removed-objects):\nsecretstore-iac:   four\nsecretstore-iac:   three');
+  });
+
+  it('a moves note left by an earlier run is not appended', async () => {
+    fs.writeFileSync(path.join(repo, 'secretstore-iac-moves.md'), '### stale\n');
+    const r = await stepWith(async () => 0, select('two'));
+    expect(r.read('changed-stacks.md')).toBe('| note |\n');
+    expect(r.result.retired).toEqual([]);
+  });
+
   it('a committed pipeline file that is not the one synthesis wrote fails the job (exit 3), naming the file', async () => {
     const r = await job(commits.head, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: ZEROS, SECRETSTORE_IAC_PIPELINE_COPY: '.gitlab/pipeline.yml' });
     expect(r.code).toBe(3);
     expect(r.log).toContain('.gitlab/pipeline.yml is not the pipeline this synthesis wrote: copy cdktf.out/ci/secretstore-iac.gitlab-ci.yml to it and commit');
+  });
+});
+
+describe('secretstore-iac pipeline: one subcommand per job', () => {
+  const cli = async (...args: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(args, { env: {}, cwd: os.tmpdir(), isTerminal: false, stdout: (l) => out.push(l), stderr: (l) => err.push(l) });
+    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+  };
+
+  it('pipeline synth --help is the subcommand\'s help; pipeline --help lists the jobs', async () => {
+    expect(await cli('pipeline', 'synth', '--help')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: secretstore-iac pipeline synth \[--format text\|json\]/) });
+    expect((await cli('pipeline', 'synth', '--help')).stdout).toContain('Exit codes: 0 selected');
+    expect(await cli('pipeline', '--help')).toMatchObject({ code: 0, stdout: expect.stringContaining('  synth  the synth job:') });
+  });
+
+  it('an unknown job, none, an argument too many or an unknown format: usage error (2), naming the jobs or the rule', async () => {
+    expect(await cli('pipeline', 'synthesize')).toMatchObject({ code: 2, stderr: 'secretstore-iac pipeline: unknown job "synthesize": one of synth (see secretstore-iac pipeline --help)' });
+    expect(await cli('pipeline')).toMatchObject({ code: 2, stderr: expect.stringContaining('no job given: one of synth') });
+    expect((await cli('pipeline', 'synth', 'extra')).code).toBe(2);
+    expect((await cli('pipeline', 'synth', '--format', 'yaml')).code).toBe(2);
   });
 });
 
