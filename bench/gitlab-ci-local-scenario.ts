@@ -93,10 +93,10 @@ export function pipelineTargetS(applications: number): number {
   return applications <= 5000 ? 15 : 30;
 }
 
-/** Seconds of a gitlab-ci-local duration (`540ms`, `12.3s`, `1m 2.3s`). */
-function durationS(text: string): number {
+/** Seconds of a gitlab-ci-local duration (`540 ms`, `12.3 s`, `1.03 min`). */
+export function durationS(text: string): number {
   let s = 0;
-  for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)\b/g)) s += Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[m[2] as 'ms' | 's' | 'm' | 'h'];
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?)\s*(ms|s|min|m|h)\b/g)) s += Number(m[1]) * { ms: 0.001, s: 1, min: 60, m: 60, h: 3600 }[m[2] as 'ms' | 's' | 'min' | 'm' | 'h'];
   return s;
 }
 

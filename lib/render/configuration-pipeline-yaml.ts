@@ -560,6 +560,8 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       '  script:',
       script('    ', [
         INSTALL,
+        '# The library\'s own repository runs its bin from dist/: without the build job\'s (a schedule), compiled first.',
+        'if [ ! -e node_modules/.bin/secretstore-iac ] && [ ! -f dist/bin/secretstore-iac.js ]; then npm run build; fi',
         '# npm makes a package\'s bin executable only when it links it: keep this project\'s own bin runnable by npx.',
         'if [ -f dist/bin/secretstore-iac.js ]; then chmod +x dist/bin/secretstore-iac.js; fi',
         '# This commit synthesized once (every later job reads this cdktf.out), stored in the synthesis cache for the',
