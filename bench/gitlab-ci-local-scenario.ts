@@ -19,7 +19,6 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { startPostgres } from '../test/support/store/postgres-server';
-import { ADD_ONE_TARGET_S } from './add-application-scenario';
 import { BENCH_SETTINGS } from './bench-platform';
 import { CI_ACCESS, PARALLEL_STACKS, PROJECT_ID, seconds, StoreWorkspace } from './store-workspace';
 
@@ -68,11 +67,61 @@ app.synth();
   );
 }
 
-/** One pipeline's figures: its wall time, exit code and each job's "finished in". */
+/** One pipeline's figures: its wall time, exit code, each job's "finished in", the synth job's steps, the load around it. */
 interface PipelineRun {
   readonly s: number;
   readonly code: number;
   readonly jobs: readonly string[];
+  /** The synth job's `synth steps: ...` line (`secretstore-iac pipeline synth`), when it printed one. */
+  readonly synthSteps?: string;
+  /** Where the synth job's base came from, as its log says. */
+  readonly baseFrom?: string;
+  readonly load: string;
+}
+
+/** The system's load averages (1, 5, 15 min), printed beside every figure: the machine is shared. */
+export function loadavg(): string {
+  try {
+    return fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    return os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  }
+}
+
+/** Issue 39's target for adding one application, merge request to note and merge to applied: 15 s up to 5,000 applications, 30 s up to 20,000. */
+export function pipelineTargetS(applications: number): number {
+  return applications <= 5000 ? 15 : 30;
+}
+
+/** Seconds of a gitlab-ci-local duration (`540 ms`, `12.3 s`, `1.03 min`). */
+export function durationS(text: string): number {
+  let s = 0;
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?)\s*(ms|s|min|m|h)\b/g)) s += Number(m[1]) * { ms: 0.001, s: 1, min: 60, m: 60, h: 3600 }[m[2] as 'ms' | 's' | 'min' | 'm' | 'h'];
+  return s;
+}
+
+/**
+ * The critical path of a pipeline, by stage: each stage waits for the slowest job of the one before
+ * (the plan jobs of the shards run side by side), so its figure is its slowest job's; the synth job's
+ * own steps beside it.
+ */
+function criticalPath(p: PipelineRun): string {
+  const byJob = new Map(p.jobs.filter((j) => !j.startsWith('pipeline ')).map((j) => [j.split(' ')[0], durationS(j.slice(j.indexOf('finished in ')))]));
+  const stage = (label: string, match: (job: string) => boolean) => {
+    const jobs = [...byJob].filter(([job]) => match(job));
+    if (jobs.length === 0) return undefined;
+    const [job, s] = jobs.reduce((a, b) => (b[1] > a[1] ? b : a));
+    return `${label} ${s.toFixed(1)} s${jobs.length > 1 ? ` (slowest of ${jobs.length}: ${job.replace(/^secretstore-iac-/, '')})` : ''}`;
+  };
+  return [
+    stage('build', (j) => j === 'secretstore-iac-build'),
+    stage('synth', (j) => j === 'secretstore-iac-synth'),
+    stage('plan', (j) => /^secretstore-iac-plan-/.test(j)),
+    stage('review', (j) => /^secretstore-iac-access-diff/.test(j)),
+    stage('apply', (j) => /^secretstore-iac-apply-/.test(j)),
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 export async function measureColdPipeline(size: number, shards: number, storeBinary: string, tools: Record<string, string>): Promise<void> {
@@ -126,16 +175,28 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
         SECRETSTORE_IAC_TOFU: tools.SECRETSTORE_IAC_TOFU,
         TF_CLI_CONFIG_FILE: tools.TF_CLI_CONFIG_FILE,
       }).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
+    // Each pipeline starts without an earlier one's artifacts, builds or plugin cache; the pipeline's
+    // `cache:` (the synthesis cache the default branch's synth job fills) is kept, as on a runner.
+    const state = path.join(repo, '.gitlab-ci-local');
     const pipeline = async (who: 'plan' | 'apply', extra: string[]): Promise<PipelineRun> => {
-      fs.rmSync(path.join(repo, '.gitlab-ci-local'), { recursive: true, force: true });
+      if (fs.existsSync(state)) for (const entry of fs.readdirSync(state)) if (entry !== 'cache') fs.rmSync(path.join(state, entry), { recursive: true, force: true });
+      const load = loadavg();
       let r = { code: -1, output: '' };
       const s = await seconds(async () => {
         r = await run(GLCI, ['--shell-isolation', '--no-color', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...variables(who), ...extra], repo, { ...process.env, HOME: ws.work });
       });
       if (process.env.SECRETSTORE_IAC_BENCH_PIPELINE_LOG) fs.appendFileSync(process.env.SECRETSTORE_IAC_BENCH_PIPELINE_LOG, r.output);
       const jobs = r.output.split('\n').filter((l) => /^\S+\s+finished in /.test(l)).map((l) => l.replace(/\s+/g, ' ').trim());
-      return { s, code: r.code, jobs };
+      const synthSteps = /secretstore-iac: synth steps: (.*)$/m.exec(r.output)?.[1].trim();
+      const baseFrom = /secretstore-iac: base [0-9a-f]{12}: ([^(:]*)/m.exec(r.output)?.[1].trim();
+      return { s, code: r.code, jobs, synthSteps, baseFrom, load: `${load} -> ${loadavg()}` };
     };
+
+    // The default branch's pipeline of the base commit ran before (its build and synth jobs: they store
+    // its synthesis in the pipeline's synthesis cache); nothing changed since the commit before it.
+    const head = git(repo, 'rev-parse', 'HEAD');
+    const basePipeline = await pipeline('apply', ['secretstore-iac-build', 'secretstore-iac-synth', '--variable', `CI_COMMIT_BEFORE_SHA=${head}`]);
+    console.log(`  the base's own default-branch pipeline (build, synth: stores its synthesis): ${basePipeline.s.toFixed(1)} s, exit ${basePipeline.code}; load ${basePipeline.load}`);
 
     // The merge request: one application more.
     git(repo, 'checkout', '-q', '-b', 'feature');
@@ -150,7 +211,9 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
     const added = await fetch(`${ws.store.addr}/v1/auth/approle/role/bench${size}-prod`, { headers: { 'X-Vault-Token': ws.store.rootToken } });
     for (const [label, p] of [['merge request (to the note)', mr], ['default branch (to applied)', merged]] as const) {
       const jobs = p.jobs.filter((j) => !j.startsWith('pipeline ')).length;
-      console.log(`  ${label}: ${p.s.toFixed(1)} s, ${(p.s / ADD_ONE_TARGET_S).toFixed(2)}x the ${ADD_ONE_TARGET_S} s target, exit ${p.code}, ${jobs} jobs`);
+      console.log(`  ${label}: ${p.s.toFixed(1)} s, ${(p.s / pipelineTargetS(size)).toFixed(2)}x the ${pipelineTargetS(size)} s target, exit ${p.code}, ${jobs} jobs; load ${p.load}`);
+      console.log(`    critical path: ${criticalPath(p)}`);
+      console.log(`    synth job's steps: ${p.synthSteps ?? '(not printed)'}; base ${p.baseFrom ?? '(not said)'}`);
       for (const job of p.jobs) console.log(`    ${job}`);
     }
     console.log(`  the added application's role on the store after the default branch: HTTP ${added.status}`);

@@ -33,6 +33,11 @@ export interface Command {
   readonly summary: string;
   /** Full help text. */
   readonly usage: string;
+  /**
+   * The help for these arguments, when a command has subcommands (`pipeline synth --help` is the
+   * subcommand's); without it, {@link usage}.
+   */
+  usageFor?(args: readonly string[]): string;
   /** Runs the command with the arguments after its name. */
   run(args: readonly string[], context: CommandContext): Promise<number>;
 }

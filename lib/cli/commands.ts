@@ -9,6 +9,7 @@ import { engineCommand } from './engine-command';
 import { initCommand } from './init-command';
 import { invariantsCommand } from './invariants-command';
 import { movesCommand } from './moves-command';
+import { pipelineCommand } from './pipeline-command';
 import { provisionCommand } from './provision-command';
 import { rotateSecretIdCommand } from './rotate-secret-id-command';
 import { synthRefCommand } from './synth-ref-command';
@@ -35,4 +36,5 @@ export const COMMANDS: readonly Command[] = [
   driftCommand,
   adoptCommand,
   movesCommand,
+  pipelineCommand,
 ];

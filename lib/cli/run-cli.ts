@@ -50,7 +50,7 @@ export async function runCli(argv: readonly string[], context: CommandContext, c
     return ExitCode.usage;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    context.stdout(command.usage);
+    context.stdout(command.usageFor?.(args) ?? command.usage);
     return ExitCode.ok;
   }
   try {

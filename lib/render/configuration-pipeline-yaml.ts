@@ -1,7 +1,6 @@
 import { compareStrings } from '../private/compare-strings';
 import { shellQuote } from '../private/shell-quote';
 import { renderCiLoginScript } from './ci-login-script';
-import { SYNTH_BUILT_SCRIPT } from './configuration-package-json';
 import { commentText, isLiteralBlockSafe, yamlScalar } from './text-encoders';
 import { RETIRED_GRANTS_FILE } from '../model/retired-grants-file';
 
@@ -154,7 +153,7 @@ export const DEFAULT_BRANCH_REVIEW_JOB = `${REVIEW_JOB}-default-branch`;
 /** A shard job's share of its group's selected stacks, one per line (written by its first step). */
 export const SHARD_JOB_STACKS_FILE = 'secretstore-iac-job-stacks.txt';
 /** The synth job's Markdown of the moves, renames and removals since the base (`moves --markdown-file`), appended to the note. */
-const MOVES_NOTE = 'secretstore-iac-moves.md';
+export const MOVES_NOTE = 'secretstore-iac-moves.md';
 /**
  * The build job's mark in its `dist/` artifact: the commit it compiled. The synth job synthesizes that
  * `dist/` without compiling again only when the mark names its own commit.
@@ -309,69 +308,6 @@ function shardJobShare(group: ShardJobGroup, job: number, what: 'plan' | 'apply'
 }
 
 /**
- * The synth job's step that writes the moves between stacks (`secretstore-iac moves`) and
- * {@link CHANGED_STACKS_FILE} (and {@link CHANGED_STACKS_NOTE}): the stacks changed against the merge request's target branch, or on the default branch against the
- * commit before the push. Without such a commit (a new branch, a pipeline started by hand: all zeros)
- * or when the comparison fails, every stack: planning too much is safe, too little is not. Schedules
- * (drift) check every stack and skip it.
- */
-function selectStacks(stacks: readonly string[]): string {
-  const all = `printf '%s\\n' ${stacks.join(' ')} > ${CHANGED_STACKS_FILE}`;
-  return [
-    '# The stacks to plan and apply: those whose synthesized content differs from the base, and their dependents.',
-    `: > ${RETIRED_STACKS_FILE}`,
-    'if [ "$CI_PIPELINE_SOURCE" != "schedule" ]; then',
-    '  if [ "$CI_PIPELINE_SOURCE" = "merge_request_event" ]; then',
-    '    base="origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"',
-    '    git fetch --quiet origin "$CI_MERGE_REQUEST_TARGET_BRANCH_NAME" || true',
-    '  else',
-    '    base="${CI_COMMIT_BEFORE_SHA:-}"',
-    '  fi',
-    '  # GitLab gives forty zeros when there is no previous commit.',
-    '  case "$base" in *[!0]*) ;; *) base= ;; esac',
-    '  if [ -z "$base" ]; then',
-    '    echo "secretstore-iac: no previous commit to compare with: every stack is planned"',
-    `    ${all}`,
-    `    echo "### Stacks planned: every stack (no previous commit to compare with)" > ${CHANGED_STACKS_NOTE}`,
-    '  else',
-    '    # The base, synthesized once (from the synthesis cache when an earlier pipeline synthesized its tree):',
-    '    # moves, changed-stacks and the access diff read it, and cdktf.out, this commit synthesized once above.',
-    `    rm -rf ${BASE_OUTPUT}`,
-    `    if ! npx secretstore-iac synth-ref "$base" ${BASE_OUTPUT}; then`,
-    `      rm -rf ${BASE_OUTPUT}`,
-    '      echo "secretstore-iac: $base could not be synthesized (the error is above): no moves written, every stack is planned" >&2',
-    '    fi',
-    '    # Objects that moved between stacks since the base (sharding, docs/sharding.md): removed blocks',
-    '    # (kept on the store) where they were, import blocks where they are now, so no plan recreates them.',
-    '    # Without them, --refuse-replace refuses the plan that would destroy a moved object.',
-    '    # Renamed construct ids get moved blocks; objects removed since the base (revocations) are listed for the note.',
-    `    if [ -f ${BASE_OUTPUT}/manifest.json ]; then`,
-    `      npx secretstore-iac moves ${BASE_OUTPUT} cdktf.out --markdown-file ${MOVES_NOTE} --approval ${shellQuote(APPROVAL)} || echo "secretstore-iac: the moves since $base could not be written (the error is above): a plan that destroys a moved object will be refused" >&2`,
-    '    fi',
-    `    if [ ! -f ${BASE_OUTPUT}/manifest.json ] || ! npx secretstore-iac changed-stacks ${BASE_OUTPUT} cdktf.out --markdown-file ${CHANGED_STACKS_NOTE} > ${CHANGED_STACKS_FILE}; then`,
-    '      echo "secretstore-iac: the stacks changed since $base could not be told (the error is above): every stack is planned" >&2',
-    `      ${all}`,
-    `      echo "### Stacks planned: every stack (the comparison with \\\`$base\\\` failed: see the synth job)" > ${CHANGED_STACKS_NOTE}`,
-    '    fi',
-    `    if [ -s ${MOVES_NOTE} ]; then printf '\\n' >> ${CHANGED_STACKS_NOTE}; cat ${MOVES_NOTE} >> ${CHANGED_STACKS_NOTE}; fi`,
-    '    # A stack the base had and this commit no longer has (fewer shards, a removed section) holds only its',
-    '    # moves file: its state forgets what moved and destroys what was removed (after approval), planned',
-    '    # and applied after every other stack (the retired-stacks jobs).',
-    '    for dir in cdktf.out/stacks/*/; do',
-    `      if [ -f "\${dir}moves.tf.json" ] && [ ! -f "\${dir}cdk.tf.json" ]; then basename "$dir" >> ${RETIRED_STACKS_FILE}; fi`,
-    '    done',
-    `    if [ -s ${RETIRED_STACKS_FILE} ]; then`,
-    `      { printf '\\n### Retired stacks: their state forgets the objects that moved; what was removed is destroyed only by ${DESTROY_REMOVED_JOB}\\n\\n'; sed 's/.*/- \`&\`/' ${RETIRED_STACKS_FILE}; } >> ${CHANGED_STACKS_NOTE}`,
-    '    fi',
-    '  fi',
-    '  echo "secretstore-iac: stacks to plan and apply, in dependency order (against ${base:-nothing}):"',
-    `  cat ${CHANGED_STACKS_FILE}`,
-    `  if [ -s ${RETIRED_STACKS_FILE} ]; then echo "secretstore-iac: retired stacks, planned and applied after every other stack (forgets; removals only by ${DESTROY_REMOVED_JOB}):"; cat ${RETIRED_STACKS_FILE}; fi`,
-    'fi',
-  ].join('\n');
-}
-
-/**
  * The first step of a stack's plan or apply job: when the synth job did not select the stack, the
  * job ends at once, successfully, saying so. A missing selection fails the job instead of skipping it.
  */
@@ -455,8 +391,8 @@ function inputsHeader(inputs: ConfigurationPipelineYamlOptions['inputs']): strin
   ];
 }
 
-/** The note's sentence on how removals are applied (`moves --approval`). */
-const APPROVAL = `On the default branch the apply jobs leave a plan that destroys them to the manual job \`${DESTROY_REMOVED_JOB}\`: a person starts it, after reading this list.`;
+/** The note's sentence on how removals are applied (`moves --approval`, in the synth job). */
+export const REMOVALS_APPROVAL = `On the default branch the apply jobs leave a plan that destroys them to the manual job \`${DESTROY_REMOVED_JOB}\`: a person starts it, after reading this list.`;
 
 /**
  * The step of an apply that leaves a saved plan with removals to {@link DESTROY_REMOVED_JOB}: it says
@@ -654,30 +590,14 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       '  script:',
       script('    ', [
         INSTALL,
-        '# This commit, synthesized once: every later job reads this cdktf.out (artifact), none synthesizes again.',
-        '# Synthesis validates every declaration and the platform rules; it writes nothing on a problem.',
-        // One script item: the if block stays whole.
-        [
-          `# Compiled once per pipeline: the build job's dist/ (artifact, marked with this commit) is synthesized`,
-          `# as it is (\`npm run ${SYNTH_BUILT_SCRIPT}\`). Without it (a schedule has no build job) or without that script`,
-          '# (a package.json written before it), `npm run synth` compiles, then synthesizes.',
-          `if [ "$(cat ${BUILD_MARK} 2>/dev/null)" = "$CI_COMMIT_SHA" ] && node -e ${shellQuote(`process.exit(require('./package.json').scripts?.[${JSON.stringify(SYNTH_BUILT_SCRIPT)}] ? 0 : 1)`)}; then`,
-          `  echo "secretstore-iac: synthesizing the build job's dist/ (compiled from $CI_COMMIT_SHA)"`,
-          `  npm run ${SYNTH_BUILT_SCRIPT}`,
-          'else',
-          '  npm run synth',
-          'fi',
-        ].join('\n'),
+        '# The library\'s own repository runs its bin from dist/: without the build job\'s (a schedule), compiled first.',
+        'if [ ! -e node_modules/.bin/secretstore-iac ] && [ ! -f dist/bin/secretstore-iac.js ]; then npm run build; fi',
         '# npm makes a package\'s bin executable only when it links it: keep this project\'s own bin runnable by npx.',
         'if [ -f dist/bin/secretstore-iac.js ]; then chmod +x dist/bin/secretstore-iac.js; fi',
-        // One script item: the if block stays whole.
-        [
-          'if ! cmp -s "cdktf.out/ci/secretstore-iac.gitlab-ci.yml" "$SECRETSTORE_IAC_PIPELINE_COPY"; then',
-          '  echo "secretstore-iac: $SECRETSTORE_IAC_PIPELINE_COPY is not the pipeline this synthesis wrote: copy cdktf.out/ci/secretstore-iac.gitlab-ci.yml to it and commit" >&2',
-          '  exit 1',
-          'fi',
-        ].join('\n'),
-        selectStacks(stacks),
+        '# This commit synthesized once (every later job reads this cdktf.out), stored in the synthesis cache for the',
+        '# pipelines whose base it is; the base from that cache (compiled in a worktree only when missing); the moves,',
+        '# the stacks to plan and apply and the note (secretstore-iac pipeline synth --help; docs/pipelines.md §7).',
+        'npx secretstore-iac pipeline synth',
       ]),
       '  artifacts:',
       `    paths: [cdktf.out/, ${BASE_OUTPUT}/, dist/, ${CHANGED_STACKS_FILE}, ${CHANGED_STACKS_NOTE}, ${RETIRED_STACKS_FILE}]`,

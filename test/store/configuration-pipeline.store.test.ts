@@ -184,10 +184,14 @@ export const platformConfig: PlatformConfig = {
       expect(compilingJobs(out)).toEqual(['secretstore-iac-build']);
       expect(out).toMatch(/secretstore-iac-synth\s+> secretstore-iac: synthesizing the build job's dist\/ \(compiled from [0-9a-f]{40}\)/);
       expect(out).toMatch(/secretstore-iac-synth\s+> > node dist\/stacks\/main\.js/);
-      // One synthesis per ref: this commit by the synth job's own synthesis, the base once by its
-      // synth-ref into cdktf.base.out; moves and changed-stacks read those two.
+      // One synthesis per ref: this commit by the synth job's own synthesis (secretstore-iac pipeline
+      // synth), stored in the synthesis cache; the base, which no pipeline of its commit stored yet,
+      // compiled once in a worktree into cdktf.base.out, saying so; moves and changed-stacks read those two.
       expect(out.match(/synthesizing [0-9a-f]{12} in a temporary worktree/g) ?? []).toHaveLength(1);
-      expect(out).toMatch(/Synthesized origin\/main \([0-9a-f]{12}\) into cdktf\.base\.out\./);
+      expect(out).toMatch(/secretstore-iac: this commit's synthesis \(tree [0-9a-f]{12}\) stored in the synthesis cache/);
+      expect(out).toMatch(/secretstore-iac: base: origin\/main \([0-9a-f]{12}\), the merge request's target branch/);
+      expect(out).toMatch(/secretstore-iac: base [0-9a-f]{12}: no synthesis of it in the synthesis cache \(no pipeline of its commit stored one this job can verify\): compiled and synthesized in a worktree/);
+      expect(out).toMatch(/secretstore-iac: synth steps: this commit \d+\.\d s, store \d+\.\d s, base \d+\.\d s, moves \d+\.\d s, changed-stacks \d+\.\d s/);
       // The note's access part is the review of the plan jobs' saved plans (what the engine will apply),
       // naming each plan file with the SHA-256 of the artifact; the stack not planned is said so.
       expect(out).toMatch(/## Access changes: `store state \(refreshed, as planned\)` → `after applying the saved plans`/);

@@ -1,8 +1,8 @@
 /**
  * Issue 30, "jobs reuse their work": the configuration is compiled once per pipeline. The build job
  * compiles it (`npm run build`) and marks its `dist/` artifact with the commit; the synth job
- * synthesizes that `dist/` (`npm run synth:built`) instead of `npm run synth`, which would compile
- * again. The rendered steps run under the runner's `bash -eo pipefail` with an `npm` that logs its
+ * (`secretstore-iac pipeline synth`) synthesizes that `dist/` (`npm run synth:built`) instead of
+ * `npm run synth`, which would compile again. The build job's rendered steps run under the runner's `bash -eo pipefail` with an `npm` that logs its
  * calls; under gitlab-ci-local with the real npm and tsc: test/store/configuration-pipeline.store.test.ts.
  */
 import { spawnSync } from 'child_process';
@@ -11,7 +11,9 @@ import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { SYNTH_BUILT_SCRIPT, renderConfigurationPackageJson } from '../../../lib/render/configuration-package-json';
+import { runSynthStep, SynthStepFailure } from '../../../lib/pipeline/synth-step';
 import { BUILD_MARK, renderConfigurationPipelineYaml } from '../../../lib/render/configuration-pipeline-yaml';
+import { RefSynthesizer } from '../../../lib/sources/ref-synthesizer';
 import { PIPELINE_OPTIONS } from '../../support/pipeline-options';
 
 const pipeline = yaml.load(renderConfigurationPipelineYaml(PIPELINE_OPTIONS)) as Record<string, any>;
@@ -62,11 +64,28 @@ describe('the configuration is compiled once per pipeline: the synth job synthes
     expect(r.read(BUILD_MARK)).toBe(`${SHA}\n`);
   });
 
-  it('the synth job, given the build job\'s dist/ of its commit, synthesizes it without compiling (npm run synth:built)', () => {
-    const r = runJob('secretstore-iac-synth', SYNTH_BUILT_SCRIPT, SYNTH_BUILT_SCRIPT, { 'package.json': TEMPLATE, [BUILD_MARK]: `${SHA}\n` });
-    expect(r.code).toBe(0);
-    expect(r.read('calls.txt')).toBe(`npm run ${SYNTH_BUILT_SCRIPT}\n`);
-    expect(r.output).toContain(`secretstore-iac: synthesizing the build job's dist/ (compiled from ${SHA})`);
+  /** The synth step (`secretstore-iac pipeline synth`) of a schedule (no base) in a directory holding `files`; the npm scripts it runs, its log and exit. */
+  async function synthStep(files: Record<string, string>, exit = 0) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-build-reuse-'));
+    dirs.push(dir);
+    for (const [name, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+      fs.writeFileSync(path.join(dir, name), content);
+    }
+    const calls: string[] = [];
+    const log: string[] = [];
+    const io = { env: { CI_COMMIT_SHA: SHA, CI_PIPELINE_SOURCE: 'schedule' }, cwd: dir, stdout: (l: string) => log.push(l), stderr: (l: string) => log.push(l) };
+    const tools = { synthesizer: new RefSynthesizer(dir), libraryVersion: 'test', moves: async () => 0, changedStacks: async () => 0, synthesizeHead: async (script: string) => (calls.push(`npm run ${script}`), exit) };
+    const error = await runSynthStep(io, tools).then(() => undefined, (e: Error) => e);
+    return { calls, log: log.join('\n'), error };
+  }
+
+  it('the synth job runs the synth step, which, given the build job\'s dist/ of its commit, synthesizes it without compiling (npm run synth:built)', async () => {
+    expect(pipeline['secretstore-iac-synth'].script.map((i: string) => i.trim())).toContain('npx secretstore-iac pipeline synth');
+    const r = await synthStep({ 'package.json': TEMPLATE, [BUILD_MARK]: `${SHA}\n` });
+    expect(r.error).toBeUndefined();
+    expect(r.calls).toEqual([`npm run ${SYNTH_BUILT_SCRIPT}`]);
+    expect(r.log).toContain(`secretstore-iac: synthesizing the build job's dist/ (compiled from ${SHA})`);
   });
 
   it.each([
@@ -74,17 +93,17 @@ describe('the configuration is compiled once per pipeline: the synth job synthes
     ['a dist/ of another commit (a workspace left by an earlier job)', { 'package.json': TEMPLATE, [BUILD_MARK]: 'fedcba9876543210fedcba9876543210fedcba98\n' }],
     ['a dist/ without the mark', { 'package.json': TEMPLATE, 'dist/stacks/main.js': '' }],
     ['a package.json written before synth:built', { 'package.json': JSON.stringify({ scripts: { build: 'tsc', synth: 'npm run build && node dist/stacks/main.js' } }), [BUILD_MARK]: `${SHA}\n` }],
-  ])('%s: npm run synth, which compiles first', (_, files) => {
-    const r = runJob('secretstore-iac-synth', SYNTH_BUILT_SCRIPT, SYNTH_BUILT_SCRIPT, files);
-    expect(r.code).toBe(0);
-    expect(r.read('calls.txt')).toBe('npm run synth\n');
+  ])('%s: npm run synth, which compiles first', async (_, files) => {
+    const r = await synthStep(files);
+    expect(r.error).toBeUndefined();
+    expect(r.calls).toEqual(['npm run synth']);
   });
 
-  it('a failing synthesis fails the job, either way', () => {
+  it('a failing synthesis fails the step (exit 3 of the command), either way', async () => {
     for (const files of [{ 'package.json': TEMPLATE, [BUILD_MARK]: `${SHA}\n` }, { 'package.json': TEMPLATE }] as Record<string, string>[]) {
-      const r = runJob('secretstore-iac-synth', SYNTH_BUILT_SCRIPT, SYNTH_BUILT_SCRIPT, files, 2);
-      expect(r.code).toBe(2);
-      expect(r.output).not.toContain('job went on');
+      const r = await synthStep(files, 2);
+      expect(r.error).toBeInstanceOf(SynthStepFailure);
+      expect(r.error?.message).toBe('the synthesis of this commit failed (exit 2; its output is above): nothing selected');
     }
   });
 });

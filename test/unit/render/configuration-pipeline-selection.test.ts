@@ -18,8 +18,6 @@ const OPTIONS: ConfigurationPipelineYamlOptions = {
   dependencies: { 'app-roles-a': ['app-roles'], 'app-roles-b': ['app-roles'] },
 };
 const pipeline = yaml.load(renderConfigurationPipelineYaml(OPTIONS)) as Record<string, any>;
-/** The sentence the synth job gives `moves --approval` for the note. */
-const APPROVAL_TEXT = 'On the default branch the apply jobs leave a plan that destroys them to the manual job `secretstore-iac-destroy-removed-objects`: a person starts it, after reading this list.';
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
@@ -39,124 +37,12 @@ function runItem(item: string, env: Record<string, string>, files: Record<string
 }
 
 describe('the synth job selects the stacks to plan and apply', () => {
-  const item: string = pipeline['secretstore-iac-synth'].script.find((i: string) => i.includes('changed-stacks'));
-
-  it('keeps the selection, its note and the base it synthesized as artifacts, with the whole history to compare with and its synthesis cache', () => {
-    expect(pipeline['secretstore-iac-synth'].artifacts.paths).toEqual(expect.arrayContaining(['cdktf.out/', 'cdktf.base.out/', 'changed-stacks.txt', 'changed-stacks.md']));
+  it('runs secretstore-iac pipeline synth (its decisions: test/unit/pipeline/synth-step.test.ts); keeps the selection, its note and the base it synthesized as artifacts, with the whole history to compare with and its synthesis cache', () => {
+    expect(pipeline['secretstore-iac-synth'].script.map((i: string) => i.trim())).toContain('npx secretstore-iac pipeline synth');
+    expect(pipeline['secretstore-iac-synth'].artifacts.paths).toEqual(expect.arrayContaining(['cdktf.out/', 'cdktf.base.out/', 'changed-stacks.txt', 'changed-stacks.md', 'retired-stacks.txt']));
     expect(pipeline['secretstore-iac-synth'].variables).toEqual({ GIT_DEPTH: '0', SECRETSTORE_IAC_SYNTH_CACHE: '.secretstore-iac/synth-cache' });
     // First: gitlab-ci-local saves no cache entry listed after one it only pulls.
     expect(pipeline['secretstore-iac-synth'].cache[0]).toEqual({ key: 'secretstore-iac-synth', paths: ['.secretstore-iac/synth-cache'] });
-  });
-
-  /** The shell of an npx whose `synth-ref REF DIR` writes a synthesized output into DIR (or runs `synthRef`). */
-  const SYNTH_REF = 'if [ "$2" = synth-ref ]; then mkdir -p "$4" && echo "{}" > "$4/manifest.json"; exit 0; fi';
-  /** An npx that logs its calls, whose `synth-ref` succeeds, whose `moves` succeeds (or runs `moves`), and whose other commands run `rest`. */
-  const withMoves = (rest: string, moves = 'exit 0') => `echo "$*" >> calls.txt; ${SYNTH_REF}; if [ "$2" = moves ]; then ${moves}; fi; ${rest}`;
-
-  it('merge request: against the target branch, the command\'s lines and Markdown kept', () => {
-    const npx = withMoves('echo "$*" > args.txt; echo "| note |" > changed-stacks.md; printf "app-roles\\napp-roles-a\\n"');
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' }, {}, npx);
-    expect(r.code).toBe(0);
-    expect(r.read('args.txt')).toBe('secretstore-iac changed-stacks cdktf.base.out cdktf.out --markdown-file changed-stacks.md\n');
-    expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\n');
-    expect(r.output).toContain('stacks to plan and apply, in dependency order (against origin/main):\napp-roles\napp-roles-a\n');
-  });
-
-  it('default branch: against the commit before the push', () => {
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, withMoves('echo "$*" > args.txt; echo ci-access'));
-    expect(r.read('args.txt')).toBe('secretstore-iac changed-stacks cdktf.base.out cdktf.out --markdown-file changed-stacks.md\n');
-    expect(r.read('changed-stacks.txt')).toBe('ci-access\n');
-  });
-
-  it('synthesizes the base once (synth-ref into cdktf.base.out), then writes the moves against it, so the selection and the plans see them; both read that one synthesis', () => {
-    for (const [env, base] of [
-      [{ CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' }, 'origin/main'],
-      [{ CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, '1a2b3c'],
-    ] as const) {
-      const r = runItem(item, env, {}, withMoves('echo ci-access'));
-      expect(r.code).toBe(0);
-      expect(r.read('calls.txt')).toBe(
-        [
-          `secretstore-iac synth-ref ${base} cdktf.base.out`,
-          `secretstore-iac moves cdktf.base.out cdktf.out --markdown-file secretstore-iac-moves.md --approval ${APPROVAL_TEXT}`,
-          'secretstore-iac changed-stacks cdktf.base.out cdktf.out --markdown-file changed-stacks.md',
-          '',
-        ].join('\n'),
-      );
-    }
-  });
-
-  it('a base that cannot be synthesized: no moves, every stack planned, the note says the comparison failed; no half-written base is left', () => {
-    const npx = 'echo "$*" >> calls.txt; if [ "$2" = synth-ref ]; then mkdir -p "$4"; echo "synthesis (npm run synth) failed (exit 2)" >&2; exit 3; fi; echo called >> other.txt';
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, npx);
-    expect(r.code).toBe(0);
-    expect(r.output).toContain('secretstore-iac: 1a2b3c could not be synthesized (the error is above): no moves written, every stack is planned');
-    expect(r.read('calls.txt')).toBe('secretstore-iac synth-ref 1a2b3c cdktf.base.out\n');
-    expect(r.read('other.txt')).toBeUndefined();
-    expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\napp-roles-b\nci-access\n');
-    expect(r.read('changed-stacks.md')).toContain('the comparison with `1a2b3c` failed');
-    expect(r.read('cdktf.base.out/manifest.json')).toBeUndefined();
-  });
-
-  it('a base left by an earlier run of the job is not read: the base is synthesized anew', () => {
-    const npx = 'echo "$*" >> calls.txt; if [ "$2" = synth-ref ]; then exit 3; fi';
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, { 'cdktf.base.out/manifest.json': '{}' }, npx);
-    expect(r.read('calls.txt')).toBe('secretstore-iac synth-ref 1a2b3c cdktf.base.out\n');
-    expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\napp-roles-b\nci-access\n');
-  });
-
-  it('moves that cannot be written leave the selection to go on, saying that a plan destroying a moved object will be refused', () => {
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, withMoves('echo ci-access', 'echo "cannot synthesize 1a2b3c" >&2; exit 3'));
-    expect(r.code).toBe(0);
-    expect(r.output).toContain('the moves since 1a2b3c could not be written (the error is above): a plan that destroys a moved object will be refused');
-    expect(r.read('changed-stacks.txt')).toBe('ci-access\n');
-  });
-
-  it.each([['no previous commit (forty zeros)', { CI_COMMIT_BEFORE_SHA: '0'.repeat(40) }], ['none given', {}]])('%s: every stack, and the note says why', (_, env) => {
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'web', ...env }, {}, 'echo called > args.txt');
-    expect(r.code).toBe(0);
-    expect(r.read('args.txt')).toBeUndefined();
-    expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\napp-roles-b\nci-access\n');
-    expect(r.read('changed-stacks.md')).toContain('every stack (no previous commit to compare with)');
-  });
-
-  it('a comparison that fails plans every stack, saying why, instead of planning none', () => {
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, `${SYNTH_REF}; echo "cannot read cdktf.base.out" >&2; exit 3`);
-    expect(r.code).toBe(0);
-    expect(r.output).toContain('the stacks changed since 1a2b3c could not be told (the error is above): every stack is planned');
-    expect(r.read('changed-stacks.txt')).toBe('app-roles\napp-roles-a\napp-roles-b\nci-access\n');
-    expect(r.read('changed-stacks.md')).toContain('the comparison with `1a2b3c` failed');
-  });
-
-  it('lists the retired stacks (only a moves file: fewer shards) for their jobs, and names them in the note', () => {
-    const files = {
-      'cdktf.out/stacks/app-roles/cdk.tf.json': '{}',
-      'cdktf.out/stacks/app-roles-a/cdk.tf.json': '{}',
-      'cdktf.out/stacks/app-roles-a/moves.tf.json': '{}',
-      'cdktf.out/stacks/app-roles-c/moves.tf.json': '{}',
-      'cdktf.out/stacks/app-roles-d/moves.tf.json': '{}',
-    };
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, files, withMoves('echo "| note |" > changed-stacks.md; echo app-roles-a'));
-    expect(r.code).toBe(0);
-    expect(r.read('retired-stacks.txt')).toBe('app-roles-c\napp-roles-d\n');
-    expect(r.read('changed-stacks.md')).toBe(
-      '| note |\n\n### Retired stacks: their state forgets the objects that moved; what was removed is destroyed only by secretstore-iac-destroy-removed-objects\n\n- `app-roles-c`\n- `app-roles-d`\n',
-    );
-    expect(r.output).toContain('retired stacks, planned and applied after every other stack (forgets; removals only by secretstore-iac-destroy-removed-objects):\napp-roles-c\napp-roles-d\n');
-  });
-
-  it('without retired stacks, or on a schedule, the list is empty', () => {
-    const pushed = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, { 'cdktf.out/stacks/app-roles/cdk.tf.json': '{}' }, withMoves('echo app-roles'));
-    expect(pushed.read('retired-stacks.txt')).toBe('');
-    expect(pushed.output).not.toContain('retired stacks');
-    expect(runItem(item, { CI_PIPELINE_SOURCE: 'schedule' }).read('retired-stacks.txt')).toBe('');
-  });
-
-  it('schedule (drift of every stack): no selection', () => {
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'schedule' }, {}, 'echo called > args.txt');
-    expect(r.code).toBe(0);
-    expect(r.read('args.txt')).toBeUndefined();
-    expect(r.read('changed-stacks.txt')).toBeUndefined();
   });
 });
 
@@ -179,10 +65,10 @@ describe('every job reuses the synth job\'s work and the pipeline\'s dependencie
     expect(runItem(item, { SECRETSTORE_IAC_INSTALL: 'exit 7' }).code).toBe(7);
   });
 
-  it('only the synth job synthesizes (npm run synth, synth-ref); the other jobs read its artifacts', () => {
+  it('only the synth job synthesizes (npm run synth, synth-ref, pipeline synth); the other jobs read its artifacts', () => {
     for (const job of jobs.filter((j) => j !== 'secretstore-iac-synth')) {
       const text = pipeline[job].script.join('\n');
-      expect({ job, synth: /npm run synth|synth-ref/.test(text) }).toEqual({ job, synth: false });
+      expect({ job, synth: /npm run synth|synth-ref|pipeline synth/.test(text) }).toEqual({ job, synth: false });
     }
     for (const job of jobs.filter((j) => /-(plan|apply|drift)-/.test(j) || j === 'secretstore-iac-access-diff')) {
       const needsSynth = pipeline[job].needs?.includes('secretstore-iac-synth') || pipeline[job].dependencies?.includes('secretstore-iac-synth');
@@ -281,14 +167,6 @@ describe('apply order: a stack after the stacks it depends on, and after the pip
 
 describe('removals (objects the configuration declares nowhere any more): planned, applied only by the manual job a person starts', () => {
   const destroyJob = pipeline['secretstore-iac-destroy-removed-objects'];
-
-  it('the synth job appends the moves\' note (removals, moves, renames) to the merge request\'s note', () => {
-    const item: string = pipeline['secretstore-iac-synth'].script.find((i: string) => i.includes('changed-stacks'));
-    const npx = 'if [ "$2" = synth-ref ]; then mkdir -p "$4"; echo "{}" > "$4/manifest.json"; elif [ "$2" = moves ]; then echo "### Objects removed: 3 destroyed on the store, after approval" > secretstore-iac-moves.md; else echo "| note |" > changed-stacks.md; echo ci-access; fi';
-    const r = runItem(item, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: '1a2b3c' }, {}, npx);
-    expect(r.code).toBe(0);
-    expect(r.read('changed-stacks.md')).toBe('| note |\n\n### Objects removed: 3 destroyed on the store, after approval\n');
-  });
 
   it('a stack\'s apply job leaves a plan with removals to the manual job, naming what it destroys; applies a plan without', () => {
     const step: string = pipeline['secretstore-iac-apply-app-roles-a'].script[1];
