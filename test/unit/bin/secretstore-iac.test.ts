@@ -24,6 +24,8 @@ beforeAll(() => {
     ],
     { cwd: REPO, stdio: 'pipe' },
   );
+  // As `npm run build` does: the renderers' shell and awk files next to the compiled modules.
+  execFileSync(process.execPath, [path.join(REPO, 'scripts', 'copy-assets.js'), out], { cwd: REPO, stdio: 'pipe' });
   bin = path.join(out, 'bin', 'secretstore-iac.js');
 });
 
