@@ -8,6 +8,7 @@ import { driftCommand } from './drift-command';
 import { engineCommand } from './engine-command';
 import { initCommand } from './init-command';
 import { movesCommand } from './moves-command';
+import { pipelineCommand } from './pipeline-command';
 import { provisionCommand } from './provision-command';
 import { rotateSecretIdCommand } from './rotate-secret-id-command';
 import { synthRefCommand } from './synth-ref-command';
@@ -33,4 +34,5 @@ export const COMMANDS: readonly Command[] = [
   driftCommand,
   adoptCommand,
   movesCommand,
+  pipelineCommand,
 ];
