@@ -41,7 +41,7 @@ export const pipelineCommand: Command = {
     'synthesized output (DIR, default cdktf.out, with ci/secretstore-iac.pipeline.json: the stacks,',
     'dependencies, shard job groups and input variables), the synth job\'s changed-stacks.txt and',
     `retired-stacks.txt, the plan jobs' ${PLAN_DIR}/, the review's ${REVIEWED_PLANS_FILE}; and it`,
-    'logs each decision in one line saying what was decided and why (docs/pipelines.md §9).',
+    'logs each decision in one line saying what was decided and why (docs/pipelines.md §11).',
     '',
     '  plan      save a plan of each stack the job takes (`tf --refuse-replace --allow-removals',
     `            --removals-file\`) in ${PLAN_DIR}/: a stack's job takes it when selected; shard job N of a`,

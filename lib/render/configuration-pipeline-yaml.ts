@@ -385,7 +385,7 @@ const pipelineCommand = (...args: string[]) => `npx secretstore-iac pipeline ${a
 /**
  * The pipeline of the repository that holds the platform configuration
  * (`cdktf.out/ci/secretstore-iac.gitlab-ci.yml`, to include), as data: each job's script is one
- * `secretstore-iac pipeline` command (lib/pipeline/; docs/pipelines.md §9), the CI login is one hidden
+ * `secretstore-iac pipeline` command (lib/pipeline/; docs/pipelines.md §11), the CI login is one hidden
  * job every job that talks to the store extends.
  * - merge request: build, synth (every validation), a saved plan per changed stack (read-only role),
  *   the review of those saved plans (`pipeline review --merge-request`: what the engine will apply)
@@ -622,7 +622,7 @@ function header(options: ConfigurationPipelineYamlOptions): string[] {
     `     - local: ${c(options.committedCopy)}`,
     '',
     ' Each job runs one command: `secretstore-iac pipeline plan|apply|review|removals|drift ...`',
-    ' (docs/pipelines.md §9); its log says, one line per decision, what it decided and why, and the',
+    ' (docs/pipelines.md §11); its log says, one line per decision, what it decided and why, and the',
     ' same command reproduces it on a laptop from the job\'s artifacts.',
     ' Only the changed stacks are planned and applied (those whose synthesized content differs from the',
     " base's, and their dependents: the synth job's changed-stacks.txt); the others' jobs end at once.",
