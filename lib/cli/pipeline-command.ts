@@ -16,7 +16,8 @@ import { accessDiffCommand } from './access-diff-command';
 import { Command, CommandContext } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { engineCommand } from './engine-command';
-import { runCli } from './run-cli';
+import { ExitCode } from './exit-code';
+import { runCommand } from './run-command';
 import { UsageError } from './usage-error';
 
 const JOBS = ['plan', 'apply', 'removals', 'review', 'drift'] as const;
@@ -97,20 +98,29 @@ export const pipelineCommand: Command = {
     const subContext: CommandContext = { ...context, stdout: out };
     const engine: PipelineEngineRunner = (engineArgs, env) => {
       const [, stack, ...more] = engineArgs;
-      const argv = ['tf', stack, ...(outdirArgument !== undefined ? ['--outdir', outdir] : []), ...more];
-      return runCli(argv, { ...subContext, env: { ...context.env, ...env } }, [engineCommand]);
+      const argv = [stack, ...(outdirArgument !== undefined ? ['--outdir', outdir] : []), ...more];
+      return runCommand(engineCommand, argv, { ...subContext, env: { ...context.env, ...env } });
     };
     const review: PipelineReviewRunner = async (reviewArgs) => {
       const lines: string[] = [];
-      const exitCode = await runCli(['access-diff', ...reviewArgs, ...(outdirArgument !== undefined ? ['--outdir', outdir] : [])], { ...context, isTerminal: false, stdout: (l) => lines.push(l) }, [accessDiffCommand]);
+      const exitCode = await runCommand(accessDiffCommand, [...reviewArgs, ...(outdirArgument !== undefined ? ['--outdir', outdir] : [])], { ...context, isTerminal: false, stdout: (l) => lines.push(l) });
       return { exitCode, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '' };
     };
     const ctx: PipelineJobContext = { dir: context.cwd, description: readPipelineDescription(outdir), env: context.env, log, engine };
     const result = await runJob(job as (typeof JOBS)[number], values, ctx, review);
-    if (format === 'json') context.stdout(terminalJson({ job, exitCode: result.exitCode, stacks: result.stacks, decisions: log.decisions }));
-    return result.exitCode;
+    const exitCode = pipelineExitCode(result);
+    if (format === 'json') context.stdout(terminalJson({ job, exitCode, stacks: result.stacks, decisions: log.decisions }));
+    return exitCode;
   },
 };
+
+/** The exit code of a job's outcome: a failed run's own code, else 1 for a result that needs attention, else 0. */
+export function pipelineExitCode(result: PipelineJobResult): number {
+  if (result.exitCode !== ExitCode.ok) return result.exitCode;
+  if (result.attention === 'drift') return ExitCode.drift;
+  if (result.attention === 'risk-flags') return ExitCode.accessChanged;
+  return ExitCode.ok;
+}
 
 /** The job's target from its options: exactly one of --stack, --group with --job, --retired. */
 function jobTarget(values: Readonly<Record<string, unknown>>, retiredAllowed: boolean): PipelineJobTarget {

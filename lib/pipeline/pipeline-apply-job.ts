@@ -1,6 +1,5 @@
 import * as fs from 'fs';
 import { DESTROY_REMOVED_JOB, PLAN_DIR } from '../render/configuration-pipeline-yaml';
-import { ExitCode } from '../cli/exit-code';
 import { JobStacks } from './job-stacks';
 import { pipelineEngineArgs, savedPlanPaths } from './pipeline-engine-steps';
 import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
@@ -34,7 +33,7 @@ export async function runApplyJob(job: JobStacks, ctx: PipelineJobContext): Prom
       stack,
     );
   }
-  if (applying.length === 0) return { exitCode: ExitCode.ok, stacks: [] };
+  if (applying.length === 0) return { exitCode: 0, stacks: [] };
   const inputs = stackInputEnvironment(applying, ctx.description.inputs, ctx.env, false);
   if (inputs.problems.length > 0) throw new Error(`input variables missing, nothing applied: ${inputs.problems.join('; ')}`);
   const done: string[] = [];
@@ -49,5 +48,5 @@ export async function runApplyJob(job: JobStacks, ctx: PipelineJobContext): Prom
     done.push(stack);
     ctx.log.decide(`${stack}: applied its reviewed plan ${PLAN_DIR}/${stack}.tfplan`, stack);
   }
-  return { exitCode: ExitCode.ok, stacks: done };
+  return { exitCode: 0, stacks: done };
 }

@@ -1,11 +1,10 @@
-import { ExitCode } from '../cli/exit-code';
 import { pipelineEngineArgs } from './pipeline-engine-steps';
 import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 import { stackInputEnvironment } from './stack-input-environment';
 
 /**
  * A schedule's drift job: `plan -detailed-exitcode` of one stack (every stack, selected or not). The
- * engine's exit 2 (the store differs from the configuration) is a drift: exit 1, the job fails and
+ * engine's exit 2 (the store differs from the configuration) is a drift (the CLI's exit 1): the job fails and
  * its log shows the plan. Its required input variables must be set (a schedule runs protected).
  */
 export async function runDriftJob(stack: string, ctx: PipelineJobContext): Promise<PipelineJobResult> {
@@ -21,7 +20,7 @@ export async function runDriftJob(stack: string, ctx: PipelineJobContext): Promi
   const code = await ctx.engine(pipelineEngineArgs.drift(stack), inputs.env);
   if (code === 2) {
     ctx.log.decide(`${stack}: drift: the store differs from the configuration (the plan above shows how); the job fails`, stack);
-    return { exitCode: ExitCode.drift, stacks: [stack] };
+    return { exitCode: 0, attention: 'drift', stacks: [stack] };
   }
   ctx.log.decide(code === 0 ? `${stack}: no drift` : `plan of ${stack} ended with exit ${code}: the job fails`, stack);
   return { exitCode: code, stacks: [stack] };

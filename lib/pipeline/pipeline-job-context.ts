@@ -16,8 +16,14 @@ export interface PipelineJobContext {
   readonly engine: PipelineEngineRunner;
 }
 
-/** The outcome of a job: its exit code and the stacks it worked on. */
+/**
+ * The outcome of a job: the exit code of the engine (or review) run that failed it, the result that
+ * needs a person's attention, and the stacks it worked on. The CLI turns it into its exit code.
+ */
 export interface PipelineJobResult {
+  /** 0 when no run failed, else the exit code of the run that failed the job (the engine's 4: refused). */
   readonly exitCode: number;
+  /** A result, not a failure, that fails the job: risk flags not acknowledged, or a drift. */
+  readonly attention?: 'risk-flags' | 'drift';
   readonly stacks: readonly string[];
 }

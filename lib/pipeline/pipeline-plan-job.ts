@@ -1,6 +1,5 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { ExitCode } from '../cli/exit-code';
 import { PLAN_DIR } from '../render/configuration-pipeline-yaml';
 import { JobStacks } from './job-stacks';
 import { pipelineEngineArgs } from './pipeline-engine-steps';
@@ -15,7 +14,7 @@ import { stackInputEnvironment } from './stack-input-environment';
  */
 export async function runPlanJob(job: JobStacks, mergeRequest: boolean, ctx: PipelineJobContext): Promise<PipelineJobResult> {
   ctx.log.decide(job.reason);
-  if (job.stacks.length === 0) return { exitCode: ExitCode.ok, stacks: [] };
+  if (job.stacks.length === 0) return { exitCode: 0, stacks: [] };
   const inputs = stackInputEnvironment(job.stacks, ctx.description.inputs, ctx.env, mergeRequest);
   if (inputs.problems.length > 0) {
     inputs.problems.forEach((p) => ctx.log.decide(`not planned: ${p}`));
@@ -35,5 +34,5 @@ export async function runPlanJob(job: JobStacks, mergeRequest: boolean, ctx: Pip
     done.push(stack);
     ctx.log.decide(`${stack}: plan saved as ${PLAN_DIR}/${stack}.tfplan (its artifact)`, stack);
   }
-  return { exitCode: ExitCode.ok, stacks: done };
+  return { exitCode: 0, stacks: done };
 }

@@ -1,4 +1,3 @@
-import { ExitCode } from '../cli/exit-code';
 import { DESTROY_REMOVED_JOB, PLAN_DIR } from '../render/configuration-pipeline-yaml';
 import { plannedRemovals } from './pipeline-apply-job';
 import { pipelineEngineArgs } from './pipeline-engine-steps';
@@ -21,7 +20,7 @@ export async function runRemovalsJob(selection: PipelineSelection, ctx: Pipeline
   });
   if (withRemovals.length === 0) {
     ctx.log.decide(`no plan of this pipeline destroys a removed object (no ${PLAN_DIR}/<stack>.removals among the ${selection.selected.length} selected and ${selection.retired.length} retired stacks): nothing to destroy`);
-    return { exitCode: ExitCode.ok, stacks: [] };
+    return { exitCode: 0, stacks: [] };
   }
   const person = ctx.env.GITLAB_USER_LOGIN || 'a person';
   ctx.log.decide(`started by ${person}: destroying what the configuration declares nowhere any more, in dependency order, retired stacks last: ${withRemovals.map((r) => r.stack).join(', ')}`);
@@ -41,5 +40,5 @@ export async function runRemovalsJob(selection: PipelineSelection, ctx: Pipeline
     done.push(stack);
     ctx.log.decide(`${stack}: applied its reviewed plan with its removals`, stack);
   }
-  return { exitCode: ExitCode.ok, stacks: done };
+  return { exitCode: 0, stacks: done };
 }

@@ -1,6 +1,5 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { ExitCode } from '../cli/exit-code';
 import { terminalLine } from '../private/terminal-text';
 import { ACCEPT_RISK_VARIABLE, CHANGED_STACKS_NOTE, PLAN_DIR, REVIEWED_PLANS_FILE } from '../render/configuration-pipeline-yaml';
 import { postMergeRequestNote } from './merge-request-note';
@@ -56,18 +55,19 @@ export async function runReviewJob(kind: 'merge-request' | 'default-branch', ctx
     if (stacks.length === 0) {
       write(REVIEWED_PLANS_FILE, '{"plans":[]}\n');
       ctx.log.decide(`${REVIEWED_PLANS_FILE} records no plan: no apply job applies one`);
-      return { exitCode: ExitCode.ok, stacks };
+      return { exitCode: 0, stacks };
     }
     const r = await review(['--plans', PLAN_DIR, '--format', 'json']);
     write(REVIEWED_PLANS_FILE, r.stdout.endsWith('\n') ? r.stdout : `${r.stdout}\n`);
-    if (r.exitCode > ExitCode.accessChanged) {
+    // access-diff: 0 no access change, 1 access changed (or a value unknown until apply); above, an error.
+    if (r.exitCode > 1) {
       ctx.log.show(r.stdout);
       ctx.log.decide(`the review failed (exit ${r.exitCode}): no plan is recorded, no apply job applies one`);
       return { exitCode: r.exitCode, stacks: [] };
     }
-    ctx.log.decide(`${REVIEWED_PLANS_FILE} records the saved plans of ${stacks.join(', ')} with their SHA-256: the apply jobs apply only these (${r.exitCode === ExitCode.ok ? 'no access change' : 'access changes or values unknown until apply'})`);
+    ctx.log.decide(`${REVIEWED_PLANS_FILE} records the saved plans of ${stacks.join(', ')} with their SHA-256: the apply jobs apply only these (${r.exitCode === 0 ? 'no access change' : 'access changes or values unknown until apply'})`);
     ctx.log.show(r.stdout.trimEnd());
-    return { exitCode: ExitCode.ok, stacks };
+    return { exitCode: 0, stacks };
   }
   let note: string;
   let flags: number;
@@ -77,7 +77,7 @@ export async function runReviewJob(kind: 'merge-request' | 'default-branch', ctx
     write(RISK_FLAG_COUNT_FILE, '0\n');
   } else {
     const r = await review(['--plans', PLAN_DIR, '--risk-flag-count', RISK_FLAG_COUNT_FILE]);
-    if (r.exitCode > ExitCode.accessChanged) {
+    if (r.exitCode > 1) {
       write(ACCESS_DIFF_NOTE, r.stdout);
       ctx.log.show(r.stdout);
       ctx.log.decide(`the review failed (exit ${r.exitCode}): no note`);
@@ -101,24 +101,24 @@ export async function runReviewJob(kind: 'merge-request' | 'default-branch', ctx
     try {
       await postMergeRequestNote({ apiUrl: ctx.env.CI_API_V4_URL ?? '', projectId: ctx.env.CI_PROJECT_ID ?? '', mergeRequestIid: iid, token }, note);
     } catch (e) {
-      ctx.log.decide(
+      // A review must not pass on a note nobody sees: the job fails (the CLI's exit 3).
+      throw new Error(
         terminalLine(`posting the note to !${iid} failed (${(e as Error).message}); the note is in the job log above and in the artifact ${ACCESS_DIFF_NOTE}: check ${tokenVariable} (a project access token with scope api, of a role that may comment)`),
       );
-      return { exitCode: ExitCode.runtime, stacks };
     }
     ctx.log.decide(`the note is posted to !${iid}`);
   }
   if (flags === 0) {
     ctx.log.decide('no risk flag: the review passes');
-    return { exitCode: ExitCode.ok, stacks };
+    return { exitCode: 0, stacks };
   }
   const label = ctx.description.acknowledgeLabel;
   const labels = (ctx.env.CI_MERGE_REQUEST_LABELS ?? '').split(',').map((l) => l.trim());
   const ack = labels.includes(label) ? `the label ${label}` : ctx.env[ACCEPT_RISK_VARIABLE] === 'true' ? `${ACCEPT_RISK_VARIABLE}=true` : undefined;
   if (ack === undefined) {
     ctx.log.decide(`${flags} risk flag(s) in the access diff: review them, then add the label ${label} to the merge request (or set ${ACCEPT_RISK_VARIABLE}=true) and re-run this job`);
-    return { exitCode: ExitCode.accessChanged, stacks };
+    return { exitCode: 0, attention: 'risk-flags', stacks };
   }
   ctx.log.decide(`${flags} risk flag(s) acknowledged by ${ack}`);
-  return { exitCode: ExitCode.ok, stacks };
+  return { exitCode: 0, stacks };
 }

@@ -6,6 +6,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { pipelineExitCode } from '../../../lib/cli/pipeline-command';
 import { runCli } from '../../../lib/cli/run-cli';
 import { jobDirectory } from '../pipeline/pipeline-fixture';
 
@@ -66,6 +67,13 @@ describe('secretstore-iac pipeline', () => {
     const r = await run(dir, ['review', '--default-branch']);
     expect(r.code).toBe(0);
     expect(fs.readFileSync(path.join(dir, 'reviewed-plans.json'), 'utf8')).toBe('{"plans":[]}\n');
+  });
+
+  it('exit codes: a failed run\'s own code; 1 for risk flags not acknowledged or a drift; else 0', () => {
+    expect(pipelineExitCode({ exitCode: 0, stacks: [] })).toBe(0);
+    expect(pipelineExitCode({ exitCode: 0, attention: 'risk-flags', stacks: [] })).toBe(1);
+    expect(pipelineExitCode({ exitCode: 0, attention: 'drift', stacks: [] })).toBe(1);
+    expect(pipelineExitCode({ exitCode: 4, stacks: [] })).toBe(4);
   });
 
   it.each([

@@ -91,17 +91,17 @@ describe('merge request', () => {
     }
   });
 
-  it('a failed post fails the job (exit 3), naming the status and the token variable, never the token', async () => {
+  it('a failed post fails the job (an error: the CLI\'s exit 3), naming the status and the token variable, never the token', async () => {
     const dir = jobDirectory(PLANS);
     const api = await notesApi(403);
     try {
       const r = recordingContext(dir, { SECRETSTORE_IAC_NOTE_TOKEN: TOKEN, CI_API_V4_URL: api.url, CI_PROJECT_ID: '42', CI_MERGE_REQUEST_IID: '7' });
-      expect((await runReviewJob('merge-request', r.ctx, review(dir, 0, REPORT).runner)).exitCode).toBe(3);
-      const last = r.lines.at(-1)!;
+      const error: Error = await runReviewJob('merge-request', r.ctx, review(dir, 0, REPORT).runner).then(() => new Error('posted'), (e: Error) => e);
+      const last = error.message;
       expect(last).toContain('posting the note to !7 failed (');
       expect(last).toContain('HTTP 403');
       expect(last).toContain('check SECRETSTORE_IAC_NOTE_TOKEN (a project access token with scope api');
-      expect(JSON.stringify(r.lines)).not.toContain(TOKEN);
+      expect(JSON.stringify([r.lines, last])).not.toContain(TOKEN);
     } finally {
       await api.close();
     }
@@ -133,15 +133,16 @@ describe('merge request', () => {
 
   describe('risk flags fail the job unless acknowledged by the label or the variable', () => {
     it.each([
-      ['no acknowledgement', {}, 1, '2 risk flag(s) in the access diff: review them, then add the label access-risk-acknowledged to the merge request (or set SECRETSTORE_IAC_ACCEPT_RISK=true) and re-run this job'],
-      ['another label', { CI_MERGE_REQUEST_LABELS: 'access-risk-acknowledged-not,x' }, 1, '2 risk flag(s) in the access diff'],
-      ['the label among others', { CI_MERGE_REQUEST_LABELS: 'x,access-risk-acknowledged,y' }, 0, '2 risk flag(s) acknowledged by the label access-risk-acknowledged'],
-      ['the variable', { SECRETSTORE_IAC_ACCEPT_RISK: 'true' }, 0, '2 risk flag(s) acknowledged by SECRETSTORE_IAC_ACCEPT_RISK=true'],
-      ['the variable, not true', { SECRETSTORE_IAC_ACCEPT_RISK: 'yes' }, 1, '2 risk flag(s) in the access diff'],
-    ])('%s', async (_, env, code, line) => {
+      ['no acknowledgement', {}, 'risk-flags', '2 risk flag(s) in the access diff: review them, then add the label access-risk-acknowledged to the merge request (or set SECRETSTORE_IAC_ACCEPT_RISK=true) and re-run this job'],
+      ['another label', { CI_MERGE_REQUEST_LABELS: 'access-risk-acknowledged-not,x' }, 'risk-flags', '2 risk flag(s) in the access diff'],
+      ['the label among others', { CI_MERGE_REQUEST_LABELS: 'x,access-risk-acknowledged,y' }, undefined, '2 risk flag(s) acknowledged by the label access-risk-acknowledged'],
+      ['the variable', { SECRETSTORE_IAC_ACCEPT_RISK: 'true' }, undefined, '2 risk flag(s) acknowledged by SECRETSTORE_IAC_ACCEPT_RISK=true'],
+      ['the variable, not true', { SECRETSTORE_IAC_ACCEPT_RISK: 'yes' }, 'risk-flags', '2 risk flag(s) in the access diff'],
+    ])('%s', async (_, env, attention, line) => {
       const dir = jobDirectory(PLANS);
       const r = recordingContext(dir, env);
-      expect((await runReviewJob('merge-request', r.ctx, review(dir, 1, REPORT, 2).runner)).exitCode).toBe(code);
+      const result = await runReviewJob('merge-request', r.ctx, review(dir, 1, REPORT, 2).runner);
+      expect([result.exitCode, result.attention]).toEqual([0, attention]);
       expect(r.lines.at(-1)).toContain(line);
     });
   });
