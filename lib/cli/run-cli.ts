@@ -1,10 +1,8 @@
-import { terminalText } from '../private/terminal-text';
 import { Command, CommandContext } from './command';
 import { cliVersion } from './cli-version';
 import { COMMANDS } from './commands';
 import { ExitCode } from './exit-code';
-import { GuardRefusal } from '../engine/guard-refusal';
-import { UsageError } from './usage-error';
+import { runCommand } from './run-command';
 
 /** The general help: synopsis, commands, exit codes. */
 export function generalHelp(commands: readonly Command[] = COMMANDS): string {
@@ -53,15 +51,5 @@ export async function runCli(argv: readonly string[], context: CommandContext, c
     context.stdout(command.usageFor?.(args) ?? command.usage);
     return ExitCode.ok;
   }
-  try {
-    return await command.run(args, context);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      context.stderr(terminalText(`secretstore-iac ${name}: ${e.message} (see secretstore-iac ${name} --help)`));
-      return ExitCode.usage;
-    }
-    // Messages quote the store's text: escaped here too, whatever a message forgot.
-    context.stderr(terminalText(`secretstore-iac ${name}: ${e instanceof Error ? e.message : String(e)}`));
-    return e instanceof GuardRefusal ? ExitCode.destructionRefused : ExitCode.runtime;
-  }
+  return runCommand(command, args, context);
 }

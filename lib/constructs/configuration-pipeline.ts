@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
-import { renderConfigurationPipelineYaml, ShardJobGroup } from '../render/configuration-pipeline-yaml';
+import { ConfigurationPipelineYamlOptions, renderConfigurationPipelineYaml, ShardJobGroup } from '../render/configuration-pipeline-yaml';
+import { describePipeline, PIPELINE_DESCRIPTION_PATH } from '../pipeline/pipeline-description';
 import { CONFIGURATION_PIPELINE_COPY } from '../render/configuration-gitlab-ci';
 import { ValidationProblem } from '../model/validation-problem';
 import { ConfigurationPipelineRole } from './configuration-pipeline-role';
@@ -128,39 +129,41 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
     });
   }
 
-  /** The pipeline file. */
+  /**
+   * The pipeline file, and beside it the description its jobs' `secretstore-iac pipeline` commands
+   * read (the stacks, dependencies, shard job groups and input variables), both from one set of options.
+   */
   artifacts(): SynthesisArtifact[] {
     // The stacks the pipeline roles' policies are computed from: one list for both.
     const all = configurationPipelineStacks(this);
     const stacks = all.map((s) => s.node.id);
     // Only stacks that depend on another (application shards on their mount stack) are listed.
     const dependencies = Object.fromEntries(all.filter((s) => s.dependencies.length > 0).map((s) => [s.node.id, s.dependencies.map((d) => d.node.id)]));
+    const options: ConfigurationPipelineYamlOptions = {
+      stacks,
+      dependencies,
+      // The pipeline roles' own stack first: a change that adds an application also widens the
+      // apply role's policy, which the other stacks' applies need (their tokens are made after it).
+      firstStack: SecretStoreStack.of(this.props.applyRole).node.id,
+      authPath: this.props.applyRole.identityName.split('/')[0],
+      audience: this.props.applyRole.audiences[0],
+      namespace: SecretStoreStack.of(this.props.applyRole).settings.namespace,
+      applyRoleName: this.props.applyRole.roleName,
+      planRoleName: this.props.planRole.roleName,
+      acknowledgeLabel: this.props.acknowledgeLabel ?? 'access-risk-acknowledged',
+      noteTokenVariable: this.props.noteTokenVariable ?? 'SECRETSTORE_IAC_NOTE_TOKEN',
+      installCommand: this.props.installCommand ?? 'npm ci --no-audit --no-fund',
+      image: this.props.image,
+      committedCopy: this.props.committedCopy ?? CONFIGURATION_PIPELINE_COPY,
+      // Each stack's input variables, as it synthesizes them: its jobs take them from TF_VAR_<name>.
+      inputs: Object.fromEntries(
+        all.map((s) => [s.node.id, stackInputVariables(s).map((v) => ({ name: v.name, required: v.required }))]).filter(([, vars]) => vars.length > 0),
+      ),
+      shardGroups: shardJobGroups(all, this.props.shardJobs ?? DEFAULT_SHARD_JOBS),
+    };
     return [
-      {
-        path: ConfigurationPipeline.PATH,
-        content: renderConfigurationPipelineYaml({
-          stacks,
-          dependencies,
-          // The pipeline roles' own stack first: a change that adds an application also widens the
-          // apply role's policy, which the other stacks' applies need (their tokens are made after it).
-          firstStack: SecretStoreStack.of(this.props.applyRole).node.id,
-          authPath: this.props.applyRole.identityName.split('/')[0],
-          audience: this.props.applyRole.audiences[0],
-          namespace: SecretStoreStack.of(this.props.applyRole).settings.namespace,
-          applyRoleName: this.props.applyRole.roleName,
-          planRoleName: this.props.planRole.roleName,
-          acknowledgeLabel: this.props.acknowledgeLabel ?? 'access-risk-acknowledged',
-          noteTokenVariable: this.props.noteTokenVariable ?? 'SECRETSTORE_IAC_NOTE_TOKEN',
-          installCommand: this.props.installCommand ?? 'npm ci --no-audit --no-fund',
-          image: this.props.image,
-          committedCopy: this.props.committedCopy ?? CONFIGURATION_PIPELINE_COPY,
-          // Each stack's input variables, as it synthesizes them: its jobs take them from TF_VAR_<name>.
-          inputs: Object.fromEntries(
-            all.map((s) => [s.node.id, stackInputVariables(s).map((v) => ({ name: v.name, required: v.required }))]).filter(([, vars]) => vars.length > 0),
-          ),
-          shardGroups: shardJobGroups(all, this.props.shardJobs ?? DEFAULT_SHARD_JOBS),
-        }),
-      },
+      { path: ConfigurationPipeline.PATH, content: renderConfigurationPipelineYaml(options) },
+      { path: PIPELINE_DESCRIPTION_PATH, content: `${JSON.stringify(describePipeline(options), null, 2)}\n` },
     ];
   }
 }

@@ -10,8 +10,14 @@ import { STORE_ADDRESS_VARIABLES } from '../store/store-address';
  * serves every job template.
  */
 export interface CiLoginScriptOptions {
-  /** JWT role to log in as (`registry-ci`). */
+  /** JWT role to log in as (`registry-ci`); ignored when {@link roleVariable} is given. */
   readonly roleName: string;
+  /**
+   * A job variable naming the role at run time instead of {@link roleName}: one script for the jobs
+   * of several roles (the configuration pipeline's one login, extended with the plan or the apply role).
+   * @default none: the role is {@link roleName}
+   */
+  readonly roleVariable?: string;
   /** Mount path of the JWT auth method (`jwt`). */
   readonly authPath: string;
   /** The `aud` the job token must carry (the CI URL), quoted in error messages. */
@@ -79,6 +85,12 @@ const ONE_LINE_AWK = readRenderAsset(__dirname, 'one-line.awk').trim();
  */
 const SCRIPT_TEMPLATE = readRenderAsset(__dirname, 'ci-login.sh');
 
+/** A shell variable name, checked: it goes into the script unquoted. */
+function checkedVariableName(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`CI login script: roleVariable ${JSON.stringify(name)}: must be a shell variable name`);
+  return name;
+}
+
 /**
  * Renders the CI login script (spec §4.1 flow 1 in a job): a POSIX `sh` script, to be sourced by
  * the job (`. ci/secretstore-login.sh`) so that its exports reach the job's script. The GitLab
@@ -101,10 +113,11 @@ export function renderCiLoginScript(options: CiLoginScriptOptions): string {
   const fallbacks = STORE_ADDRESS_VARIABLES.filter((v) => v !== 'SECRETSTORE_ADDR');
   const values: Record<string, string> = {
     // In comment lines: one line whatever the value.
-    ROLE_NAME: commentText(options.roleName),
+    ROLE_NAME: commentText(options.roleVariable !== undefined ? `$${options.roleVariable}` : options.roleName),
     ID_TOKEN_VARIABLE: commentText(idTokenVariable),
     AUDIENCE: commentText(options.audience),
-    ROLE_NAME_SH: shellQuote(options.roleName),
+    // A variable's value is expanded once, in double quotes (no word splitting, no globbing).
+    ROLE_NAME_SH: options.roleVariable !== undefined ? `"\${${checkedVariableName(options.roleVariable)}:?the job variable ${options.roleVariable} names the role to log in as}"` : shellQuote(options.roleName),
     AUTH_PATH_SH: shellQuote(options.authPath),
     AUDIENCE_SH: shellQuote(options.audience),
     ID_TOKEN_VARIABLE_SH: shellQuote(idTokenVariable),

@@ -189,8 +189,9 @@ export const platformConfig: PlatformConfig = {
     // The two shards: applied by the shard jobs (two, no more than shards), one each.
     for (const [n, stack] of [[1, 'app-roles-01'], [2, 'app-roles-02']] as const) {
       const lines = jobLines(out, `secretstore-iac-apply-app-roles-shards-${n}`);
-      const at = lines.indexOf(`secretstore-iac: job ${n} of 2 of app-roles-shards applies, in this order:`);
-      expect({ n, stacks: lines.slice(at + 1, at + 2), applied: lines.some((l) => /Apply complete! Resources: [1-9]\d* added/.test(l)) }).toEqual({ n, stacks: [stack], applied: true });
+      const prefix = `secretstore-iac pipeline apply: job ${n} of 2 of app-roles-shards applies, in this order: `;
+      const line = lines.find((l) => l.startsWith(prefix)) ?? '';
+      expect({ n, stacks: line.slice(prefix.length).replace(/ \(.*$/, '').split(', '), applied: lines.some((l) => /Apply complete! Resources: [1-9]\d* added/.test(l)) }).toEqual({ n, stacks: [stack], applied: true });
     }
     expect(out).toMatch(/secretstore-iac-apply-people\s+> Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
     expect(pipeline.code).toBe(0);
@@ -215,7 +216,7 @@ export const platformConfig: PlatformConfig = {
       const planned = await glci(['secretstore-iac-plan-people', 'secretstore-iac-plan-ci-access', '--needs'], claims, mr);
       const out = planned.output;
       expect(out).toMatch(/stacks to plan and apply, in dependency order \(against origin\/main\):\n[^\n]*?\bpeople\n/);
-      expect(out).toContain('secretstore-iac: stack ci-access is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
+      expect(out).toContain('secretstore-iac pipeline plan: stack ci-access is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
       expect(out).toContain('TF_VAR_oidc_client_secret is not set (merge-request pipelines get no protected variable): oidc_client_secret of stack people is planned with a placeholder');
       // The new group's role and policy, and the pipeline roles' two grants in people widened to them; the OIDC method (whose write-only secret the plan does not compare) unchanged.
       expect(out).toMatch(/secretstore-iac-plan-people\s+> Plan: 2 to add, 2 to change, 0 to destroy/);
@@ -238,7 +239,7 @@ export const platformConfig: PlatformConfig = {
     expect(out).not.toMatch(/permission denied/);
     expect(out).toMatch(/secretstore-iac-apply-people\s+> Apply complete! Resources: 2 added, 2 changed, 0 destroyed/);
     expect(pipeline.code).toBe(0);
-    expect(out).toContain('secretstore-iac: stack ci-access is unchanged (same content digest as the base, and no stack it depends on changed): nothing to apply');
+    expect(out).toContain('secretstore-iac pipeline apply: stack ci-access is unchanged (same content digest as the base, and no stack it depends on changed): nothing to apply');
     // The grant widened before the new group's role was created with it (the role depends on the grant).
     const widened = out.search(/vault_policy\.secretstore-iac-grant-pipeline-apply: Modifications complete/);
     expect(widened).toBeGreaterThan(0);
@@ -250,7 +251,7 @@ export const platformConfig: PlatformConfig = {
 
   it('a default-branch job of the people stack without the CI/CD variable fails before the engine runs, naming it', async () => {
     const r = await glci(['secretstore-iac-plan-people-default-branch', '--needs'], PROTECTED, ['--variable', `CI_COMMIT_BEFORE_SHA=${beforeMerge}`]);
-    expect(r.output).toContain('secretstore-iac: stack people declares the input variable oidc_client_secret: set the CI/CD variable TF_VAR_oidc_client_secret (masked, protected; docs/pipelines.md)');
+    expect(r.output).toContain('stack people declares the input variable oidc_client_secret: set the CI/CD variable TF_VAR_oidc_client_secret (masked, protected; docs/pipelines.md)');
     expect(r.output).not.toMatch(/No value for required variable/);
     expect(r.code).not.toBe(0);
   }, 900_000);

@@ -200,7 +200,7 @@ export const platformConfig: PlatformConfig = {
       expect(out).toContain('Read from the synthesized output on both sides (no plan given, taken as unchanged): `app-roles`.');
       // Only ci-access changed (its JWT roles' TTLs): app-roles's plan job ends at once, saying so.
       expect(out).toMatch(/secretstore-iac-plan-app-roles\s+finished in/);
-      expect(out).toContain('secretstore-iac: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
+      expect(out).toContain('secretstore-iac pipeline plan: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
       expect(fs.existsSync(path.join(repo, '.gitlab-ci-local', 'artifacts', 'secretstore-iac-plan-app-roles', 'secretstore-iac-plans', 'app-roles.tfplan'))).toBe(false);
       expect(out).toMatch(/stacks to plan and apply, in dependency order \(against origin\/main\):\n[^\n]*?\bci-access\n/);
       // The MR note: the access diff, then the stacks planned with their digests.
@@ -220,14 +220,14 @@ export const platformConfig: PlatformConfig = {
       }
       // The three JWT roles' TTLs (registry-ci and the two pipeline roles), planned with the read-only role.
       expect(out).toMatch(/Plan: 0 to add, 3 to change, 0 to destroy/);
-      expect(out).toContain('SECRETSTORE_IAC_NOTE_TOKEN is not set: the access diff is in the job log above and in the artifact access-diff.md');
+      expect(out).toContain('SECRETSTORE_IAC_NOTE_TOKEN is not set: the note is not posted; it is in the job log above and in the artifact access-diff.md');
       expect(out).toMatch(/risk flag\(s\) in the access diff: review them, then add the label access-risk-acknowledged/);
       expect(out).toMatch(/\*\*TTL raised\*\*/);
       expect(pipeline.code).not.toBe(0);
       expect(out).not.toContain(store.rootToken);
 
       const acknowledged = await glci(['secretstore-iac-access-diff', '--needs'], claims, [...mr, '--variable', 'CI_MERGE_REQUEST_LABELS=docs,access-risk-acknowledged']);
-      expect(acknowledged.output).toMatch(/risk flag\(s\) acknowledged by label/);
+      expect(acknowledged.output).toMatch(/risk flag\(s\) acknowledged by the label access-risk-acknowledged/);
       // The same base again: from the synthesis cache the first pipeline's synth job kept, not synthesized.
       expect(acknowledged.output).toContain('synthesized output from the synthesis cache');
       expect(acknowledged.output).not.toMatch(/synthesizing [0-9a-f]{12} in a temporary worktree/);
@@ -259,8 +259,8 @@ export const platformConfig: PlatformConfig = {
     expect(jobLines(pipeline.output, 'secretstore-iac-access-diff-default-branch').join('\n')).toContain(planDigest);
     expect(pipeline.output).toMatch(/secretstore-iac-apply-ci-access\s+> secretstore-iac tf: ci-access: \S+\/ci-access\.tfplan is the plan the review \S+\/reviewed-plans\.json read \(SHA-256 matches\)/);
     // app-roles did not change: neither planned nor applied.
-    expect(pipeline.output).toContain('secretstore-iac: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
-    expect(pipeline.output).toContain('secretstore-iac: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to apply');
+    expect(pipeline.output).toContain('secretstore-iac pipeline plan: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
+    expect(pipeline.output).toContain('secretstore-iac pipeline apply: stack app-roles is unchanged (same content digest as the base, and no stack it depends on changed): nothing to apply');
     expect(pipeline.output).not.toMatch(/Apply complete! Resources: 0 added, 0 changed, 0 destroyed/);
     expect(pipeline.code).toBe(0);
     const role = await fetch(`${store.addr}/v1/auth/jwt/role/registry-ci`, { headers: { 'X-Vault-Token': store.rootToken } });
@@ -338,8 +338,8 @@ export const platformConfig: PlatformConfig = {
     // A new application changes only its stack: app-roles is selected, ci-access is not.
     expect(out).toMatch(/stacks to plan and apply, in dependency order \(against [0-9a-f]{40}\):\n[^\n]*?\bapp-roles\n/);
     expect(out).not.toMatch(/stacks to plan and apply, in dependency order \(against [0-9a-f]{40}\):\n[^\n]*?\bci-access\n/);
-    expect(out).toContain('secretstore-iac: stack ci-access is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
-    expect(out).toContain('secretstore-iac: stack ci-access is unchanged (same content digest as the base, and no stack it depends on changed): nothing to apply');
+    expect(out).toContain('secretstore-iac pipeline plan: stack ci-access is unchanged (same content digest as the base, and no stack it depends on changed): nothing to plan');
+    expect(out).toContain('secretstore-iac pipeline apply: stack ci-access is unchanged (same content digest as the base, and no stack it depends on changed): nothing to apply');
     expect(out).not.toContain('stack app-roles is unchanged');
     expect(out).toMatch(/secretstore-iac-apply-app-roles\s+finished in/);
     // Created with the apply role's token, whose grant in app-roles the same apply widened first.
@@ -422,9 +422,10 @@ export const platformConfig: PlatformConfig = {
     // The shards are planned and applied by the shard jobs (two: no more than there are shards), one each.
     const shardJob = (job: string, what: 'plans' | 'applies', n: number, of: number) => {
       const lines = jobLines(out, job);
-      const at = lines.indexOf(`secretstore-iac: job ${n} of ${of} of app-roles-shards ${what}, in this order:`);
-      expect({ job, found: at >= 0 }).toEqual({ job, found: true });
-      return { stacks: lines.slice(at + 1, at + 2), log: lines.join('\n') };
+      const prefix = `secretstore-iac pipeline ${what === 'plans' ? 'plan' : 'apply'}: job ${n} of ${of} of app-roles-shards ${what}, in this order: `;
+      const line = lines.find((l) => l.startsWith(prefix));
+      expect({ job, found: line !== undefined }).toEqual({ job, found: true });
+      return { stacks: line!.slice(prefix.length).replace(/ \(.*$/, '').split(', '), log: lines.join('\n') };
     };
     for (const [n, stack] of [[1, 'app-roles-01'], [2, 'app-roles-02']] as const) {
       expect(shardJob(`secretstore-iac-plan-app-roles-shards-${n}-default-branch`, 'plans', n, 2).stacks).toEqual([stack]);
@@ -481,7 +482,7 @@ export const platformConfig: PlatformConfig = {
     expect(out).toContain('its roles keep the policies of app-roles-02 until their removal is applied.');
     expect(out).toMatch(/retired stacks, planned and applied after every other stack \(forgets; removals only by secretstore-iac-destroy-removed-objects\):\n[^\n]*?\bapp-roles-02\n/);
     // The retired plan (its forgets with its own grants' destroys) is applied here, not held for the manual job.
-    expect(out).not.toContain('secretstore-iac: not applied here');
+    expect(out).not.toContain('not applied here');
     expect(out).toMatch(/secretstore-iac-apply-retired\s+> [^\n]*2 pipeline grants of this retired stack destroyed without approval/);
     expect(out).toMatch(/secretstore-iac-apply-retired\s+> [^\n]*Apply complete! Resources: 0 added, 0 changed, 2 destroyed/);
     // Nothing else destroyed anywhere: only the retired stack's apply destroys, and only its 2 grants.
@@ -500,7 +501,7 @@ export const platformConfig: PlatformConfig = {
 
     // 3. The manual job has nothing to do: no plan of this pipeline destroys a removed object.
     const manual = await glci(['secretstore-iac-destroy-removed-objects'], claims, [...pushedOnto(beforeMerge), '--manual', 'secretstore-iac-destroy-removed-objects']);
-    expect(manual.output).toContain('secretstore-iac: no plan of this pipeline destroys a removed object: nothing to destroy');
+    expect(manual.output).toContain('secretstore-iac pipeline removals: no plan of this pipeline destroys a removed object');
     expect(manual.output).not.toMatch(/Apply complete!/);
     expect(manual.code).toBe(0);
 

@@ -191,8 +191,9 @@ export const platformConfig: PlatformConfig = {
     const pushed = ['--variable', `CI_COMMIT_BEFORE_SHA=${before}`];
     const pipeline = await glci([], claims, pushed);
     out = pipeline.output;
-    expect(out).toContain(`secretstore-iac: not applied here: the manual job ${DESTROY_JOB} applies the plan of people (with its other changes) once a person starts it`);
-    expect(out).toContain(`secretstore-iac: not applied here: the manual job ${DESTROY_JOB} applies the plan of app-roles (with its other changes) once a person starts it`);
+    for (const stack of ['people', 'app-roles']) {
+      expect(out).toMatch(new RegExp(`secretstore-iac pipeline apply: ${stack}: not applied here: its plan destroys objects this configuration declares nowhere any more \\(a revocation\\): [^\\n]+; the manual job ${DESTROY_JOB} applies it \\(with its other changes\\) once a person starts it`));
+    }
     expect(out).not.toMatch(/Resources: [^\n]*[1-9]\d* destroyed/);
     // ci-access keeps the retired people stack's grants on the roles (the override moves wrote) until the manual job.
     expect(out).toContain('its roles keep the policies of people until their removal is applied.');
@@ -204,9 +205,9 @@ export const platformConfig: PlatformConfig = {
     // 3. A person starts the manual job: it names what it destroys, then destroys exactly that.
     const approved = await glci([DESTROY_JOB], claims, [...pushed, '--manual', DESTROY_JOB]);
     out = approved.output;
-    expect(out).toContain('started by alice: destroying what the configuration declares nowhere any more:');
-    expect(out).toMatch(/ {4}sys\/auth\/oidc \(vault_jwt_auth_backend\.[^)]+\)/);
-    expect(out).toMatch(/ {4}auth\/approle\/role\/billing-dev \(vault_approle_auth_backend_role\.[^)]+\)/);
+    expect(out).toContain('secretstore-iac pipeline removals: started by alice: destroying what the configuration declares nowhere any more, in dependency order, retired stacks last:');
+    expect(out).toMatch(/secretstore-iac pipeline removals: people: destroys [^\n]*sys\/auth\/oidc \(vault_jwt_auth_backend\.[^)]+\)/);
+    expect(out).toMatch(/secretstore-iac pipeline removals: app-roles: destroys [^\n]*auth\/approle\/role\/billing-dev \(vault_approle_auth_backend_role\.[^)]+\)/);
     expect(out).toMatch(/Apply complete! Resources: 0 added, \d+ changed, 2 destroyed/);
     expect(out).toMatch(/Apply complete! Resources: 0 added, 0 changed, 5 destroyed/);
     expect(out).not.toMatch(/permission denied/);

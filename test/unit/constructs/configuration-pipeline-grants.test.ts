@@ -12,6 +12,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
+import { readPipelineDescription } from '../../../lib/pipeline/pipeline-description';
 import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { storeObjectKind } from '../../../lib/catalogue/store-object-catalogue';
@@ -65,14 +66,17 @@ function synthesize(config: PlatformConfig, extend?: (p: Platform) => void) {
     return { own, tokenPolicies, grants };
   };
   const jobs = yaml.load(fs.readFileSync(path.join(platform.outdir, 'ci', 'secretstore-iac.gitlab-ci.yml'), 'utf8')) as Record<string, unknown>;
-  // A stack's own apply job, or the stacks the apply jobs of a shard job group share (each lists them in its `case` pattern).
+  // A stack's own apply job (`--stack S`), or the stacks the apply jobs of a shard job group share
+  // (`--group G`: the group's stacks, from the description synthesized beside the pipeline file).
+  const description = readPipelineDescription(platform.outdir);
   const piped = [
     ...new Set(
       Object.entries(jobs).flatMap(([j, job]) => {
-        const stack = /^secretstore-iac-apply-(.+)$/.exec(j)?.[1];
-        if (stack === undefined || stack === 'retired') return [];
-        const shared = /case "\$stack" in\n\s+([^\n]+)\)\n/.exec((job as { script: string[] }).script.join('\n'));
-        return shared ? shared[1].split('|') : [stack];
+        if (!/^secretstore-iac-apply-/.test(j)) return [];
+        const command = (job as { script: string[] }).script.join('\n');
+        const stack = / --stack (\S+)/.exec(command)?.[1];
+        const group = / --group (\S+)/.exec(command)?.[1];
+        return stack !== undefined ? [stack] : description.shardGroups.find((g) => g.name === group)?.stacks ?? [];
       }),
     ),
   ];

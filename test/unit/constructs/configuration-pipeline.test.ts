@@ -76,17 +76,18 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
       const job = pipeline[`secretstore-iac-plan-${s}`];
       expect(job.extends).toBe('.secretstore-iac-plan-login');
       expect(job.artifacts.paths).toEqual([`secretstore-iac-plans/${s}.*`]);
-      expect(job.script.join('\n')).toContain(
-        `npx secretstore-iac tf '${s}' --refuse-replace --allow-removals --removals-file "$CI_PROJECT_DIR/secretstore-iac-plans/${s}.removals" -- plan -input=false -lock-timeout=10m -out="$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`,
-      );
+      // What the plan does (guarded, removals listed beside the saved plan): test/unit/pipeline/.
+      expect(job.script).toEqual([`npx secretstore-iac pipeline plan --stack ${s} --merge-request`]);
     }
     // The note is computed from the saved plans of this pipeline's plan jobs (their artifacts).
     expect(pipeline['secretstore-iac-access-diff'].dependencies).toEqual(['secretstore-iac-synth', ...stacks.map((s) => `secretstore-iac-plan-${s}`), 'secretstore-iac-plan-retired']);
-    const diff = pipeline['secretstore-iac-access-diff'].script.join('\n');
-    expect(diff).toContain('npx secretstore-iac access-diff --plans secretstore-iac-plans --risk-flag-count access-risk-flags.txt > access-diff.md');
-    expect(diff).toContain('--risk-flag-count access-risk-flags.txt');
-    expect(diff).toContain('$CI_API_V4_URL/projects/$CI_PROJECT_ID/merge_requests/$CI_MERGE_REQUEST_IID/notes');
-    expect(diff).toContain('*,access-risk-acknowledged,*');
+    // The note, its posting and the acknowledgement label: test/unit/pipeline/pipeline-review-job.test.ts.
+    expect(pipeline['secretstore-iac-access-diff'].script).toEqual(['npx secretstore-iac pipeline review --merge-request']);
+    // The label the review job reads comes from the description synthesized beside the pipeline.
+    const description = JSON.parse(fs.readFileSync(path.join(platform.outdir, 'ci', 'secretstore-iac.pipeline.json'), 'utf8'));
+    expect(description.acknowledgeLabel).toBe('access-risk-acknowledged');
+    expect(description.noteTokenVariable).toBe('SECRETSTORE_IAC_NOTE_TOKEN');
+    expect(description.stacks).toEqual(stacks);
   });
 
   it('default branch: apply of the saved plan per stack, one at a time per stack; schedule: drift', () => {
@@ -97,9 +98,9 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
       // The pipeline roles' stack applies first: a change adding an application widens their policy.
       // And after the review of this pipeline's saved plans, whose record (reviewed-plans.json) it applies against.
       expect(apply.needs).toEqual(['secretstore-iac-synth', `secretstore-iac-plan-${s}-default-branch`, 'secretstore-iac-access-diff-default-branch', ...(s === 'ci-access' ? [] : ['secretstore-iac-apply-ci-access'])]);
-      expect(apply.script.join('\n')).toContain(`--refuse-replace --reviewed-plans "$CI_PROJECT_DIR/reviewed-plans.json" -- apply -input=false -lock-timeout=10m "$CI_PROJECT_DIR/secretstore-iac-plans/${s}.tfplan"`);
+      expect(apply.script).toEqual([`npx secretstore-iac pipeline apply --stack ${s}`]);
       expect(pipeline[`secretstore-iac-drift-${s}`].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
-      expect(pipeline[`secretstore-iac-drift-${s}`].script.join('\n')).toContain('plan -input=false -lock-timeout=10m -detailed-exitcode');
+      expect(pipeline[`secretstore-iac-drift-${s}`].script).toEqual([`npx secretstore-iac pipeline drift --stack ${s}`]);
     }
   });
 
@@ -112,9 +113,7 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     expect(applied.extends).toBe('.secretstore-iac-apply-login');
     for (const job of [mr, planned]) {
       expect(job.needs).toEqual(['secretstore-iac-synth']);
-      expect(job.script.join('\n')).toContain(
-        'npx secretstore-iac tf "$stack" --refuse-replace --allow-removals --removals-file "$CI_PROJECT_DIR/secretstore-iac-plans/$stack.removals" -- plan -input=false -lock-timeout=10m -out="$CI_PROJECT_DIR/secretstore-iac-plans/$stack.tfplan"',
-      );
+      expect(job.script).toEqual([`npx secretstore-iac pipeline plan --retired${job === mr ? ' --merge-request' : ''}`]);
     }
     // After every apply stage, without needs: it waits for every apply job, however many shards there are.
     expect(pipeline.stages.slice(-2)).toEqual(['retire', 'remove']);
@@ -122,7 +121,7 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     expect(applied.needs).toBeUndefined();
     expect(applied.dependencies).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-retired-default-branch', 'secretstore-iac-access-diff-default-branch']);
     expect(applied.resource_group).toBe('secretstore-iac-retired');
-    expect(applied.script.join('\n')).toContain('npx secretstore-iac tf "$stack" --refuse-replace --reviewed-plans "$CI_PROJECT_DIR/reviewed-plans.json" -- apply -input=false -lock-timeout=10m "$CI_PROJECT_DIR/secretstore-iac-plans/$stack.tfplan"');
+    expect(applied.script).toEqual(['npx secretstore-iac pipeline apply --retired']);
     expect(pipeline['secretstore-iac-synth'].artifacts.paths).toContain('retired-stacks.txt');
   });
 
@@ -138,10 +137,14 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
   });
 
   it('the store token comes from a JWT login with the job\'s ID token, never from a variable', () => {
-    for (const [login, roleName] of [['.secretstore-iac-plan-login', 'secretstore-iac-plan'], ['.secretstore-iac-apply-login', 'secretstore-iac-pipeline']]) {
-      expect(pipeline[login].id_tokens).toEqual({ SECRETSTORE_ID_TOKEN: { aud: 'https://gitlab.acme.example' } });
-      expect(pipeline[login].before_script[0]).toContain(`_ss_role='${roleName}'`);
-      expect(pipeline[login].before_script[0]).toContain('export VAULT_TOKEN="$_ss_token"');
+    // One login, in one hidden job; the plan and apply logins name their role in a variable.
+    const login = pipeline['.secretstore-iac-login'];
+    expect(login.id_tokens).toEqual({ SECRETSTORE_ID_TOKEN: { aud: 'https://gitlab.acme.example' } });
+    expect(login.before_script.at(-1)).toContain('_ss_role="${SECRETSTORE_IAC_LOGIN_ROLE:?');
+    expect(login.before_script.at(-1)).toContain('export VAULT_TOKEN="$_ss_token"');
+    expect(pipelineText.split('_ss_role=').length).toBe(2);
+    for (const [hidden, roleName] of [['.secretstore-iac-plan-login', 'secretstore-iac-plan'], ['.secretstore-iac-apply-login', 'secretstore-iac-pipeline']]) {
+      expect(pipeline[hidden]).toEqual({ extends: '.secretstore-iac-login', variables: { SECRETSTORE_IAC_LOGIN_ROLE: roleName } });
     }
     // Only these jobs keep the token: the consumers' templates forget it after reading their secrets.
     expect(fs.readFileSync(path.join(platform.outdir, 'ci', 'secretstore-ci.gitlab-ci.yml'), 'utf8')).not.toContain('export VAULT_TOKEN');
@@ -163,7 +166,8 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     const ok = validate(pipelineText);
     expect(ok.stdout + ok.stderr).toContain('json schema validated');
     expect(ok.status).toBe(0);
-    const broken = validate(pipelineText.replace('  resource_group: "secretstore-iac-app-roles"', '  resource_group: ["secretstore-iac-app-roles"]'));
+    expect(pipelineText).toContain('  resource_group: secretstore-iac-app-roles\n');
+    const broken = validate(pipelineText.replace('  resource_group: secretstore-iac-app-roles\n', '  resource_group: [secretstore-iac-app-roles]\n'));
     expect(broken.status).not.toBe(0);
     expect(broken.stdout + broken.stderr).toMatch(/resource_group/);
   });

@@ -250,12 +250,12 @@ describe('secretstore-iac pipeline: one subcommand per job', () => {
   it('pipeline synth --help is the subcommand\'s help; pipeline --help lists the jobs', async () => {
     expect(await cli('pipeline', 'synth', '--help')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: secretstore-iac pipeline synth \[--format text\|json\]/) });
     expect((await cli('pipeline', 'synth', '--help')).stdout).toContain('Exit codes: 0 selected');
-    expect(await cli('pipeline', '--help')).toMatchObject({ code: 0, stdout: expect.stringContaining('  synth  the synth job:') });
+    expect(await cli('pipeline', '--help')).toMatchObject({ code: 0, stdout: expect.stringContaining('  synth     the synth job:') });
   });
 
   it('an unknown job, none, an argument too many or an unknown format: usage error (2), naming the jobs or the rule', async () => {
-    expect(await cli('pipeline', 'synthesize')).toMatchObject({ code: 2, stderr: 'secretstore-iac pipeline: unknown job "synthesize": one of synth (see secretstore-iac pipeline --help)' });
-    expect(await cli('pipeline')).toMatchObject({ code: 2, stderr: expect.stringContaining('no job given: one of synth') });
+    expect(await cli('pipeline', 'synthesize')).toMatchObject({ code: 2, stderr: 'secretstore-iac pipeline: expects a job: synth, plan, apply, removals, review, drift, not "synthesize" (see secretstore-iac pipeline --help)' });
+    expect(await cli('pipeline')).toMatchObject({ code: 2, stderr: expect.stringContaining('expects a job: synth, plan') });
     expect((await cli('pipeline', 'synth', 'extra')).code).toBe(2);
     expect((await cli('pipeline', 'synth', '--format', 'yaml')).code).toBe(2);
   });

@@ -81,7 +81,8 @@ describe('the configuration is compiled once per pipeline: the synth job synthes
   }
 
   it('the synth job runs the synth step, which, given the build job\'s dist/ of its commit, synthesizes it without compiling (npm run synth:built)', async () => {
-    expect(pipeline['secretstore-iac-synth'].script.map((i: string) => i.trim())).toContain('npx secretstore-iac pipeline synth');
+    // One script item: its comment lines, then the command.
+    expect(pipeline['secretstore-iac-synth'].script.map((i: string) => i.trim().split('\n').pop())).toContain('npx secretstore-iac pipeline synth');
     const r = await synthStep({ 'package.json': TEMPLATE, [BUILD_MARK]: `${SHA}\n` });
     expect(r.error).toBeUndefined();
     expect(r.calls).toEqual([`npm run ${SYNTH_BUILT_SCRIPT}`]);

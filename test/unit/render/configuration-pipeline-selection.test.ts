@@ -38,7 +38,8 @@ function runItem(item: string, env: Record<string, string>, files: Record<string
 
 describe('the synth job selects the stacks to plan and apply', () => {
   it('runs secretstore-iac pipeline synth (its decisions: test/unit/pipeline/synth-step.test.ts); keeps the selection, its note and the base it synthesized as artifacts, with the whole history to compare with and its synthesis cache', () => {
-    expect(pipeline['secretstore-iac-synth'].script.map((i: string) => i.trim())).toContain('npx secretstore-iac pipeline synth');
+    // One script item: its comment lines, then the command.
+    expect(pipeline['secretstore-iac-synth'].script.map((i: string) => i.trim().split('\n').pop())).toContain('npx secretstore-iac pipeline synth');
     expect(pipeline['secretstore-iac-synth'].artifacts.paths).toEqual(expect.arrayContaining(['cdktf.out/', 'cdktf.base.out/', 'changed-stacks.txt', 'changed-stacks.md', 'retired-stacks.txt']));
     expect(pipeline['secretstore-iac-synth'].variables).toEqual({ GIT_DEPTH: '0', SECRETSTORE_IAC_SYNTH_CACHE: '.secretstore-iac/synth-cache' });
     // First: gitlab-ci-local saves no cache entry listed after one it only pulls.
@@ -48,15 +49,21 @@ describe('the synth job selects the stacks to plan and apply', () => {
 
 describe('every job reuses the synth job\'s work and the pipeline\'s dependencies', () => {
   const jobs = Object.keys(pipeline).filter((j) => j.startsWith('secretstore-iac-') && pipeline[j].script);
-  const installItem = (job: string): string => pipeline[job].script.find((i: string) => i.includes('SECRETSTORE_IAC_INSTALL'));
+  /** The hidden jobs a job extends, nearest first. */
+  const chain = (job: string): string[] => (pipeline[job].extends ? [pipeline[job].extends, ...chain(pipeline[job].extends)] : []);
 
   it('dependencies: node_modules from the cache keyed on the lock file, filled by the build job only; installed only without it', () => {
-    for (const job of jobs) {
-      const deps = pipeline[job].cache?.find((c: any) => c.key?.prefix === 'secretstore-iac-deps');
-      expect({ job, deps }).toEqual({ job, deps: { key: { files: ['package-lock.json'], prefix: 'secretstore-iac-deps' }, paths: ['node_modules'], policy: job === 'secretstore-iac-build' ? 'pull-push' : 'pull' } });
-      expect({ job, install: pipeline[job].script.filter((i: string) => i.includes('SECRETSTORE_IAC_INSTALL')).length }).toEqual({ job, install: 1 });
+    const deps = (job: string) => pipeline[job].cache?.find((c: any) => c.key?.prefix === 'secretstore-iac-deps');
+    const expected = (policy: string) => ({ key: { files: ['package-lock.json'], prefix: 'secretstore-iac-deps' }, paths: ['node_modules'], policy });
+    expect(deps('secretstore-iac-build')).toEqual(expected('pull-push'));
+    expect(deps('secretstore-iac-synth')).toEqual(expected('pull'));
+    expect(deps('.secretstore-iac-job')).toEqual(expected('pull'));
+    // Every other job takes the cache and the install from the one hidden job (directly or through the login).
+    for (const job of jobs.filter((j) => j !== 'secretstore-iac-build' && j !== 'secretstore-iac-synth')) {
+      expect({ job, cache: pipeline[job].cache, extends: chain(job).at(-1) }).toEqual({ job, cache: undefined, extends: '.secretstore-iac-job' });
     }
-    const item = installItem('secretstore-iac-apply-app-roles');
+    const item: string = pipeline['.secretstore-iac-job'].before_script[0];
+    expect(pipeline['.secretstore-iac-login'].before_script[0]).toBe(item);
     const cached = runItem(item, { SECRETSTORE_IAC_INSTALL: 'echo installed > installed.txt' }, { 'node_modules/x/package.json': '{}' });
     expect(cached).toMatchObject({ code: 0, output: "secretstore-iac: node_modules from the pipeline's cache\njob went on\n" });
     expect(cached.read('installed.txt')).toBeUndefined();
@@ -91,55 +98,31 @@ describe('every job reuses the synth job\'s work and the pipeline\'s dependencie
     expect(job.needs).toBeUndefined();
     expect(job.stage).toBe('review');
     expect(job.dependencies).toEqual(['secretstore-iac-synth', ...OPTIONS.stacks.map((s) => `secretstore-iac-plan-${s}`), 'secretstore-iac-plan-retired']);
-    const text = job.script.join('\n');
-    expect(text).toContain('npx secretstore-iac access-diff --plans secretstore-iac-plans --risk-flag-count access-risk-flags.txt > access-diff.md');
-    expect(text).not.toMatch(/cdktf\.base\.out|git fetch/);
+    expect(job.script).toEqual(['npx secretstore-iac pipeline review --merge-request']);
   });
 });
 
-describe('a stack the synth job did not select: its plan and apply jobs finish at once, saying so', () => {
-  const jobs = ['secretstore-iac-plan-app-roles-a', 'secretstore-iac-plan-app-roles-a-default-branch', 'secretstore-iac-apply-app-roles-a'];
-
-  it.each(jobs)('%s: first step; skips when unselected, goes on when selected, fails without the selection', (job) => {
-    const first: string = pipeline[job].script[0];
-    const what = job.includes('apply') ? 'apply' : 'plan';
-    const skipped = runItem(first, {}, { 'changed-stacks.txt': 'app-roles\napp-roles-ab\n' });
-    expect(skipped.code).toBe(0);
-    expect(skipped.output).toBe(`secretstore-iac: stack app-roles-a is unchanged (same content digest as the base, and no stack it depends on changed): nothing to ${what}\n`);
-    const selected = runItem(first, {}, { 'changed-stacks.txt': 'ci-access\napp-roles-a\n' });
-    expect(selected).toMatchObject({ code: 0, output: 'job went on\n' });
-    const missing = runItem(first, {});
-    expect(missing.code).toBe(1);
-    expect(missing.output).toContain('changed-stacks.txt, the synth job\'s selection of the stacks, is missing');
+describe('each plan, apply and drift job is one `secretstore-iac pipeline` command naming its job (what it takes: test/unit/pipeline/job-stacks.test.ts)', () => {
+  it.each([
+    ['secretstore-iac-plan-app-roles-a', 'plan --stack app-roles-a --merge-request'],
+    ['secretstore-iac-plan-app-roles-a-default-branch', 'plan --stack app-roles-a'],
+    ['secretstore-iac-apply-app-roles-a', 'apply --stack app-roles-a'],
+    ['secretstore-iac-plan-retired', 'plan --retired --merge-request'],
+    ['secretstore-iac-plan-retired-default-branch', 'plan --retired'],
+    ['secretstore-iac-apply-retired', 'apply --retired'],
+    ['secretstore-iac-drift-app-roles-a', 'drift --stack app-roles-a'],
+    ['secretstore-iac-destroy-removed-objects', 'removals'],
+    ['secretstore-iac-access-diff-default-branch', 'review --default-branch'],
+  ])('%s: pipeline %s', (job, command) => {
+    expect(pipeline[job].script).toEqual([`npx secretstore-iac pipeline ${command}`]);
   });
 
-  it.each(['secretstore-iac-plan-retired', 'secretstore-iac-plan-retired-default-branch', 'secretstore-iac-apply-retired'])(
-    '%s: first step; finishes at once without retired stacks, goes on with one, fails without the list',
-    (job) => {
-      const first: string = pipeline[job].script[0];
-      const what = job.includes('apply') ? 'apply' : 'plan';
-      expect(runItem(first, {}, { 'retired-stacks.txt': '' })).toMatchObject({
-        code: 0,
-        output: `secretstore-iac: no retired stack (one the base had and this commit no longer has): nothing to ${what}\n`,
-      });
-      expect(runItem(first, {}, { 'retired-stacks.txt': 'app-roles-c\n' })).toMatchObject({ code: 0, output: 'job went on\n' });
-      const missing = runItem(first, {});
-      expect(missing.code).toBe(1);
-      expect(missing.output).toContain('retired-stacks.txt, the synth job\'s list of retired stacks, is missing');
-    },
-  );
-
-  it('a retired stack\'s plan fails the job when its engine fails (the loop does not go on)', () => {
-    const loop: string = pipeline['secretstore-iac-plan-retired'].script.find((i: string) => i.startsWith('for stack in'));
-    const r = runItem(loop, { CI_PROJECT_DIR: '/nowhere' }, { 'retired-stacks.txt': 'app-roles-c\napp-roles-d\n' }, 'echo "$*" >> calls.txt; case "$3 $*" in "app-roles-c "*" plan "*) exit 1 ;; esac');
-    expect(r.code).not.toBe(0);
-    expect(r.read('calls.txt')).toBe(
-      'secretstore-iac tf app-roles-c -- init -input=false\nsecretstore-iac tf app-roles-c --refuse-replace --allow-removals --removals-file /nowhere/secretstore-iac-plans/app-roles-c.removals -- plan -input=false -lock-timeout=10m -out=/nowhere/secretstore-iac-plans/app-roles-c.tfplan\n',
-    );
-  });
-
-  it('the drift jobs check every stack', () => {
-    expect(pipeline['secretstore-iac-drift-app-roles-a'].script.join('\n')).not.toContain('changed-stacks.txt');
+  it('the merge request\'s plans log in with the plan role, every other job that talks to the store with the apply role', () => {
+    for (const [job, def] of Object.entries(pipeline)) {
+      const command = (def as any).script?.[0] ?? '';
+      if (!/pipeline (plan|apply|removals|drift)/.test(command)) continue;
+      expect({ job, login: (def as any).extends }).toEqual({ job, login: command.includes('--merge-request') ? '.secretstore-iac-plan-login' : '.secretstore-iac-apply-login' });
+    }
   });
 });
 
@@ -168,33 +151,9 @@ describe('apply order: a stack after the stacks it depends on, and after the pip
 describe('removals (objects the configuration declares nowhere any more): planned, applied only by the manual job a person starts', () => {
   const destroyJob = pipeline['secretstore-iac-destroy-removed-objects'];
 
-  it('a stack\'s apply job leaves a plan with removals to the manual job, naming what it destroys; applies a plan without', () => {
-    const step: string = pipeline['secretstore-iac-apply-app-roles-a'].script[1];
-    const deferred = runItem(step, { CI_PROJECT_DIR: '.' }, { 'secretstore-iac-plans/app-roles-a.removals': 'auth/approle/role/billing-dev (vault_approle_auth_backend_role.b)\n' });
-    expect(deferred.code).toBe(0);
-    expect(deferred.output).toBe(
-      'secretstore-iac: the plan of app-roles-a destroys objects this configuration declares nowhere any more (a revocation):\n' +
-        '  auth/approle/role/billing-dev (vault_approle_auth_backend_role.b)\n' +
-        'secretstore-iac: not applied here: the manual job secretstore-iac-destroy-removed-objects applies the plan of app-roles-a (with its other changes) once a person starts it\n',
-    );
-    expect(runItem(step, { CI_PROJECT_DIR: '.' })).toMatchObject({ code: 0, output: 'job went on\n' });
-  });
-
-  it('the retired stacks\' apply job skips a retired stack with removals and applies the others', () => {
-    const loop: string = pipeline['secretstore-iac-apply-retired'].script.find((i: string) => i.startsWith('for stack in'));
-    const r = runItem(loop, { CI_PROJECT_DIR: '.' }, { 'retired-stacks.txt': 'app-roles-c\npeople\n', 'secretstore-iac-plans/people.removals': 'sys/auth/oidc (vault_jwt_auth_backend.oidc)\n' }, 'echo "$*" >> calls.txt');
-    expect(r.code).toBe(0);
-    expect(r.read('calls.txt')).toBe('secretstore-iac tf app-roles-c -- init -input=false\nsecretstore-iac tf app-roles-c --refuse-replace --reviewed-plans ./reviewed-plans.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/app-roles-c.tfplan\n');
-    expect(r.output).toContain('not applied here: the manual job secretstore-iac-destroy-removed-objects applies the plan of people');
-  });
-
-  it('the plan jobs plan with --allow-removals and keep the list beside the saved plan', () => {
-    for (const job of ['secretstore-iac-plan-app-roles-a', 'secretstore-iac-plan-app-roles-a-default-branch']) {
-      expect(pipeline[job].script.join('\n')).toContain(
-        `npx secretstore-iac tf 'app-roles-a' --refuse-replace --allow-removals --removals-file "$CI_PROJECT_DIR/secretstore-iac-plans/app-roles-a.removals" -- plan`,
-      );
-      expect(pipeline[job].artifacts.paths).toEqual(['secretstore-iac-plans/app-roles-a.*']);
-    }
+  it('a plan job keeps its saved plans and their removals lists as its artifact', () => {
+    for (const job of ['secretstore-iac-plan-app-roles-a', 'secretstore-iac-plan-app-roles-a-default-branch']) expect(pipeline[job].artifacts.paths).toEqual(['secretstore-iac-plans/app-roles-a.*']);
+    for (const job of ['secretstore-iac-plan-retired', 'secretstore-iac-plan-retired-default-branch']) expect(pipeline[job].artifacts.paths).toEqual(['secretstore-iac-plans/']);
   });
 
   it('the manual job: default branch only, started by a person, last stage, with every default-branch plan', () => {
@@ -211,70 +170,11 @@ describe('removals (objects the configuration declares nowhere any more): planne
     ]);
   });
 
-  it('the manual job applies, in dependency order and retired stacks last, only the plans with removals, with --allow-removals', () => {
-    const run = (files: Record<string, string>) =>
-      runItem(destroyJob.script.join('\n'), { CI_PROJECT_DIR: '.', GITLAB_USER_LOGIN: 'alice', TF_PLUGIN_CACHE_DIR: 'cache' }, { 'changed-stacks.txt': 'app-roles\napp-roles-a\n', 'retired-stacks.txt': 'people\n', ...files }, 'echo "$*" >> calls.txt');
-    const none = run({});
-    expect(none.code).toBe(0);
-    expect(none.output).toContain('no plan of this pipeline destroys a removed object: nothing to destroy');
-    expect(none.read('calls.txt')).toBeUndefined();
-    const some = run({ 'secretstore-iac-plans/people.removals': 'sys/auth/oidc (vault_jwt_auth_backend.oidc)\n', 'secretstore-iac-plans/app-roles-a.removals': 'sys/policies/acl/billing-dev (vault_policy.b)\n' });
-    expect(some.code).toBe(0);
-    expect(some.output).toContain('started by alice: destroying what the configuration declares nowhere any more:\n  app-roles-a:\n    sys/policies/acl/billing-dev (vault_policy.b)\n  people:\n    sys/auth/oidc (vault_jwt_auth_backend.oidc)\n');
-    expect(some.read('calls.txt')).toBe(
-      [
-        'secretstore-iac tf app-roles-a -- init -input=false',
-        'secretstore-iac tf app-roles-a --refuse-replace --allow-removals --reviewed-plans ./reviewed-plans.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/app-roles-a.tfplan',
-        'secretstore-iac tf people -- init -input=false',
-        'secretstore-iac tf people --refuse-replace --allow-removals --reviewed-plans ./reviewed-plans.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/people.tfplan',
-        '',
-      ].join('\n'),
-    );
-    const missing = runItem(destroyJob.script.join('\n'), {}, {});
-    expect(missing.code).toBe(1);
-    expect(missing.output).toContain('changed-stacks.txt, from the synth job, is missing');
+  it('removals only through the manual job: it is the one job running `pipeline removals`, and it is manual', () => {
+    const removing = Object.keys(pipeline).filter((j) => (pipeline[j].script ?? []).some((i: string) => /pipeline removals|--allow-removals/.test(i)));
+    expect(removing).toEqual(['secretstore-iac-destroy-removed-objects']);
   });
 
-  // After the people removal, ci-access's roles still listed the retired grants (moves' override): its
-  // drift job stayed red until some unrelated change to ci-access was applied (issue 37).
-  const KEPT = 'cdktf.out/stacks/ci-access/retired-stack-grants_override.tf.json';
-
-  it('the manual job then applies again, without moves\' override, each stack whose roles kept the retired stacks\' grants', () => {
-    const r = runItem(
-      destroyJob.script.join('\n'),
-      { CI_PROJECT_DIR: '.', TF_PLUGIN_CACHE_DIR: 'cache' },
-      { 'changed-stacks.txt': 'ci-access\n', 'retired-stacks.txt': 'people\n', 'secretstore-iac-plans/people.removals': 'sys/auth/oidc (vault_jwt_auth_backend.oidc)\n', [KEPT]: '{}', 'cdktf.out/stacks/app-roles/cdk.tf.json': '{}' },
-      // Whether the override is there when each guarded engine run starts.
-      'echo "$*" >> calls.txt; if [ "$4" = "--refuse-replace" ]; then if [ -f ' + KEPT + ' ]; then echo "  (override kept)" >> calls.txt; else echo "  (no override)" >> calls.txt; fi; fi',
-    );
-    expect(r.code).toBe(0);
-    expect(r.read('calls.txt')).toBe(
-      [
-        'secretstore-iac tf people -- init -input=false',
-        'secretstore-iac tf people --refuse-replace --allow-removals --reviewed-plans ./reviewed-plans.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/people.tfplan',
-        '  (override kept)',
-        'secretstore-iac tf ci-access -- init -input=false',
-        'secretstore-iac tf ci-access --refuse-replace -- plan -input=false -lock-timeout=10m -out=./secretstore-iac-plans/ci-access.released.tfplan',
-        '  (no override)',
-        'secretstore-iac tf ci-access --refuse-replace --released-grants ./secretstore-iac-plans/ci-access.released-grants.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/ci-access.released.tfplan',
-        '  (no override)',
-        '',
-      ].join('\n'),
-    );
-    expect(r.output).toContain('secretstore-iac: ci-access kept grants of the retired stacks until their removal: applied again without them');
-    // The override, taken out of the stack, is what --released-grants checks the plan against.
-    expect(r.read('secretstore-iac-plans/ci-access.released-grants.json')).toBe('{}');
-  });
-
-  it('the retired stacks\' apply job does the same when it applied every retired stack itself (none left to the manual job)', () => {
-    const script = pipeline['secretstore-iac-apply-retired'].script.join('\n');
-    const files = { 'retired-stacks.txt': 'app-roles-c\n', [KEPT]: '{}' };
-    const done = runItem(script, { CI_PROJECT_DIR: '.', TF_PLUGIN_CACHE_DIR: 'cache' }, files, 'echo "$*" >> calls.txt');
-    expect(done.code).toBe(0);
-    expect(done.read('calls.txt')).toContain('secretstore-iac tf ci-access --refuse-replace --released-grants ./secretstore-iac-plans/ci-access.released-grants.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/ci-access.released.tfplan\n');
-    const waiting = runItem(script, { CI_PROJECT_DIR: '.', TF_PLUGIN_CACHE_DIR: 'cache' }, { ...files, 'secretstore-iac-plans/app-roles-c.removals': 'x\n' }, 'echo "$*" >> calls.txt');
-    expect(waiting.code).toBe(0);
-    expect(waiting.output).toContain('the roles keep the retired stacks\' grants until secretstore-iac-destroy-removed-objects applies their removal');
-    expect(waiting.read('calls.txt') ?? '').not.toContain('ci-access');
-  });
+  // The release of the grants ci-access's roles kept of retired stacks (after the people removal its drift
+  // job stayed red, issue 37) is the removals and retired apply jobs' last step: test/unit/pipeline/pipeline-stack-jobs.test.ts.
 });

@@ -1,16 +1,19 @@
 /**
  * The shards of an application stack are planned and applied by a fixed number of jobs (the
  * configuration pipeline's `shardJobs`), not one per shard: the pipeline's size does not grow with the
- * shards. The jobs' steps run for real under the runner's `bash -eo pipefail`, with an `npx` that only
- * logs its calls; the pipeline with the real commands runs under gitlab-ci-local in
- * test/store/configuration-pipeline.store.test.ts and configuration-pipeline-people.store.test.ts.
+ * shards. Each job's command (`pipeline plan|apply --group G --job N`) is given to the share function
+ * the command runs (lib/pipeline/job-stacks.ts), with the description synthesized from the same
+ * options; what a job then runs: test/unit/pipeline/pipeline-stack-jobs.test.ts; with the real
+ * commands under gitlab-ci-local: test/store/configuration-pipeline.store.test.ts.
  */
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
-import { ConfigurationPipelineYamlOptions, renderConfigurationPipelineYaml, SHARD_JOB_STACKS_FILE } from '../../../lib/render/configuration-pipeline-yaml';
+import { ConfigurationPipelineYamlOptions, renderConfigurationPipelineYaml } from '../../../lib/render/configuration-pipeline-yaml';
+import { jobStacks } from '../../../lib/pipeline/job-stacks';
+import { describePipeline } from '../../../lib/pipeline/pipeline-description';
 import { synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
 import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { PIPELINE_OPTIONS } from '../../support/pipeline-options';
@@ -34,30 +37,16 @@ const render = (o: ConfigurationPipelineYamlOptions) => yaml.load(renderConfigur
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
-/** Runs script items in a fresh directory holding `files`, with an `npx` that logs its arguments to calls.txt. */
-function runItems(items: readonly string[], files: Record<string, string> = {}) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shard-jobs-'));
-  dirs.push(dir);
-  fs.mkdirSync(path.join(dir, 'bin'));
-  fs.writeFileSync(path.join(dir, 'bin', 'npx'), '#!/bin/sh\necho "$*" >> calls.txt\n', { mode: 0o755 });
-  for (const [name, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    fs.writeFileSync(path.join(dir, name), content);
-  }
-  const r = spawnSync('bash', ['-eo', 'pipefail', '-c', `${items.join('\n')}\necho "job went on"`], {
-    cwd: dir,
-    encoding: 'utf8',
-    env: { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`, HOME: dir, CI_PROJECT_DIR: '.', TF_PLUGIN_CACHE_DIR: 'cache', SECRETSTORE_IAC_INSTALL: 'true' },
-  });
-  const read = (name: string) => (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), 'utf8') : undefined);
-  return { code: r.status, output: `${r.stdout}${r.stderr}`, read };
-}
-
-/** A job's share of the selection: what its first step writes, or undefined when it ends the job. */
-function share(job: { script: string[] }, selection: readonly string[]): string[] | undefined {
-  const r = runItems([job.script[0]], { 'changed-stacks.txt': selection.map((s) => `${s}\n`).join('') });
-  expect(r.code).toBe(0);
-  return r.output.endsWith('job went on\n') ? r.read(SHARD_JOB_STACKS_FILE)!.split('\n').filter(Boolean) : undefined;
+/**
+ * A job's share of the selection: the stacks its command takes (`--group G --job N` read from its
+ * script, run through the command's share function with the description of `o`); undefined when it
+ * takes none (the job ends at once).
+ */
+function share(job: { script: string[] }, selection: readonly string[], o: ConfigurationPipelineYamlOptions = options(10, 4)): string[] | undefined {
+  const m = /^npx secretstore-iac pipeline (plan|apply) --group (\S+) --job (\d+)( --merge-request)?$/.exec(job.script.join('\n'));
+  expect(m).not.toBeNull();
+  const r = jobStacks({ kind: 'shard', group: m![2], job: Number(m![3]) }, describePipeline(o), { selected: selection, retired: [] }, m![1] as 'plan' | 'apply');
+  return r.stacks.length > 0 ? [...r.stacks] : undefined;
 }
 
 describe('the pipeline\'s size does not grow with the shards', () => {
@@ -116,41 +105,20 @@ describe('every selected shard is planned by one job and applied by the apply jo
     expect(applies.map((job) => share(job, selection) ?? [])).toEqual(shares);
   });
 
-  it('a job with an empty share ends at once, successfully, saying so; a missing selection fails the job', () => {
-    const r = runItems([plans[3].script[0]], { 'changed-stacks.txt': 'ci-access\napp-roles-07\n' });
-    expect(r.code).toBe(0);
-    expect(r.output).toBe('secretstore-iac: none of the 1 selected stacks of app-roles-shards is job 4\'s (of 4; 10 stacks in the group, the others unchanged): nothing to plan\n');
-    expect(runItems([applies[3].script[0]], { 'changed-stacks.txt': '' }).output).toContain('nothing to apply');
-    const missing = runItems([plans[0].script[0]]);
-    expect(missing.code).toBe(1);
-    expect(missing.output).toContain('changed-stacks.txt, the synth job\'s selection of the stacks, is missing');
+  it('a job with an empty share takes none (the job ends at once, saying so: test/unit/pipeline/job-stacks.test.ts)', () => {
+    expect(share(plans[3], ['ci-access', 'app-roles-07'])).toBeUndefined();
+    expect(share(applies[3], [])).toBeUndefined();
   });
 
-  it('a plan job plans its share one stack after the other, with --refuse-replace --allow-removals, the plans its artifact', () => {
-    const r = runItems(plans[0].script, { 'changed-stacks.txt': 'app-roles-03\napp-roles-01\napp-roles-05\napp-roles-02\napp-roles-08\n' });
-    expect(r.code).toBe(0);
-    expect(r.output).toContain('secretstore-iac: job 1 of 4 of app-roles-shards plans, in this order:\napp-roles-03\napp-roles-08\n');
-    expect(r.read('calls.txt')).toBe(
-      ['app-roles-03', 'app-roles-08']
-        .flatMap((s) => [
-          `secretstore-iac tf ${s} -- init -input=false`,
-          `secretstore-iac tf ${s} --refuse-replace --allow-removals --removals-file ./secretstore-iac-plans/${s}.removals -- plan -input=false -lock-timeout=10m -out=./secretstore-iac-plans/${s}.tfplan`,
-        ])
-        .join('\n') + '\n',
-    );
+  it('the plan jobs keep their saved plans as artifacts and log in as the plan role (merge request) or the apply role', () => {
     expect(plans[0].artifacts.paths).toEqual(['secretstore-iac-plans/']);
+    expect(defaultPlans[0].artifacts.paths).toEqual(['secretstore-iac-plans/']);
     expect(plans[0].extends).toBe('.secretstore-iac-plan-login');
     expect(defaultPlans[0].extends).toBe('.secretstore-iac-apply-login');
-  });
-
-  it('an apply job applies its share\'s saved plans, leaving a plan with removals to the manual job', () => {
-    const r = runItems(applies[1].script, {
-      'changed-stacks.txt': 'app-roles-00\napp-roles-01\napp-roles-02\napp-roles-03\napp-roles-04\napp-roles-05\n',
-      'secretstore-iac-plans/app-roles-05.removals': 'auth/approle/role/billing-dev (vault_approle_auth_backend_role.b)\n',
-    });
-    expect(r.code).toBe(0);
-    expect(r.output).toContain('secretstore-iac: the plan of app-roles-05 destroys objects this configuration declares nowhere any more (a revocation):\n  auth/approle/role/billing-dev');
-    expect(r.read('calls.txt')).toBe('secretstore-iac tf app-roles-01 -- init -input=false\nsecretstore-iac tf app-roles-01 --refuse-replace --reviewed-plans ./reviewed-plans.json -- apply -input=false -lock-timeout=10m ./secretstore-iac-plans/app-roles-01.tfplan\n');
+    expect(applies[0].extends).toBe('.secretstore-iac-apply-login');
+    expect(plans[1].script).toEqual(['npx secretstore-iac pipeline plan --group app-roles-shards --job 2 --merge-request']);
+    expect(defaultPlans[1].script).toEqual(['npx secretstore-iac pipeline plan --group app-roles-shards --job 2']);
+    expect(applies[1].script).toEqual(['npx secretstore-iac pipeline apply --group app-roles-shards --job 2']);
   });
 });
 

@@ -171,9 +171,11 @@ describe('The configuration pipeline plans and applies every shard, after the mo
       expect(yaml).toContain(`secretstore-iac-drift-${name}:`);
       for (const job of ['plan', 'apply']) expect(yaml).not.toContain(`secretstore-iac-${job}-${name}:`);
     }
-    // Two shards: two jobs of each kind (at most one per shard), each listing both shards to share.
+    // Two shards: two jobs of each kind (at most one per shard), sharing both shards (the group in the description beside the file).
+    const description = JSON.parse(fs.readFileSync(path.join(byEnvironment.outdir, 'ci', 'secretstore-iac.pipeline.json'), 'utf8'));
+    expect(description.shardGroups).toEqual([{ name: 'app-roles-shards', stacks: ['app-roles-dev', 'app-roles-shared'], jobs: 2 }]);
     for (const n of [1, 2]) {
-      for (const job of ['plan', 'apply']) expect(yaml).toMatch(new RegExp(`secretstore-iac-${job}-app-roles-shards-${n}:[\\s\\S]*?app-roles-dev\\|app-roles-shared\\)`));
+      for (const job of ['plan', 'apply']) expect(yaml).toMatch(new RegExp(`secretstore-iac-${job}-app-roles-shards-${n}:[\\s\\S]*?secretstore-iac pipeline ${job} --group app-roles-shards --job ${n}`));
       expect(yaml).toMatch(new RegExp(`secretstore-iac-apply-app-roles-shards-${n}:[\\s\\S]*?needs: \\[secretstore-iac-synth, secretstore-iac-plan-app-roles-shards-${n}-default-branch, secretstore-iac-access-diff-default-branch, secretstore-iac-apply-ci-access, secretstore-iac-apply-app-roles\\]`));
     }
     expect(yaml).not.toContain('secretstore-iac-plan-app-roles-shards-3');

@@ -1,0 +1,50 @@
+import * as path from 'path';
+import { DESTROY_REMOVED_JOB, PLAN_DIR } from '../render/configuration-pipeline-yaml';
+import { plannedRemovals } from './pipeline-apply-job';
+import { pipelineEngineArgs } from './pipeline-engine-steps';
+import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
+import { PipelineSelection } from './pipeline-selection';
+import { releaseRetiredGrants, stacksKeepingRetiredGrants } from './released-grants-step';
+import { stackInputEnvironment } from './stack-input-environment';
+
+/**
+ * The manual job {@link DESTROY_REMOVED_JOB}, the one path that applies a destroy: a person starts
+ * it. It applies, in the selection's dependency order and the retired stacks last, only the saved
+ * plans that destroy removed objects (a removals list beside the plan), with `--allow-removals`: a
+ * replacement or any other destroy is still refused, and only the reviewed plan is applied. Without
+ * such a plan it says so. The input variables of every stack it applies are checked before the first
+ * apply. Once every removal is applied, the grants the roles kept of retired stacks are released
+ * ({@link releaseRetiredGrants}): the scheduled drift jobs are clean at once.
+ */
+export async function runRemovalsJob(selection: PipelineSelection, ctx: PipelineJobContext): Promise<PipelineJobResult> {
+  const withRemovals = [...selection.selected, ...selection.retired].flatMap((stack) => {
+    const removals = plannedRemovals(ctx.dir, stack);
+    return removals === undefined ? [] : [{ stack, removals }];
+  });
+  if (withRemovals.length === 0) {
+    ctx.log.decide(`no plan of this pipeline destroys a removed object (no ${PLAN_DIR}/<stack>.removals among the ${selection.selected.length} selected and ${selection.retired.length} retired stacks): nothing to destroy`);
+    return releaseRetiredGrants(ctx);
+  }
+  const person = ctx.env.GITLAB_USER_LOGIN || 'a person';
+  ctx.log.decide(`started by ${person}: destroying what the configuration declares nowhere any more, in dependency order, retired stacks last: ${withRemovals.map((r) => r.stack).join(', ')}`);
+  for (const r of withRemovals) ctx.log.decide(`${r.stack}: destroys ${r.removals.join('; ')}`, r.stack);
+  const stacks = withRemovals.map((r) => r.stack);
+  // The stacks whose kept grants it releases at the end too: a missing variable fails before any destroy.
+  const releasing = stacksKeepingRetiredGrants(ctx.outdir ?? path.join(ctx.dir, 'cdktf.out'));
+  const inputs = stackInputEnvironment([...stacks, ...releasing.filter((s) => !stacks.includes(s))], ctx.description.inputs, ctx.env, false);
+  if (inputs.problems.length > 0) throw new Error(`input variables missing, nothing destroyed: ${inputs.problems.join('; ')}`);
+  const done: string[] = [];
+  for (const stack of stacks) {
+    for (const args of [pipelineEngineArgs.init(stack), pipelineEngineArgs.apply(ctx.dir, stack, true)]) {
+      const code = await ctx.engine(args, inputs.env);
+      if (code !== 0) {
+        ctx.log.decide(`${args[args.indexOf('--') + 1]} of ${stack} ended with exit ${code}: the job fails${done.length + 1 < stacks.length ? `, not applied: ${stacks.slice(done.length + 1).join(', ')}` : ''}`, stack);
+        return { exitCode: code, stacks: done };
+      }
+    }
+    done.push(stack);
+    ctx.log.decide(`${stack}: applied its reviewed plan with its removals`, stack);
+  }
+  const released = await releaseRetiredGrants(ctx);
+  return { ...released, stacks: [...done, ...released.stacks] };
+}
