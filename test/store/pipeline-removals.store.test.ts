@@ -223,7 +223,7 @@ export const platformConfig: PlatformConfig = {
     // 4. The roles no longer keep the people grants: the manual job applied ci-access again without
     // moves' override (a plan that only takes them away), so the scheduled drift job is green at once,
     // not after some unrelated change to ci-access (issue 37).
-    expect(out).toContain('secretstore-iac: ci-access kept grants of the retired stacks until their removal: applied again without them');
+    expect(out).toContain("secretstore-iac pipeline removals: ci-access: its roles kept grants of the retired stacks until their removal, now applied: planned and applied again without them (tf --released-grants)");
     expect(out).toMatch(/ci-access: \S*ci-access\.released\.tfplan only ends the retired stacks' grants its roles kept/);
     const role = await storeRequest(store, 'GET', 'auth/jwt/role/secretstore-iac-pipeline');
     expect(role.body.data.token_policies.filter((p: string) => p.endsWith('-people'))).toEqual([]);
