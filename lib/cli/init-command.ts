@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { packageRoot } from '../private/package-root';
 import { ConfigurationRepositoryFile, renderConfigurationRepository } from '../render/configuration-repository';
+import { LIBRARY_SPEC_RULE, librarySpecKind } from '../render/library-spec';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
@@ -54,17 +55,21 @@ export const initCommand: Command = {
     '',
     'Writes a configuration repository into DIR (default: the current directory), which must not',
     'exist or be empty: package.json (depending on secretstore-iac at SPEC, with the scripts build and',
-    'synth), tsconfig.json, cdktf.json, .gitignore, .gitlab-ci.yml (including the generated pipeline),',
-    'README.md, and stacks/platform.config.ts and stacks/main.ts: the configuration and app entry this',
+    'synth, and gitlab-ci-local for `npm run pipeline:local`), tsconfig.json, cdktf.json, .gitignore,',
+    '.gitlab-ci.yml (including the generated pipeline), README.md, and stacks/platform.config.ts and',
+    'stacks/main.ts: the configuration and app entry this',
     'package ships. Provider lock files are committed in locks/<stack>/ (`secretstore-iac tf` keeps',
     'them there). Every file is written whole, or none.',
     '',
-    '  --package SPEC  the dependency on secretstore-iac: a version range (default ^<this version>),',
-    '                  or a tarball (file:../secretstore-iac-0.2.0.tgz), as npm install takes it',
+    '  --package SPEC  the dependency on secretstore-iac, one a runner installs: a version range from',
+    '                  a registry (default ^<this version>; npm:@acme/secretstore-iac@^0.2.0 for a scoped',
+    '                  package in your registry), a git URL with a tag (git+https://HOST/acme/secretstore-iac.git#v0.2.0)',
+    '                  or a tarball URL (https://HOST/.../secretstore-iac-0.2.0.tgz); a local tarball',
+    '                  (file:../secretstore-iac-0.2.0.tgz) only to try things locally: a runner cannot install it',
     '',
     'Then: cd DIR && npm install && npm run synth (the README written there says what follows).',
     '',
-    'Exit codes: 0 written; 2 usage error: DIR is not empty (nothing written), or SPEC is empty;',
+    'Exit codes: 0 written; 2 usage error: DIR is not empty, or SPEC is none of these (nothing written);',
     '3 runtime error (nothing written).',
   ].join('\n'),
   async run(args, context) {
@@ -72,7 +77,8 @@ export const initCommand: Command = {
     const root = packageRoot(__dirname);
     const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string; devDependencies?: Record<string, string> };
     const spec = values.package === undefined ? `^${manifest.version}` : String(values.package);
-    if (spec.trim() === '' || /[\r\n]/.test(spec)) throw new UsageError(`--package ${JSON.stringify(spec)}: must be a version range or tarball as npm install takes it, on one line`);
+    const kind = librarySpecKind(spec);
+    if (kind === undefined) throw new UsageError(`--package ${JSON.stringify(spec)}: ${LIBRARY_SPEC_RULE}; nothing was written`);
     const target = path.resolve(context.cwd, positionals[0] ?? '.');
     if (fs.existsSync(target)) {
       if (!fs.statSync(target).isDirectory()) throw new UsageError(`${target} is not a directory; nothing was written`);
@@ -84,18 +90,22 @@ export const initCommand: Command = {
     }
     // The versions this package is compiled and tested with: the new repository compiles its configuration with the same.
     const dev = manifest.devDependencies ?? {};
-    if (!dev.typescript || !dev['@types/node']) throw new Error(`${path.join(root, 'package.json')}: devDependencies name no typescript and @types/node versions to pin`);
+    if (!dev.typescript || !dev['@types/node'] || !dev['gitlab-ci-local']) {
+      throw new Error(`${path.join(root, 'package.json')}: devDependencies name no typescript, @types/node and gitlab-ci-local versions to pin`);
+    }
     const files = renderConfigurationRepository({
       directoryName: path.basename(target),
       packageSpec: spec,
       typescriptVersion: dev.typescript,
       typesNodeVersion: dev['@types/node'],
+      gitlabCiLocalVersion: dev['gitlab-ci-local'],
       stackFiles: packageStackFiles(root),
     });
     writeRepository(target, files);
     const shown = path.relative(context.cwd, target) || '.';
     context.stdout(`secretstore-iac init: wrote a configuration repository depending on secretstore-iac ${spec} in ${shown}:`);
     for (const file of files) context.stdout(`  ${file.path}`);
+    if (kind === 'local-tarball') context.stdout(`note: ${spec} is a local tarball, for trying things on this machine: a runner cannot install it (README.md says what to use instead)`);
     context.stdout(`next: cd ${shown} && npm install && npm run synth (see README.md there)`);
     return ExitCode.ok;
   },

@@ -1,3 +1,5 @@
+import { BASE_OUTPUT, CHANGED_STACKS_FILE, CHANGED_STACKS_NOTE, MOVES_NOTE, RETIRED_STACKS_FILE, REVIEWED_PLANS_FILE } from './configuration-pipeline-yaml';
+
 /**
  * The .gitignore of a configuration repository: what the build, synthesis, engine and local
  * pipeline runs write. `locks/` (the provider lock files) and `.gitlab/` (the pipeline's committed
@@ -18,6 +20,19 @@ export function renderConfigurationGitignore(): string {
     'secretstore-iac-plans/',
     '.secretstore-iac-plugin-cache/',
     '.gitlab-ci-local/',
+    '# gitlab-ci-local\'s local variables (tokens: never committed) and what the jobs\' artifacts leave behind.',
+    '.gitlab-ci-local-variables.yml',
+    '.gitlab-ci-local-env',
+    `${BASE_OUTPUT}/`,
+    '.secretstore-iac/',
+    CHANGED_STACKS_FILE,
+    CHANGED_STACKS_NOTE,
+    RETIRED_STACKS_FILE,
+    REVIEWED_PLANS_FILE,
+    MOVES_NOTE,
+    // The review job's note and risk-flag count (lib/pipeline/pipeline-review-job.ts).
+    'access-diff.md',
+    'access-risk-flags.txt',
     '',
   ].join('\n');
 }

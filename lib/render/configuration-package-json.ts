@@ -4,12 +4,14 @@ import { jsonDocument } from './text-encoders';
 export interface ConfigurationPackageJsonOptions {
   /** The repository's npm package name (see {@link configurationPackageName}). */
   readonly name: string;
-  /** Version range (or `file:` tarball, git URL...) of `secretstore-iac` the repository depends on. */
+  /** The dependency on `secretstore-iac`: a registry version range, a git URL with a tag, a tarball URL or a local tarball. */
   readonly packageSpec: string;
   /** Exact TypeScript version that compiles the configuration (below 7: the constructs are compiled by tsc 5). */
   readonly typescriptVersion: string;
   /** Exact `@types/node` version (the configuration's entry uses `path` and `process`). */
   readonly typesNodeVersion: string;
+  /** Exact `gitlab-ci-local` version: {@link PIPELINE_LOCAL_SCRIPT} runs the pipeline with it. */
+  readonly gitlabCiLocalVersion: string;
 }
 
 /**
@@ -34,10 +36,17 @@ export function configurationPackageName(directoryName: string): string {
 export const SYNTH_BUILT_SCRIPT = 'synth:built';
 
 /**
+ * The script of a configuration repository that runs its generated pipeline on this machine with
+ * gitlab-ci-local (each job in its own copy of the repository; the pipeline file checked against
+ * GitLab's schema). Its variables come from `--variable K=V` or `.gitlab-ci-local-variables.yml`.
+ */
+export const PIPELINE_LOCAL_SCRIPT = 'pipeline:local';
+
+/**
  * The package.json of a configuration repository: private (it is never published), depending on
  * `secretstore-iac`, with the scripts the generated pipeline runs (`build` compiles the
  * configuration, {@link SYNTH_BUILT_SCRIPT} writes `cdktf.out/` from the compiled configuration,
- * `synth` does both).
+ * `synth` does both, {@link PIPELINE_LOCAL_SCRIPT} runs the pipeline locally).
  */
 export function renderConfigurationPackageJson(options: ConfigurationPackageJsonOptions): string {
   const manifest = {
@@ -49,9 +58,14 @@ export function renderConfigurationPackageJson(options: ConfigurationPackageJson
       build: 'tsc -p tsconfig.json',
       synth: `npm run build && npm run ${SYNTH_BUILT_SCRIPT}`,
       [SYNTH_BUILT_SCRIPT]: 'node dist/stacks/main.js',
+      [PIPELINE_LOCAL_SCRIPT]: 'gitlab-ci-local --shell-isolation --json-schema-validation',
     },
     dependencies: { 'secretstore-iac': options.packageSpec },
-    devDependencies: { '@types/node': options.typesNodeVersion, typescript: options.typescriptVersion },
+    devDependencies: {
+      '@types/node': options.typesNodeVersion,
+      'gitlab-ci-local': options.gitlabCiLocalVersion,
+      typescript: options.typescriptVersion,
+    },
   };
   return jsonDocument(manifest);
 }

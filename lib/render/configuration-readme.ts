@@ -8,6 +8,8 @@ export interface ConfigurationReadmeOptions {
   readonly name: string;
   /** The `secretstore-iac` version range the repository depends on. */
   readonly packageSpec: string;
+  /** Whether the dependency is a local tarball (`file:`), which a runner cannot install. */
+  readonly localTarball?: boolean;
 }
 
 /**
@@ -21,6 +23,14 @@ export function renderConfigurationReadme(options: ConfigurationReadmeOptions): 
     'The secrets store configuration of this organisation: roles and policies of HashiCorp Vault or',
     `OpenBao, declared with [secretstore-iac](https://www.npmjs.com/package/secretstore-iac) (${mdCode(options.packageSpec)}).`,
     '',
+    ...(options.localTarball
+      ? [
+          `**Local tarball**: ${mdCode(options.packageSpec)} is for trying things on this machine only; a runner`,
+          'cannot install it. Before the pipeline runs, depend on a version from your registry, a git URL with',
+          'a tag or a tarball URL (`npm install secretstore-iac@npm:@acme/secretstore-iac@^0.2.0`, for example).',
+          '',
+        ]
+      : []),
     '| file | what it is |',
     '|---|---|',
     '| `stacks/platform.config.ts` | the configuration: replace the example values with your installation\'s |',
@@ -49,6 +59,12 @@ export function renderConfigurationReadme(options: ConfigurationReadmeOptions): 
     'npx secretstore-iac tf ci-access -- init && npx secretstore-iac tf ci-access -- apply',
     'npx secretstore-iac tf app-roles -- init && npx secretstore-iac tf app-roles -- apply',
     '```',
+    '',
+    '## Run the pipeline locally',
+    '',
+    '`npm run pipeline:local` runs the generated pipeline with gitlab-ci-local (a devDependency), each job in',
+    'its own copy under `.gitlab-ci-local/`. Its variables (`SECRETSTORE_ADDR`, `SECRETSTORE_ID_TOKEN`, ...)',
+    'go in `.gitlab-ci-local-variables.yml` (ignored by git: never commit it) or `-- --variable K=V`.',
     '',
     '## Lock files',
     '',

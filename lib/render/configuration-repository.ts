@@ -3,18 +3,21 @@ import { renderConfigurationGitignore } from './configuration-gitignore';
 import { renderConfigurationGitlabCi } from './configuration-gitlab-ci';
 import { configurationPackageName, renderConfigurationPackageJson } from './configuration-package-json';
 import { renderConfigurationReadme } from './configuration-readme';
+import { librarySpecKind } from './library-spec';
 import { renderConfigurationTsconfig } from './configuration-tsconfig';
 
 /** What {@link renderConfigurationRepository} needs. */
 export interface ConfigurationRepositoryOptions {
   /** Name of the repository's directory: its package name is made from it. */
   readonly directoryName: string;
-  /** Version range (or `file:` tarball) of `secretstore-iac` the repository depends on. */
+  /** The dependency on `secretstore-iac` (a registry version range, a git URL with a tag, a tarball URL or a local tarball). */
   readonly packageSpec: string;
   /** Exact TypeScript version of the repository's devDependencies. */
   readonly typescriptVersion: string;
   /** Exact `@types/node` version of the repository's devDependencies. */
   readonly typesNodeVersion: string;
+  /** Exact `gitlab-ci-local` version of the repository's devDependencies (`npm run pipeline:local`). */
+  readonly gitlabCiLocalVersion: string;
   /**
    * The configuration and app entry, by path relative to the repository (`stacks/main.ts`,
    * `stacks/platform.config.ts`): the package's own `stacks/` files, so that a new repository starts
@@ -46,13 +49,14 @@ export function renderConfigurationRepository(options: ConfigurationRepositoryOp
         packageSpec: options.packageSpec,
         typescriptVersion: options.typescriptVersion,
         typesNodeVersion: options.typesNodeVersion,
+        gitlabCiLocalVersion: options.gitlabCiLocalVersion,
       }),
     },
     { path: 'tsconfig.json', content: renderConfigurationTsconfig() },
     { path: 'cdktf.json', content: renderConfigurationCdktfJson(name) },
     { path: '.gitignore', content: renderConfigurationGitignore() },
     { path: '.gitlab-ci.yml', content: renderConfigurationGitlabCi() },
-    { path: 'README.md', content: renderConfigurationReadme({ name, packageSpec: options.packageSpec }) },
+    { path: 'README.md', content: renderConfigurationReadme({ name, packageSpec: options.packageSpec, localTarball: librarySpecKind(options.packageSpec) === 'local-tarball' }) },
     ...Object.entries(options.stackFiles).map(([path, content]) => ({ path, content })),
   ];
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import { ACCESS_DIFF_NOTE, RISK_FLAG_COUNT_FILE } from '../../../lib/pipeline/pipeline-review-job';
 import * as os from 'os';
 import * as path from 'path';
 import { runCli } from '../../../lib/cli/run-cli';
@@ -65,9 +66,14 @@ describe('secretstore-iac init DIR: a configuration repository that depends on t
     expect(manifest.name).toBe('acme-secrets');
     expect(manifest.private).toBe(true);
     expect(manifest.dependencies).toEqual({ 'secretstore-iac': `^${OWN.version}` });
-    expect(manifest.devDependencies).toEqual({ typescript: OWN.devDependencies.typescript, '@types/node': OWN.devDependencies['@types/node'] });
+    expect(manifest.devDependencies).toEqual({
+      typescript: OWN.devDependencies.typescript,
+      '@types/node': OWN.devDependencies['@types/node'],
+      'gitlab-ci-local': OWN.devDependencies['gitlab-ci-local'],
+    });
     expect(manifest.devDependencies.typescript).toMatch(/^[1-6]\.\d+\.\d+$/);
-    expect(Object.keys(manifest.scripts).sort()).toEqual(['build', 'synth', 'synth:built']);
+    expect(Object.keys(manifest.scripts).sort()).toEqual(['build', 'pipeline:local', 'synth', 'synth:built']);
+    expect(manifest.scripts['pipeline:local']).toBe('gitlab-ci-local --shell-isolation --json-schema-validation');
     expect(manifest.scripts.synth).toBe('npm run build && npm run synth:built');
     // What the pipeline's synth job runs on the build job's dist/: no second compilation.
     expect(manifest.scripts['synth:built']).toBe('node dist/stacks/main.js');
@@ -92,21 +98,43 @@ describe('secretstore-iac init DIR: a configuration repository that depends on t
     const ignored = written['.gitignore'].split('\n').filter((l) => l && !l.startsWith('#'));
     expect(ignored).toEqual(expect.arrayContaining(['node_modules/', 'dist/', 'cdktf.out/', '.terraform/', '*.tfstate']));
     expect(ignored.some((l) => l.startsWith('locks') || l.startsWith('.gitlab/') || l.includes('package-lock'))).toBe(false);
+    // What a local pipeline run leaves, and its variables file (tokens).
+    expect(ignored).toEqual(expect.arrayContaining(['.gitlab-ci-local/', '.gitlab-ci-local-variables.yml', 'secretstore-iac-plans/', 'cdktf.base.out/', 'changed-stacks.txt', 'access-diff.md']));
+    // Every file the review job writes at the repository root, by the names the job uses.
+    expect(ignored).toEqual(expect.arrayContaining([ACCESS_DIFF_NOTE, RISK_FLAG_COUNT_FILE]));
   });
 
   it('README.md says the two commands and where the lock files live', () => {
     expect(written['README.md']).toContain('npm run synth');
     expect(written['README.md']).toContain('npx secretstore-iac tf ci-access -- init && npx secretstore-iac tf ci-access -- apply');
     expect(written['README.md']).toContain('`locks/STACK/.terraform.lock.hcl`');
+    expect(written['README.md']).toContain('`npm run pipeline:local`');
+    expect(written['README.md']).not.toContain('Local tarball');
   });
 });
 
 describe('secretstore-iac init: where and what', () => {
-  it('--package SPEC is the dependency (a packed tarball)', async () => {
+  it('--package SPEC is the dependency (a packed tarball), which the README and output say a runner cannot install', async () => {
     const dir = work();
     const r = await init(dir, 'config', '--package', 'file:../secretstore-iac-0.2.0.tgz');
     expect(r.code).toBe(0);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'config', 'package.json'), 'utf8')).dependencies).toEqual({ 'secretstore-iac': 'file:../secretstore-iac-0.2.0.tgz' });
+    expect(r.stdout).toContain('is a local tarball, for trying things on this machine: a runner cannot install it');
+    expect(fs.readFileSync(path.join(dir, 'config', 'README.md'), 'utf8')).toContain('a runner\ncannot install it');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['a registry version', '^0.2.0'],
+    ['a scoped package of a team registry', 'npm:@acme/secretstore-iac@^0.2.0'],
+    ['a git URL with a tag', 'git+https://gitlab.example.com/acme/secretstore-iac.git#v0.2.0'],
+    ['a tarball URL', 'https://packages.example.com/secretstore-iac-0.2.0.tgz'],
+  ])('--package takes %s (%s), without a note', async (_what, spec) => {
+    const dir = work();
+    const r = await init(dir, 'config', '--package', spec);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'config', 'package.json'), 'utf8')).dependencies).toEqual({ 'secretstore-iac': spec });
+    expect(r.stdout).not.toContain('note:');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -132,11 +160,12 @@ describe('secretstore-iac init: where and what', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses an empty --package (exit 2)', async () => {
+  it.each(['', 'latest', 'git+https://gitlab.example.com/acme/secretstore-iac.git', 'file:../secretstore-iac', '../secretstore-iac-0.2.0.tgz'])('refuses --package %j, which a runner cannot install reproducibly (exit 2), naming the rule', async (spec) => {
     const dir = work();
-    const r = await init(dir, 'config', '--package', '');
+    const r = await init(dir, 'config', '--package', spec);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--package "": must be a version range or tarball as npm install takes it, on one line');
+    expect(r.stderr).toContain(`--package ${JSON.stringify(spec)}: must be, on one line, a version range from a registry`);
+    expect(r.stderr).toContain('a git URL with a tag');
     expect(fs.readdirSync(dir)).toEqual([]);
     fs.rmSync(dir, { recursive: true, force: true });
   });

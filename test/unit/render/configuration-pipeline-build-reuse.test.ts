@@ -22,7 +22,7 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
 /** The package.json `secretstore-iac init` writes. */
-const TEMPLATE = renderConfigurationPackageJson({ name: 'acme', packageSpec: '^1.0.0', typescriptVersion: '5.9.3', typesNodeVersion: '20.19.9' });
+const TEMPLATE = renderConfigurationPackageJson({ name: 'acme', packageSpec: '^1.0.0', typescriptVersion: '5.9.3', typesNodeVersion: '20.19.9', gitlabCiLocalVersion: '4.69.0' });
 
 /** Runs the job's script items from `first` through `last` (by a text each holds) in a directory holding `files`, with an `npm` that logs its arguments. */
 function runJob(job: string, from: string, to: string, files: Record<string, string>, npmExit = 0) {
