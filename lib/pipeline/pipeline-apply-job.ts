@@ -37,17 +37,32 @@ export async function runApplyJob(job: JobStacks, ctx: PipelineJobContext): Prom
   if (applying.length === 0) return { exitCode: 0, stacks: [] };
   const inputs = stackInputEnvironment(applying, ctx.description.inputs, ctx.env, false);
   if (inputs.problems.length > 0) throw new Error(`input variables missing, nothing applied: ${inputs.problems.join('; ')}`);
+  return applyReviewedPlans(applying, false, inputs.env, ctx, (stack) => `${stack}: applied its reviewed plan ${PLAN_DIR}/${stack}.tfplan`);
+}
+
+/**
+ * `init`, then the guarded apply of the reviewed saved plan, of each stack in order (`removals`: with
+ * `--allow-removals`, the manual job only), logging `applied(stack)` after each. The first engine run
+ * that fails ends it with its exit code, naming the stacks not applied.
+ */
+export async function applyReviewedPlans(
+  stacks: readonly string[],
+  removals: boolean,
+  env: Readonly<Record<string, string>>,
+  ctx: PipelineJobContext,
+  applied: (stack: string) => string,
+): Promise<PipelineJobResult> {
   const done: string[] = [];
-  for (const stack of applying) {
-    for (const args of [pipelineEngineArgs.init(stack), pipelineEngineArgs.apply(ctx.dir, stack, false)]) {
-      const code = await ctx.engine(args, inputs.env);
+  for (const stack of stacks) {
+    for (const args of [pipelineEngineArgs.init(stack), pipelineEngineArgs.apply(ctx.dir, stack, removals)]) {
+      const code = await ctx.engine(args, env);
       if (code !== 0) {
-        ctx.log.decide(`${args[args.indexOf('--') + 1]} of ${stack} ended with exit ${code}: the job fails${done.length + 1 < applying.length ? `, not applied: ${applying.slice(done.length + 1).join(', ')}` : ''}`, stack);
+        ctx.log.decide(`${args[args.indexOf('--') + 1]} of ${stack} ended with exit ${code}: the job fails${done.length + 1 < stacks.length ? `, not applied: ${stacks.slice(done.length + 1).join(', ')}` : ''}`, stack);
         return { exitCode: code, stacks: done };
       }
     }
     done.push(stack);
-    ctx.log.decide(`${stack}: applied its reviewed plan ${PLAN_DIR}/${stack}.tfplan`, stack);
+    ctx.log.decide(applied(stack), stack);
   }
   return { exitCode: 0, stacks: done };
 }

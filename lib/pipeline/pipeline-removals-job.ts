@@ -1,7 +1,6 @@
 import * as path from 'path';
 import { DESTROY_REMOVED_JOB, PLAN_DIR } from '../render/configuration-pipeline-yaml';
-import { plannedRemovals } from './pipeline-apply-job';
-import { pipelineEngineArgs } from './pipeline-engine-steps';
+import { applyReviewedPlans, plannedRemovals } from './pipeline-apply-job';
 import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 import { PipelineSelection } from './pipeline-selection';
 import { releaseRetiredGrants, stacksKeepingRetiredGrants } from './released-grants-step';
@@ -33,18 +32,9 @@ export async function runRemovalsJob(selection: PipelineSelection, ctx: Pipeline
   const releasing = stacksKeepingRetiredGrants(ctx.outdir ?? path.join(ctx.dir, 'cdktf.out'));
   const inputs = stackInputEnvironment([...stacks, ...releasing.filter((s) => !stacks.includes(s))], ctx.description.inputs, ctx.env, false);
   if (inputs.problems.length > 0) throw new Error(`input variables missing, nothing destroyed: ${inputs.problems.join('; ')}`);
-  const done: string[] = [];
-  for (const stack of stacks) {
-    for (const args of [pipelineEngineArgs.init(stack), pipelineEngineArgs.apply(ctx.dir, stack, true)]) {
-      const code = await ctx.engine(args, inputs.env);
-      if (code !== 0) {
-        ctx.log.decide(`${args[args.indexOf('--') + 1]} of ${stack} ended with exit ${code}: the job fails${done.length + 1 < stacks.length ? `, not applied: ${stacks.slice(done.length + 1).join(', ')}` : ''}`, stack);
-        return { exitCode: code, stacks: done };
-      }
-    }
-    done.push(stack);
-    ctx.log.decide(`${stack}: applied its reviewed plan with its removals`, stack);
-  }
+  const applied = await applyReviewedPlans(stacks, true, inputs.env, ctx, (stack) => `${stack}: applied its reviewed plan with its removals`);
+  if (applied.exitCode !== 0) return applied;
+  const done = applied.stacks;
   const released = await releaseRetiredGrants(ctx);
   return { ...released, stacks: [...done, ...released.stacks] };
 }
