@@ -22,7 +22,8 @@ export async function runRemovalsJob(selection: PipelineSelection, ctx: Pipeline
   });
   if (withRemovals.length === 0) {
     ctx.log.decide(`no plan of this pipeline destroys a removed object (no ${PLAN_DIR}/<stack>.removals among the ${selection.selected.length} selected and ${selection.retired.length} retired stacks): nothing to destroy`);
-    return releaseRetiredGrants(ctx);
+    // The retired stacks' apply job released the kept grants when it applied them all.
+    return { exitCode: 0, stacks: [] };
   }
   const person = ctx.env.GITLAB_USER_LOGIN || 'a person';
   ctx.log.decide(`started by ${person}: destroying what the configuration declares nowhere any more, in dependency order, retired stacks last: ${withRemovals.map((r) => r.stack).join(', ')}`);

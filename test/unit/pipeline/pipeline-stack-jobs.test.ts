@@ -144,8 +144,8 @@ describe('removals: the manual job is the one path that applies a destroy', () =
     ]);
   });
 
-  it('without a plan with removals: nothing applied, saying so', async () => {
-    const r = recordingContext(jobDirectory({ 'secretstore-iac-plans/app-roles.tfplan': 'PK' }));
+  it('without a plan with removals: nothing applied (nor released: the retired stacks\' apply job did), saying so', async () => {
+    const r = recordingContext(jobDirectory({ 'secretstore-iac-plans/app-roles.tfplan': 'PK', [`cdktf.out/stacks/ci-access/${RETIRED_GRANTS_FILE}`]: '{}' }));
     expect(await runRemovalsJob({ selected: ['app-roles'], retired: [] }, r.ctx)).toEqual({ exitCode: 0, stacks: [] });
     expect(r.calls).toEqual([]);
     expect(r.lines[0]).toContain('no plan of this pipeline destroys a removed object');
@@ -203,10 +203,11 @@ describe('release of the grants the roles kept of retired stacks: once every ret
   });
 
   it('a refused release fails the job with the engine\'s exit code', async () => {
-    const r = recordingContext(jobDirectory({ [KEPT]: '{}' }), { TF_VAR_oidc_client_secret: SECRET }, (a) => (a.includes('--released-grants') ? 4 : 0));
-    const result = await runRemovalsJob({ selected: [], retired: [] }, r.ctx);
+    const files = { 'secretstore-iac-plans/people.tfplan': 'PK', 'secretstore-iac-plans/people.removals': 'b (y)\n', [KEPT]: '{}' };
+    const r = recordingContext(jobDirectory(files), { TF_VAR_oidc_client_secret: SECRET }, (a) => (a.includes('--released-grants') ? 4 : 0));
+    const result = await runRemovalsJob({ selected: [], retired: ['people'] }, r.ctx);
     expect(result.exitCode).toBe(4);
-    expect(r.callLines()).toEqual(release('ci-access'));
+    expect(r.callLines()).toEqual([init('people'), apply('people', true), ...release('ci-access')]);
   });
 });
 
