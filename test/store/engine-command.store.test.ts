@@ -66,6 +66,8 @@ describe('§2.5: the stacks are planned with SECRETSTORE_ADDR alone', () => {
       ...['--outDir', out, '--rootDir', REPO_ROOT, '--module', 'commonjs', '--target', 'ES2022', '--strict'],
       ...['--esModuleInterop', '--skipLibCheck', '--types', 'node', path.join(REPO_ROOT, 'bin', 'secretstore-iac.ts')],
     ]);
+    // As `npm run build` does: the renderers' shell and awk files next to the compiled modules.
+    execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'copy-assets.js'), out]);
     // Something to apply: the store lost a policy the stack declares (the engine reads it back empty: a change).
     const del = await fetch(`${store.addr}/v1/sys/policies/acl/registry-ci`, { method: 'DELETE', headers: { 'X-Vault-Token': store.rootToken } });
     expect(del.status).toBe(204);

@@ -453,8 +453,16 @@ describe('operator commands against a real store', () => {
       execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.json'), '--outDir', build], {
         stdio: 'pipe',
       });
-      // No node_modules beside the build: the operator commands need no dependency (the CLI loads
-      // no cdktf; test/unit/cli/cli-dependencies.test.ts checks the import graph).
+      // As `npm run build` does: the renderers' shell and awk files next to the compiled modules.
+      execFileSync(process.execPath, [path.join(root, 'scripts', 'copy-assets.js'), build], { stdio: 'pipe' });
+      // Beside the build only the runtime dependencies synthesis does not need (not cdktf, @cdktf/*,
+      // constructs): the operator commands must run without them (test/unit/cli/cli-dependencies.test.ts
+      // checks the import graph).
+      const runtime = Object.keys(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).dependencies);
+      for (const name of runtime.filter((d) => d !== 'cdktf' && d !== 'constructs' && !d.startsWith('@cdktf/'))) {
+        fs.mkdirSync(path.dirname(path.join(build, 'node_modules', name)), { recursive: true });
+        fs.symlinkSync(path.join(root, 'node_modules', name), path.join(build, 'node_modules', name), 'dir');
+      }
       bin = path.join(build, 'bin', 'secretstore-iac.js');
     });
     afterAll(() => fs.rmSync(build, { recursive: true, force: true }));

@@ -83,3 +83,13 @@ describe('One framework seam: lib/framework/ is the only module that names cdktf
     ]);
   });
 });
+
+describe('the CDK Terrain build has the library\'s other runtime dependencies (tools/cdktn/package.json)', () => {
+  it('every runtime dependency of the library but the cdktf framework is pinned there at the same version', () => {
+    const own = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).dependencies as Record<string, string>;
+    const cdktn = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'tools', 'cdktn', 'package.json'), 'utf8')).dependencies as Record<string, string>;
+    const needed = Object.entries(own).filter(([name]) => !FRAMEWORK_MODULE.test(name) && name !== 'constructs');
+    expect(needed.length).toBeGreaterThan(0);
+    for (const [name, version] of needed) expect({ name, version: cdktn[name] }).toEqual({ name, version });
+  });
+});
