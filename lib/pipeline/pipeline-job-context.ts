@@ -1,3 +1,4 @@
+import * as path from 'path';
 import { PipelineDescription } from './pipeline-description';
 import { PipelineEngineRunner } from './pipeline-engine-steps';
 import { PipelineJobLog } from './pipeline-job-log';
@@ -28,4 +29,9 @@ export interface PipelineJobResult {
   /** A result, not a failure, that fails the job: risk flags not acknowledged, or a drift. */
   readonly attention?: 'risk-flags' | 'drift';
   readonly stacks: readonly string[];
+}
+
+/** The synthesized output a job reads: {@link PipelineJobContext.outdir}, else `<dir>/cdktf.out`. */
+export function jobOutdir(ctx: PipelineJobContext): string {
+  return ctx.outdir ?? path.join(ctx.dir, 'cdktf.out');
 }

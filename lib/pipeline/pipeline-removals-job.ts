@@ -1,7 +1,6 @@
-import * as path from 'path';
 import { DESTROY_REMOVED_JOB, PLAN_DIR } from '../render/configuration-pipeline-yaml';
 import { applyReviewedPlans, plannedRemovals } from './pipeline-apply-job';
-import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
+import { jobOutdir, PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 import { PipelineSelection } from './pipeline-selection';
 import { releaseRetiredGrants, stacksKeepingRetiredGrants } from './released-grants-step';
 import { stackInputEnvironment } from './stack-input-environment';
@@ -30,7 +29,7 @@ export async function runRemovalsJob(selection: PipelineSelection, ctx: Pipeline
   for (const r of withRemovals) ctx.log.decide(`${r.stack}: destroys ${r.removals.join('; ')}`, r.stack);
   const stacks = withRemovals.map((r) => r.stack);
   // The stacks whose kept grants it releases at the end too: a missing variable fails before any destroy.
-  const releasing = stacksKeepingRetiredGrants(ctx.outdir ?? path.join(ctx.dir, 'cdktf.out'));
+  const releasing = stacksKeepingRetiredGrants(jobOutdir(ctx));
   const inputs = stackInputEnvironment([...stacks, ...releasing.filter((s) => !stacks.includes(s))], ctx.description.inputs, ctx.env, false);
   if (inputs.problems.length > 0) throw new Error(`input variables missing, nothing destroyed: ${inputs.problems.join('; ')}`);
   const applied = await applyReviewedPlans(stacks, true, inputs.env, ctx, (stack) => `${stack}: applied its reviewed plan with its removals`);

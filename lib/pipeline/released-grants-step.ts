@@ -3,7 +3,7 @@ import * as path from 'path';
 import { RETIRED_GRANTS_FILE } from '../model/retired-grants-file';
 import { PLAN_DIR } from '../render/configuration-pipeline-yaml';
 import { pipelineEngineArgs, savedPlanPaths } from './pipeline-engine-steps';
-import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
+import { jobOutdir, PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 import { stackInputEnvironment } from './stack-input-environment';
 
 /** The stacks of the synthesized output whose roles kept a retired stack's grants (`moves`' override in them), sorted. */
@@ -28,7 +28,7 @@ export function stacksKeepingRetiredGrants(outdir: string): string[] {
  * of the pipeline no review read; the check is why it may be.
  */
 export async function releaseRetiredGrants(ctx: PipelineJobContext): Promise<PipelineJobResult> {
-  const outdir = ctx.outdir ?? path.join(ctx.dir, 'cdktf.out');
+  const outdir = jobOutdir(ctx);
   const stacks = stacksKeepingRetiredGrants(outdir);
   if (stacks.length === 0) {
     ctx.log.decide(`no stack keeps a retired stack's grants (no ${RETIRED_GRANTS_FILE}): nothing to release`);
