@@ -55,14 +55,15 @@ export const initCommand: Command = {
     '',
     'Writes a configuration repository into DIR (default: the current directory), which must not',
     'exist or be empty: package.json (depending on secretstore-iac at SPEC, with the scripts build and',
-    'synth, and gitlab-ci-local for `npm run pipeline:local`), tsconfig.json, cdktf.json, .gitignore,',
+    'synth, and `npm run pipeline:local`: a pinned gitlab-ci-local by npx), tsconfig.json, cdktf.json, .gitignore,',
     '.gitlab-ci.yml (including the generated pipeline), README.md, and stacks/platform.config.ts and',
     'stacks/main.ts: the configuration and app entry this',
     'package ships. Provider lock files are committed in locks/<stack>/ (`secretstore-iac tf` keeps',
     'them there). Every file is written whole, or none.',
     '',
     '  --package SPEC  the dependency on secretstore-iac, one a runner installs: a version range from',
-    '                  a registry (default ^<this version>; npm:@acme/secretstore-iac@^0.2.0 for a scoped',
+    '                  a registry (default ^<this version>, npm:@SCOPE/secretstore-iac@^<this version> when this',
+    '                  package is published under a scope; npm:@acme/secretstore-iac@^0.2.0 for a scoped',
     '                  package in your registry), a git URL with a tag (git+https://HOST/acme/secretstore-iac.git#v0.2.0)',
     '                  or a tarball URL (https://HOST/.../secretstore-iac-0.2.0.tgz); a local tarball',
     '                  (file:../secretstore-iac-0.2.0.tgz) only to try things locally: a runner cannot install it',
@@ -75,8 +76,10 @@ export const initCommand: Command = {
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(args, { package: { type: 'string' } }, { min: 0, max: 1, names: 'at most one DIR' });
     const root = packageRoot(__dirname);
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string; devDependencies?: Record<string, string> };
-    const spec = values.package === undefined ? `^${manifest.version}` : String(values.package);
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string; devDependencies?: Record<string, string> };
+    // Published under a team's scope (its own registry), the default names that scope, under the name the configuration imports.
+    const ownRange = `^${manifest.version}`;
+    const spec = values.package !== undefined ? String(values.package) : manifest.name.startsWith('@') ? `npm:${manifest.name}@${ownRange}` : ownRange;
     const kind = librarySpecKind(spec);
     if (kind === undefined) throw new UsageError(`--package ${JSON.stringify(spec)}: ${LIBRARY_SPEC_RULE}; nothing was written`);
     const target = path.resolve(context.cwd, positionals[0] ?? '.');

@@ -10,7 +10,10 @@ export interface ConfigurationPackageJsonOptions {
   readonly typescriptVersion: string;
   /** Exact `@types/node` version (the configuration's entry uses `path` and `process`). */
   readonly typesNodeVersion: string;
-  /** Exact `gitlab-ci-local` version: {@link PIPELINE_LOCAL_SCRIPT} runs the pipeline with it. */
+  /**
+   * Exact `gitlab-ci-local` version: {@link PIPELINE_LOCAL_SCRIPT} runs the pipeline with it, fetched by
+   * `npx` on first use (not a devDependency: every job's `npm ci` would install it for nothing).
+   */
   readonly gitlabCiLocalVersion: string;
 }
 
@@ -43,10 +46,21 @@ export const SYNTH_BUILT_SCRIPT = 'synth:built';
 export const PIPELINE_LOCAL_SCRIPT = 'pipeline:local';
 
 /**
+ * The command of {@link PIPELINE_LOCAL_SCRIPT}: gitlab-ci-local at exactly `version`, run by `npx`
+ * (fetched into the npm cache on first use), so that it is no dependency of the repository: the
+ * pipeline's jobs install the dependencies with `npm ci`, and a tool only a workstation runs would be
+ * downloaded by every job of every pipeline.
+ */
+export function pipelineLocalCommand(version: string): string {
+  return `npx --yes --package=gitlab-ci-local@${version} -- gitlab-ci-local --shell-isolation --json-schema-validation`;
+}
+
+/**
  * The package.json of a configuration repository: private (it is never published), depending on
  * `secretstore-iac`, with the scripts the generated pipeline runs (`build` compiles the
  * configuration, {@link SYNTH_BUILT_SCRIPT} writes `cdktf.out/` from the compiled configuration,
- * `synth` does both, {@link PIPELINE_LOCAL_SCRIPT} runs the pipeline locally).
+ * `synth` does both, {@link PIPELINE_LOCAL_SCRIPT} runs the pipeline locally with a pinned
+ * gitlab-ci-local, which is no dependency).
  */
 export function renderConfigurationPackageJson(options: ConfigurationPackageJsonOptions): string {
   const manifest = {
@@ -58,12 +72,12 @@ export function renderConfigurationPackageJson(options: ConfigurationPackageJson
       build: 'tsc -p tsconfig.json',
       synth: `npm run build && npm run ${SYNTH_BUILT_SCRIPT}`,
       [SYNTH_BUILT_SCRIPT]: 'node dist/stacks/main.js',
-      [PIPELINE_LOCAL_SCRIPT]: 'gitlab-ci-local --shell-isolation --json-schema-validation',
+      [PIPELINE_LOCAL_SCRIPT]: pipelineLocalCommand(options.gitlabCiLocalVersion),
     },
     dependencies: { 'secretstore-iac': options.packageSpec },
+    // What the pipeline's build job needs (it compiles the configuration): nothing else, since every job installs them.
     devDependencies: {
       '@types/node': options.typesNodeVersion,
-      'gitlab-ci-local': options.gitlabCiLocalVersion,
       typescript: options.typescriptVersion,
     },
   };

@@ -16,7 +16,7 @@ export interface ConfigurationRepositoryOptions {
   readonly typescriptVersion: string;
   /** Exact `@types/node` version of the repository's devDependencies. */
   readonly typesNodeVersion: string;
-  /** Exact `gitlab-ci-local` version of the repository's devDependencies (`npm run pipeline:local`). */
+  /** Exact `gitlab-ci-local` version `npm run pipeline:local` runs (by `npx`: no dependency of the repository). */
   readonly gitlabCiLocalVersion: string;
   /**
    * The configuration and app entry, by path relative to the repository (`stacks/main.ts`,
