@@ -1,4 +1,6 @@
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
+import { parse } from 'yaml';
 import { ACCESS_DIFF_NOTE, RISK_FLAG_COUNT_FILE } from '../../../lib/pipeline/pipeline-review-job';
 import * as os from 'os';
 import * as path from 'path';
@@ -66,14 +68,16 @@ describe('secretstore-iac init DIR: a configuration repository that depends on t
     expect(manifest.name).toBe('acme-secrets');
     expect(manifest.private).toBe(true);
     expect(manifest.dependencies).toEqual({ 'secretstore-iac': `^${OWN.version}` });
+    // Only what the pipeline's build job compiles with: every job installs the dependencies (npm ci).
     expect(manifest.devDependencies).toEqual({
       typescript: OWN.devDependencies.typescript,
       '@types/node': OWN.devDependencies['@types/node'],
-      'gitlab-ci-local': OWN.devDependencies['gitlab-ci-local'],
     });
     expect(manifest.devDependencies.typescript).toMatch(/^[1-6]\.\d+\.\d+$/);
     expect(Object.keys(manifest.scripts).sort()).toEqual(['build', 'pipeline:local', 'synth', 'synth:built']);
-    expect(manifest.scripts['pipeline:local']).toBe('gitlab-ci-local --shell-isolation --json-schema-validation');
+    // gitlab-ci-local, which only a workstation runs, at the version this package is tested with, by npx: no dependency.
+    expect(OWN.devDependencies['gitlab-ci-local']).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(manifest.scripts['pipeline:local']).toBe(`npx --yes --package=gitlab-ci-local@${OWN.devDependencies['gitlab-ci-local']} -- gitlab-ci-local --shell-isolation --json-schema-validation`);
     expect(manifest.scripts.synth).toBe('npm run build && npm run synth:built');
     // What the pipeline's synth job runs on the build job's dist/: no second compilation.
     expect(manifest.scripts['synth:built']).toBe('node dist/stacks/main.js');
@@ -102,6 +106,25 @@ describe('secretstore-iac init DIR: a configuration repository that depends on t
     expect(ignored).toEqual(expect.arrayContaining(['.gitlab-ci-local/', '.gitlab-ci-local-variables.yml', 'secretstore-iac-plans/', 'cdktf.base.out/', 'changed-stacks.txt', 'access-diff.md']));
     // Every file the review job writes at the repository root, by the names the job uses.
     expect(ignored).toEqual(expect.arrayContaining([ACCESS_DIFF_NOTE, RISK_FLAG_COUNT_FILE]));
+  });
+
+  it('.gitignore ignores every artifact and cache path of every job of the synthesized pipeline (what a local run leaves in the tree)', () => {
+    const { outdir } = synthesizePlatform();
+    const pipeline = parse(fs.readFileSync(path.join(outdir, 'ci', 'secretstore-iac.gitlab-ci.yml'), 'utf8')) as Record<string, { artifacts?: { paths?: string[] }; cache?: Array<{ paths?: string[] }> }>;
+    const paths = new Set(Object.values(pipeline).flatMap((job) => [...(job?.artifacts?.paths ?? []), ...(job?.cache ?? []).flatMap((c) => c.paths ?? [])]));
+    expect([...paths]).toEqual(expect.arrayContaining(['cdktf.base.out/', 'reviewed-plans.json', 'access-diff.md']));
+    // Each path made in a git work tree that has only the generated .gitignore: git sees nothing to add.
+    const dir = work();
+    execFileSync('git', ['init', '-q'], { cwd: dir });
+    fs.writeFileSync(path.join(dir, '.gitignore'), written['.gitignore']);
+    execFileSync('git', ['add', '.gitignore'], { cwd: dir });
+    for (const p of paths) {
+      const made = path.join(dir, p.replace(/\*/g, 'tfplan'));
+      if (p.endsWith('/') || !path.extname(p)) fs.mkdirSync(path.join(made), { recursive: true }), fs.writeFileSync(path.join(made, 'file'), 'x');
+      else fs.mkdirSync(path.dirname(made), { recursive: true }), fs.writeFileSync(made, 'x');
+    }
+    expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: dir, encoding: 'utf8' })).toBe('A  .gitignore\n');
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('README.md says the two commands and where the lock files live', () => {
