@@ -43,7 +43,8 @@ function elementsOf(stack: TerraformStack): TerraformElement[] {
  * The values are encoded with their types (a string, a number, `null`, `undefined`, an array, an
  * object's keys and values in order), so no two different inputs share an encoding. A token is
  * named only when it is a reference to an attribute (`${vault_policy.x.name}`): by its identifier,
- * the stack it points into and, when that is another stack, the name resolution gives it here. Any
+ * the stack it points into and, when that is another stack, the remote-state output cdktf resolves
+ * it to here (itself a token, named the same way). Any
  * other token (a lazy value, a function call, an iterator), an object that is not plain data or a
  * value that looks like a token but is none cannot be named: the key is undefined and the stack is
  * rendered, never reused.
@@ -61,15 +62,22 @@ export function stackRenderKey(stack: TerraformStack, salt: readonly string[]): 
       chunk = [];
     }
   };
+  // Names and paths are written as they are: one that holds a token marker cannot be named.
+  const name = (tag: string, text: string): void => {
+    if (text.includes(TOKEN_MARKER)) throw new Unnamed();
+    write(tag, text);
+  };
   const reference = (token: unknown): void => {
     if (token === null || typeof token !== 'object' || Object.getPrototypeOf(token) !== REFERENCE) throw new Unnamed();
     const r = token as ReferenceToken;
-    if (typeof r.identifier !== 'string' || r.identifier.includes(TOKEN_MARKER)) throw new Unnamed();
-    write('r', r.identifier);
-    write('o', r.originStack === undefined || r.originStack === stack ? '' : r.originStack.node.path);
-    write('x', r.crossStackIdentifier?.[stackName] ?? '');
+    if (typeof r.identifier !== 'string') throw new Unnamed();
+    name('r', r.identifier);
+    name('o', r.originStack === undefined || r.originStack === stack ? '' : r.originStack.node.path);
+    // Resolved here, a reference into another stack is cdktf's remote-state output: itself a token, named as one (or not at all).
+    write('x', '');
+    text(r.crossStackIdentifier?.[stackName] ?? '');
   };
-  const text = (s: string): void => {
+  function text(s: string): void {
     if (!s.includes(TOKEN_MARKER)) return write('s', s);
     const fragments = Tokenization.reverseString(s);
     // A marker that is no string token (a list or map token's, or a literal one) cannot be named.
@@ -81,7 +89,7 @@ export function stackRenderKey(stack: TerraformStack, salt: readonly string[]): 
       else if (f.type === 'token') reference(f.token);
       else throw new Unnamed();
     }
-  };
+  }
   const value = (v: unknown): void => {
     if (v === undefined) return write('u', '');
     if (v === null) return write('n', '');
@@ -113,23 +121,22 @@ export function stackRenderKey(stack: TerraformStack, salt: readonly string[]): 
     const keys = Object.keys(v as object);
     write('m', String(keys.length));
     for (const k of keys) {
-      if (k.includes(TOKEN_MARKER)) throw new Unnamed();
-      write('k', k);
+      name('k', k);
       value((v as Record<string, unknown>)[k]);
     }
   };
   try {
     write('v', String(ENCODING));
-    salt.forEach((s) => write('salt', s));
-    write('stack', stack.node.path);
+    salt.forEach((s) => name('salt', s));
+    name('stack', stack.node.path);
     const internals = stack as unknown as { cdktfVersion: unknown; rawOverrides: unknown };
     value(internals.cdktfVersion);
     value(internals.rawOverrides);
     const elements = elementsOf(stack);
     write('elements', String(elements.length));
     for (const e of elements) {
-      write('path', e.node.path);
-      write('id', e.friendlyUniqueId);
+      name('path', e.node.path);
+      name('id', e.friendlyUniqueId);
       write('output', String(TerraformOutput.isTerraformOutput(e)));
       value(e.toMetadata());
       value(e.toTerraform());

@@ -221,6 +221,36 @@ describe('incremental synthesis: what is reused, what is rendered', () => {
     expect(fs.readFileSync(path.join(second.outdir, 'stacks', 'ci-access', 'cdk.tf.json'), 'utf8')).toContain('"value": "computed"');
   });
 
+  it('a reference into another stack: both stacks are keyed on it (the output cdktf adds, the remote state it reads); byte for byte', () => {
+    // A user's stack reading the AppRole mount's accessor: cdktf adds an output to app-roles and remote state to `reader`.
+    const reader = (app: SecretStoreApp) => {
+      const appRoles = app.node.findChild('app-roles') as SecretStoreStack;
+      const stack = new SecretStoreStack(app, 'reader', { settings: appRoles.settings });
+      const mount = appRoles.node.findChild('approle').node.findChild('backend') as unknown as { accessor: string };
+      new TerraformOutput(stack, 'mount-accessor', { value: mount.accessor });
+    };
+    const cache = new SynthesisCache(dir('cache'));
+    const first = synth(sharded, new IncrementalSynthesis('test-1.0.0'), reader);
+    expect(fs.readFileSync(path.join(first.outdir, 'stacks', 'reader', 'cdk.tf.json'), 'utf8')).toContain('terraform_remote_state');
+    expect(fs.readFileSync(path.join(first.outdir, 'stacks', 'app-roles', 'cdk.tf.json'), 'utf8')).toContain('cross-stack-output-');
+    expect(Object.keys(JSON.parse(fs.readFileSync(path.join(first.outdir, RENDER_KEYS_FILE), 'utf8')).stacks)).toEqual(expect.arrayContaining(['app-roles', 'reader']));
+    cache.store({ tree: 'reader', library: 'test-1.0.0' }, first.outdir);
+    const same = synth(added, new IncrementalSynthesis('test-1.0.0', cache.latest()), reader);
+    expect(same.app.lastIncremental!.reused).toEqual(expect.arrayContaining(['app-roles', 'reader']));
+    expect(withoutRecord(same.outdir)).toEqual(outputFiles(synth(added, false, reader).outdir));
+    // The mount changes: app-roles (with its cross-stack output) renders again.
+    const changed: PlatformConfig = { ...added, authMounts: { approle: { description: 'Application agents, changed' } } };
+    const after = synth(changed, new IncrementalSynthesis('test-1.0.0', cache.latest()), reader);
+    expect(after.app.lastIncremental!.rendered).toContain('app-roles');
+    expect(withoutRecord(after.outdir)).toEqual(outputFiles(synth(changed, false, reader).outdir));
+    // Without the reference, reader's JSON changes (no remote state): rendered.
+    const plain = synth(added, new IncrementalSynthesis('test-1.0.0', cache.latest()), (app) => {
+      const appRoles = app.node.findChild('app-roles') as SecretStoreStack;
+      new TerraformOutput(new SecretStoreStack(app, 'reader', { settings: appRoles.settings }), 'mount-accessor', { value: 'literal' });
+    });
+    expect(plain.app.lastIncremental!.rendered).toEqual(expect.arrayContaining(['app-roles', 'reader']));
+  });
+
   it('a full synthesis writes no record of render keys', () => {
     expect(Object.keys(outputFiles(synth(sharded, false).outdir))).not.toContain(RENDER_KEYS_FILE);
   });
