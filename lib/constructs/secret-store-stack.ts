@@ -101,7 +101,6 @@ export class SecretStoreStack extends TerraformStack {
    * cdktf's Terraform JSON of this stack; in an incremental synthesis, the earlier synthesis's when
    * nothing it is derived from changed (lib/sources/incremental-synthesis.ts).
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override toTerraform(): any {
     const incremental = IncrementalSynthesis.of(this);
     return incremental === undefined ? super.toTerraform() : incremental.toTerraform(this, () => super.toTerraform());

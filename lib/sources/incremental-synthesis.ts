@@ -115,7 +115,7 @@ export class IncrementalSynthesis {
     const key = stackRenderKey(stack, [`library ${this.library}`]);
     this.keys.set(name, key);
     const earlier = key === undefined || this.previous === undefined || !Object.hasOwn(this.previous.stacks, name) ? undefined : this.previous.stacks[name];
-    if (earlier !== undefined && earlier.key === key && this.entry !== undefined && this.entry.files[earlier.file] === earlier.sha256 && safeRelative(earlier.file)) {
+    if (earlier !== undefined && earlier.key === key && this.entry !== undefined && wellFormed(earlier) && this.entry.files[earlier.file] === earlier.sha256) {
       const bytes = fs.readFileSync(path.join(this.entry.outdir, earlier.file));
       // Read once, checked as read: the bytes used are the bytes whose digest the seal covers.
       if (sha256(bytes) === earlier.sha256) {
@@ -171,9 +171,10 @@ function readRenderKeys(entry: VerifiedEntry, library: string): RenderKeysRecord
   return record;
 }
 
-/** A path inside the entry's output directory: relative, no `..`. */
-function safeRelative(file: string): boolean {
-  return !path.isAbsolute(file) && file.split('/').every((s) => s !== '' && s !== '..' && s !== '.');
+/** A recorded stack whose fields are what they say: a path inside the entry's output directory (relative, no `..`) and a digest. */
+function wellFormed(stack: RenderedStack): boolean {
+  const { file, sha256: digest } = stack as unknown as Record<string, unknown>;
+  return typeof file === 'string' && typeof digest === 'string' && /^[0-9a-f]{64}$/.test(digest) && !path.isAbsolute(file) && file.split('/').every((s) => s !== '' && s !== '..' && s !== '.');
 }
 
 /** The log line of an incremental synthesis, which the synth job reads back ({@link parseIncrementalSummary}). */

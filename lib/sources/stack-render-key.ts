@@ -44,10 +44,10 @@ function elementsOf(stack: TerraformStack): TerraformElement[] {
  * object's keys and values in order), so no two different inputs share an encoding. A token is
  * named only when it is a reference to an attribute (`${vault_policy.x.name}`): by its identifier,
  * the stack it points into and, when that is another stack, the remote-state output cdktf resolves
- * it to here (itself a token, named the same way). Any
- * other token (a lazy value, a function call, an iterator), an object that is not plain data or a
- * value that looks like a token but is none cannot be named: the key is undefined and the stack is
- * rendered, never reused.
+ * it to here (itself a token, named the same way). Any other token (a lazy value, a function call,
+ * an iterator), an object that is not plain data or a value that looks like a token but is none
+ * cannot be named: the key is undefined and the stack is rendered, never reused. Tags are letters
+ * and lengths digits, so the stream of values decodes one way only.
  * @returns `sha256:` and 64 hex digits, or undefined when the stack holds a value the key cannot name
  */
 export function stackRenderKey(stack: TerraformStack, salt: readonly string[]): string | undefined {
