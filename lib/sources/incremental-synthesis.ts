@@ -96,8 +96,10 @@ export class IncrementalSynthesis {
     this.why = typeof earlier === 'string' ? earlier : `the synthesis cache entry ${entry!.key.slice(0, 12)}`;
   }
 
-  /** Attaches this incremental synthesis to `app` for its next synthesis; {@link detach} after. */
+  /** Attaches this incremental synthesis to `app` for its next synthesis (what an earlier one rendered and reused is forgotten); {@link detach} after. */
   attach(app: IConstruct): void {
+    this.keys.clear();
+    this.reusedBytes.clear();
     ofApp.set(app.node.root, this);
   }
 
@@ -116,9 +118,9 @@ export class IncrementalSynthesis {
     this.keys.set(name, key);
     const earlier = key === undefined || this.previous === undefined || !Object.hasOwn(this.previous.stacks, name) ? undefined : this.previous.stacks[name];
     if (earlier !== undefined && earlier.key === key && this.entry !== undefined && wellFormed(earlier) && this.entry.files[earlier.file] === earlier.sha256) {
-      const bytes = fs.readFileSync(path.join(this.entry.outdir, earlier.file));
+      const bytes = readIfThere(path.join(this.entry.outdir, earlier.file));
       // Read once, checked as read: the bytes used are the bytes whose digest the seal covers.
-      if (sha256(bytes) === earlier.sha256) {
+      if (bytes !== undefined && sha256(bytes) === earlier.sha256) {
         this.reusedBytes.set(name, bytes);
         return JSON.parse(bytes.toString('utf8'));
       }
@@ -153,13 +155,22 @@ export class IncrementalSynthesis {
   }
 }
 
+/** A file's bytes, or undefined when it cannot be read (an entry pruned meanwhile): then the stack is rendered. */
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The render keys a verified cache entry records, or why none can be reused from it. */
 function readRenderKeys(entry: VerifiedEntry, library: string): RenderKeysRecord | string {
   const name = `the cache entry ${entry.key.slice(0, 12)}`;
   const sealed = entry.files[RENDER_KEYS_FILE];
   if (sealed === undefined) return `${name} records no render keys`;
-  const bytes = fs.readFileSync(path.join(entry.outdir, RENDER_KEYS_FILE));
-  if (sha256(bytes) !== sealed) return `the render keys of ${name} differ from its sealed record`;
+  const bytes = readIfThere(path.join(entry.outdir, RENDER_KEYS_FILE));
+  if (bytes === undefined || sha256(bytes) !== sealed) return `the render keys of ${name} differ from its sealed record`;
   let record: RenderKeysRecord;
   try {
     record = JSON.parse(bytes.toString('utf8')) as RenderKeysRecord;

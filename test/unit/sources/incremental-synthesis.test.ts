@@ -251,6 +251,19 @@ describe('incremental synthesis: what is reused, what is rendered', () => {
     expect(plain.app.lastIncremental!.rendered).toEqual(expect.arrayContaining(['app-roles', 'reader']));
   });
 
+  it('one app synthesized twice with more declared between: the second synthesis is checked on its own (what the first reused is forgotten)', () => {
+    const cache = cacheOf(sharded);
+    const outdir = path.join(dir('out'), 'cdktf.out');
+    const app = new SecretStoreApp({ outdir, incremental: new IncrementalSynthesis('test-1.0.0', cache.latest()) });
+    const platform = definePlatform(app, sharded);
+    app.synth();
+    expect(app.lastIncremental!.rendered).toEqual([]);
+    platform.appRoles.addApplication('late', { name: 'late', environment: 'prod' });
+    app.synth();
+    expect(app.lastIncremental!.rendered).toHaveLength(1);
+    expect(withoutRecord(outdir)).toEqual(outputFiles(synth({ ...sharded, applications: { ...sharded.applications, late: { name: 'late', environment: 'prod' } } }, false).outdir));
+  });
+
   it('a full synthesis writes no record of render keys', () => {
     expect(Object.keys(outputFiles(synth(sharded, false).outdir))).not.toContain(RENDER_KEYS_FILE);
   });
