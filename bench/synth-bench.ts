@@ -7,8 +7,14 @@
  * 2. Scale: time and peak memory (max RSS of a fresh process) to synthesize 100, 1,000 and 5,000
  *    generated applications (target: 1,000 apps under 2 s and 400 MB, growing linearly).
  *
- * Run: `npm run bench` (builds first). Each scale point runs in its own node process so that its
- * peak memory is its own.
+ * 3. Incremental synthesis (issue 39): at 5,000 and 20,000 generated applications in 100 hash
+ *    shards (the store benchmark's layout), a full synthesis of the platform with one application
+ *    added, next to the incremental synthesis of the same platform reusing the stacks of the one
+ *    before it from a synthesis cache entry (lib/sources/incremental-synthesis.ts): time from node's
+ *    start (module loading included, as the synth job's `node dist/stacks/main.js`) and peak memory.
+ *
+ * Run: `npm run bench` (builds first); `node dist/bench/synth-bench.js --incremental` for the third
+ * part only. Each scale point runs in its own node process so that its peak memory is its own.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -22,7 +28,10 @@ import { JwtAuthBackendRole } from '@cdktf/provider-vault/lib/jwt-auth-backend-r
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
 import { IConstruct } from 'constructs';
-import { AppRoleApplication, IArtifactSource, postgresState, SecretStoreApp } from '../lib';
+import { AppRoleApplication, Duration, IArtifactSource, JwtKeySource, postgresState, SecretStoreApp } from '../lib';
+import { IncrementalSynthesis } from '../lib/sources/incremental-synthesis';
+import { SynthesisCache } from '../lib/sources/synthesis-cache';
+import { BENCH_SETTINGS } from './bench-platform';
 import { definePlatform } from '../lib/platform/platform';
 import { platformConfig } from '../stacks/platform.config';
 
@@ -225,8 +234,61 @@ function child(apps: number, withSecrets: boolean): void {
   process.stdout.write(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, bytes }));
 }
 
+/** The CI key the incremental part's platform trusts: any P-256 public key (nothing is signed). */
+const BENCH_CI_KEY = '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEYEf3Wwhhn0ynK0y3Oq3Z6q0RL3r0nNn1mPtwOihf3IbBmbQx6G2kWvbAJ2hq0uaLvv7bIY6m9y6w6eHbxZ6BOg==\n-----END PUBLIC KEY-----\n';
+
+/**
+ * One synthesis of the incremental part, in its own process: `apps` generated applications in 100
+ * hash shards; `seed` stores its output (with render keys) in the cache at `cacheDir`, `incremental`
+ * reuses from that cache, `full` renders every stack. Time counts from the process's start.
+ */
+function incrementalChild(apps: number, mode: 'seed' | 'full' | 'incremental', cacheDir: string): void {
+  const outdir = tmp();
+  const cache = new SynthesisCache(cacheDir);
+  const incremental = mode === 'full' ? false : new IncrementalSynthesis('bench', mode === 'incremental' ? cache.latest() : undefined);
+  const app = new SecretStoreApp({ outdir, incremental });
+  const platform = definePlatform(app, {
+    settings: BENCH_SETTINGS,
+    ciKeySource: JwtKeySource.publicKeys([BENCH_CI_KEY]),
+    configurationProject: { projectId: '42', localStateReason: 'benchmark: one process synthesizes, never a pipeline' },
+    applicationSharding: { by: 'hash', shards: 100 },
+  });
+  for (let i = 0; i < apps; i++) platform.appRoles.addApplication(`bench-${i}`, { name: `bench${i}`, environment: 'prod', tokenTtl: Duration.hours(1 + (i % 8)) });
+  app.synth();
+  const ms = performance.now();
+  if (mode === 'seed') cache.store({ tree: `bench-${apps}`, library: 'bench' }, outdir);
+  const summary = app.lastIncremental;
+  fs.rmSync(path.dirname(outdir), { recursive: true, force: true });
+  process.stdout.write(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, rendered: summary?.rendered.length, reused: summary?.reused.length }));
+}
+
+/** The incremental part: full synthesis vs incremental after adding one application, at 5,000 and 20,000. */
+function incrementalComparison(): void {
+  console.log(`incremental synthesis: one application added to N in 100 hash shards; time from node's start, peak RSS (load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+  console.log('applications   full synthesis          incremental             stacks rendered / reused');
+  const run = (apps: number, mode: string, cacheDir: string) => {
+    const result = spawnSync(process.execPath, [__filename, '--incremental-child', String(apps), mode, cacheDir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    if (result.status !== 0) throw new Error(`child for ${apps} apps (${mode}) failed:\n${result.stderr}`);
+    return JSON.parse(result.stdout) as { ms: number; maxRssMb: number; rendered?: number; reused?: number };
+  };
+  for (const apps of [5000, 20000]) {
+    const cacheDir = path.join(BENCH_DIR, `cache-${apps}`);
+    fs.mkdirSync(BENCH_DIR, { recursive: true });
+    run(apps, 'seed', cacheDir);
+    const full = run(apps + 1, 'full', cacheDir);
+    const incremental = run(apps + 1, 'incremental', cacheDir);
+    console.log(
+      `${String(apps).padStart(12)}   ${(full.ms / 1000).toFixed(2).padStart(6)} s ${full.maxRssMb.toFixed(0).padStart(6)} MB` +
+        `    ${(incremental.ms / 1000).toFixed(2).padStart(6)} s ${incremental.maxRssMb.toFixed(0).padStart(6)} MB    ${incremental.rendered} / ${incremental.reused}`,
+    );
+  }
+  fs.rmSync(BENCH_DIR, { recursive: true, force: true });
+}
+
 function main(): void {
   if (process.argv[2] === '--child') return child(Number(process.argv[3]), process.argv[4] === 'secrets');
+  if (process.argv[2] === '--incremental-child') return incrementalChild(Number(process.argv[3]), process.argv[4] as 'seed' | 'full' | 'incremental', process.argv[5]);
+  if (process.argv[2] === '--incremental') return incrementalComparison();
   const runs = Number(process.env.BENCH_RUNS ?? 41);
   console.log(`secretstore-iac synthesis benchmark (node ${process.version}, ${os.cpus().length} cpus, median of ${runs} runs)`);
   const policies = libraryPolicyTexts();
@@ -258,7 +320,8 @@ function main(): void {
   }
   console.log('targets: 1,000 apps under 2 s and 400 MB, growing linearly');
   console.log('(the difference between the two columns is writing the agent files: disk-bound on this VM)');
-  fs.rmSync(BENCH_DIR, { recursive: true, force: true });
+  console.log('');
+  incrementalComparison();
 }
 
 main();

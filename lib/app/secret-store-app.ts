@@ -15,6 +15,18 @@ import { OutputUpdate, updateOutputDirectory } from '../constructs/output-update
 import { startedByCdkCli } from './cdktf-cli-run';
 import { inSynthesisRound, oncePerSynthesis } from '../constructs/synthesis-round';
 import { declarePipelineStackGrants } from '../constructs/pipeline-stack-grant';
+import { IncrementalSynthesis, incrementalSummaryLine, IncrementalSynthesisSummary, RENDER_KEYS_FILE } from '../sources/incremental-synthesis';
+import { cliVersion } from '../cli/cli-version';
+
+/** Configuration of a {@link SecretStoreApp}: cdktf's, and the incremental synthesis. */
+export interface SecretStoreAppConfig extends AppConfig {
+  /**
+   * Reuse the stacks an earlier synthesis rendered when nothing they derive from changed
+   * (lib/sources/incremental-synthesis.ts); `false`: render every stack.
+   * @default from the environment: with `SECRETSTORE_IAC_SYNTH_CACHE` set (the pipeline's synth job), from that cache
+   */
+  readonly incremental?: IncrementalSynthesis | false;
+}
 
 /** One problem of a synthesis: where, and what. */
 export interface SynthesisProblem {
@@ -54,13 +66,17 @@ export class SecretStoreApp extends App {
   /** Where the synthesized stacks end up. */
   readonly finalOutdir: string;
 
+  private readonly incremental: IncrementalSynthesis | false | undefined;
+
   /** @param config cdktf app config; `outdir` defaults to `$CDKTF_OUTDIR` or `cdktf.out` */
-  constructor(config: AppConfig = {}) {
+  constructor(config: SecretStoreAppConfig = {}) {
     const finalOutdir = path.resolve(config.outdir ?? process.env.CDKTF_OUTDIR ?? 'cdktf.out');
+    const { incremental, ...cdktfConfig } = config;
     // cdktf's own per-stack validation is replaced by problems(), which covers every stack at once.
     // Stack traces are only kept for cdktf's annotations, which this library does not emit; skip the cost.
-    super({ stackTraces: false, ...config, outdir: SecretStoreApp.stagingDir(finalOutdir), skipValidation: true });
+    super({ stackTraces: false, ...cdktfConfig, outdir: SecretStoreApp.stagingDir(finalOutdir), skipValidation: true });
     this.finalOutdir = finalOutdir;
+    this.incremental = incremental;
     // cdktf creates the staging directory (and its stacks/) at construction; remove it until synth()
     // writes, so that a declaration that fails, or an app never synthesized, leaves nothing behind.
     // Both are empty: two rmdir, where a recursive removal costs milliseconds on a slow disk.
@@ -161,6 +177,13 @@ export class SecretStoreApp extends App {
 
   private update: OutputUpdate = { written: [], removed: [] };
 
+  /** What the last synthesis rendered and reused, when it was incremental ({@link SecretStoreAppConfig.incremental}). */
+  get lastIncremental(): IncrementalSynthesisSummary | undefined {
+    return this.incrementalSummary;
+  }
+
+  private incrementalSummary?: IncrementalSynthesisSummary;
+
   /** The artifacts, each path checked once more before anything is written. */
   private checkedArtifacts(): SynthesisArtifact[] {
     const seen = new Set<string>();
@@ -198,12 +221,23 @@ export class SecretStoreApp extends App {
     recordMachinePathReasons(this);
     fs.mkdirSync(this.outdir);
     fs.mkdirSync(path.join(this.outdir, 'stacks'));
+    const incremental = this.incremental === false ? undefined : (this.incremental ?? IncrementalSynthesis.fromEnvironment(process.env, cliVersion()));
+    incremental?.attach(this);
     try {
       super.synth();
       const artifacts = this.checkedArtifacts();
+      if (incremental !== undefined) {
+        // Checked before anything reaches the output directory: a reused stack is the bytes it was.
+        const { record, summary } = incremental.verifyWritten(this.outdir);
+        artifacts.push({ path: RENDER_KEYS_FILE, content: record });
+        this.incrementalSummary = summary;
+        // Said in the synth job's log (which reads it back); an app given its incremental synthesis reads lastIncremental.
+        if (this.incremental === undefined) process.stderr.write(`${incrementalSummaryLine(summary)}\n`);
+      }
       this.update = updateOutputDirectory(this.outdir, this.finalOutdir, artifacts, { leaveRetiredStackDirectories: startedByCdkCli() });
       this.produced = artifacts.map((a) => a.path);
     } finally {
+      incremental?.detach(this);
       // A first synthesis renamed the staging directory into place; an update leaves what did not change.
       if (fs.existsSync(this.outdir)) fs.rmSync(this.outdir, { recursive: true, force: true });
     }

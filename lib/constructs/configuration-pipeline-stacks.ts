@@ -1,5 +1,6 @@
 import { IConstruct } from 'constructs';
 import { SecretStoreStack } from './secret-store-stack';
+import { oncePerSynthesis } from './synthesis-round';
 
 /**
  * The stacks the configuration repository's pipeline plans and applies: every {@link SecretStoreStack}
@@ -9,5 +10,8 @@ import { SecretStoreStack } from './secret-store-stack';
  * pipeline runs is never one its roles were not granted.
  */
 export function configurationPipelineStacks(scope: IConstruct): SecretStoreStack[] {
-  return scope.node.root.node.findAll().filter((c): c is SecretStoreStack => c instanceof SecretStoreStack);
+  const root = scope.node.root;
+  // Asked by every pipeline role's validation, grants and renderers: one walk of the tree per
+  // synthesis round (no stack is declared during one), a copy for each caller.
+  return [...oncePerSynthesis(root, 'configuration-pipeline-stacks', () => root.node.findAll().filter((c): c is SecretStoreStack => c instanceof SecretStoreStack))];
 }

@@ -87,6 +87,14 @@ function findStoreObjects(root: IConstruct): DeclaredStoreObjects {
   for (const r of resources) byAddress.set(`${TerraformStack.of(r).node.id}/${r.terraformResourceType}.${r.friendlyUniqueId}`, r);
   const objects: DeclaredStoreObject[] = [];
   const uncatalogued: UncataloguedResource[] = [];
+  // Each stack's default provider, looked up once (a shard's thousands of resources each copied its children to find it).
+  const defaultProviders = new Map<TerraformStack, TerraformProvider | undefined>();
+  const defaultProvider = (stack: TerraformStack): TerraformProvider | undefined => {
+    if (!defaultProviders.has(stack)) {
+      defaultProviders.set(stack, stack.node.children.find((c): c is TerraformProvider => TerraformProvider.isTerraformProvider(c) && c.terraformResourceType === 'vault' && c.alias === undefined));
+    }
+    return defaultProviders.get(stack);
+  };
   for (const r of resources) {
     const type = r.terraformResourceType;
     const kind = storeObjectKind(type);
@@ -111,7 +119,7 @@ function findStoreObjects(root: IConstruct): DeclaredStoreObjects {
     }
     const ownNamespace = attributeValue(r, 'namespace', stack, byAddress, 0);
     note('namespace', ownNamespace);
-    const provider = providerNamespace(r, stack);
+    const provider = providerNamespace(r, stack, defaultProvider);
     note('provider.namespace', provider);
     objects.push({
       stack: stack.node.id,
@@ -135,10 +143,8 @@ function literalNamespace(value: unknown): string {
 }
 
 /** The namespace of the provider a resource is written through: its own `provider`, else the stack's default vault provider. */
-function providerNamespace(resource: TerraformResource, stack: TerraformStack): AttributeValue | undefined {
-  const provider =
-    resource.provider ??
-    stack.node.children.find((c): c is TerraformProvider => TerraformProvider.isTerraformProvider(c) && c.terraformResourceType === 'vault' && c.alias === undefined);
+function providerNamespace(resource: TerraformResource, stack: TerraformStack, defaultProvider: (stack: TerraformStack) => TerraformProvider | undefined): AttributeValue | undefined {
+  const provider = resource.provider ?? defaultProvider(stack);
   const given = (provider as unknown as { namespaceInput?: unknown } | undefined)?.namespaceInput;
   if (typeof given !== 'string') return undefined;
   const text = Token.isUnresolved(given) ? String(Tokenization.resolve(given, { scope: stack, preparing: false, resolver: RESOLVER })) : given;

@@ -7,6 +7,7 @@ import { checked, checkProps, expectFunction, expectInstance, expectString, opti
 import { StoreTargetRecord } from './store-target-record';
 import { terraformString } from '../render/text-encoders';
 import { markStackLocal, prepareElements } from './stack-local-element';
+import { IncrementalSynthesis } from '../sources/incremental-synthesis';
 
 /** The run-time checks of {@link SecretStoreStackProps}. */
 export const SECRET_STORE_STACK_SCHEMA: PropsSchema = {
@@ -94,5 +95,14 @@ export class SecretStoreStack extends TerraformStack {
    */
   override prepareStack(): void {
     prepareElements(this);
+  }
+
+  /**
+   * cdktf's Terraform JSON of this stack; in an incremental synthesis, the earlier synthesis's when
+   * nothing it is derived from changed (lib/sources/incremental-synthesis.ts).
+   */
+  override toTerraform(): any {
+    const incremental = IncrementalSynthesis.of(this);
+    return incremental === undefined ? super.toTerraform() : incremental.toTerraform(this, () => super.toTerraform());
   }
 }

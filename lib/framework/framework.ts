@@ -18,5 +18,6 @@ export {
   TerraformVariable,
   Token,
   Tokenization,
+  ref,
 } from 'cdktf';
 export type { AppConfig } from 'cdktf';

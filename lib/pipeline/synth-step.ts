@@ -19,6 +19,7 @@ import { RefSynthesizer } from '../sources/ref-synthesizer';
 import { readStackDigests } from '../sources/stack-digest';
 import { selectChangedStacks } from '../sources/stack-selection';
 import { synthesisKey } from '../sources/synthesis-cache';
+import { parseIncrementalSummary } from '../sources/incremental-synthesis';
 import { pipelineBase } from './pipeline-base';
 
 /** This commit's synthesized output, which every later job reads (the synth job's artifact). */
@@ -45,6 +46,8 @@ export interface SynthStepResult {
   readonly stored: boolean;
   /** Seconds per step, in the order run: `this commit`, `store`, `base`, `moves`, `changed-stacks`. */
   readonly seconds: Readonly<Record<string, number>>;
+  /** This commit's stacks rendered and reused from an earlier synthesis (incremental synthesis, with the synthesis cache); undefined when its synthesis did not say. */
+  readonly stacks?: { readonly rendered: number; readonly reused: number };
 }
 
 /** What the synth step sees of its process (a CLI command's context is one). */
@@ -164,7 +167,11 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
   say(built ? `synthesizing the build job's dist/ (compiled from ${commitSha}): npm run ${SYNTH_BUILT_SCRIPT}` : `synthesizing this commit: npm run synth, which compiles first (${compileWhy})`);
   // A synthesis replaces its output: no stack directory of an earlier run is taken for this commit's (a retired stack).
   fs.rmSync(at(HEAD_OUTPUT), { recursive: true, force: true });
-  const code = await (tools.synthesizeHead ?? npmRunScript)(built ? SYNTH_BUILT_SCRIPT : 'synth', context);
+  // Its output piped line by line (not the terminal shared), so that the incremental synthesis's line is read back.
+  let stacks: SynthStepResult['stacks'];
+  const heard = (line: string) => (stacks = parseIncrementalSummary(line) ?? stacks);
+  const headIo: SynthStepIo = { ...context, inheritStdio: false, stdout: (l) => (heard(l), context.stdout(l)), stderr: (l) => (heard(l), context.stderr(l)) };
+  const code = await (tools.synthesizeHead ?? npmRunScript)(built ? SYNTH_BUILT_SCRIPT : 'synth', headIo);
   if (code !== 0) throw new SynthStepFailure(`the synthesis of this commit failed (exit ${code}; its output is above): nothing selected`);
   // npm makes a package's bin executable only when it links it: keep this project's own bin runnable by npx.
   if (fs.existsSync(at('dist/bin/secretstore-iac.js'))) fs.chmodSync(at('dist/bin/secretstore-iac.js'), 0o755);
@@ -186,7 +193,7 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
   const decision = pipelineBase(context.env);
   if (decision.kind === 'schedule') {
     say('schedule: every stack is checked for drift, none is selected');
-    return { retired: [], baseOrigin: 'none', stored, seconds };
+    return { retired: [], baseOrigin: 'none', stored, seconds, stacks };
   }
   const head = readStackDigests(at(HEAD_OUTPUT));
   const every = selectChangedStacks(new Map(), head).selected;
@@ -199,8 +206,8 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
   fs.rmSync(at(BASE_OUTPUT), { recursive: true, force: true });
   if (decision.kind === 'none') {
     const selected = planEvery(decision.why, 'no previous commit to compare with');
-    report(say, selected, [], 'nothing', seconds);
-    return { selected, retired: [], baseOrigin: 'none', stored, seconds };
+    report(say, selected, [], 'nothing', seconds, stacks);
+    return { selected, retired: [], baseOrigin: 'none', stored, seconds, stacks };
   }
   start = process.hrtime.bigint();
   if (decision.fetch !== undefined) await git(['fetch', '--quiet', 'origin', decision.fetch], context.cwd);
@@ -235,8 +242,8 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
   if (baseOrigin === 'failed') {
     fs.rmSync(at(MOVES_NOTE), { force: true });
     const selected = planEvery(`${terminalLine(decision.ref)} could not be synthesized (the error is above): no moves written`, `the comparison with \`${decision.ref}\` failed: see the synth job`);
-    report(say, selected, [], decision.ref, seconds);
-    return { selected, retired: [], base, baseOrigin, stored, seconds };
+    report(say, selected, [], decision.ref, seconds, stacks);
+    return { selected, retired: [], base, baseOrigin, stored, seconds, stacks };
   }
 
   // 4. Objects that moved between stacks since the base (sharding): removed blocks where they were,
@@ -277,8 +284,8 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
       `\n### Retired stacks: their state forgets the objects that moved; what was removed is destroyed only by ${DESTROY_REMOVED_JOB}\n\n${retired.map((s) => `- \`${s}\`\n`).join('')}`,
     );
   }
-  report(say, selected, retired, decision.ref, seconds);
-  return { selected, retired, base, baseOrigin, stored, seconds };
+  report(say, selected, retired, decision.ref, seconds, stacks);
+  return { selected, retired, base, baseOrigin, stored, seconds, stacks };
 }
 
 /** A command run in-process: its failure is a result (the job goes on, planning every stack), its message printed. */
@@ -292,14 +299,15 @@ async function runQuietly(run: () => Promise<number>, warn: (line: string) => vo
 }
 
 /** The job log's summary: what is planned, in which order, and how long each step took. */
-function report(say: (line: string) => void, selected: readonly string[], retired: readonly string[], against: string, seconds: Readonly<Record<string, number>>): void {
+function report(say: (line: string) => void, selected: readonly string[], retired: readonly string[], against: string, seconds: Readonly<Record<string, number>>, stacks: SynthStepResult['stacks']): void {
   say(`stacks to plan and apply, in dependency order (against ${terminalLine(against)}):`);
   selected.forEach((s) => say(`  ${s}`));
   if (retired.length > 0) {
     say(`retired stacks, planned and applied after every other stack (forgets; removals only by ${DESTROY_REMOVED_JOB}):`);
     retired.forEach((s) => say(`  ${s}`));
   }
-  say(`synth steps: ${Object.entries(seconds).map(([step, s]) => `${step} ${s.toFixed(1)} s`).join(', ')}`);
+  const rendering = stacks === undefined ? '' : ` (this commit's stacks: ${stacks.rendered} rendered, ${stacks.reused} reused)`;
+  say(`synth steps: ${Object.entries(seconds).map(([step, s]) => `${step} ${s.toFixed(1)} s`).join(', ')}${rendering}`);
 }
 
 /**

@@ -43,6 +43,16 @@ export function synthesisKey(identity: SynthesisIdentity): string {
   return createHash('sha256').update(JSON.stringify([FORMAT, identity.tree, identity.library])).digest('hex');
 }
 
+/** A cache entry that verified: its output directory and each file's recorded SHA-256. */
+export interface VerifiedEntry {
+  /** The entry's key ({@link synthesisKey}). */
+  readonly key: string;
+  /** The entry's output directory: the cache's, read it, never write. */
+  readonly outdir: string;
+  /** Every file of the output, by path relative to it (`stacks/app-roles/cdk.tf.json`), with its SHA-256 (hex) as the sealed record holds it. */
+  readonly files: Readonly<Record<string, string>>;
+}
+
 interface EntryRecord {
   readonly format: number;
   readonly key: string;
@@ -154,6 +164,32 @@ export class SynthesisCache {
     return path.join(entry, ENTRY_OUTPUT);
   }
 
+  /**
+   * The most recently used entry that verifies (its seal, and every file against its recorded
+   * digest), with those digests: what an incremental synthesis may reuse stacks from
+   * (lib/sources/incremental-synthesis.ts). A corrupt entry is removed, as {@link lookup} does, and
+   * the next one is tried; undefined when none verifies.
+   */
+  latest(progress: (line: string) => void = () => undefined): VerifiedEntry | undefined {
+    if (!fs.existsSync(this.dir)) return undefined;
+    const entries = fs
+      .readdirSync(this.dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && /^[0-9a-f]{64}$/.test(e.name) && fs.existsSync(path.join(this.dir, e.name, ENTRY_RECORD)))
+      .map((e) => ({ key: e.name, used: fs.statSync(path.join(this.dir, e.name, ENTRY_RECORD)).mtimeMs }))
+      .sort((a, b) => b.used - a.used || compareStrings(a.key, b.key));
+    for (const { key } of entries) {
+      const entry = path.join(this.dir, key);
+      const inspected = this.inspect(entry, key);
+      if (typeof inspected === 'string') {
+        progress(`synthesis cache: ignoring the corrupt entry ${key.slice(0, 12)} (${inspected})`);
+        fs.rmSync(entry, { recursive: true, force: true });
+        continue;
+      }
+      return { key, outdir: path.join(entry, ENTRY_OUTPUT), files: inspected.files };
+    }
+    return undefined;
+  }
+
   /** Copies a synthesized output into the cache as the entry of `identity`; returns the entry's output directory. */
   store(identity: SynthesisIdentity, outdir: string): string {
     const key = synthesisKey(identity);
@@ -180,6 +216,12 @@ export class SynthesisCache {
 
   /** Why the entry cannot be used, or undefined when it is whole. */
   private check(entry: string, key: string): string | undefined {
+    const inspected = this.inspect(entry, key);
+    return typeof inspected === 'string' ? inspected : undefined;
+  }
+
+  /** The record of a whole entry, or why the entry cannot be used. */
+  private inspect(entry: string, key: string): EntryRecord | string {
     let record: EntryRecord;
     try {
       record = JSON.parse(fs.readFileSync(path.join(entry, ENTRY_RECORD), 'utf8')) as EntryRecord;
@@ -201,7 +243,7 @@ export class SynthesisCache {
     const recorded = Object.keys(record.files).sort(compareStrings);
     if (files.join('\n') !== recorded.join('\n')) return 'its files are not the ones recorded';
     const changed = files.find((f) => sha256(path.join(out, f)) !== record.files[f]);
-    return changed === undefined ? undefined : `${changed} differs from its recorded digest`;
+    return changed === undefined ? record : `${changed} differs from its recorded digest`;
   }
 
   /** Removes all but the {@link keep} most recently used entries (never `current`) and leftovers of interrupted stores. */

@@ -33,6 +33,8 @@ for (const name of ['one', 'two']) {
   stacks[name] = { synthesizedStackPath: 'stacks/' + name + '/cdk.tf.json', workingDirectory: 'stacks/' + name };
 }
 fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify({ stacks }));
+// As SecretStoreApp says it with the synthesis cache set (incremental synthesis).
+if (process.env.SECRETSTORE_IAC_SYNTH_CACHE && !process.env.CDKTF_OUTDIR) console.error('secretstore-iac: incremental synthesis: 1 stacks rendered, 1 reused from the synthesis cache entry 0123456789ab');
 `;
   const commits: Record<string, string> = {};
 
@@ -93,6 +95,36 @@ fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify({ stacks }));
     expect(JSON.parse(r.read('cdktf.base.out/secretstore-iac-source.json')!)).toEqual({ ref: commits.base, commit: commits.base });
     expect(r.read('cdktf.base.out/stacks/two/cdk.tf.json')).toContain('"config":"two\\n"');
     expect(r.log).toMatch(/synth steps: this commit \d+\.\d s, store \d+\.\d s, base \d+\.\d s, moves \d+\.\d s, changed-stacks \d+\.\d s/);
+  });
+
+  it('the synth steps line says how many of this commit\'s stacks its synthesis rendered and reused (read back from its output)', async () => {
+    const r = await basePipeline();
+    expect(r.result.stacks).toEqual({ rendered: 1, reused: 1 });
+    expect(r.log).toMatch(/synth steps: this commit \d+\.\d s, .* \(this commit's stacks: 1 rendered, 1 reused\)$/m);
+    // Its output is read even when the job shares the terminal: the synthesis's own streams are piped.
+    const log: string[] = [];
+    const io = { env: { PATH: process.env.PATH, HOME: process.env.HOME, CI_PIPELINE_SOURCE: 'schedule' }, cwd: repo, inheritStdio: true, stdout: (l: string) => log.push(l), stderr: (l: string) => log.push(l) };
+    const synthesizer = new RefSynthesizer(repo);
+    try {
+      let inherited: boolean | undefined;
+      const result = await runSynthStep(io, {
+        synthesizer,
+        libraryVersion: 'test',
+        moves: async () => 0,
+        changedStacks: async () => 0,
+        synthesizeHead: async (_script, headIo) => {
+          inherited = headIo.inheritStdio;
+          fs.mkdirSync(path.join(repo, 'cdktf.out'), { recursive: true });
+          headIo.stderr('secretstore-iac: incremental synthesis: 2 stacks rendered, 0 reused from no synthesis in the synthesis cache');
+          return 0;
+        },
+      });
+      expect(inherited).toBe(false);
+      expect(result.stacks).toEqual({ rendered: 2, reused: 0 });
+      expect(log).toContain('secretstore-iac: incremental synthesis: 2 stacks rendered, 0 reused from no synthesis in the synthesis cache');
+    } finally {
+      synthesizer.dispose();
+    }
   });
 
   it('no entry of the base in the cache: the base is compiled in a worktree, the log says so, and it is stored for the next time', async () => {
