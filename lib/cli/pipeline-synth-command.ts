@@ -1,5 +1,5 @@
 import { HEAD_OUTPUT, runSynthStep, SynthStepFailure } from '../pipeline/synth-step';
-import { BASE_OUTPUT, CHANGED_STACKS_FILE, CHANGED_STACKS_NOTE, RETIRED_STACKS_FILE, SYNTH_CACHE_DIR } from '../render/configuration-pipeline-yaml';
+import { BASE_OUTPUT, CHANGED_STACKS_FILE, CHANGED_STACKS_NOTE, RETIRED_STACKS_FILE, SHARED_SYNTH_DIR, SYNTH_CACHE_DIR } from '../render/configuration-pipeline-yaml';
 import { PROTECTED_REF_VARIABLE, SYNTH_CACHE_SECRET_VARIABLE, SYNTH_CACHE_VARIABLE } from '../sources/synthesis-cache';
 import { terminalJson } from '../private/terminal-text';
 import { changedStacksCommand } from './changed-stacks-command';
@@ -31,9 +31,11 @@ export const pipelineSynthCommand: Command = {
     '   uncommitted changes): a later pipeline whose base is this commit takes it from there;',
     '3. the base: a merge request\'s CI_MERGE_REQUEST_DIFF_BASE_SHA (else origin/ its target branch,',
     '   fetched), the default branch\'s CI_COMMIT_BEFORE_SHA; none (forty zeros): every stack is planned;',
-    '   a schedule: no selection (the drift jobs check every stack). The base\'s synthesis comes from the',
-    '   cache; only when it has no entry this job can verify is the base compiled and synthesized in a',
-    `   worktree (the log says which), into ${BASE_OUTPUT};`,
+    '   a schedule: no selection (the drift jobs check every stack). The base\'s synthesis comes, for a',
+    `   merge request, from the copy its target branch\'s pipeline wrote to ${SHARED_SYNTH_DIR} (verified:`,
+    '   key, tree, file digests), else from the cache; only when neither has an entry this job can verify',
+    `   is the base compiled and synthesized in a worktree (the log says which), into ${BASE_OUTPUT}. The`,
+    '   protected default branch\'s job writes that copy of its commit; no protected pipeline reads it;',
     `4. writes the moves since the base (secretstore-iac moves), ${CHANGED_STACKS_FILE} (secretstore-iac`,
     `   changed-stacks: the stacks to plan and apply, in dependency order), ${RETIRED_STACKS_FILE} and the`,
     `   merge request's note ${CHANGED_STACKS_NOTE}. A base that cannot be synthesized or compared: every`,

@@ -44,3 +44,43 @@ export function pipelineBase(env: Readonly<Record<string, string | undefined>>):
   if (noCommit(before)) return { kind: 'none', why: 'no previous commit to compare with' };
   return { kind: 'ref', ref: before!, why: 'the commit before the push (CI_COMMIT_BEFORE_SHA)' };
 }
+
+/**
+ * What a pipeline's synth job does with the copy of the default branch's synthesis that merge-request
+ * pipelines read ({@link sharedSynthesisUse}; docs/pipelines.md §7, "The base from the target branch's
+ * pipeline").
+ */
+export type SharedSynthesisUse =
+  /** The protected default branch's pipeline writes its commit's synthesis there, for the merge requests based on it. */
+  | { readonly kind: 'write'; readonly why: string }
+  /** A merge request's pipeline reads the copy of its diff base commit, verified, before compiling the base. */
+  | { readonly kind: 'read'; readonly commit: string; readonly why: string }
+  /** Neither. */
+  | { readonly kind: 'none'; readonly why: string };
+
+/**
+ * Which pipelines write and which read the copy of the default branch's synthesis that merge-request
+ * pipelines can read (a cache entry of its own, keyed by commit, shared with unprotected pipelines):
+ *
+ * - `merge_request_event` with a diff base commit (`CI_MERGE_REQUEST_DIFF_BASE_SHA`): read the copy
+ *   of that commit (GitLab keeps protected and unprotected caches apart, so a merge request never
+ *   reads the sealed entry its target branch's pipeline stored);
+ * - a protected ref's pipeline (`CI_COMMIT_REF_PROTECTED=true`) of the default branch, not a
+ *   schedule: write this commit's copy, and never read one: what an unprotected pipeline can write
+ *   never reaches a protected pipeline's selection, plan or apply;
+ * - any other pipeline: neither.
+ */
+export function sharedSynthesisUse(env: Readonly<Record<string, string | undefined>>): SharedSynthesisUse {
+  const source = env.CI_PIPELINE_SOURCE;
+  if (source === 'schedule') return { kind: 'none', why: 'a schedule compares with no base' };
+  if (source === 'merge_request_event') {
+    const diffBase = env.CI_MERGE_REQUEST_DIFF_BASE_SHA;
+    if (noCommit(diffBase)) return { kind: 'none', why: 'the merge request has no diff base commit (CI_MERGE_REQUEST_DIFF_BASE_SHA) whose pipeline\'s copy it could read' };
+    return { kind: 'read', commit: diffBase!, why: 'a merge request reads the copy its target branch\'s pipeline wrote of its diff base commit' };
+  }
+  if (env.CI_COMMIT_REF_PROTECTED !== 'true') return { kind: 'none', why: 'only a protected ref\'s pipeline writes the copy merge requests read (CI_COMMIT_REF_PROTECTED is not true)' };
+  const branch = env.CI_COMMIT_BRANCH;
+  const defaultBranch = env.CI_DEFAULT_BRANCH;
+  if (branch === undefined || defaultBranch === undefined || branch !== defaultBranch) return { kind: 'none', why: 'only the default branch\'s pipeline writes the copy merge requests read' };
+  return { kind: 'write', why: 'the protected default branch\'s pipeline writes its commit\'s copy for the merge requests based on it' };
+}

@@ -11,6 +11,7 @@ import {
   MOVES_NOTE,
   REMOVALS_APPROVAL,
   RETIRED_STACKS_FILE,
+  SHARED_SYNTH_DIR,
 } from '../render/configuration-pipeline-yaml';
 import { SYNTH_BUILT_SCRIPT } from '../render/configuration-package-json';
 import { writeSourceRecord } from '../sources/configuration-source';
@@ -20,7 +21,8 @@ import { readStackDigests } from '../sources/stack-digest';
 import { selectChangedStacks } from '../sources/stack-selection';
 import { synthesisKey } from '../sources/synthesis-cache';
 import { parseIncrementalSummary } from '../sources/incremental-synthesis';
-import { pipelineBase } from './pipeline-base';
+import { pipelineBase, sharedSynthesisUse } from './pipeline-base';
+import { readSharedSynthesis, writeSharedSynthesis } from './shared-base-synthesis';
 
 /** This commit's synthesized output, which every later job reads (the synth job's artifact). */
 export const HEAD_OUTPUT = 'cdktf.out';
@@ -29,8 +31,11 @@ const SYNTHESIZED_PIPELINE = 'cdktf.out/ci/secretstore-iac.gitlab-ci.yml';
 /** The CI variable naming the committed copy of the pipeline file (set by the pipeline file itself). */
 export const PIPELINE_COPY_VARIABLE = 'SECRETSTORE_IAC_PIPELINE_COPY';
 
-/** Where the base of the selection came from. */
-export type BaseOrigin = 'cache' | 'worktree' | 'none' | 'failed';
+/**
+ * Where the base of the selection came from: the job's own synthesis cache, the copy the target
+ * branch's pipeline wrote for merge requests (`target-pipeline`), a worktree compile, none, or it failed.
+ */
+export type BaseOrigin = 'cache' | 'target-pipeline' | 'worktree' | 'none' | 'failed';
 
 /** What the synth step decided, for its log, `--format json` and its tests. */
 export interface SynthStepResult {
@@ -40,7 +45,7 @@ export interface SynthStepResult {
   readonly retired: readonly string[];
   /** The base ref compared with, and its commit, when there was one. */
   readonly base?: { readonly ref: string; readonly commit?: string; readonly why: string };
-  /** Where the base's synthesis came from: the synthesis cache (an earlier pipeline's), a worktree compile, none, or it failed. */
+  /** Where the base's synthesis came from ({@link BaseOrigin}). */
   readonly baseOrigin: BaseOrigin;
   /** True when this commit's synthesis was stored in the synthesis cache (for the next pipelines' base). */
   readonly stored: boolean;
@@ -186,6 +191,11 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
   // 2. Stored for the next pipelines (their base), before `moves` writes into cdktf.out.
   start = process.hrtime.bigint();
   const stored = await storeHeadSynthesis(context, synthesizer, tools.libraryVersion, say);
+  const share = sharedSynthesisUse(context.env);
+  if (stored && share.kind === 'write') {
+    const tree = await writeSharedSynthesis(context.cwd, at(HEAD_OUTPUT), tools.libraryVersion);
+    if (tree !== undefined) say(`this commit's synthesis (tree ${tree.slice(0, 12)}) written to ${SHARED_SYNTH_DIR} too, the cache entry of this commit that merge-request pipelines read (${share.why})`);
+  }
   seconds.store = since(start);
 
   // 3. The base.
@@ -219,17 +229,25 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
   } else {
     say(`base: ${terminalLine(decision.ref)} (${commit.slice(0, 12)}), ${decision.why}`);
     try {
-      const before = synthesizer.synthesized;
-      const synthesized = await synthesizer.synthesize(commit);
-      baseOrigin = synthesizer.synthesized === before ? 'cache' : 'worktree';
-      say(
-        baseOrigin === 'cache'
-          ? `base ${commit.slice(0, 12)}: its synthesis from the synthesis cache (stored by a pipeline of its commit, seal verified)`
-          : `base ${commit.slice(0, 12)}: no synthesis of it in the synthesis cache (no pipeline of its commit stored one this job can verify): compiled and synthesized in a worktree`,
-      );
       const staging = `${at(BASE_OUTPUT)}.writing-${process.pid}`;
       fs.rmSync(staging, { recursive: true, force: true });
-      fs.cpSync(synthesized, staging, { recursive: true });
+      // A merge request: first the copy its target branch's pipeline wrote of this commit (verified).
+      const shared = share.kind === 'read' && share.commit === decision.ref && (await readSharedSynthesis(context.cwd, commit, tools.libraryVersion, staging, warn));
+      if (shared) {
+        baseOrigin = 'target-pipeline';
+        say(`base ${commit.slice(0, 12)}: its synthesis from the target branch's pipeline (the copy its synth job wrote to ${SHARED_SYNTH_DIR}; key, tree and file digests verified): not compiled`);
+      } else {
+        if (share.kind === 'read') say(`base ${commit.slice(0, 12)}: no copy of its synthesis from the target branch's pipeline in ${SHARED_SYNTH_DIR} that this job can verify`);
+        const before = synthesizer.synthesized;
+        const synthesized = await synthesizer.synthesize(commit);
+        baseOrigin = synthesizer.synthesized === before ? 'cache' : 'worktree';
+        say(
+          baseOrigin === 'cache'
+            ? `base ${commit.slice(0, 12)}: its synthesis from the synthesis cache (stored by a pipeline of its commit, seal verified)`
+            : `base ${commit.slice(0, 12)}: no synthesis of it in the synthesis cache (no pipeline of its commit stored one this job can verify): compiled and synthesized in a worktree`,
+        );
+        fs.cpSync(synthesized, staging, { recursive: true });
+      }
       writeSourceRecord(staging, decision.ref, commit);
       fs.renameSync(staging, at(BASE_OUTPUT));
     } catch (e) {

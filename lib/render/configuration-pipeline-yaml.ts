@@ -140,6 +140,16 @@ export const BASE_OUTPUT = 'cdktf.base.out';
  */
 export const SYNTH_CACHE_DIR = '.secretstore-iac/synth-cache';
 /**
+ * The copy of the default branch's synthesis that merge-request pipelines read: the synth job's cache
+ * entry of its own, keyed by commit ({@link SHARED_SYNTH_COMMIT_VARIABLE}) and `unprotect: true`. The
+ * protected default branch's synth job writes its commit's synthesis there; a merge request's reads
+ * the copy of its diff base commit, verified, and never writes it; no protected pipeline reads it
+ * (lib/pipeline/pipeline-base.ts `sharedSynthesisUse`; docs/pipelines.md §7).
+ */
+export const SHARED_SYNTH_DIR = '.secretstore-iac/synth-shared';
+/** The synth job's variable naming the commit of its {@link SHARED_SYNTH_DIR} cache entry (set by its rules). */
+export const SHARED_SYNTH_COMMIT_VARIABLE = 'SECRETSTORE_IAC_SHARED_SYNTH_COMMIT';
+/**
  * The default-branch review job's artifact: `access-diff --plans ... --format json` of the pipeline's
  * saved plans, with each plan file's SHA-256. Every apply job applies a saved plan only with
  * `tf --reviewed-plans` of this file: a plan the review did not read is refused (exit 4).
@@ -293,7 +303,13 @@ const INSTALL = [
  */
 function jobCache(dependencies: 'pull' | 'pull-push', synthesis = false): object[] {
   return [
-    ...(synthesis ? [{ key: 'secretstore-iac-synth', paths: [SYNTH_CACHE_DIR] }] : []),
+    ...(synthesis
+      ? [
+          { key: 'secretstore-iac-synth', paths: [SYNTH_CACHE_DIR] },
+          // The copy merge-request pipelines read, one entry per commit, shared with unprotected pipelines.
+          { key: `secretstore-iac-synth-shared-$${SHARED_SYNTH_COMMIT_VARIABLE}`, paths: [SHARED_SYNTH_DIR], unprotect: true },
+        ]
+      : []),
     { key: { files: ['package-lock.json'], prefix: 'secretstore-iac-deps' }, paths: ['node_modules'], policy: dependencies },
   ];
 }
@@ -379,7 +395,12 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   jobs['secretstore-iac-synth'] = {
     stage: 'synth',
     ...image,
-    rules: rules(MR, DEFAULT_BRANCH, SCHEDULE),
+    // The commit of the shared synthesis's cache entry: the diff base a merge request reads, the commit the default branch writes.
+    rules: [
+      { if: MR, variables: { [SHARED_SYNTH_COMMIT_VARIABLE]: '$CI_MERGE_REQUEST_DIFF_BASE_SHA' } },
+      { if: DEFAULT_BRANCH, variables: { [SHARED_SYNTH_COMMIT_VARIABLE]: '$CI_COMMIT_SHA' } },
+      { if: SCHEDULE, variables: { [SHARED_SYNTH_COMMIT_VARIABLE]: 'none' } },
+    ],
     cache: jobCache('pull', true),
     variables: { GIT_DEPTH: '0', SECRETSTORE_IAC_SYNTH_CACHE: SYNTH_CACHE_DIR },
     script: [

@@ -1,55 +1,31 @@
 /**
  * Issue 27: a revocation the configuration declares must reach the store, and only by a person's
- * decision. Under gitlab-ci-local against a real store and PostgreSQL state: the `people` section
- * and one application are removed. The merge request's pipeline plans their removal (the retired
- * `people` stack and `app-roles`) and its note names what access is revoked; the default branch's
- * apply jobs leave those plans to the manual job `secretstore-iac-destroy-removed-objects`; started,
- * it destroys them, and a person can no longer log in through single sign-on.
+ * decision. Under gitlab-ci-local against a real store and PostgreSQL state, on the scenario harness
+ * (test/support/store/pipeline-scenario.ts): the `people` section and one application are removed.
+ * The merge request's pipeline plans their removal (the retired `people` stack and `app-roles`) and
+ * its note names what access is revoked; the default branch's apply jobs leave those plans to the
+ * manual job `secretstore-iac-destroy-removed-objects`; started, it destroys them, and a person can no
+ * longer log in through single sign-on.
  *
  * The pipeline roles keep what they need to destroy a removed object until the destroy is applied,
  * with no grant added by hand (issue 30): the roles' grant for an object lives in its stack and is
  * narrowed by the same apply that destroys the object, after it (the object depends on the grant); a
  * retired stack's grants stay on the roles through the override `moves` writes into ci-access.
  */
-import { execFileSync } from 'child_process';
 import { randomBytes } from 'crypto';
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { OIDC_CLI_REDIRECT_URI } from '../../lib';
-import { REPO_ROOT } from '../support/paths';
-import { generateSigningKey, JwtSigningKey } from '../support/store/jwt-signer';
-import { RunningOidcProvider, ssoLogin, startOidcProvider } from '../support/store/oidc-provider';
+import { PROJECT_ID } from '../support/store/configuration-pipeline-harness';
+import { ssoLogin } from '../support/store/oidc-provider';
 import { TEST_SETTINGS } from '../support/store/platform-fixture';
-import { RunningPostgres, startPostgres } from '../support/store/postgres-server';
-import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { storeKind, toolchain } from '../support/store/toolchain-env';
-import { GLCI, pipelineJobToken, PROJECT_ID, runCollected as run } from '../support/store/configuration-pipeline-harness';
+import { PipelineScenario, ScenarioParts } from '../support/store/pipeline-scenario';
+import { storeRequest } from '../support/store/store-server';
+import { storeKind } from '../support/store/toolchain-env';
 
 const CLIENT_ID = 'secretstore';
 const DESTROY_JOB = 'secretstore-iac-destroy-removed-objects';
 
-
-// The pipeline's jobs run the same commands on either store, and this test takes 12-19 minutes per
-// store under gitlab-ci-local: it runs in the OpenBao suite and is reported skipped in the Vault
-// suite (the removal's guard and the manual apply run on Vault in construct-renames.store.test.ts
-// and engine-command.store.test.ts); docs/store-tests.md says so.
-const describeOnOpenBao = storeKind() === 'openbao' ? describe : describe.skip;
-
-describeOnOpenBao('removals through the configuration pipeline: planned in the merge request, destroyed only by the manual job (OpenBao suite only: the jobs are store-independent)', () => {
-  let store: RunningStore;
-  let pg: RunningPostgres;
-  let provider: RunningOidcProvider;
-  let key: JwtSigningKey;
-  let root: string;
-  let repo: string;
-  const clientSecret = `oidc-client-${randomBytes(16).toString('hex')}`;
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
-  const bobLogsIn = () => ssoLogin(store, { mount: 'oidc', role: 'developers', login: 'bob', redirectUri: OIDC_CLI_REDIRECT_URI });
-
-  /** stacks/platform.config.ts of the test repository, with or without the people section. */
-  const configSource = (people: boolean) => `import { Duration, JwtKeySource, PlatformConfig } from 'secretstore-iac';
+/** stacks/platform.config.ts of the scenario, with or without the people section (and the billing application). */
+const configSource = ({ key, store, provider }: ScenarioParts, people: boolean) => `import { Duration, JwtKeySource, PlatformConfig } from 'secretstore-iac';
 
 export const platformConfig: PlatformConfig = {
   settings: ${JSON.stringify(TEST_SETTINGS)},
@@ -59,113 +35,57 @@ export const platformConfig: PlatformConfig = {
     people ? "\n  applications: { 'billing-dev': { name: 'billing', environment: 'dev' } }," : ''
   }${
     people
-      ? `\n  people: { discoveryUrl: ${JSON.stringify(provider.issuer)}, clientId: '${CLIENT_ID}', storeUrl: ${JSON.stringify(store.addr)}, groups: { developers: { groups: ['developers'] } } },`
+      ? `\n  people: { discoveryUrl: ${JSON.stringify(provider!.issuer)}, clientId: '${CLIENT_ID}', storeUrl: ${JSON.stringify(store.addr)}, groups: { developers: { groups: ['developers'] } } },`
       : ''
   }
 };
 `;
 
-  /** Synthesizes the repository and copies the pipeline it writes to the committed copy. */
-  const synthAndCopyPipeline = () => {
-    execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: repo, stdio: 'pipe' });
-    execFileSync(process.execPath, ['scripts/copy-assets.js'], { cwd: repo, stdio: 'pipe' });
-    execFileSync(process.execPath, ['dist/stacks/main.js'], { cwd: repo, stdio: 'pipe' });
-    fs.mkdirSync(path.join(repo, '.gitlab'), { recursive: true });
-    fs.copyFileSync(path.join(repo, 'cdktf.out', 'ci', 'secretstore-iac.gitlab-ci.yml'), path.join(repo, '.gitlab', 'secretstore-iac.gitlab-ci.yml'));
-  };
-  const clean = () => ['cdktf.out', 'dist'].forEach((d) => fs.rmSync(path.join(repo, d), { recursive: true, force: true }));
+// The pipeline's jobs run the same commands on either store: in the OpenBao suite, reported skipped
+// in the Vault suite (the removal's guard and the manual apply run on Vault in
+// construct-renames.store.test.ts and engine-command.store.test.ts); docs/store-tests.md says so.
+const describeOnOpenBao = storeKind() === 'openbao' ? describe : describe.skip;
 
-  const variables = (claims: Record<string, unknown>) => {
-    const tools = toolchain();
-    const vars: Record<string, string> = {
-      SECRETSTORE_ADDR: store.addr,
-      PG_CONN_STR: pg.connStr,
-      SECRETSTORE_ID_TOKEN: pipelineJobToken(key, claims),
-      SECRETSTORE_IAC_INSTALL: `ln -sfn ${REPO_ROOT}/node_modules node_modules`,
-      SECRETSTORE_IAC_TOFU: tools.tofu,
-      TF_CLI_CONFIG_FILE: tools.cliConfig,
-      // The access diff's risk flags are the configuration pipeline test's subject, not this one's.
-      SECRETSTORE_IAC_ACCEPT_RISK: 'true',
-      GITLAB_USER_LOGIN: 'alice',
-    };
-    return Object.entries(vars).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
-  };
-  const glci = (args: string[], claims: Record<string, unknown>, extra: string[] = []) =>
-    run(GLCI, [...args, '--shell-isolation', '--no-color', '--json-schema-validation', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...variables(claims), ...extra], repo, { HOME: root });
+describeOnOpenBao('removals through the configuration pipeline: planned in the merge request, destroyed only by the manual job (OpenBao suite only: the jobs are store-independent)', () => {
+  let scenario: PipelineScenario;
+  const clientSecret = `oidc-client-${randomBytes(16).toString('hex')}`;
+  const bobLogsIn = () => ssoLogin(scenario.store, { mount: 'oidc', role: 'developers', login: 'bob', redirectUri: OIDC_CLI_REDIRECT_URI });
 
   beforeAll(async () => {
-    store = await startStore();
-    pg = await startPostgres();
-    key = generateSigningKey();
-    provider = await startOidcProvider({ clientId: CLIENT_ID, clientSecret, redirectUris: [OIDC_CLI_REDIRECT_URI], accounts: { bob: ['developers'] } });
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-removals-'));
-    repo = path.join(root, 'config');
-    fs.mkdirSync(repo);
-    for (const entry of ['lib', 'bin', 'stacks', 'scripts', 'package.json', 'tsconfig.json', 'cdktf.json']) {
-      fs.cpSync(path.join(REPO_ROOT, entry), path.join(repo, entry), { recursive: true });
-    }
-    fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(true));
-    // The state in PostgreSQL, as the shipped stacks/main.ts declares it (postgresState()).
-    const main = path.join(repo, 'stacks', 'main.ts');
-    expect(fs.readFileSync(main, 'utf8')).toContain('definePlatform(a, platformConfig, postgresState())');
-    fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\ndist\ncdktf.out\n.gitlab-ci-local\nsecretstore-iac-plans\n');
-    fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
-    synthAndCopyPipeline();
-    fs.writeFileSync(path.join(repo, '.gitlab-ci.yml'), 'include:\n  - local: .gitlab/secretstore-iac.gitlab-ci.yml\n');
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'platform configuration with people and billing');
-    git(root, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
-    git(repo, 'remote', 'add', 'origin', path.join(root, 'origin.git'));
-    git(repo, 'push', '-q', 'origin', 'main');
-    git(repo, 'remote', 'set-head', 'origin', 'main');
-
     // Bootstrap by an administrator (root token), same PostgreSQL state as the pipeline.
-    const tools = toolchain();
-    const env = {
-      SECRETSTORE_ADDR: store.addr,
-      VAULT_TOKEN: store.rootToken,
-      PG_CONN_STR: pg.connStr,
-      SECRETSTORE_IAC_TOFU: tools.tofu,
-      TF_CLI_CONFIG_FILE: tools.cliConfig,
-      TF_PLUGIN_CACHE_DIR: tools.pluginCacheDir,
-      TF_IN_AUTOMATION: '1',
-      TF_VAR_oidc_client_secret: clientSecret,
-    };
-    for (const stack of ['app-roles', 'ci-access', 'people']) {
-      for (const args of [['init', '-input=false'], ['apply', '-input=false', '-auto-approve']]) {
-        const r = await run(process.execPath, ['dist/bin/secretstore-iac.js', 'tf', stack, '--', ...args], repo, env);
-        if (r.code !== 0) throw new Error(`bootstrap ${stack} ${args[0]} failed:\n${r.output}`);
-      }
-    }
-    clean();
+    scenario = await PipelineScenario.start({
+      name: 'pipeline-removals',
+      config: (parts) => configSource(parts, true),
+      oidc: { clientId: CLIENT_ID, clientSecret, accounts: { bob: ['developers'] } },
+      bootstrap: ['app-roles', 'ci-access', 'people'],
+      protectedVariables: { TF_VAR_oidc_client_secret: clientSecret },
+      variables: {
+        // The access diff's risk flags are the configuration pipeline test's subject, not this one's.
+        SECRETSTORE_IAC_ACCEPT_RISK: 'true',
+        GITLAB_USER_LOGIN: 'alice',
+      },
+    });
   }, 900_000);
 
   afterAll(async () => {
-    await provider?.stop();
-    await store?.stop();
-    await pg?.stop();
-    if (root) fs.rmSync(root, { recursive: true, force: true });
+    await scenario?.stop();
   });
 
   it('before: a person logs in through single sign-on, and the billing application\'s role exists', async () => {
     const login = await bobLogsIn();
     expect(login.callback.status).toBe(200);
-    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(200);
+    expect((await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(200);
   });
 
   it('people and an application removed: the MR plans their removal and its note names what is revoked; the default branch destroys only when the manual job runs', async () => {
     // The change: no people section, no billing application.
-    git(repo, 'checkout', '-q', '-b', 'remove-people');
-    fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), configSource(false));
+    scenario.writeConfig(configSource(scenario, false));
     // The people stack's jobs go: the committed copy of the pipeline follows the synthesis.
-    synthAndCopyPipeline();
-    clean();
-    git(repo, 'commit', '-q', '-am', 'remove the people section and the billing application');
+    scenario.refreshPipelineCopy();
+    scenario.commitOnBranch('remove-people', 'remove the people section and the billing application');
 
     // 1. The merge request: planned with the read-only role, nothing applied, the revocation in the note.
-    const mr = ['--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=11'];
-    const review = await glci([], { ref: 'remove-people', ref_protected: 'false', ref_path: 'refs/heads/remove-people' }, mr);
+    const review = await scenario.mergeRequest('remove-people', 11);
     let out = review.output;
     // The people stack's own 3 objects and the pipeline roles' 2 grants there, the application's role and policy.
     expect(out).toContain('### Objects removed: 7 destroyed on the store, after approval');
@@ -183,13 +103,8 @@ export const platformConfig: PlatformConfig = {
     expect((await bobLogsIn()).callback.status).toBe(200);
 
     // 2. Merged: the default branch plans again, and every apply job leaves the removals alone.
-    git(repo, 'checkout', '-q', 'main');
-    const before = git(repo, 'rev-parse', 'main');
-    git(repo, 'merge', '-q', '--ff-only', 'remove-people');
-    git(repo, 'push', '-q', 'origin', 'main');
-    const claims = { ref: 'main', ref_protected: 'true' };
-    const pushed = ['--variable', `CI_COMMIT_BEFORE_SHA=${before}`];
-    const pipeline = await glci([], claims, pushed);
+    const before = scenario.merge('remove-people');
+    const pipeline = await scenario.defaultBranch(before);
     out = pipeline.output;
     for (const stack of ['people', 'app-roles']) {
       expect(out).toMatch(new RegExp(`secretstore-iac pipeline apply: ${stack}: not applied here: its plan destroys objects this configuration declares nowhere any more \\(a revocation\\): [^\\n]+; the manual job ${DESTROY_JOB} applies it \\(with its other changes\\) once a person starts it`));
@@ -200,10 +115,10 @@ export const platformConfig: PlatformConfig = {
     expect(out).not.toMatch(/permission denied/);
     expect(pipeline.code).toBe(0);
     expect((await bobLogsIn()).callback.status).toBe(200);
-    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(200);
+    expect((await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(200);
 
     // 3. A person starts the manual job: it names what it destroys, then destroys exactly that.
-    const approved = await glci([DESTROY_JOB], claims, [...pushed, '--manual', DESTROY_JOB]);
+    const approved = await scenario.defaultBranch(before, { jobs: [DESTROY_JOB], only: true, manual: DESTROY_JOB });
     out = approved.output;
     expect(out).toContain('secretstore-iac pipeline removals: started by alice: destroying what the configuration declares nowhere any more, in dependency order, retired stacks last:');
     expect(out).toMatch(/secretstore-iac pipeline removals: people: destroys [^\n]*sys\/auth\/oidc \(vault_jwt_auth_backend\.[^)]+\)/);
@@ -215,9 +130,9 @@ export const platformConfig: PlatformConfig = {
 
     // The revocation landed: no person logs in through the OIDC method; the application's role is gone.
     await expect(bobLogsIn()).rejects.toThrow(/auth_url refused: HTTP (400|403|404)/);
-    expect((await storeRequest(store, 'GET', 'sys/auth')).body.data['oidc/']).toBeUndefined();
-    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(404);
-    expect(out).not.toContain(store.rootToken);
+    expect((await storeRequest(scenario.store, 'GET', 'sys/auth')).body.data['oidc/']).toBeUndefined();
+    expect((await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(404);
+    expect(out).not.toContain(scenario.store.rootToken);
     expect(out).not.toContain(clientSecret);
 
     // 4. The roles no longer keep the people grants: the manual job applied ci-access again without
@@ -225,9 +140,9 @@ export const platformConfig: PlatformConfig = {
     // not after some unrelated change to ci-access (issue 37).
     expect(out).toContain("secretstore-iac pipeline removals: ci-access: its roles kept grants of the retired stacks until their removal, now applied: planned and applied again without them (tf --released-grants)");
     expect(out).toMatch(/ci-access: \S*ci-access\.released\.tfplan only ends the retired stacks' grants its roles kept/);
-    const role = await storeRequest(store, 'GET', 'auth/jwt/role/secretstore-iac-pipeline');
+    const role = await storeRequest(scenario.store, 'GET', 'auth/jwt/role/secretstore-iac-pipeline');
     expect(role.body.data.token_policies.filter((p: string) => p.endsWith('-people'))).toEqual([]);
-    const drift = await glci(['secretstore-iac-drift-ci-access', '--needs'], claims, [...pushed, '--variable', 'CI_PIPELINE_SOURCE=schedule']);
+    const drift = await scenario.schedule('secretstore-iac-drift-ci-access');
     expect(drift.output).toMatch(/No changes\./);
     expect(drift.code).toBe(0);
   }, 1_800_000);

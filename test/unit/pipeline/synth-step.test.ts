@@ -10,11 +10,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { runCli } from '../../../lib/cli/run-cli';
-import { pipelineBase } from '../../../lib/pipeline/pipeline-base';
+import { pipelineBase, sharedSynthesisUse } from '../../../lib/pipeline/pipeline-base';
 import { InProcessCommand, runSynthStep } from '../../../lib/pipeline/synth-step';
 import { RefSynthesizer } from '../../../lib/sources/ref-synthesizer';
 
 const ZEROS = '0'.repeat(40);
+/** The shared copy's directory, as the synth job's cache entry restores it. */
+const SHARED = '.secretstore-iac/synth-shared';
 
 describe('secretstore-iac pipeline synth', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-pipeline-synth-'));
@@ -58,6 +60,7 @@ if (process.env.SECRETSTORE_IAC_SYNTH_CACHE && !process.env.CDKTF_OUTDIR) consol
   beforeEach(() => {
     fs.rmSync(counter, { force: true });
     fs.rmSync(path.join(repo, '.cache'), { recursive: true, force: true });
+    fs.rmSync(path.join(repo, SHARED), { recursive: true, force: true });
     git('checkout', '-q', '--detach', commits.head);
   });
 
@@ -174,6 +177,64 @@ if (process.env.SECRETSTORE_IAC_SYNTH_CACHE && !process.env.CDKTF_OUTDIR) consol
     const r = await job(commits.head, { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_DIFF_BASE_SHA: commits.base, CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main' });
     expect(r.result).toMatchObject({ selected: ['two'], baseOrigin: 'cache', base: { ref: commits.base } });
     expect(r.read('changed-stacks.md')).toContain('two');
+  });
+
+  describe('the base from the target branch\'s pipeline: the copy the protected default branch writes for merge requests', () => {
+    /** The protected default branch's pipeline of the base commit, with the secret the protected pipelines hold. */
+    const protectedBase = () => basePipeline({ CI_COMMIT_REF_PROTECTED: 'true', CI_COMMIT_BRANCH: 'main', CI_DEFAULT_BRANCH: 'main', SECRETSTORE_IAC_SYNTH_CACHE_SECRET: 'protected secret' });
+    /** A merge request's pipeline (unprotected, no secret) whose diff base is `base`. */
+    const mergeRequest = (base = commits.base) => job(commits.head, { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_DIFF_BASE_SHA: base, CI_COMMIT_REF_PROTECTED: 'false', CI_COMMIT_BRANCH: 'feature', CI_DEFAULT_BRANCH: 'main' });
+
+    it('the default branch writes it; the merge request reads it, verified, compiles nothing, and leaves nothing to upload', async () => {
+      const first = await protectedBase();
+      expect(first.log).toMatch(/this commit's synthesis \(tree [0-9a-f]{12}\) written to \.secretstore-iac\/synth-shared too/);
+      expect(fs.existsSync(path.join(repo, SHARED))).toBe(true);
+      const r = await mergeRequest();
+      expect(r.result).toMatchObject({ selected: ['two'], baseOrigin: 'target-pipeline', base: { ref: commits.base, commit: commits.base } });
+      expect(worktreeSyntheses()).toBe(0);
+      expect(r.log).toContain(`base ${commits.base.slice(0, 12)}: its synthesis from the target branch's pipeline (the copy its synth job wrote to .secretstore-iac/synth-shared; key, tree and file digests verified): not compiled`);
+      expect(r.read('cdktf.base.out/stacks/two/cdk.tf.json')).toContain('"config":"two\\n"');
+      // A merge request's job never writes the shared entry: nothing left for the cache to upload.
+      expect(fs.existsSync(path.join(repo, SHARED))).toBe(false);
+      // Its own (unprotected) entry of HEAD is stored; the protected, sealed entries it never saw.
+      expect(fs.readdirSync(path.join(repo, '.cache')).sort()).toEqual(['protected', 'unprotected']);
+    });
+
+    it('without the shared copy a merge request cannot read the protected, sealed entry: the base is compiled in a worktree, the log says so', async () => {
+      await protectedBase();
+      fs.rmSync(path.join(repo, SHARED), { recursive: true, force: true });
+      const r = await mergeRequest();
+      expect(r.result).toMatchObject({ baseOrigin: 'worktree' });
+      expect(worktreeSyntheses()).toBe(1);
+      expect(r.log).toContain(`base ${commits.base.slice(0, 12)}: no copy of its synthesis from the target branch's pipeline in .secretstore-iac/synth-shared that this job can verify`);
+    });
+
+    it('a copy of another commit, or one whose file was edited, is not read: compiled in a worktree', async () => {
+      await protectedBase();
+      // The copy of the base, read for a merge request whose diff base is HEAD's commit (another tree).
+      const other = await mergeRequest(commits.head);
+      expect(other.result.baseOrigin).not.toBe('target-pipeline');
+      expect(other.log).toContain(`base ${commits.head.slice(0, 12)}: no copy of its synthesis from the target branch's pipeline`);
+      await protectedBase();
+      const [entry] = fs.readdirSync(path.join(repo, SHARED)).filter((e) => /^[0-9a-f]{64}$/.test(e));
+      fs.writeFileSync(path.join(repo, SHARED, entry, 'out', 'stacks', 'two', 'cdk.tf.json'), '{"resource":{"edited":{}}}');
+      const edited = await mergeRequest();
+      expect(edited.result).toMatchObject({ baseOrigin: 'worktree', selected: ['two'] });
+      expect(edited.log).toContain('stacks/two/cdk.tf.json differs from its recorded digest');
+    });
+
+    it('a protected pipeline never reads it, and only the protected default branch writes it', async () => {
+      await protectedBase();
+      // The shared copy is there; the next protected pipeline's own sealed cache is empty: it compiles.
+      fs.rmSync(path.join(repo, '.cache'), { recursive: true, force: true });
+      const next = await job(commits.head, { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: commits.base, CI_COMMIT_REF_PROTECTED: 'true', CI_COMMIT_BRANCH: 'main', CI_DEFAULT_BRANCH: 'main', SECRETSTORE_IAC_SYNTH_CACHE_SECRET: 'protected secret' });
+      expect(next.result).toMatchObject({ baseOrigin: 'worktree' });
+      expect(next.log).not.toContain('from the target branch\'s pipeline');
+      // An unprotected branch's pipeline writes no copy.
+      fs.rmSync(path.join(repo, SHARED), { recursive: true, force: true });
+      await basePipeline({ CI_COMMIT_REF_PROTECTED: 'false', CI_COMMIT_BRANCH: 'main', CI_DEFAULT_BRANCH: 'main' });
+      expect(fs.existsSync(path.join(repo, SHARED))).toBe(false);
+    });
   });
 
   it('a checkout with uncommitted changes: its synthesis is not stored as its commit\'s', async () => {
@@ -311,5 +372,30 @@ describe('the base of the stack selection, per pipeline source', () => {
 
   it('schedule: no selection, whatever else is set', () => {
     expect(pipelineBase({ CI_PIPELINE_SOURCE: 'schedule', CI_COMMIT_BEFORE_SHA: '1a2b3c' })).toEqual({ kind: 'schedule' });
+  });
+});
+
+describe('the shared copy of the default branch\'s synthesis: who writes it, who reads it', () => {
+  const protectedPush = { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_REF_PROTECTED: 'true', CI_COMMIT_BRANCH: 'main', CI_DEFAULT_BRANCH: 'main' };
+
+  it('the protected default branch\'s pipeline writes it and reads nothing of it', () => {
+    expect(sharedSynthesisUse(protectedPush)).toMatchObject({ kind: 'write' });
+    expect(sharedSynthesisUse({ ...protectedPush, CI_PIPELINE_SOURCE: 'web', CI_MERGE_REQUEST_DIFF_BASE_SHA: '1a2b3c' })).toMatchObject({ kind: 'write' });
+  });
+
+  it('a merge request reads the copy of its diff base commit; without one, nothing', () => {
+    expect(sharedSynthesisUse({ CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_DIFF_BASE_SHA: '1a2b3c', CI_COMMIT_REF_PROTECTED: 'false' })).toEqual({ kind: 'read', commit: '1a2b3c', why: expect.any(String) });
+    // Even from a protected source branch: a merge request's pipeline plans with the read-only role and applies nothing.
+    expect(sharedSynthesisUse({ CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_DIFF_BASE_SHA: '1a2b3c', CI_COMMIT_REF_PROTECTED: 'true' })).toMatchObject({ kind: 'read' });
+    expect(sharedSynthesisUse({ CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_DIFF_BASE_SHA: ZEROS })).toMatchObject({ kind: 'none' });
+    expect(sharedSynthesisUse({ CI_PIPELINE_SOURCE: 'merge_request_event' })).toMatchObject({ kind: 'none' });
+  });
+
+  it('an unprotected ref, another branch than the default, or a schedule: neither', () => {
+    expect(sharedSynthesisUse({ ...protectedPush, CI_COMMIT_REF_PROTECTED: 'false' })).toMatchObject({ kind: 'none' });
+    expect(sharedSynthesisUse({ ...protectedPush, CI_COMMIT_REF_PROTECTED: undefined })).toMatchObject({ kind: 'none' });
+    expect(sharedSynthesisUse({ ...protectedPush, CI_COMMIT_BRANCH: 'release' })).toMatchObject({ kind: 'none' });
+    expect(sharedSynthesisUse({ ...protectedPush, CI_COMMIT_BRANCH: undefined })).toMatchObject({ kind: 'none' });
+    expect(sharedSynthesisUse({ ...protectedPush, CI_PIPELINE_SOURCE: 'schedule' })).toMatchObject({ kind: 'none' });
   });
 });

@@ -45,6 +45,20 @@ describe('the synth job selects the stacks to plan and apply', () => {
     // First: gitlab-ci-local saves no cache entry listed after one it only pulls.
     expect(pipeline['secretstore-iac-synth'].cache[0]).toEqual({ key: 'secretstore-iac-synth', paths: ['.secretstore-iac/synth-cache'] });
   });
+
+  it('keeps the copy merge requests read in a cache entry of its own per commit, shared with unprotected pipelines: the commit the default branch writes, the diff base a merge request reads', () => {
+    const synth = pipeline['secretstore-iac-synth'];
+    // Before the dependencies' entry (pulled only): gitlab-ci-local saves no entry listed after it.
+    expect(synth.cache[1]).toEqual({ key: 'secretstore-iac-synth-shared-$SECRETSTORE_IAC_SHARED_SYNTH_COMMIT', paths: ['.secretstore-iac/synth-shared'], unprotect: true });
+    // The sealed entries stay protected (no `unprotect`): GitLab keeps a protected pipeline's apart.
+    expect(synth.cache[0].unprotect).toBeUndefined();
+    const commitOf = (source: string) => synth.rules.find((r: any) => r.if.startsWith(`$CI_PIPELINE_SOURCE == "${source}"`) || (source === 'push' && r.if.startsWith('$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH')))?.variables?.SECRETSTORE_IAC_SHARED_SYNTH_COMMIT;
+    expect(commitOf('merge_request_event')).toBe('$CI_MERGE_REQUEST_DIFF_BASE_SHA');
+    expect(commitOf('push')).toBe('$CI_COMMIT_SHA');
+    expect(commitOf('schedule')).toBe('none');
+    // Not an artifact: no later job reads it.
+    expect(synth.artifacts.paths.filter((p: string) => p.includes('synth-shared'))).toEqual([]);
+  });
 });
 
 describe('every job reuses the synth job\'s work and the pipeline\'s dependencies', () => {
