@@ -124,9 +124,11 @@ export function criticalPath(p: { readonly s: number; readonly timelines: readon
 }
 
 /**
- * The cold pipeline at `size` applications; with `load`, a second round beside `stress --cpu load`.
+ * The cold pipeline at `size` applications, one application added per round: idle; with
+ * `planParallelism`, again with the plans' `-parallelism` set (`TF_CLI_ARGS_plan`, a CI/CD variable);
+ * with `load`, again beside `stress --cpu load`.
  */
-export async function measureColdPipeline(size: number, shards: number, storeBinary: string, tools: Record<string, string>, load?: number): Promise<void> {
+export async function measureColdPipeline(size: number, shards: number, storeBinary: string, tools: Record<string, string>, load?: number, planParallelism?: number): Promise<void> {
   console.log('');
   console.log(`cold pipeline under gitlab-ci-local, ${size} applications in ${shards} hash shards, one added (a repository from secretstore-iac init; dependencies linked, not installed); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const ws = await StoreWorkspace.open(size, shards, storeBinary, tools);
@@ -209,9 +211,11 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
     // One application more as a merge request, then merged: the idle round; with `load`, a second
     // round (one more application) beside `stress --cpu N`. The merged pipeline of a round is the
     // default-branch pipeline of the next round's base (it stores its synthesis in the cache).
-    const rounds: [string, number | undefined][] = [['idle', undefined], ...(load === undefined ? [] : ([[`loaded (stress --cpu ${load})`, load]] as [string, number][]))];
+    const rounds: [string, number | undefined, string[]][] = [['idle', undefined, []]];
+    if (planParallelism !== undefined) rounds.push([`idle, plans with TF_CLI_ARGS_plan=-parallelism=${planParallelism}`, undefined, ['--variable', `TF_CLI_ARGS_plan=-parallelism=${planParallelism}`]]);
+    if (load !== undefined) rounds.push([`loaded (stress --cpu ${load})`, load, []]);
     let applications = size;
-    for (const [round, cpus] of rounds) {
+    for (const [round, cpus, roundVariables] of rounds) {
       applications += 1;
       const branch = `feature-${applications}`;
       git(repo, 'checkout', '-q', '-b', branch);
@@ -221,12 +225,12 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
       try {
         // Let the load average see the stress before the first figure.
         if (stress) await new Promise((resolve) => setTimeout(resolve, 20_000));
-        const mr = await pipeline('plan', ['--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=1']);
+        const mr = await pipeline('plan', [...roundVariables, '--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=1']);
         git(repo, 'checkout', '-q', 'main');
         const before = git(repo, 'rev-parse', 'main');
         git(repo, 'merge', '-q', '--ff-only', branch);
         git(repo, 'push', '-q', 'origin', 'main');
-        const merged = await pipeline('apply', ['--variable', `CI_COMMIT_BEFORE_SHA=${before}`]);
+        const merged = await pipeline('apply', [...roundVariables, '--variable', `CI_COMMIT_BEFORE_SHA=${before}`]);
         const added = await fetch(`${ws.store.addr}/v1/auth/approle/role/bench${applications - 1}-prod`, { headers: { 'X-Vault-Token': ws.store.rootToken } });
         console.log(`  ${round}: application ${applications} added (${applications} in all)`);
         for (const [label, p] of [['merge request (to the note)', mr], ['default branch (to applied)', merged]] as const) {

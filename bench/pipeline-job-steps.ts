@@ -44,7 +44,7 @@ export function stepOf(text: string): string | undefined {
   }
   if (/^secretstore-iac: synth steps:/.test(text)) return 'synth: after its synthesis steps';
   if (/^Initializing the backend/.test(text)) return 'engine init';
-  if (/^(OpenTofu|Terraform) has been successfully initialized/.test(text)) return 'engine start-up (after init)';
+  if (/^(OpenTofu|Terraform) has been successfully initialized/.test(text)) return 'after init: engine start, state read (review: show -json, access-diff)';
   if (/: Refreshing state\.\.\./.test(text)) return 'refresh';
   if (/^(OpenTofu|Terraform) used the selected providers to generate/.test(text) || /^No changes\./.test(text)) return 'plan computed, written, checked';
   if (/: (Creating|Modifying|Destroying)\.\.\./.test(text)) return 'apply';

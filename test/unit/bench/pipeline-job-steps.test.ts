@@ -48,7 +48,7 @@ describe('the steps of a job', () => {
       '$ npx secretstore-iac pipeline plan --shard-group app-roles-shards --share 1',
       'plan: app-roles-shards share 1 of 4 plans app-roles-07',
       'engine init',
-      'engine start-up (after init)',
+      'after init: engine start, state read (review: show -json, access-diff)',
       'refresh',
       'plan computed, written, checked',
       'plan: after the plan (guard, plan saved)',
