@@ -2,7 +2,7 @@ import * as path from 'path';
 import { hasAccessChange } from '../../../lib/access/access-diff';
 import { planReviewNeedsAttention, reviewSavedPlans } from '../../../lib/access/plan-review';
 import { renderPlanReviewMarkdown } from '../../../lib/access/plan-review-markdown';
-import { REVIEWED_ATTRIBUTES } from '../../../lib/access/store-configuration';
+import { REVIEWED_ATTRIBUTES, StackReadings, storeConfigurationOf } from '../../../lib/access/store-configuration';
 import { readSavedPlan } from '../../../lib/sources/saved-plan';
 import { readSynthOutput } from '../../../lib/sources/synth-output';
 import { ACCESS_FIXTURES } from '../../support/paths';
@@ -191,5 +191,29 @@ describe('reviewSavedPlans: access before (refreshed state) and after (planned v
     await expect(reviewSavedPlans(synthesized, [plan('app-roles', []), plan('app-roles', [], 'other.tfplan')])).rejects.toThrow(
       'stack app-roles has two plans (app-roles.tfplan, other.tfplan): give one plan per stack',
     );
+  });
+});
+
+describe('StackReadings: each stack read once for both sides of a review', () => {
+  const synthesized = readSynthOutput(path.join(ACCESS_FIXTURES, 'base'));
+
+  it('reads the same configuration with a shared reading as without, and reads a stack object once', () => {
+    const readings = new StackReadings();
+    const fresh = storeConfigurationOf(synthesized);
+    const first = storeConfigurationOf(synthesized, new Set(), readings);
+    const second = storeConfigurationOf(synthesized, new Set(), readings);
+    expect(first).toEqual(fresh);
+    expect(second).toEqual(fresh);
+    // Read once: the second side holds the very identities the first read.
+    expect(second.identities[0]).toBe(first.identities[0]);
+  });
+
+  it('reads a new stack object anew (a stack made from a plan is never taken for the synthesized one)', () => {
+    const readings = new StackReadings();
+    storeConfigurationOf(synthesized, new Set(), readings);
+    const renamed = synthesized.map((s) => ({ ...s, resources: JSON.parse(JSON.stringify(s.resources).replace(/orchestrator-dev/g, 'orchestrator-qa')) }));
+    const names = storeConfigurationOf(renamed, new Set(), readings).identities.map((i) => i.name);
+    expect(names.some((n) => n.includes('orchestrator-qa'))).toBe(true);
+    expect(names.some((n) => n.includes('orchestrator-dev'))).toBe(false);
   });
 });
