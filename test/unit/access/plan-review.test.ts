@@ -1,5 +1,7 @@
 import * as path from 'path';
 import { hasAccessChange } from '../../../lib/access/access-diff';
+import { AccessModel, IdentityAccessMemo } from '../../../lib/access/access-model';
+import { PolicyParser } from '../../../lib/acl/policy-parser';
 import { planReviewNeedsAttention, reviewSavedPlans } from '../../../lib/access/plan-review';
 import { renderPlanReviewMarkdown } from '../../../lib/access/plan-review-markdown';
 import { REVIEWED_ATTRIBUTES, StackReadings, storeConfigurationOf } from '../../../lib/access/store-configuration';
@@ -215,5 +217,30 @@ describe('StackReadings: each stack read once for both sides of a review', () =>
     const names = storeConfigurationOf(renamed, new Set(), readings).identities.map((i) => i.name);
     expect(names.some((n) => n.includes('orchestrator-qa'))).toBe(true);
     expect(names.some((n) => n.includes('orchestrator-dev'))).toBe(false);
+  });
+});
+
+describe('IdentityAccessMemo: an identity read once for both sides is evaluated once', () => {
+  const synthesized = readSynthOutput(path.join(ACCESS_FIXTURES, 'base'));
+
+  it('gives the kept access for the same identity and parsed policies, and evaluates again when a policy text differs', async () => {
+    const readings = new StackReadings();
+    const parser = new PolicyParser();
+    const memo = new IdentityAccessMemo();
+    const configuration = storeConfigurationOf(synthesized, new Set(), readings);
+    const first = await AccessModel.load(configuration, parser, memo);
+    const again = await AccessModel.load(storeConfigurationOf(synthesized, new Set(), readings), parser, memo);
+    const alone = await AccessModel.load(configuration);
+    expect(again.identities[0]).toBe(first.identities[0]);
+    expect(again.identities.map((i) => i.acl.rules)).toEqual(alone.identities.map((i) => i.acl.rules));
+    // The same identity objects, one policy text changed: the identities holding it are evaluated anew.
+    const [name, policy] = [...configuration.policies].find(([, p]) => first.identities.some((i) => i.tokenPolicies.includes(p.name) && i.acl.rules.length > 0))!;
+    const changed = { ...configuration, policies: new Map([...configuration.policies, [name, { ...policy, text: 'path "changed/*" { capabilities = ["read"] }\n' }]]) };
+    const after = await AccessModel.load(changed, parser, memo);
+    const holder = after.identities.find((i) => i.tokenPolicies.includes(name))!;
+    expect(holder).not.toBe(first.get(holder.identity.name));
+    expect(holder.acl.rules.map((r) => r.path.display)).toContain('changed/*');
+    const other = after.identities.find((i) => !i.tokenPolicies.includes(name));
+    if (other) expect(other).toBe(first.get(other.identity.name));
   });
 });
