@@ -124,11 +124,10 @@ export function criticalPath(p: { readonly s: number; readonly timelines: readon
 }
 
 /**
- * The cold pipeline at `size` applications, one application added per round: idle; with
- * `planParallelism`, again with the plans' `-parallelism` set (`TF_CLI_ARGS_plan`, a CI/CD variable);
- * with `load`, again beside `stress --cpu load`.
+ * The cold pipeline at `size` applications, one application added per round: idle; with `load`,
+ * again beside `stress --cpu load`.
  */
-export async function measureColdPipeline(size: number, shards: number, storeBinary: string, tools: Record<string, string>, load?: number, planParallelism?: number): Promise<void> {
+export async function measureColdPipeline(size: number, shards: number, storeBinary: string, tools: Record<string, string>, load?: number): Promise<void> {
   console.log('');
   console.log(`cold pipeline under gitlab-ci-local, ${size} applications in ${shards} hash shards, one added (a repository from secretstore-iac init; dependencies linked, not installed); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const ws = await StoreWorkspace.open(size, shards, storeBinary, tools);
@@ -212,7 +211,6 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
     // round (one more application) beside `stress --cpu N`. The merged pipeline of a round is the
     // default-branch pipeline of the next round's base (it stores its synthesis in the cache).
     const rounds: [string, number | undefined, string[]][] = [['idle', undefined, []]];
-    if (planParallelism !== undefined) rounds.push([`idle, plans with TF_CLI_ARGS_plan=-parallelism=${planParallelism}`, undefined, ['--variable', `TF_CLI_ARGS_plan=-parallelism=${planParallelism}`]]);
     if (load !== undefined) rounds.push([`loaded (stress --cpu ${load})`, load, []]);
     let applications = size;
     for (const [round, cpus, roundVariables] of rounds) {

@@ -17,8 +17,7 @@
  *   it runs without the other scenarios unless `--scenarios` names them. It prints each pipeline's
  *   critical path job by job and each job's steps (gitlab-ci-local's `--timestamps`:
  *   pipeline-job-steps.ts); `--load [N]` adds a second round, one more application, beside
- *   `stress --cpu N` (default: the machine's cores), printed apart from the first;
- *   `--plan-parallelism N` a round whose plans refresh N objects at a time (`TF_CLI_ARGS_plan`).
+ *   `stress --cpu N` (default: the machine's cores), printed apart from the first.
  *
  * Run: `npm run bench:store` (builds first); `npm run bench:store -- --apps 100` for one size (or
  * SECRETSTORE_IAC_BENCH_APPS=100), `--scenarios pipeline` or `--scenarios layouts` for one kind,
@@ -59,8 +58,6 @@ interface Options {
   readonly touchedOnly: boolean;
   /** `--load [N]`: the cold pipeline's second round beside `stress --cpu N` (default: the machine's cores). */
   readonly load?: number;
-  /** `--plan-parallelism N`: a round with the plans' `-parallelism=N` (`TF_CLI_ARGS_plan`). */
-  readonly planParallelism?: number;
 }
 
 function options(argv: readonly string[]): Options {
@@ -75,7 +72,6 @@ function options(argv: readonly string[]): Options {
   // `--gitlab-ci-local` alone runs only the cold pipeline; with `--scenarios`, those too.
   const scenarios = (value('--scenarios') ?? (gitlabCiLocal ? '' : 'layouts,pipeline')).split(',').filter(Boolean) as Scenario[];
   const store = (value('--store') ?? 'openbao') as Options['store'];
-  const planParallelism = value('--plan-parallelism') === undefined ? undefined : Number(value('--plan-parallelism'));
   const loadGiven = argv.indexOf('--load');
   const load = loadGiven < 0 ? undefined : /^\d+$/.test(argv[loadGiven + 1] ?? '') ? Number(argv[loadGiven + 1]) : os.cpus().length;
   if (
@@ -84,12 +80,11 @@ function options(argv: readonly string[]): Options {
     layouts.some((l) => l !== 'single' && l !== 'sharded') ||
     scenarios.some((s) => s !== 'layouts' && s !== 'pipeline') ||
     (shards !== undefined && !(shards >= 1 && shards <= 100)) ||
-    (load !== undefined && (load < 1 || !gitlabCiLocal)) ||
-    (planParallelism !== undefined && !(Number.isInteger(planParallelism) && planParallelism >= 1 && gitlabCiLocal))
+    (load !== undefined && (load < 1 || !gitlabCiLocal))
   ) {
-    throw new Error('usage: store-bench [--store openbao|vault] [--apps N[,N...]] (N >= 10) [--shards 1..100] [--layouts single,sharded] [--scenarios layouts,pipeline] [--touched-stacks-only] [--gitlab-ci-local [--load [N]] [--plan-parallelism N]]');
+    throw new Error('usage: store-bench [--store openbao|vault] [--apps N[,N...]] (N >= 10) [--shards 1..100] [--layouts single,sharded] [--scenarios layouts,pipeline] [--touched-stacks-only] [--gitlab-ci-local [--load [N]]]');
   }
-  return { store, sizes, shards, layouts, scenarios, gitlabCiLocal, touchedOnly: argv.includes('--touched-stacks-only'), load, planParallelism };
+  return { store, sizes, shards, layouts, scenarios, gitlabCiLocal, touchedOnly: argv.includes('--touched-stacks-only'), load };
 }
 
 function row(label: string, values: readonly string[], width = 44): string {
@@ -231,7 +226,7 @@ async function main(): Promise<void> {
       printLayouts(size, shards, opts.layouts, results);
     }
     if (opts.scenarios.includes('pipeline')) ciAccess.set(size, await pipelineScenarios(size, shards, storeBinary, tools, opts.touchedOnly));
-    if (opts.gitlabCiLocal) await measureColdPipeline(size, shards, storeBinary, tools, opts.load, opts.planParallelism);
+    if (opts.gitlabCiLocal) await measureColdPipeline(size, shards, storeBinary, tools, opts.load);
   }
   if (ciAccess.size > 1) {
     const [small, large] = [Math.min(...ciAccess.keys()), Math.max(...ciAccess.keys())];
