@@ -20,9 +20,12 @@ import * as os from 'os';
 import * as path from 'path';
 import { startPostgres } from '../test/support/store/postgres-server';
 import { BENCH_SETTINGS } from './bench-platform';
+import { JobTimeline, jobTimelines, timelineLines } from './pipeline-job-steps';
 import { CI_ACCESS, PARALLEL_STACKS, PROJECT_ID, seconds, StoreWorkspace } from './store-workspace';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** Objects the engine writes at once in the bootstrap's applies (the engine's default is 10). */
+const BOOTSTRAP_PARALLELISM = 20;
 const GLCI = path.join(ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
 
 /** Runs a command to its end; its output (job logs: no token is printed by the jobs) collected. */
@@ -71,7 +74,7 @@ app.synth();
 interface PipelineRun {
   readonly s: number;
   readonly code: number;
-  readonly jobs: readonly string[];
+  readonly timelines: readonly JobTimeline[];
   /** The synth job's `synth steps: ...` line (`secretstore-iac pipeline synth`), when it printed one. */
   readonly synthSteps?: string;
   /** Where the synth job's base came from, as its log says. */
@@ -93,38 +96,38 @@ export function pipelineTargetS(applications: number): number {
   return applications <= 5000 ? 15 : 30;
 }
 
-/** Seconds of a gitlab-ci-local duration (`540 ms`, `12.3 s`, `1.03 min`). */
-export function durationS(text: string): number {
-  let s = 0;
-  for (const m of text.matchAll(/(\d+(?:\.\d+)?)\s*(ms|s|min|m|h)\b/g)) s += Number(m[1]) * { ms: 0.001, s: 1, min: 60, m: 60, h: 3600 }[m[2] as 'ms' | 's' | 'min' | 'm' | 'h'];
-  return s;
-}
-
 /**
  * The critical path of a pipeline, by stage: each stage waits for the slowest job of the one before
- * (the plan jobs of the shards run side by side), so its figure is its slowest job's; the synth job's
- * own steps beside it.
+ * (the plan jobs of the shards run side by side), so its figure is its slowest job's, from its start
+ * to its artifacts exported; what is left of the pipeline's wall time is gitlab-ci-local's own work
+ * between the jobs (parsing, artifacts copied, scheduling). Each job's steps under it.
  */
-function criticalPath(p: PipelineRun): string {
-  const byJob = new Map(p.jobs.filter((j) => !j.startsWith('pipeline ')).map((j) => [j.split(' ')[0], durationS(j.slice(j.indexOf('finished in ')))]));
-  const stage = (label: string, match: (job: string) => boolean) => {
-    const jobs = [...byJob].filter(([job]) => match(job));
+export function criticalPath(p: { readonly s: number; readonly timelines: readonly JobTimeline[] }): string[] {
+  const stage = (label: string, match: (job: string) => boolean): [string, JobTimeline, number] | undefined => {
+    const jobs = p.timelines.filter((t) => match(t.job));
     if (jobs.length === 0) return undefined;
-    const [job, s] = jobs.reduce((a, b) => (b[1] > a[1] ? b : a));
-    return `${label} ${s.toFixed(1)} s${jobs.length > 1 ? ` (slowest of ${jobs.length}: ${job.replace(/^secretstore-iac-/, '')})` : ''}`;
+    return [label, jobs.reduce((a, b) => (b.totalS > a.totalS ? b : a)), jobs.length];
   };
-  return [
+  const stages = [
     stage('build', (j) => j === 'secretstore-iac-build'),
     stage('synth', (j) => j === 'secretstore-iac-synth'),
     stage('plan', (j) => /^secretstore-iac-plan-/.test(j)),
     stage('review', (j) => /^secretstore-iac-access-diff/.test(j)),
     stage('apply', (j) => /^secretstore-iac-apply-/.test(j)),
-  ]
-    .filter(Boolean)
-    .join(', ');
+  ].filter((x): x is [string, JobTimeline, number] => x !== undefined);
+  const sum = stages.reduce((a, [, t]) => a + t.totalS, 0);
+  const lines = [
+    `critical path: ${stages.map(([label, t, n]) => `${label} ${t.totalS.toFixed(1)} s${n > 1 ? ` (slowest of ${n})` : ''}`).join(' + ')} = ${sum.toFixed(1)} s; gitlab-ci-local between the jobs ${(p.s - sum).toFixed(1)} s`,
+  ];
+  for (const [, t] of stages) lines.push(...timelineLines(t));
+  return lines;
 }
 
-export async function measureColdPipeline(size: number, shards: number, storeBinary: string, tools: Record<string, string>): Promise<void> {
+/**
+ * The cold pipeline at `size` applications, one application added per round: idle; with `load`,
+ * again beside `stress --cpu load`.
+ */
+export async function measureColdPipeline(size: number, shards: number, storeBinary: string, tools: Record<string, string>, load?: number): Promise<void> {
   console.log('');
   console.log(`cold pipeline under gitlab-ci-local, ${size} applications in ${shards} hash shards, one added (a repository from secretstore-iac init; dependencies linked, not installed); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const ws = await StoreWorkspace.open(size, shards, storeBinary, tools);
@@ -156,13 +159,19 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
       const r = await run(process.execPath, [path.join('node_modules', 'secretstore-iac', 'dist', 'bin', 'secretstore-iac.js'), 'tf', stack, '--', ...args], repo, adminEnv);
       if (r.code !== 0) throw new Error(`bootstrap ${stack} ${args[0]} failed:\n${r.output.slice(-3000)}`);
     };
-    for (const stack of stacks) await cli(stack, ['init', '-input=false']);
+    // The first init fills the plugin cache; the others only link from it, so they may run side by
+    // side, each stack's init just before its apply (the engine's CPU is the bound on two cores).
+    const initS = await seconds(() => cli(CI_ACCESS, ['init', '-input=false']));
     const bootstrapS = await seconds(async () => {
       await cli(CI_ACCESS, ['apply', '-input=false', '-auto-approve']);
-      await cli('app-roles', ['apply', '-input=false', '-auto-approve']);
-      await ws.parallel(stacks.filter((s) => s !== CI_ACCESS && s !== 'app-roles'), (s) => cli(s, ['apply', '-input=false', '-auto-approve']), PARALLEL_STACKS);
+      const initApply = async (stack: string) => {
+        await cli(stack, ['init', '-input=false']);
+        await cli(stack, ['apply', '-input=false', '-auto-approve', `-parallelism=${BOOTSTRAP_PARALLELISM}`]);
+      };
+      await initApply('app-roles');
+      await ws.parallel(stacks.filter((s) => s !== CI_ACCESS && s !== 'app-roles'), initApply, PARALLEL_STACKS);
     });
-    console.log(`  bootstrap (administrator, ${stacks.length} stacks): ${bootstrapS.toFixed(1)} s`);
+    console.log(`  bootstrap (administrator, ${stacks.length} stacks, every object applied; init of each stack and apply, ${PARALLEL_STACKS} stacks at a time, -parallelism=${BOOTSTRAP_PARALLELISM}): ${(initS + bootstrapS).toFixed(1)} s; load ${loadavg()}`);
     fs.rmSync(path.join(repo, 'cdktf.out'), { recursive: true, force: true });
     fs.rmSync(path.join(repo, 'dist'), { recursive: true, force: true });
 
@@ -183,13 +192,13 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
       const load = loadavg();
       let r = { code: -1, output: '' };
       const s = await seconds(async () => {
-        r = await run(GLCI, ['--shell-isolation', '--no-color', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...variables(who), ...extra], repo, { ...process.env, HOME: ws.work });
+        r = await run(GLCI, ['--shell-isolation', '--no-color', '--timestamps', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...variables(who), ...extra], repo, { ...process.env, HOME: ws.work });
       });
       if (process.env.SECRETSTORE_IAC_BENCH_PIPELINE_LOG) fs.appendFileSync(process.env.SECRETSTORE_IAC_BENCH_PIPELINE_LOG, r.output);
-      const jobs = r.output.split('\n').filter((l) => /^\S+\s+finished in /.test(l)).map((l) => l.replace(/\s+/g, ' ').trim());
+      if (r.code !== 0) console.log(r.output.slice(-6000));
       const synthSteps = /secretstore-iac: synth steps: (.*)$/m.exec(r.output)?.[1].trim();
       const baseFrom = /secretstore-iac: base [0-9a-f]{12}: ([^(:]*)/m.exec(r.output)?.[1].trim();
-      return { s, code: r.code, jobs, synthSteps, baseFrom, load: `${load} -> ${loadavg()}` };
+      return { s, code: r.code, timelines: jobTimelines(r.output), synthSteps, baseFrom, load: `${load} -> ${loadavg()}` };
     };
 
     // The default branch's pipeline of the base commit ran before (its build and synth jobs: they store
@@ -198,25 +207,41 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
     const basePipeline = await pipeline('apply', ['secretstore-iac-build', 'secretstore-iac-synth', '--variable', `CI_COMMIT_BEFORE_SHA=${head}`]);
     console.log(`  the base's own default-branch pipeline (build, synth: stores its synthesis): ${basePipeline.s.toFixed(1)} s, exit ${basePipeline.code}; load ${basePipeline.load}`);
 
-    // The merge request: one application more.
-    git(repo, 'checkout', '-q', '-b', 'feature');
-    writeConfiguration(repo, ws, size + 1);
-    git(repo, 'commit', '-q', '-am', 'one application more');
-    const mr = await pipeline('plan', ['--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=1']);
-    git(repo, 'checkout', '-q', 'main');
-    const before = git(repo, 'rev-parse', 'main');
-    git(repo, 'merge', '-q', '--ff-only', 'feature');
-    git(repo, 'push', '-q', 'origin', 'main');
-    const merged = await pipeline('apply', ['--variable', `CI_COMMIT_BEFORE_SHA=${before}`]);
-    const added = await fetch(`${ws.store.addr}/v1/auth/approle/role/bench${size}-prod`, { headers: { 'X-Vault-Token': ws.store.rootToken } });
-    for (const [label, p] of [['merge request (to the note)', mr], ['default branch (to applied)', merged]] as const) {
-      const jobs = p.jobs.filter((j) => !j.startsWith('pipeline ')).length;
-      console.log(`  ${label}: ${p.s.toFixed(1)} s, ${(p.s / pipelineTargetS(size)).toFixed(2)}x the ${pipelineTargetS(size)} s target, exit ${p.code}, ${jobs} jobs; load ${p.load}`);
-      console.log(`    critical path: ${criticalPath(p)}`);
-      console.log(`    synth job's steps: ${p.synthSteps ?? '(not printed)'}; base ${p.baseFrom ?? '(not said)'}`);
-      for (const job of p.jobs) console.log(`    ${job}`);
+    // One application more as a merge request, then merged: the idle round; with `load`, a second
+    // round (one more application) beside `stress --cpu N`. The merged pipeline of a round is the
+    // default-branch pipeline of the next round's base (it stores its synthesis in the cache).
+    const rounds: [string, number | undefined, string[]][] = [['idle', undefined, []]];
+    if (load !== undefined) rounds.push([`loaded (stress --cpu ${load})`, load, []]);
+    let applications = size;
+    for (const [round, cpus, roundVariables] of rounds) {
+      applications += 1;
+      const branch = `feature-${applications}`;
+      git(repo, 'checkout', '-q', '-b', branch);
+      writeConfiguration(repo, ws, applications);
+      git(repo, 'commit', '-q', '-am', `application ${applications}`);
+      const stress = cpus === undefined ? undefined : spawn('stress', ['--cpu', String(cpus)], { stdio: 'ignore' });
+      try {
+        // Let the load average see the stress before the first figure.
+        if (stress) await new Promise((resolve) => setTimeout(resolve, 20_000));
+        const mr = await pipeline('plan', [...roundVariables, '--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=1']);
+        git(repo, 'checkout', '-q', 'main');
+        const before = git(repo, 'rev-parse', 'main');
+        git(repo, 'merge', '-q', '--ff-only', branch);
+        git(repo, 'push', '-q', 'origin', 'main');
+        const merged = await pipeline('apply', [...roundVariables, '--variable', `CI_COMMIT_BEFORE_SHA=${before}`]);
+        const added = await fetch(`${ws.store.addr}/v1/auth/approle/role/bench${applications - 1}-prod`, { headers: { 'X-Vault-Token': ws.store.rootToken } });
+        console.log(`  ${round}: application ${applications} added (${applications} in all)`);
+        for (const [label, p] of [['merge request (to the note)', mr], ['default branch (to applied)', merged]] as const) {
+          console.log(`    ${label}: ${p.s.toFixed(1)} s, ${(p.s / pipelineTargetS(size)).toFixed(2)}x the ${pipelineTargetS(size)} s target, exit ${p.code}, ${p.timelines.length} jobs; load ${p.load}`);
+          for (const line of criticalPath(p)) console.log(`      ${line}`);
+          console.log(`      synth job's steps: ${p.synthSteps ?? '(not printed)'}; base ${p.baseFrom ?? '(not said)'}`);
+          console.log(`      every job: ${p.timelines.map((t) => `${t.job.replace(/^secretstore-iac-/, '')} ${t.totalS.toFixed(1)} s`).join(', ')}`);
+        }
+        console.log(`    the added application's role on the store after the default branch: HTTP ${added.status}`);
+      } finally {
+        stress?.kill();
+      }
     }
-    console.log(`  the added application's role on the store after the default branch: HTTP ${added.status}`);
   } finally {
     await pg.stop();
     ws.close();

@@ -14,7 +14,10 @@
  *   remove-application-scenario.ts; the steps: pipeline-path.ts);
  * - `--gitlab-ci-local` (only when asked: it takes many minutes): a cold pipeline under gitlab-ci-local,
  *   merge request and default branch, adding one application (gitlab-ci-local-scenario.ts); alone,
- *   it runs without the other scenarios unless `--scenarios` names them.
+ *   it runs without the other scenarios unless `--scenarios` names them. It prints each pipeline's
+ *   critical path job by job and each job's steps (gitlab-ci-local's `--timestamps`:
+ *   pipeline-job-steps.ts); `--load [N]` adds a second round, one more application, beside
+ *   `stress --cpu N` (default: the machine's cores), printed apart from the first.
  *
  * Run: `npm run bench:store` (builds first); `npm run bench:store -- --apps 100` for one size (or
  * SECRETSTORE_IAC_BENCH_APPS=100), `--scenarios pipeline` or `--scenarios layouts` for one kind,
@@ -53,6 +56,8 @@ interface Options {
   readonly scenarios: Scenario[];
   readonly gitlabCiLocal: boolean;
   readonly touchedOnly: boolean;
+  /** `--load [N]`: the cold pipeline's second round beside `stress --cpu N` (default: the machine's cores). */
+  readonly load?: number;
 }
 
 function options(argv: readonly string[]): Options {
@@ -67,16 +72,19 @@ function options(argv: readonly string[]): Options {
   // `--gitlab-ci-local` alone runs only the cold pipeline; with `--scenarios`, those too.
   const scenarios = (value('--scenarios') ?? (gitlabCiLocal ? '' : 'layouts,pipeline')).split(',').filter(Boolean) as Scenario[];
   const store = (value('--store') ?? 'openbao') as Options['store'];
+  const loadGiven = argv.indexOf('--load');
+  const load = loadGiven < 0 ? undefined : /^\d+$/.test(argv[loadGiven + 1] ?? '') ? Number(argv[loadGiven + 1]) : os.cpus().length;
   if (
     (store !== 'openbao' && store !== 'vault') ||
     sizes.some((n) => !Number.isInteger(n) || n < RESHARDED) ||
     layouts.some((l) => l !== 'single' && l !== 'sharded') ||
     scenarios.some((s) => s !== 'layouts' && s !== 'pipeline') ||
-    (shards !== undefined && !(shards >= 1 && shards <= 100))
+    (shards !== undefined && !(shards >= 1 && shards <= 100)) ||
+    (load !== undefined && (load < 1 || !gitlabCiLocal))
   ) {
-    throw new Error('usage: store-bench [--store openbao|vault] [--apps N[,N...]] (N >= 10) [--shards 1..100] [--layouts single,sharded] [--scenarios layouts,pipeline] [--touched-stacks-only] [--gitlab-ci-local]');
+    throw new Error('usage: store-bench [--store openbao|vault] [--apps N[,N...]] (N >= 10) [--shards 1..100] [--layouts single,sharded] [--scenarios layouts,pipeline] [--touched-stacks-only] [--gitlab-ci-local [--load [N]]]');
   }
-  return { store, sizes, shards, layouts, scenarios, gitlabCiLocal, touchedOnly: argv.includes('--touched-stacks-only') };
+  return { store, sizes, shards, layouts, scenarios, gitlabCiLocal, touchedOnly: argv.includes('--touched-stacks-only'), load };
 }
 
 function row(label: string, values: readonly string[], width = 44): string {
@@ -218,7 +226,7 @@ async function main(): Promise<void> {
       printLayouts(size, shards, opts.layouts, results);
     }
     if (opts.scenarios.includes('pipeline')) ciAccess.set(size, await pipelineScenarios(size, shards, storeBinary, tools, opts.touchedOnly));
-    if (opts.gitlabCiLocal) await measureColdPipeline(size, shards, storeBinary, tools);
+    if (opts.gitlabCiLocal) await measureColdPipeline(size, shards, storeBinary, tools, opts.load);
   }
   if (ciAccess.size > 1) {
     const [small, large] = [Math.min(...ciAccess.keys()), Math.max(...ciAccess.keys())];

@@ -53,9 +53,11 @@ export class AccessModel {
   /**
    * Parses the policies the identities use and builds their ACLs.
    * @param parser shared between configurations so that identical texts are parsed once
+   * @param memo shared between configurations (with the parser) so that an identity read once for
+   *   both (the same object) with the same parsed policies is evaluated once
    * @throws Error naming the policy when the store would refuse a policy text
    */
-  static async load(configuration: StoreConfiguration, parser?: PolicyParser): Promise<AccessModel> {
+  static async load(configuration: StoreConfiguration, parser?: PolicyParser, memo?: IdentityAccessMemo): Promise<AccessModel> {
     const target = configuration.store ?? StoreTarget.DEFAULT;
     parser ??= new PolicyParser(undefined, target.kind);
     // Texts read from a live store were accepted by it: a gap of the model marks the policy, it
@@ -75,7 +77,8 @@ export class AccessModel {
       if (text !== undefined) parsed.set(name, await parser.parse(name, text, { kind: target.kind, storeAccepted }));
     }
     const listLookup = listLookupOf(target);
-    const identities = configuration.identities.map((identity) => access(identity, parsed, listLookup, target, configuration.liveStore === true));
+    const evaluate = (identity: Identity) => access(identity, parsed, listLookup, target, configuration.liveStore === true);
+    const identities = configuration.identities.map((identity) => (memo ? memo.of(identity, parsed, target, configuration.liveStore === true, evaluate) : evaluate(identity)));
     const unattached = [...configuration.policies.keys()].filter((name) => !used.has(name)).sort();
     return new AccessModel(
       identities,
@@ -126,11 +129,38 @@ export class AccessModel {
   }
 }
 
-function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, listLookup: ListLookup, target: StoreTarget, liveStore: boolean): IdentityAccess {
-  // Names as the store files them, whatever the source wrote (it trims and lower-cases).
+/** The policies on an identity's tokens, as the store files them (trimmed, lower-cased), `default` unless left out; sorted. */
+function tokenPolicyNames(identity: Identity): string[] {
   const names = new Set(identity.tokenPolicies.map(storePolicyName).filter((n) => n !== ''));
   if (!identity.noDefaultPolicy) names.add(DEFAULT_POLICY_NAME);
-  const tokenPolicies = [...names].sort();
+  return [...names].sort();
+}
+
+/**
+ * The access of identities already evaluated, by identity object: the review of saved plans loads
+ * both sides, whose identities of the stacks without a plan are the same objects
+ * (lib/access/store-configuration.ts, StackReadings) with the same parsed policies (a shared
+ * {@link PolicyParser} gives the same object for the same text). An identity is evaluated again when
+ * any of its inputs differs: a parsed policy of its tokens, the store target, live or synthesized.
+ */
+export class IdentityAccessMemo {
+  private readonly kept = new WeakMap<Identity, { readonly inputs: readonly unknown[]; readonly access: IdentityAccess }>();
+
+  /** The access of `identity`: the one kept when its inputs are the same objects, else `evaluate`'s. */
+  of(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, target: StoreTarget, liveStore: boolean, evaluate: (identity: Identity) => IdentityAccess): IdentityAccess {
+    const inputs = [String(target), liveStore, ...tokenPolicyNames(identity).flatMap((n) => [n, parsed.get(n)])];
+    const kept = this.kept.get(identity);
+    if (kept !== undefined && kept.inputs.length === inputs.length && kept.inputs.every((v, i) => v === inputs[i])) return kept.access;
+    const evaluated = evaluate(identity);
+    this.kept.set(identity, { inputs, access: evaluated });
+    return evaluated;
+  }
+}
+
+function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, listLookup: ListLookup, target: StoreTarget, liveStore: boolean): IdentityAccess {
+  // Names as the store files them, whatever the source wrote (it trims and lower-cases).
+  const names = new Set(tokenPolicyNames(identity));
+  const tokenPolicies = [...names];
   const problems: string[] = [];
   if (names.has(ROOT_POLICY_NAME)) {
     // The store refuses the login ("auth methods cannot create root tokens"): no token, no access.

@@ -5,7 +5,7 @@ import { SavedPlan } from '../sources/saved-plan';
 import { SynthStack } from '../sources/synth-output';
 import { templateParts } from '../sources/terraform-reference';
 import { AccessDiff, AccessDiffOptions, diffAccess, hasAccessChange } from './access-diff';
-import { AccessModel } from './access-model';
+import { AccessModel, IdentityAccessMemo } from './access-model';
 import { planStoreConfigurations } from './plan-store-configuration';
 import { OverriddenDeclaration } from './store-configuration';
 import { RiskFlag, sortRiskFlags } from './risk-flag';
@@ -52,7 +52,9 @@ export async function reviewSavedPlans(
   options: AccessDiffOptions = {},
 ): Promise<PlanReview> {
   const sides = planStoreConfigurations(synthesized, plans);
-  const [base, head] = await Promise.all([AccessModel.load(sides.base, parser), AccessModel.load(sides.head, parser)]);
+  // One memo beside the shared parser: an identity of a stack without a plan is evaluated once for both sides.
+  const memo = new IdentityAccessMemo();
+  const [base, head] = await Promise.all([AccessModel.load(sides.base, parser, memo), AccessModel.load(sides.head, parser, memo)]);
   const diff = diffAccess(base, head, options);
   const namespaces = new Map(synthesized.map((s) => [s.name, s.namespace]));
   const own = [...savedPlanFlags(plans), ...plans.flatMap((p) => providerFlags(p, namespaces.get(p.stack) ?? ''))];

@@ -3,7 +3,7 @@ import { compareStrings } from '../private/compare-strings';
 import { terraformString } from '../render/text-encoders';
 import { PlannedResource, SavedPlan, UnknownPlanValue } from '../sources/saved-plan';
 import { ResourceBlock, SynthStack } from '../sources/synth-output';
-import { OverriddenDeclaration, StoreConfiguration, storeConfigurationOf } from './store-configuration';
+import { OverriddenDeclaration, StackReadings, StoreConfiguration, storeConfigurationOf } from './store-configuration';
 
 /** The two sides of a review computed from saved plans, and where each stack was read from. */
 export interface PlanStoreConfigurations {
@@ -59,8 +59,10 @@ export function planStoreConfigurations(synthesized: readonly SynthStack[], plan
   // A planned stack's objects win over another stack's synthesized declaration of the same name:
   // before, its refreshed state is what the store has; after, its apply writes them.
   const preferred = new Set(byStack.keys());
-  const { overridden: _before, ...base } = storeConfigurationOf(side(beforeResources, false), preferred);
-  const { overridden, ...head } = storeConfigurationOf(side(afterResources, true), preferred);
+  // The unplanned stacks are the same objects on both sides: read once (most of the review's time at 20,000 applications).
+  const readings = new StackReadings();
+  const { overridden: _before, ...base } = storeConfigurationOf(side(beforeResources, false), preferred, readings);
+  const { overridden, ...head } = storeConfigurationOf(side(afterResources, true), preferred, readings);
   return { base, head, planned: [...preferred].sort(compareStrings), unplanned: unplanned.map((s) => s.name), overridden };
 }
 

@@ -148,10 +148,16 @@ export interface OverriddenDeclaration {
  * saved plans (lib/access/plan-store-configuration.ts), whose values are literals.
  * @param preferred stacks whose declaration wins over another stack's of the same name (the
  *   stacks read from saved plans: their apply writes over it); each such case is listed in `overridden`
+ * @param readings each stack's mounts, policies and identities as read before: the review of saved
+ *   plans reads both sides, whose unplanned stacks are the same objects (read once)
  * @throws Error as {@link readStoreConfiguration}; a name declared differently by two stacks of which
  *   not exactly one is preferred
  */
-export function storeConfigurationOf(stacks: readonly SynthStack[], preferred: ReadonlySet<string> = new Set()): StoreConfiguration & { readonly overridden: readonly OverriddenDeclaration[] } {
+export function storeConfigurationOf(
+  stacks: readonly SynthStack[],
+  preferred: ReadonlySet<string> = new Set(),
+  readings: StackReadings = new StackReadings(),
+): StoreConfiguration & { readonly overridden: readonly OverriddenDeclaration[] } {
   const policies = new Map<string, DeclaredPolicy>();
   const identities = new Map<string, Identity>();
   const mounts = new Map<string, AuthMount>();
@@ -164,11 +170,11 @@ export function storeConfigurationOf(stacks: readonly SynthStack[], preferred: R
     return kept;
   };
   for (const stack of stacks) {
-    const resolver = new ReferenceResolver(stack);
-    for (const mount of readAuthMounts(stack, resolver)) {
+    const read = readings.of(stack);
+    for (const mount of read('mounts')) {
       if (!mounts.has(mount.path)) mounts.set(mount.path, mount);
     }
-    for (const policy of readPolicies(stack, resolver)) {
+    for (const policy of read('policies')) {
       const existing = policies.get(policy.name);
       if (existing && existing.text !== policy.text) {
         const kept = keep('policy', policy.name, existing, policy);
@@ -190,7 +196,7 @@ export function storeConfigurationOf(stacks: readonly SynthStack[], preferred: R
       }
       policies.set(policy.name, policy);
     }
-    for (const identity of readIdentities(stack, resolver)) {
+    for (const identity of read('identities')) {
       const existing = identities.get(identity.name);
       if (existing) {
         const kept = keep('identity', identity.name, existing, identity);
@@ -216,6 +222,38 @@ export function storeConfigurationOf(stacks: readonly SynthStack[], preferred: R
     machinePathReasons: readMachinePathReasons(stacks),
     overridden: overridden.sort((a, b) => compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name)),
   };
+}
+
+/**
+ * The auth mounts, policies and identities of stacks, each read once per stack object (a
+ * {@link SynthStack} is not changed once read): {@link storeConfigurationOf} of both sides of a
+ * review shares one, so that the thousands of stacks without a plan are not read twice. Each kind is
+ * read when first asked for, in the order a single reading asks (its errors come in the same order).
+ */
+export class StackReadings {
+  private readonly read = new WeakMap<SynthStack, { resolver: ReferenceResolver; mounts?: AuthMount[]; policies?: DeclaredPolicy[]; identities?: Identity[] }>();
+
+  /** The reader of one stack's mounts, policies or identities, each read once. */
+  of(stack: SynthStack): <K extends 'mounts' | 'policies' | 'identities'>(kind: K) => NonNullable<StackReadingsOf[K]> {
+    let entry = this.read.get(stack);
+    if (entry === undefined) {
+      entry = { resolver: new ReferenceResolver(stack) };
+      this.read.set(stack, entry);
+    }
+    const e = entry;
+    return (kind) => {
+      if (kind === 'mounts') return (e.mounts ??= readAuthMounts(stack, e.resolver)) as never;
+      if (kind === 'policies') return (e.policies ??= readPolicies(stack, e.resolver)) as never;
+      return (e.identities ??= readIdentities(stack, e.resolver)) as never;
+    };
+  }
+}
+
+/** What {@link StackReadings} keeps of a stack. */
+interface StackReadingsOf {
+  readonly mounts: AuthMount[];
+  readonly policies: DeclaredPolicy[];
+  readonly identities: Identity[];
 }
 
 /**

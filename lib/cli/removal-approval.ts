@@ -24,6 +24,9 @@ export interface ApprovedRemovals {
  * @param outdir the synthesized output the stack belongs to (HEAD)
  */
 export function approveRemovals(review: PlanReview, outdir: string): ApprovedRemovals {
+  // Most plans destroy nothing: every stack's declarations (seconds at 20,000 applications, in each
+  // plan job) are read only for a plan that destroys something.
+  if (review.destructions.length === 0) return { review, removals: [] };
   const declared = declaredStorePaths(outdir);
   const removals = review.destructions.filter((d) => isPlannedRemoval(d, declared));
   return {

@@ -1,8 +1,10 @@
 import * as path from 'path';
 import { hasAccessChange } from '../../../lib/access/access-diff';
+import { AccessModel, IdentityAccessMemo } from '../../../lib/access/access-model';
+import { PolicyParser } from '../../../lib/acl/policy-parser';
 import { planReviewNeedsAttention, reviewSavedPlans } from '../../../lib/access/plan-review';
 import { renderPlanReviewMarkdown } from '../../../lib/access/plan-review-markdown';
-import { REVIEWED_ATTRIBUTES } from '../../../lib/access/store-configuration';
+import { REVIEWED_ATTRIBUTES, StackReadings, storeConfigurationOf } from '../../../lib/access/store-configuration';
 import { readSavedPlan } from '../../../lib/sources/saved-plan';
 import { readSynthOutput } from '../../../lib/sources/synth-output';
 import { ACCESS_FIXTURES } from '../../support/paths';
@@ -191,5 +193,54 @@ describe('reviewSavedPlans: access before (refreshed state) and after (planned v
     await expect(reviewSavedPlans(synthesized, [plan('app-roles', []), plan('app-roles', [], 'other.tfplan')])).rejects.toThrow(
       'stack app-roles has two plans (app-roles.tfplan, other.tfplan): give one plan per stack',
     );
+  });
+});
+
+describe('StackReadings: each stack read once for both sides of a review', () => {
+  const synthesized = readSynthOutput(path.join(ACCESS_FIXTURES, 'base'));
+
+  it('reads the same configuration with a shared reading as without, and reads a stack object once', () => {
+    const readings = new StackReadings();
+    const fresh = storeConfigurationOf(synthesized);
+    const first = storeConfigurationOf(synthesized, new Set(), readings);
+    const second = storeConfigurationOf(synthesized, new Set(), readings);
+    expect(first).toEqual(fresh);
+    expect(second).toEqual(fresh);
+    // Read once: the second side holds the very identities the first read.
+    expect(second.identities[0]).toBe(first.identities[0]);
+  });
+
+  it('reads a new stack object anew (a stack made from a plan is never taken for the synthesized one)', () => {
+    const readings = new StackReadings();
+    storeConfigurationOf(synthesized, new Set(), readings);
+    const renamed = synthesized.map((s) => ({ ...s, resources: JSON.parse(JSON.stringify(s.resources).replace(/orchestrator-dev/g, 'orchestrator-qa')) }));
+    const names = storeConfigurationOf(renamed, new Set(), readings).identities.map((i) => i.name);
+    expect(names.some((n) => n.includes('orchestrator-qa'))).toBe(true);
+    expect(names.some((n) => n.includes('orchestrator-dev'))).toBe(false);
+  });
+});
+
+describe('IdentityAccessMemo: an identity read once for both sides is evaluated once', () => {
+  const synthesized = readSynthOutput(path.join(ACCESS_FIXTURES, 'base'));
+
+  it('gives the kept access for the same identity and parsed policies, and evaluates again when a policy text differs', async () => {
+    const readings = new StackReadings();
+    const parser = new PolicyParser();
+    const memo = new IdentityAccessMemo();
+    const configuration = storeConfigurationOf(synthesized, new Set(), readings);
+    const first = await AccessModel.load(configuration, parser, memo);
+    const again = await AccessModel.load(storeConfigurationOf(synthesized, new Set(), readings), parser, memo);
+    const alone = await AccessModel.load(configuration);
+    expect(again.identities[0]).toBe(first.identities[0]);
+    expect(again.identities.map((i) => i.acl.rules)).toEqual(alone.identities.map((i) => i.acl.rules));
+    // The same identity objects, one policy text changed: the identities holding it are evaluated anew.
+    const [name, policy] = [...configuration.policies].find(([, p]) => first.identities.some((i) => i.tokenPolicies.includes(p.name) && i.acl.rules.length > 0))!;
+    const changed = { ...configuration, policies: new Map([...configuration.policies, [name, { ...policy, text: 'path "changed/*" { capabilities = ["read"] }\n' }]]) };
+    const after = await AccessModel.load(changed, parser, memo);
+    const holder = after.identities.find((i) => i.tokenPolicies.includes(name))!;
+    expect(holder).not.toBe(first.get(holder.identity.name));
+    expect(holder.acl.rules.map((r) => r.path.display)).toContain('changed/*');
+    const other = after.identities.find((i) => !i.tokenPolicies.includes(name));
+    if (other) expect(other).toBe(first.get(other.identity.name));
   });
 });
