@@ -15,7 +15,8 @@ import { OutputUpdate, updateOutputDirectory } from '../constructs/output-update
 import { startedByCdkCli } from './cdktf-cli-run';
 import { inSynthesisRound, oncePerSynthesis } from '../constructs/synthesis-round';
 import { declarePipelineStackGrants } from '../constructs/pipeline-stack-grant';
-import { IncrementalSynthesis, incrementalSummaryLine, IncrementalSynthesisSummary, RENDER_KEYS_FILE } from '../sources/incremental-synthesis';
+import { IncrementalSynthesis, RENDER_KEYS_FILE } from '../sources/incremental-synthesis';
+import { incrementalSummaryLine, IncrementalSynthesisSummary } from '../sources/incremental-synthesis-summary';
 import { cliVersion } from '../cli/cli-version';
 
 /** Configuration of a {@link SecretStoreApp}: cdktf's, and the incremental synthesis. */

@@ -20,7 +20,7 @@ import { RefSynthesizer } from '../sources/ref-synthesizer';
 import { readStackDigests } from '../sources/stack-digest';
 import { selectChangedStacks } from '../sources/stack-selection';
 import { synthesisKey } from '../sources/synthesis-cache';
-import { parseIncrementalSummary } from '../sources/incremental-synthesis';
+import { parseIncrementalSummary } from '../sources/incremental-synthesis-summary';
 import { pipelineBase, sharedSynthesisUse } from './pipeline-base';
 import { readSharedSynthesis, writeSharedSynthesis } from './shared-base-synthesis';
 

@@ -4,6 +4,7 @@ import * as path from 'path';
 import { IConstruct } from 'constructs';
 import { TerraformStack } from '../framework/framework';
 import { compareStrings } from '../private/compare-strings';
+import { IncrementalSynthesisSummary } from './incremental-synthesis-summary';
 import { stackRenderKey } from './stack-render-key';
 import { SYNTH_CACHE_SECRET_VARIABLE, SYNTH_CACHE_VARIABLE, SynthesisCache, synthesisCacheDir, VerifiedEntry } from './synthesis-cache';
 
@@ -31,16 +32,6 @@ interface RenderKeysRecord {
   /** The library that rendered (its version): a record of another library is never reused. */
   readonly library: string;
   readonly stacks: Record<string, RenderedStack>;
-}
-
-/** What an incremental synthesis did: the line the synth job's log shows. */
-export interface IncrementalSynthesisSummary {
-  /** Stacks whose `cdk.tf.json` was rendered (token resolution), by name, sorted. */
-  readonly rendered: readonly string[];
-  /** Stacks whose `cdk.tf.json` came from the earlier synthesis, by name, sorted. */
-  readonly reused: readonly string[];
-  /** The cache entry reused from (its first 12 hex digits), or why none was. */
-  readonly from: string;
 }
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -186,15 +177,4 @@ function readRenderKeys(entry: VerifiedEntry, library: string): RenderKeysRecord
 function wellFormed(stack: RenderedStack): boolean {
   const { file, sha256: digest } = stack as unknown as Record<string, unknown>;
   return typeof file === 'string' && typeof digest === 'string' && /^[0-9a-f]{64}$/.test(digest) && !path.isAbsolute(file) && file.split('/').every((s) => s !== '' && s !== '..' && s !== '.');
-}
-
-/** The log line of an incremental synthesis, which the synth job reads back ({@link parseIncrementalSummary}). */
-export function incrementalSummaryLine(summary: IncrementalSynthesisSummary): string {
-  return `secretstore-iac: incremental synthesis: ${summary.rendered.length} stacks rendered, ${summary.reused.length} reused from ${summary.from}`;
-}
-
-/** The stacks rendered and reused a line of {@link incrementalSummaryLine} gives, or undefined for another line. */
-export function parseIncrementalSummary(line: string): { rendered: number; reused: number } | undefined {
-  const m = /^secretstore-iac: incremental synthesis: (\d+) stacks rendered, (\d+) reused from /.exec(line);
-  return m ? { rendered: Number(m[1]), reused: Number(m[2]) } : undefined;
 }
