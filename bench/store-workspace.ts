@@ -67,11 +67,12 @@ export class StoreWorkspace {
     this.tokens.set('root', store.rootToken);
   }
 
-  /** A work directory (mode 0700) with a fresh dev store of `storeBinary`. */
+  /** A work directory (mode 0700) with a fresh dev store of `storeBinary` (raft storage in the work directory). */
   static async open(size: number, shards: number, storeBinary: string, tools: Record<string, string>): Promise<StoreWorkspace> {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-store-bench-pipeline-'));
     fs.chmodSync(work, 0o700);
-    const store = await startLocalDevStore(work, storeBinary);
+    // Raft, not the dev server's memory storage: that copies the whole store at every AppRole read.
+    const store = await startLocalDevStore(work, storeBinary, 'raft');
     const pluginCache = path.join(work, 'plugin-cache');
     fs.mkdirSync(pluginCache);
     const env: NodeJS.ProcessEnv = {
