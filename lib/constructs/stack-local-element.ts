@@ -1,5 +1,6 @@
-import { DefaultTokenResolver, StringConcat, TerraformElement, TerraformStack, Tokenization } from '../framework/framework';
+import { DefaultTokenResolver, StringConcat, TerraformStack, Tokenization } from '../framework/framework';
 import { IConstruct } from 'constructs';
+import { stackElements } from '../framework/stack-elements';
 
 /** The elements the library created whose values never reach another stack. */
 const stackLocal = new WeakSet<IConstruct>();
@@ -37,19 +38,9 @@ const PREPARING_RESOLVER = new DefaultTokenResolver(new StringConcat());
  */
 export function prepareElements(stack: TerraformStack): void {
   stack.ensureBackendExists();
-  for (const element of elementsOf(stack)) {
+  for (const element of stackElements(stack)) {
     if (isStackLocal(element)) continue;
     Tokenization.resolve(element.toTerraform(), { scope: stack, preparing: true, resolver: PREPARING_RESOLVER });
   }
 }
 
-/** The Terraform elements of `stack`, in cdktf's order: the tree without nested stacks. */
-function elementsOf(stack: TerraformStack): TerraformElement[] {
-  const elements: TerraformElement[] = [];
-  const visit = (c: IConstruct) => {
-    if (TerraformElement.isTerraformElement(c)) elements.push(c);
-    for (const child of c.node.children) if (!TerraformStack.isStack(child)) visit(child);
-  };
-  visit(stack);
-  return elements;
-}

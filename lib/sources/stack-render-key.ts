@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
-import { ref, TerraformElement, TerraformOutput, TerraformStack, Token, Tokenization } from '../framework/framework';
-import { IConstruct } from 'constructs';
+import { ref, TerraformOutput, TerraformStack, Token, Tokenization } from '../framework/framework';
+import { stackElements } from '../framework/stack-elements';
 
 /** Version of the render key's encoding: a key of another encoding never matches. */
 const ENCODING = 1;
@@ -19,16 +19,6 @@ interface ReferenceToken {
   readonly crossStackIdentifier: Record<string, string>;
 }
 
-/** The Terraform elements of `stack` in cdktf's order: the tree without nested stacks. */
-function elementsOf(stack: TerraformStack): TerraformElement[] {
-  const elements: TerraformElement[] = [];
-  const visit = (c: IConstruct) => {
-    if (TerraformElement.isTerraformElement(c)) elements.push(c);
-    for (const child of c.node.children) if (!TerraformStack.isStack(child)) visit(child);
-  };
-  visit(stack);
-  return elements;
-}
 
 /**
  * The render key of a stack: SHA-256 over everything cdktf's `TerraformStack.toTerraform()` derives
@@ -132,7 +122,7 @@ export function stackRenderKey(stack: TerraformStack, salt: readonly string[]): 
     const internals = stack as unknown as { cdktfVersion: unknown; rawOverrides: unknown };
     value(internals.cdktfVersion);
     value(internals.rawOverrides);
-    const elements = elementsOf(stack);
+    const elements = stackElements(stack);
     write('elements', String(elements.length));
     for (const e of elements) {
       name('path', e.node.path);
