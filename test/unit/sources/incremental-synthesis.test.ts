@@ -100,6 +100,12 @@ function randomChange(random: SeededRandom, config: PlatformConfig): [string, Pl
   }
 }
 
+/** Edits a stack's `cdk.tf.json` inside a cache entry's output (a token TTL no configuration declares). */
+function editCachedStack(entryOutdir: string, stack: string): void {
+  const file = path.join(entryOutdir, 'stacks', stack, 'cdk.tf.json');
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/"token_ttl": \d+/, '"token_ttl": 999999'));
+}
+
 describe('incremental synthesis: byte for byte the full synthesis', () => {
   it('for random configurations and random single changes, the incremental output is the full output', () => {
     const random = SeededRandom.fromEnvironment('incremental synthesis');
@@ -161,8 +167,7 @@ describe('incremental synthesis: what is reused, what is rendered', () => {
   it('a cached stack edited on disk is not reused: the entry does not verify and is removed', () => {
     const cache = cacheOf(sharded);
     const entry = cache.latest()!;
-    const file = path.join(entry.outdir, 'stacks', 'app-roles-00', 'cdk.tf.json');
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/"token_ttl": \d+/, '"token_ttl": 999999'));
+    editCachedStack(entry.outdir, 'app-roles-00');
     const progress: string[] = [];
     expect(cache.latest((l) => progress.push(l))).toBeUndefined();
     expect(progress.join('\n')).toMatch(/ignoring the corrupt entry .*stacks\/app-roles-00\/cdk.tf.json differs from its recorded digest/);
@@ -174,8 +179,7 @@ describe('incremental synthesis: what is reused, what is rendered', () => {
   it('a cached stack edited after the entry verified is not reused: its bytes are checked as read', () => {
     const cache = cacheOf(sharded);
     const entry = cache.latest()!;
-    const file = path.join(entry.outdir, 'stacks', 'app-roles-01', 'cdk.tf.json');
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/"token_ttl": \d+/, '"token_ttl": 999999'));
+    editCachedStack(entry.outdir, 'app-roles-01');
     const { app, outdir } = synth(added, new IncrementalSynthesis('test-1.0.0', entry));
     expect(app.lastIncremental!.rendered).toContain('app-roles-01');
     expect(app.lastIncremental!.reused.length).toBeGreaterThan(0);
