@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { SHARED_SYNTH_DIR } from '../render/configuration-pipeline-yaml';
-import { resolveGitCommit, synthesisIdentity } from '../sources/git-ref-synthesis';
-import { SynthesisCache, synthesisKey } from '../sources/synthesis-cache';
+import { synthesisIdentity } from '../sources/git-ref-synthesis';
+import { SynthesisCache, SynthesisIdentity, synthesisKey } from '../sources/synthesis-cache';
 
 /**
  * The copy of the default branch's synthesis that merge-request pipelines read ({@link SHARED_SYNTH_DIR},
@@ -18,15 +18,11 @@ function sharedCache(cwd: string): SynthesisCache {
 
 /**
  * Writes this commit's synthesis (`outdir`, before anything else is written into it) as the shared
- * copy of HEAD's commit: the merge requests whose diff base is this commit read it.
- * @returns the tree of the commit written, or undefined when HEAD is no commit
+ * copy of its commit (`identity`: the one the synth step stored it under in its own cache): the merge
+ * requests whose diff base is this commit read it.
  */
-export async function writeSharedSynthesis(cwd: string, outdir: string, libraryVersion: string): Promise<string | undefined> {
-  const commit = await resolveGitCommit('HEAD', cwd);
-  if (commit === undefined) return undefined;
-  const identity = await synthesisIdentity(commit, cwd, libraryVersion);
+export function writeSharedSynthesis(cwd: string, outdir: string, identity: SynthesisIdentity): void {
   sharedCache(cwd).store(identity, outdir);
-  return identity.tree;
 }
 
 /**

@@ -19,7 +19,7 @@ import { resolveGitCommit, synthesisIdentity } from '../sources/git-ref-synthesi
 import { RefSynthesizer } from '../sources/ref-synthesizer';
 import { readStackDigests } from '../sources/stack-digest';
 import { selectChangedStacks } from '../sources/stack-selection';
-import { synthesisKey } from '../sources/synthesis-cache';
+import { SynthesisIdentity, synthesisKey } from '../sources/synthesis-cache';
 import { parseIncrementalSummary } from '../sources/incremental-synthesis-summary';
 import { pipelineBase, sharedSynthesisUse } from './pipeline-base';
 import { readSharedSynthesis, writeSharedSynthesis } from './shared-base-synthesis';
@@ -190,11 +190,12 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
   const synthesizer = tools.synthesizer;
   // 2. Stored for the next pipelines (their base), before `moves` writes into cdktf.out.
   start = process.hrtime.bigint();
-  const stored = await storeHeadSynthesis(context, synthesizer, tools.libraryVersion, say);
+  const storedAs = await storeHeadSynthesis(context, synthesizer, tools.libraryVersion, say);
+  const stored = storedAs !== undefined;
   const share = sharedSynthesisUse(context.env);
-  if (stored && share.kind === 'write') {
-    const tree = await writeSharedSynthesis(context.cwd, at(HEAD_OUTPUT), tools.libraryVersion);
-    if (tree !== undefined) say(`this commit's synthesis (tree ${tree.slice(0, 12)}) written to ${SHARED_SYNTH_DIR} too, the cache entry of this commit that merge-request pipelines read (${share.why})`);
+  if (storedAs !== undefined && share.kind === 'write') {
+    writeSharedSynthesis(context.cwd, at(HEAD_OUTPUT), storedAs);
+    say(`this commit's synthesis (tree ${storedAs.tree.slice(0, 12)}) written to ${SHARED_SYNTH_DIR} too, the cache entry of this commit that merge-request pipelines read (${share.why})`);
   }
   seconds.store = since(start);
 
@@ -334,22 +335,22 @@ function report(say: (line: string) => void, selected: readonly string[], retire
  * checkout holds uncommitted changes to tracked files (then the synthesis is not its commit's).
  * @returns true when an entry of this commit is in the cache afterwards
  */
-async function storeHeadSynthesis(context: SynthStepIo, synthesizer: RefSynthesizer, libraryVersion: string, say: (line: string) => void): Promise<boolean> {
+async function storeHeadSynthesis(context: SynthStepIo, synthesizer: RefSynthesizer, libraryVersion: string, say: (line: string) => void): Promise<SynthesisIdentity | undefined> {
   const cache = synthesizer.cache;
-  if (cache === undefined) return false;
+  if (cache === undefined) return undefined;
   const commit = await resolveGitCommit('HEAD', context.cwd);
-  if (commit === undefined) return false;
+  if (commit === undefined) return undefined;
   const status = await git(['status', '--porcelain', '--untracked-files=no'], context.cwd);
   if (status.code !== 0 || status.output.trim() !== '') {
     say('this commit\'s synthesis is not stored in the synthesis cache: the checkout differs from its commit');
-    return false;
+    return undefined;
   }
   const identity = await synthesisIdentity(commit, context.cwd, libraryVersion);
   if (cache.lookup(synthesisKey(identity)) !== undefined) {
     say(`this commit's synthesis (tree ${identity.tree.slice(0, 12)}) is in the synthesis cache already`);
-    return true;
+    return identity;
   }
   cache.store(identity, path.join(context.cwd, HEAD_OUTPUT));
   say(`this commit's synthesis (tree ${identity.tree.slice(0, 12)}) stored in the synthesis cache (${cache.dir}), sealed: the pipelines whose base is this commit take it from there`);
-  return true;
+  return identity;
 }
