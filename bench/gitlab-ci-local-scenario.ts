@@ -4,15 +4,15 @@
  * `npm install` from npm's cache: its build compiles only its own `stacks/`, the library is a
  * package) declaring N generated applications in hash shards, state in a throw-away PostgreSQL,
  * bootstrapped by an administrator; then one application added, first as a merge request (the
- * pipeline to the note: build, synth, plans with the read-only role, access diff), then merged (the
- * default-branch pipeline: build, synth, plans and applies with the apply role). Each pipeline starts
+ * pipeline to the note: synth (which compiles), plans with the read-only role, access diff), then merged (the
+ * default-branch pipeline: synth, plans and applies with the apply role). Each pipeline starts
  * cold: no `.gitlab-ci-local` state from an earlier run (no artifacts, no plugin cache). Wall time of
  * each pipeline and of each job, as gitlab-ci-local reports it. Job tokens are signed with the key the
  * store's JWT method trusts (gitlab-ci-local mints none).
  *
  * Not measured: the dependency install. The jobs' `SECRETSTORE_IAC_INSTALL` links the configuration
  * repository's node_modules (installed once, before) instead of `npm ci` (no registry download in a
- * benchmark); the pipeline's cache keeps node_modules for every job but the first pipeline's build.
+ * benchmark); the pipeline's cache keeps node_modules for every job but the first pipeline's synth job.
  */
 import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
@@ -109,7 +109,6 @@ export function criticalPath(p: { readonly s: number; readonly timelines: readon
     return [label, jobs.reduce((a, b) => (b.totalS > a.totalS ? b : a)), jobs.length];
   };
   const stages = [
-    stage('build', (j) => j === 'secretstore-iac-build'),
     stage('synth', (j) => j === 'secretstore-iac-synth'),
     stage('plan', (j) => /^secretstore-iac-plan-/.test(j)),
     stage('review', (j) => /^secretstore-iac-access-diff/.test(j)),
@@ -201,11 +200,11 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
       return { s, code: r.code, timelines: jobTimelines(r.output), synthSteps, baseFrom, load: `${load} -> ${loadavg()}` };
     };
 
-    // The default branch's pipeline of the base commit ran before (its build and synth jobs: they store
+    // The default branch's pipeline of the base commit ran before (its synth job: it stores
     // its synthesis in the pipeline's synthesis cache); nothing changed since the commit before it.
     const head = git(repo, 'rev-parse', 'HEAD');
-    const basePipeline = await pipeline('apply', ['secretstore-iac-build', 'secretstore-iac-synth', '--variable', `CI_COMMIT_BEFORE_SHA=${head}`]);
-    console.log(`  the base's own default-branch pipeline (build, synth: stores its synthesis): ${basePipeline.s.toFixed(1)} s, exit ${basePipeline.code}; load ${basePipeline.load}`);
+    const basePipeline = await pipeline('apply', ['secretstore-iac-synth', '--variable', `CI_COMMIT_BEFORE_SHA=${head}`]);
+    console.log(`  the base's own default-branch pipeline (synth: stores its synthesis): ${basePipeline.s.toFixed(1)} s, exit ${basePipeline.code}; load ${basePipeline.load}`);
 
     // One application more as a merge request, then merged: the idle round; with `load`, a second
     // round (one more application) beside `stress --cpu N`. The merged pipeline of a round is the

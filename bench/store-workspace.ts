@@ -16,7 +16,7 @@ import { BENCH_SETTINGS, BenchPlatformSpec } from './bench-platform';
 import { EngineRun, runEngine } from './engine-run';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-/** The built CLI, as the pipeline's `npx secretstore-iac` runs it. */
+/** The built CLI, as the pipeline's jobs run it (`$SECRETSTORE_IAC_BIN`). */
 export const CLI = path.join(ROOT, 'dist', 'bin', 'secretstore-iac.js');
 const SYNTH_ENTRY = path.join(__dirname, 'bench-platform.js');
 /** The configuration project's id in the benchmark (the pipeline roles' bound `project_id`). */

@@ -23,7 +23,7 @@ export const pipelineSynthCommand: Command = {
     '',
     'The configuration pipeline\'s synth job, in the project directory, from its CI variables:',
     '',
-    `1. synthesizes this commit once into ${HEAD_OUTPUT} (npm run synth:built when the build job's dist/ was`,
+    `1. synthesizes this commit once into ${HEAD_OUTPUT} (npm run synth:built when the job's npm run build left dist/`,
     '   compiled from CI_COMMIT_SHA, else npm run synth) and fails when SECRETSTORE_IAC_PIPELINE_COPY is not',
     '   the pipeline file this synthesis wrote;',
     `2. with ${SYNTH_CACHE_VARIABLE}=DIR (the pipeline sets ${SYNTH_CACHE_DIR}), stores that synthesis in the`,

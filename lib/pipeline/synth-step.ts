@@ -143,7 +143,7 @@ function since(start: bigint): number {
 /**
  * The synth job (`secretstore-iac pipeline synth`), in the project directory:
  *
- * 1. synthesizes this commit once into `cdktf.out` (the build job's `dist/` when it was compiled from
+ * 1. synthesizes this commit once into `cdktf.out` (the `dist/` the job's `npm run build` compiled, when from
  *    this commit and the project has `npm run synth:built`, else `npm run synth`), and fails when the
  *    committed pipeline file is not the one synthesis wrote;
  * 2. stores that synthesis in the synthesis cache, sealed, keyed by its commit's tree and library
@@ -168,8 +168,8 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
   const mark = fs.existsSync(at(BUILD_MARK)) ? fs.readFileSync(at(BUILD_MARK), 'utf8').trim() : undefined;
   const scripts = (JSON.parse(fs.readFileSync(at('package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
   const built = commitSha !== undefined && mark === commitSha && scripts[SYNTH_BUILT_SCRIPT] !== undefined;
-  const compileWhy = mark === undefined ? 'no build job\'s dist/' : mark !== commitSha ? 'dist/ was not compiled from this commit' : `no ${SYNTH_BUILT_SCRIPT} script in package.json`;
-  say(built ? `synthesizing the build job's dist/ (compiled from ${commitSha}): npm run ${SYNTH_BUILT_SCRIPT}` : `synthesizing this commit: npm run synth, which compiles first (${compileWhy})`);
+  const compileWhy = mark === undefined ? 'no dist/ marked by the job\'s npm run build' : mark !== commitSha ? 'dist/ was not compiled from this commit' : `no ${SYNTH_BUILT_SCRIPT} script in package.json`;
+  say(built ? `synthesizing the dist/ the job's npm run build compiled from ${commitSha}: npm run ${SYNTH_BUILT_SCRIPT}` : `synthesizing this commit: npm run synth, which compiles first (${compileWhy})`);
   // A synthesis replaces its output: no stack directory of an earlier run is taken for this commit's (a retired stack).
   fs.rmSync(at(HEAD_OUTPUT), { recursive: true, force: true });
   // Its output piped line by line (not the terminal shared), so that the incremental synthesis's line is read back.
@@ -178,7 +178,7 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
   const headIo: SynthStepIo = { ...context, inheritStdio: false, stdout: (l) => (heard(l), context.stdout(l)), stderr: (l) => (heard(l), context.stderr(l)) };
   const code = await (tools.synthesizeHead ?? npmRunScript)(built ? SYNTH_BUILT_SCRIPT : 'synth', headIo);
   if (code !== 0) throw new SynthStepFailure(`the synthesis of this commit failed (exit ${code}; its output is above): nothing selected`);
-  // npm makes a package's bin executable only when it links it: keep this project's own bin runnable by npx.
+  // npm makes a package's bin executable only when it links it: keep this project's own bin runnable as the later jobs' SECRETSTORE_IAC_BIN.
   if (fs.existsSync(at('dist/bin/secretstore-iac.js'))) fs.chmodSync(at('dist/bin/secretstore-iac.js'), 0o755);
   seconds['this commit'] = since(start);
   const copy = context.env[PIPELINE_COPY_VARIABLE];

@@ -33,7 +33,7 @@ export function configurationPackageName(directoryName: string): string {
 
 /**
  * The script of a configuration repository that synthesizes the configuration as `build` compiled it
- * (`dist/`), without compiling: the generated pipeline's synth job runs it on the build job's `dist/`,
+ * (`dist/`), without compiling: the generated pipeline's synth job runs it after its `npm run build`,
  * so the configuration is compiled once per pipeline. `synth` is `build`, then this.
  */
 export const SYNTH_BUILT_SCRIPT = 'synth:built';
@@ -75,7 +75,7 @@ export function renderConfigurationPackageJson(options: ConfigurationPackageJson
       [PIPELINE_LOCAL_SCRIPT]: pipelineLocalCommand(options.gitlabCiLocalVersion),
     },
     dependencies: { 'secretstore-iac': options.packageSpec },
-    // What the pipeline's build job needs (it compiles the configuration): nothing else, since every job installs them.
+    // What the pipeline's synth job compiles the configuration with: nothing else, since every job installs them.
     devDependencies: {
       '@types/node': options.typesNodeVersion,
       typescript: options.typescriptVersion,

@@ -162,10 +162,23 @@ export const DEFAULT_BRANCH_REVIEW_JOB = `${REVIEW_JOB}-default-branch`;
 /** The synth job's Markdown of the moves, renames and removals since the base (`moves --markdown-file`), appended to the note. */
 export const MOVES_NOTE = 'secretstore-iac-moves.md';
 /**
- * The build job's mark in its `dist/` artifact: the commit it compiled. The synth job synthesizes that
- * `dist/` without compiling again only when the mark names its own commit.
+ * The mark the synth job's compile (`npm run build`) leaves in `dist/`: the commit it compiled.
+ * `secretstore-iac pipeline synth` synthesizes that `dist/` without compiling again only when the
+ * mark names its own commit.
  */
 export const BUILD_MARK = 'dist/.secretstore-iac-build';
+/**
+ * The pipeline's variable naming the `secretstore-iac` executable every job runs (defined once, in
+ * the file's `variables:`; a CI/CD variable of the same name overrides it). Run directly, not by
+ * `npx`, which costs 0.2-1.0 s a job for finding what this path names (docs/pipelines.md §12).
+ */
+export const BIN_VARIABLE = 'SECRETSTORE_IAC_BIN';
+/**
+ * {@link BIN_VARIABLE}'s default: the bin npm links when it installs the package (from a registry,
+ * a tarball or git). The library's own repository runs its `dist/bin/secretstore-iac.js` instead
+ * (package.json `bin`), which the synth job compiles.
+ */
+export const DEFAULT_BIN = 'node_modules/.bin/secretstore-iac';
 
 
 const q = yamlScalar;
@@ -288,7 +301,7 @@ export const REMOVALS_APPROVAL = `On the default branch the apply jobs leave a p
 
 /**
  * The install step of every job: the dependencies come from the pipeline's cache (`node_modules`,
- * keyed on package-lock.json, filled by the build job); `SECRETSTORE_IAC_INSTALL` runs only when the
+ * keyed on package-lock.json, filled by the synth job); `SECRETSTORE_IAC_INSTALL` runs only when the
  * cache had none (its first pipeline, a new lock file, a runner without that cache).
  */
 const INSTALL = [
@@ -297,7 +310,7 @@ const INSTALL = [
 ].join('\n');
 
 /**
- * The `cache:` of a job: the dependencies (filled by the build job, `pull-push`; only read elsewhere),
+ * The `cache:` of a job: the dependencies (filled by the synth job, `pull-push`; only read elsewhere),
  * and the synth job's synthesis cache. The synthesis cache comes first: gitlab-ci-local (4.69) stops
  * at the first entry whose policy does not push (or pull), so an entry after a `pull` one is never saved.
  */
@@ -317,30 +330,32 @@ function jobCache(dependencies: 'pull' | 'pull-push', synthesis = false): object
 const MR = '$CI_PIPELINE_SOURCE == "merge_request_event"';
 const DEFAULT_BRANCH = '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH && $CI_PIPELINE_SOURCE != "schedule" && $CI_PIPELINE_SOURCE != "merge_request_event"';
 const SCHEDULE = '$CI_PIPELINE_SOURCE == "schedule"';
-/** The hidden job every other job but build and synth extends: image, dependencies, plugin cache, install. */
+/** The hidden job every other job but synth extends: image, dependencies, plugin cache, install. */
 const JOB = '.secretstore-iac-job';
 /** The hidden job holding the CI login, once; the role comes from {@link LOGIN_ROLE_VARIABLE}. */
 const LOGIN = '.secretstore-iac-login';
 /** The hidden jobs that log in as the plan role (merge requests) and as the apply role (protected branches). */
 const PLAN_LOGIN = '.secretstore-iac-plan-login';
 const APPLY_LOGIN = '.secretstore-iac-apply-login';
+/** The job that compiles and synthesizes this commit: every other job reads its artifacts. */
+const SYNTH_JOB = 'secretstore-iac-synth';
 /** The job variable naming the role {@link LOGIN} logs in as. */
 const LOGIN_ROLE_VARIABLE = 'SECRETSTORE_IAC_LOGIN_ROLE';
 /** Every job that installs providers makes its own plugin cache (see the comment where it is set). */
 const MAKE_PLUGIN_CACHE = 'mkdir -p "$TF_PLUGIN_CACHE_DIR"';
 
-/** One `secretstore-iac pipeline` command, the whole script of a job. */
-const pipelineCommand = (...args: string[]) => `npx secretstore-iac pipeline ${args.join(' ')}`;
+/** One `secretstore-iac pipeline` command, the whole script of a job: the bin {@link BIN_VARIABLE} names, run directly. */
+const pipelineCommand = (...args: string[]) => `"$${BIN_VARIABLE}" pipeline ${args.join(' ')}`;
 
 /**
  * The pipeline of the repository that holds the platform configuration
  * (`cdktf.out/ci/secretstore-iac.gitlab-ci.yml`, to include), as data: each job's script is one
  * `secretstore-iac pipeline` command (lib/pipeline/; docs/pipelines.md §11), the CI login is one hidden
  * job every job that talks to the store extends.
- * - merge request: build, synth (every validation), a saved plan per changed stack (read-only role),
+ * - merge request: synth (compile once, every validation), a saved plan per changed stack (read-only role),
  *   the review of those saved plans (`pipeline review --merge-request`: what the engine will apply)
  *   posted as the MR's note, failing on risk flags unless acknowledged;
- * - default branch: build, synth, plan, a review of the saved plans recording each one's SHA-256
+ * - default branch: synth, plan, a review of the saved plans recording each one's SHA-256
  *   ({@link REVIEWED_PLANS_FILE}), then apply of the reviewed saved plan per stack (another plan is
  *   refused), one at a time (`resource_group`, and the state backend's lock); removals only by the
  *   manual job {@link DESTROY_REMOVED_JOB};
@@ -378,21 +393,9 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   jobs[LOGIN] = { extends: JOB, id_tokens: { SECRETSTORE_ID_TOKEN: { aud: options.audience } }, before_script: [INSTALL, MAKE_PLUGIN_CACHE, login] };
   jobs[PLAN_LOGIN] = { extends: LOGIN, variables: { [LOGIN_ROLE_VARIABLE]: options.planRoleName } };
   jobs[APPLY_LOGIN] = { extends: LOGIN, variables: { [LOGIN_ROLE_VARIABLE]: options.applyRoleName } };
-  jobs['secretstore-iac-build'] = {
-    stage: 'build',
-    ...image,
-    rules: rules(MR, DEFAULT_BRANCH),
-    // The one job that installs the dependencies into the cache; every other job reads them from it.
-    cache: jobCache('pull-push'),
-    script: [
-      INSTALL,
-      'npm run build',
-      '# npm makes a package\'s bin executable only when it links it: keep this project\'s own bin runnable by npx.\nif [ -f dist/bin/secretstore-iac.js ]; then chmod +x dist/bin/secretstore-iac.js; fi',
-      `# The commit this dist/ was compiled from: the synth job synthesizes it without compiling again.\nprintf '%s\\n' "$CI_COMMIT_SHA" > ${BUILD_MARK}`,
-    ],
-    artifacts: { paths: ['dist/'], expire_in: '1 week' },
-  };
-  jobs['secretstore-iac-synth'] = {
+  // No build job: the synth job compiles (once per pipeline) and synthesizes, one job less between a
+  // merge and its apply (docs/pipelines.md §12, "The jobs on the critical path").
+  jobs[SYNTH_JOB] = {
     stage: 'synth',
     ...image,
     // The commit of the shared synthesis's cache entry: the diff base a merge request reads, the commit the default branch writes.
@@ -401,17 +404,20 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       { if: DEFAULT_BRANCH, variables: { [SHARED_SYNTH_COMMIT_VARIABLE]: '$CI_COMMIT_SHA' } },
       { if: SCHEDULE, variables: { [SHARED_SYNTH_COMMIT_VARIABLE]: 'none' } },
     ],
-    cache: jobCache('pull', true),
+    // The one job that installs the dependencies into the cache; every other job reads them from it.
+    cache: jobCache('pull-push', true),
     variables: { GIT_DEPTH: '0', SECRETSTORE_IAC_SYNTH_CACHE: SYNTH_CACHE_DIR },
     script: [
       INSTALL,
-      '# The library\'s own repository runs its bin from dist/: without the build job\'s (a schedule), compiled first.\nif [ ! -e node_modules/.bin/secretstore-iac ] && [ ! -f dist/bin/secretstore-iac.js ]; then npm run build; fi',
-      '# npm makes a package\'s bin executable only when it links it: keep this project\'s own bin runnable by npx.\nif [ -f dist/bin/secretstore-iac.js ]; then chmod +x dist/bin/secretstore-iac.js; fi',
+      // Before the bin runs: the library's own repository's bin is in dist/.
+      "# The pipeline's one compilation of the configuration (dist/, an artifact: every later job runs what it compiled).\nnpm run build",
+      `# npm makes a package's bin executable only when it links it: keep this project's own bin (dist/) runnable as $${BIN_VARIABLE}.\nif [ -f dist/bin/secretstore-iac.js ]; then chmod +x dist/bin/secretstore-iac.js; fi`,
+      `# The commit this dist/ was compiled from: the synthesis below runs it without compiling again.\nprintf '%s\\n' "$CI_COMMIT_SHA" > ${BUILD_MARK}`,
       [
         '# This commit synthesized once (every later job reads this cdktf.out), stored in the synthesis cache for the',
         '# pipelines whose base it is; the base from that cache (compiled in a worktree only when missing); the moves,',
         '# the stacks to plan and apply and the note (secretstore-iac pipeline synth --help; docs/pipelines.md §7).',
-        'npx secretstore-iac pipeline synth',
+        pipelineCommand('synth'),
       ].join('\n'),
     ],
     artifacts: {
@@ -438,7 +444,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         stage: 'plan',
         extends: loginJob,
         rules: rules(condition),
-        needs: ['secretstore-iac-synth'],
+        needs: [SYNTH_JOB],
         script: [pipelineCommand('plan', ...target, ...flags)],
         ...planArtifact(artifactPaths),
       };
@@ -460,7 +466,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     if (!grouped.has(stack)) {
       planJob(`secretstore-iac-plan-${stack}`, ['--stack', stack], [`${PLAN_DIR}/${stack}.*`]);
       applyJob(`secretstore-iac-apply-${stack}`, ['--stack', stack], `secretstore-iac-${stack}`, [
-        'secretstore-iac-synth',
+        SYNTH_JOB,
         `secretstore-iac-plan-${stack}-default-branch`,
         DEFAULT_BRANCH_REVIEW_JOB,
         ...applyNeeds(options, stack),
@@ -470,7 +476,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       stage: 'plan',
       extends: APPLY_LOGIN,
       rules: rules(SCHEDULE),
-      needs: ['secretstore-iac-synth'],
+      needs: [SYNTH_JOB],
       script: [pipelineCommand('drift', '--stack', stack)],
     };
   }
@@ -481,7 +487,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       const target = ['--group', group.name, '--job', String(job)];
       planJob(`secretstore-iac-plan-${group.name}-${job}`, target, [`${PLAN_DIR}/`]);
       applyJob(`secretstore-iac-apply-${group.name}-${job}`, target, `secretstore-iac-${group.name}-${job}`, [
-        'secretstore-iac-synth',
+        SYNTH_JOB,
         `secretstore-iac-plan-${group.name}-${job}-default-branch`,
         DEFAULT_BRANCH_REVIEW_JOB,
         ...shardGroupApplyNeeds(options, group),
@@ -497,7 +503,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     extends: APPLY_LOGIN,
     rules: rules(DEFAULT_BRANCH),
     resource_group: 'secretstore-iac-retired',
-    dependencies: ['secretstore-iac-synth', 'secretstore-iac-plan-retired-default-branch', DEFAULT_BRANCH_REVIEW_JOB],
+    dependencies: [SYNTH_JOB, 'secretstore-iac-plan-retired-default-branch', DEFAULT_BRANCH_REVIEW_JOB],
     script: [pipelineCommand('apply', '--retired')],
   };
   // The one path that applies a destroy: a person starts it. It cannot exist only when needed (GitLab
@@ -508,7 +514,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     extends: APPLY_LOGIN,
     rules: [{ if: DEFAULT_BRANCH, when: 'manual', allow_failure: true }],
     resource_group: 'secretstore-iac-removals',
-    dependencies: ['secretstore-iac-synth', ...planJobs('-default-branch'), DEFAULT_BRANCH_REVIEW_JOB],
+    dependencies: [SYNTH_JOB, ...planJobs('-default-branch'), DEFAULT_BRANCH_REVIEW_JOB],
     script: [pipelineCommand('removals')],
   };
   // The review jobs read the saved plans of their pipeline's plan jobs (artifacts; the stage after
@@ -517,7 +523,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     stage: 'review',
     extends: JOB,
     rules: rules(DEFAULT_BRANCH),
-    dependencies: ['secretstore-iac-synth', ...planJobs('-default-branch')],
+    dependencies: [SYNTH_JOB, ...planJobs('-default-branch')],
     script: [pipelineCommand('review', '--default-branch')],
     artifacts: { paths: [REVIEWED_PLANS_FILE], expire_in: '1 week' },
   };
@@ -525,13 +531,15 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     stage: 'review',
     extends: JOB,
     rules: rules(MR),
-    dependencies: ['secretstore-iac-synth', ...planJobs('')],
+    dependencies: [SYNTH_JOB, ...planJobs('')],
     script: [pipelineCommand('review', '--merge-request')],
     artifacts: { when: 'always', paths: ['access-diff.md', 'access-risk-flags.txt'], expire_in: '2 weeks' },
   };
   const doc = new Document({
+    // 'build' has no job of this file any more (the synth job compiles); kept for the including repository's own jobs.
     stages: ['build', 'synth', 'plan', 'review', 'apply', 'retire', 'remove'],
     variables: {
+      [BIN_VARIABLE]: DEFAULT_BIN,
       SECRETSTORE_IAC_INSTALL: options.installCommand,
       SECRETSTORE_IAC_PIPELINE_COPY: options.committedCopy,
       TF_IN_AUTOMATION: '1',
@@ -564,8 +572,9 @@ function header(options: ConfigurationPipelineYamlOptions): string[] {
     '   include:',
     `     - local: ${c(options.committedCopy)}`,
     '',
-    ' Each job runs one command: `secretstore-iac pipeline plan|apply|review|removals|drift ...`',
-    ' (docs/pipelines.md §11); its log says, one line per decision, what it decided and why, and the',
+    ' Each job runs one command: `secretstore-iac pipeline synth|plan|apply|review|removals|drift ...`',
+    ` (docs/pipelines.md §11), the bin ${BIN_VARIABLE} names (default ${DEFAULT_BIN}; a CI/CD variable`,
+    ' of that name runs another); its log says, one line per decision, what it decided and why, and the',
     ' same command reproduces it on a laptop from the job\'s artifacts.',
     ' Only the changed stacks are planned and applied (those whose synthesized content differs from the',
     " base's, and their dependents: the synth job's changed-stacks.txt); the others' jobs end at once.",

@@ -117,7 +117,10 @@ describeOnOpenBao('the configuration repository\'s pipeline under gitlab-ci-loca
 
     const pipeline = await scenario.defaultBranch(before);
     const out = pipeline.output;
-    expect(compilingJobs(out)).toEqual(['secretstore-iac-build']);
+    expect(compilingJobs(out)).toEqual(['secretstore-iac-synth']);
+    // Every job runs the bin the pipeline's variable names (this repository's dist/ here), not npx.
+    expect(out).toMatch(/^secretstore-iac-apply-ci-access\s+\$ "\$SECRETSTORE_IAC_BIN" pipeline apply --stack ci-access$/m);
+    expect(out).not.toMatch(/\$ npx /);
     // The first pipeline: its base's commit had none (the administrator bootstrapped it), so it is compiled, saying so.
     expect(out).toMatch(/secretstore-iac: base [0-9a-f]{12}: no synthesis of it in the synthesis cache \(no pipeline of its commit stored one this job can verify\): compiled and synthesized in a worktree/);
     // This commit's synthesis, for the next pipelines: sealed in the protected cache, and the copy merge requests read.
@@ -156,10 +159,10 @@ describeOnOpenBao('the configuration repository\'s pipeline under gitlab-ci-loca
     const pipeline = await scenario.mergeRequest('feature', 7);
     const out = pipeline.output;
     expect(out).toContain('json schema validated');
-    // Compiled once per pipeline: tsc runs in the build job only (npm's line for its build script);
-    // the synth job synthesizes the build job's dist/ (npm run synth:built), without compiling again.
-    expect(compilingJobs(out)).toEqual(['secretstore-iac-build']);
-    expect(out).toMatch(/secretstore-iac-synth\s+> secretstore-iac: synthesizing the build job's dist\/ \(compiled from [0-9a-f]{40}\)/);
+    // Compiled once per pipeline: tsc runs once, in the synth job (npm's line for its build script);
+    // its synthesis runs that dist/ (npm run synth:built), without compiling again.
+    expect(compilingJobs(out)).toEqual(['secretstore-iac-synth']);
+    expect(out).toMatch(/secretstore-iac-synth\s+> secretstore-iac: synthesizing the dist\/ the job's npm run build compiled from [0-9a-f]{40}/);
     expect(out).toMatch(/secretstore-iac-synth\s+> > node dist\/stacks\/main\.js/);
     // One synthesis per ref: this commit by the synth job's own synthesis (secretstore-iac pipeline
     // synth), stored in its (unprotected) synthesis cache; the base, its diff base commit, from the copy

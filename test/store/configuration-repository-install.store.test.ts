@@ -97,7 +97,7 @@ describeOnOpenBao('a configuration repository installed from a tarball URL, a te
 
   /** The repository's configuration for this store (a key pair of the test, PostgreSQL state), synthesized, committed and pushed to `origin`. */
   async function configureAndCommit(root: string, repo: string, npmEnv: NodeJS.ProcessEnv, bootstrap: boolean): Promise<void> {
-    // The only dependency of the pipeline's jobs besides the library: what the build job compiles with.
+    // The only dependency of the pipeline's jobs besides the library: what the synth job compiles with.
     expect(Object.keys(JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')).devDependencies).sort()).toEqual(['@types/node', 'typescript']);
     expect(fs.existsSync(path.join(repo, 'node_modules', 'gitlab-ci-local'))).toBe(false);
     fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), platformConfig(15));
@@ -228,13 +228,13 @@ export const platformConfig: PlatformConfig = {
     const out = await pipeline(
       root,
       repo,
-      // A new empty cache: the build job's npm ci takes the package from the registry, with the token.
+      // A new empty cache: the synth job's npm ci takes the package from the registry, with the token.
       { ...emptyNpmCache(), NPM_TOKEN: '' },
       { ref: 'feature', protected: false },
       { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main', CI_MERGE_REQUEST_IID: '7', CI_MERGE_REQUEST_LABELS: 'access-risk-acknowledged' },
       registry.token,
     );
-    expect(out).toMatch(/secretstore-iac-build\s+> added \d+ packages/);
+    expect(out).toMatch(/secretstore-iac-synth\s+> added \d+ packages/);
     expect(out).toMatch(/secretstore-iac-plan-ci-access\s+finished in/);
     expect(out).toMatch(/Plan: 0 to add, 3 to change, 0 to destroy/);
     expect(out).toMatch(/risk flag\(s\) acknowledged by the label access-risk-acknowledged/);

@@ -19,7 +19,7 @@ import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { OIDC_CLI_REDIRECT_URI } from '../../../lib';
+import { BIN_VARIABLE, OIDC_CLI_REDIRECT_URI } from '../../../lib';
 import { REPO_ROOT } from '../paths';
 import { bootstrapStacks, CollectedRun, commitWithOrigin, copyLibraryInto, copyPipelineFile, git, GLCI, glciVariables, jobLines, pipelineJobToken, removeBuild, runCollected, synthesizeRepository } from './configuration-pipeline-harness';
 import { generateSigningKey, JwtSigningKey } from './jwt-signer';
@@ -56,6 +56,9 @@ export interface PipelineRun extends CollectedRun {
   /** What `job` printed, in order, without the log's prefix. */
   job(job: string): string[];
 }
+
+/** This project's bin, as its package.json declares it (`dist/bin/secretstore-iac.js`). */
+const OWN_BIN: string = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).bin['secretstore-iac'];
 
 /** The default branch and the merge requests' target. */
 const MAIN = 'main';
@@ -242,6 +245,9 @@ export class PipelineScenario {
       PG_CONN_STR: this.pg.connStr,
       SECRETSTORE_ID_TOKEN: pipelineJobToken(this.key, claims),
       SECRETSTORE_IAC_INSTALL: `ln -sfn ${REPO_ROOT}/node_modules node_modules`,
+      // The library is this repository itself, not a package in node_modules: its jobs run the bin
+      // package.json names (dist/, which the synth job compiles), as a CI/CD variable overrides it.
+      [BIN_VARIABLE]: OWN_BIN,
       SECRETSTORE_IAC_TOFU: tools.tofu,
       // No TF_PLUGIN_CACHE_DIR: the plan jobs run at the same time; each job installs from the local
       // mirror into its own .terraform (and its own plugin cache), as a GitLab job does on its runner.

@@ -68,7 +68,7 @@ describe('secretstore-iac init DIR: a configuration repository that depends on t
     expect(manifest.name).toBe('acme-secrets');
     expect(manifest.private).toBe(true);
     expect(manifest.dependencies).toEqual({ 'secretstore-iac': `^${OWN.version}` });
-    // Only what the pipeline's build job compiles with: every job installs the dependencies (npm ci).
+    // Only what the pipeline's synth job compiles with: every job installs the dependencies (npm ci).
     expect(manifest.devDependencies).toEqual({
       typescript: OWN.devDependencies.typescript,
       '@types/node': OWN.devDependencies['@types/node'],
@@ -79,7 +79,7 @@ describe('secretstore-iac init DIR: a configuration repository that depends on t
     expect(OWN.devDependencies['gitlab-ci-local']).toMatch(/^\d+\.\d+\.\d+$/);
     expect(manifest.scripts['pipeline:local']).toBe(`npx --yes --package=gitlab-ci-local@${OWN.devDependencies['gitlab-ci-local']} -- gitlab-ci-local --shell-isolation --json-schema-validation`);
     expect(manifest.scripts.synth).toBe('npm run build && npm run synth:built');
-    // What the pipeline's synth job runs on the build job's dist/: no second compilation.
+    // What the pipeline's synth job runs on the dist/ its npm run build compiled: no second compilation.
     expect(manifest.scripts['synth:built']).toBe('node dist/stacks/main.js');
   });
 

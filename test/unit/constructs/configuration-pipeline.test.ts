@@ -68,21 +68,21 @@ describe('the configuration project\'s JWT roles', () => {
 describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
   const stacks = Object.keys(platform.stacks).sort();
 
-  it('MR: build, synth, one saved plan per stack (read-only role), the access diff', () => {
+  it('MR: synth, one saved plan per stack (read-only role), the access diff', () => {
     const mr = '$CI_PIPELINE_SOURCE == "merge_request_event"';
     const onMr = Object.keys(pipeline).filter((j) => pipeline[j].rules?.some((r: any) => r.if === mr)).sort();
-    expect(onMr).toEqual(['secretstore-iac-access-diff', 'secretstore-iac-build', ...stacks.map((s) => `secretstore-iac-plan-${s}`), 'secretstore-iac-plan-retired', 'secretstore-iac-synth']);
+    expect(onMr).toEqual(['secretstore-iac-access-diff', ...stacks.map((s) => `secretstore-iac-plan-${s}`), 'secretstore-iac-plan-retired', 'secretstore-iac-synth']);
     for (const s of stacks) {
       const job = pipeline[`secretstore-iac-plan-${s}`];
       expect(job.extends).toBe('.secretstore-iac-plan-login');
       expect(job.artifacts.paths).toEqual([`secretstore-iac-plans/${s}.*`]);
       // What the plan does (guarded, removals listed beside the saved plan): test/unit/pipeline/.
-      expect(job.script).toEqual([`npx secretstore-iac pipeline plan --stack ${s} --merge-request`]);
+      expect(job.script).toEqual([`"$SECRETSTORE_IAC_BIN" pipeline plan --stack ${s} --merge-request`]);
     }
     // The note is computed from the saved plans of this pipeline's plan jobs (their artifacts).
     expect(pipeline['secretstore-iac-access-diff'].dependencies).toEqual(['secretstore-iac-synth', ...stacks.map((s) => `secretstore-iac-plan-${s}`), 'secretstore-iac-plan-retired']);
     // The note, its posting and the acknowledgement label: test/unit/pipeline/pipeline-review-job.test.ts.
-    expect(pipeline['secretstore-iac-access-diff'].script).toEqual(['npx secretstore-iac pipeline review --merge-request']);
+    expect(pipeline['secretstore-iac-access-diff'].script).toEqual(['"$SECRETSTORE_IAC_BIN" pipeline review --merge-request']);
     // The label the review job reads comes from the description synthesized beside the pipeline.
     const description = JSON.parse(fs.readFileSync(path.join(platform.outdir, 'ci', 'secretstore-iac.pipeline.json'), 'utf8'));
     expect(description.acknowledgeLabel).toBe('access-risk-acknowledged');
@@ -98,9 +98,9 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
       // The pipeline roles' stack applies first: a change adding an application widens their policy.
       // And after the review of this pipeline's saved plans, whose record (reviewed-plans.json) it applies against.
       expect(apply.needs).toEqual(['secretstore-iac-synth', `secretstore-iac-plan-${s}-default-branch`, 'secretstore-iac-access-diff-default-branch', ...(s === 'ci-access' ? [] : ['secretstore-iac-apply-ci-access'])]);
-      expect(apply.script).toEqual([`npx secretstore-iac pipeline apply --stack ${s}`]);
+      expect(apply.script).toEqual([`"$SECRETSTORE_IAC_BIN" pipeline apply --stack ${s}`]);
       expect(pipeline[`secretstore-iac-drift-${s}`].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
-      expect(pipeline[`secretstore-iac-drift-${s}`].script).toEqual([`npx secretstore-iac pipeline drift --stack ${s}`]);
+      expect(pipeline[`secretstore-iac-drift-${s}`].script).toEqual([`"$SECRETSTORE_IAC_BIN" pipeline drift --stack ${s}`]);
     }
   });
 
@@ -113,7 +113,7 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     expect(applied.extends).toBe('.secretstore-iac-apply-login');
     for (const job of [mr, planned]) {
       expect(job.needs).toEqual(['secretstore-iac-synth']);
-      expect(job.script).toEqual([`npx secretstore-iac pipeline plan --retired${job === mr ? ' --merge-request' : ''}`]);
+      expect(job.script).toEqual([`"$SECRETSTORE_IAC_BIN" pipeline plan --retired${job === mr ? ' --merge-request' : ''}`]);
     }
     // After every apply stage, without needs: it waits for every apply job, however many shards there are.
     expect(pipeline.stages.slice(-2)).toEqual(['retire', 'remove']);
@@ -121,7 +121,7 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     expect(applied.needs).toBeUndefined();
     expect(applied.dependencies).toEqual(['secretstore-iac-synth', 'secretstore-iac-plan-retired-default-branch', 'secretstore-iac-access-diff-default-branch']);
     expect(applied.resource_group).toBe('secretstore-iac-retired');
-    expect(applied.script).toEqual(['npx secretstore-iac pipeline apply --retired']);
+    expect(applied.script).toEqual(['"$SECRETSTORE_IAC_BIN" pipeline apply --retired']);
     expect(pipeline['secretstore-iac-synth'].artifacts.paths).toContain('retired-stacks.txt');
   });
 
@@ -148,7 +148,7 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     }
     // Only these jobs keep the token: the consumers' templates forget it after reading their secrets.
     expect(fs.readFileSync(path.join(platform.outdir, 'ci', 'secretstore-ci.gitlab-ci.yml'), 'utf8')).not.toContain('export VAULT_TOKEN');
-    expect(Object.keys(pipeline.variables).sort()).toEqual(['SECRETSTORE_IAC_INSTALL', 'SECRETSTORE_IAC_PIPELINE_COPY', 'TF_INPUT', 'TF_IN_AUTOMATION']);
+    expect(Object.keys(pipeline.variables).sort()).toEqual(['SECRETSTORE_IAC_BIN', 'SECRETSTORE_IAC_INSTALL', 'SECRETSTORE_IAC_PIPELINE_COPY', 'TF_INPUT', 'TF_IN_AUTOMATION']);
   });
 
   it('passes gitlab-ci-local\'s GitLab CI schema validation; a broken file does not', () => {

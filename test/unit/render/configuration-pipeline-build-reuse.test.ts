@@ -1,9 +1,11 @@
 /**
- * Issue 30, "jobs reuse their work": the configuration is compiled once per pipeline. The build job
- * compiles it (`npm run build`) and marks its `dist/` artifact with the commit; the synth job
- * (`secretstore-iac pipeline synth`) synthesizes that `dist/` (`npm run synth:built`) instead of
- * `npm run synth`, which would compile again. The build job's rendered steps run under the runner's `bash -eo pipefail` with an `npm` that logs its
- * calls; under gitlab-ci-local with the real npm and tsc: test/store/configuration-pipeline.store.test.ts.
+ * Issue 30, "jobs reuse their work": the configuration is compiled once per pipeline. The synth job
+ * compiles it (`npm run build`, no job of its own since issue 39: one job less on the critical path)
+ * and marks its `dist/` (an artifact) with the commit; then `secretstore-iac pipeline synth`
+ * synthesizes that `dist/` (`npm run synth:built`) instead of `npm run synth`, which would compile
+ * again. The synth job's rendered compile steps run under the runner's `bash -eo pipefail` with an
+ * `npm` that logs its calls; under gitlab-ci-local with the real npm and tsc:
+ * test/store/configuration-pipeline.store.test.ts.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -48,7 +50,7 @@ function runJob(job: string, from: string, to: string, files: Record<string, str
   return { code: r.status, output: `${r.stdout}${r.stderr}`, read };
 }
 
-describe('the configuration is compiled once per pipeline: the synth job synthesizes the build job\'s dist/', () => {
+describe('the configuration is compiled once per pipeline: the synth job compiles, then synthesizes that dist/', () => {
   it('the configuration repository\'s package.json: synth is build, then synth:built, which only runs the compiled entry', () => {
     const scripts = JSON.parse(TEMPLATE).scripts;
     expect(scripts.synth).toBe(`npm run build && npm run ${SYNTH_BUILT_SCRIPT}`);
@@ -56,9 +58,10 @@ describe('the configuration is compiled once per pipeline: the synth job synthes
     expect(scripts[SYNTH_BUILT_SCRIPT]).not.toMatch(/tsc|build/);
   });
 
-  it('the build job compiles and marks its dist/ (an artifact) with the commit', () => {
-    expect(pipeline['secretstore-iac-build'].artifacts.paths).toEqual(['dist/']);
-    const r = runJob('secretstore-iac-build', 'npm run build', BUILD_MARK, {});
+  it('the synth job compiles and marks its dist/ (an artifact) with the commit, before the bin runs (the library\'s own repository\'s bin is in dist/)', () => {
+    expect(pipeline['secretstore-iac-build']).toBeUndefined();
+    expect(pipeline['secretstore-iac-synth'].artifacts.paths).toContain('dist/');
+    const r = runJob('secretstore-iac-synth', 'npm run build', BUILD_MARK, {});
     expect(r.code).toBe(0);
     expect(r.read('calls.txt')).toBe('npm run build\n');
     expect(r.read(BUILD_MARK)).toBe(`${SHA}\n`);
@@ -80,17 +83,17 @@ describe('the configuration is compiled once per pipeline: the synth job synthes
     return { calls, log: log.join('\n'), error };
   }
 
-  it('the synth job runs the synth step, which, given the build job\'s dist/ of its commit, synthesizes it without compiling (npm run synth:built)', async () => {
+  it('the synth job runs the synth step, which, given the dist/ its compile marked with its commit, synthesizes it without compiling (npm run synth:built)', async () => {
     // One script item: its comment lines, then the command.
-    expect(pipeline['secretstore-iac-synth'].script.map((i: string) => i.trim().split('\n').pop())).toContain('npx secretstore-iac pipeline synth');
+    expect(pipeline['secretstore-iac-synth'].script.map((i: string) => i.trim().split('\n').pop())).toContain('"$SECRETSTORE_IAC_BIN" pipeline synth');
     const r = await synthStep({ 'package.json': TEMPLATE, [BUILD_MARK]: `${SHA}\n` });
     expect(r.error).toBeUndefined();
     expect(r.calls).toEqual([`npm run ${SYNTH_BUILT_SCRIPT}`]);
-    expect(r.log).toContain(`secretstore-iac: synthesizing the build job's dist/ (compiled from ${SHA})`);
+    expect(r.log).toContain(`secretstore-iac: synthesizing the dist/ the job's npm run build compiled from ${SHA}`);
   });
 
   it.each([
-    ['no dist/ (a schedule has no build job)', { 'package.json': TEMPLATE }],
+    ['no dist/ (the command run by hand, without the job\'s compile)', { 'package.json': TEMPLATE }],
     ['a dist/ of another commit (a workspace left by an earlier job)', { 'package.json': TEMPLATE, [BUILD_MARK]: 'fedcba9876543210fedcba9876543210fedcba98\n' }],
     ['a dist/ without the mark', { 'package.json': TEMPLATE, 'dist/stacks/main.js': '' }],
     ['a package.json written before synth:built', { 'package.json': JSON.stringify({ scripts: { build: 'tsc', synth: 'npm run build && node dist/stacks/main.js' } }), [BUILD_MARK]: `${SHA}\n` }],

@@ -47,7 +47,7 @@ const render = (options: ConfigurationPipelineYamlOptions) => yaml.load(renderCo
 const jobNames = (pipeline: Record<string, any>) => Object.keys(pipeline).filter((j) => Array.isArray(pipeline[j]?.script));
 const runsOn = (job: any, condition: string) => (job.rules ?? []).some((r: any) => r.if === condition);
 /** The commands of a job's script that apply saved plans (`pipeline apply`, `pipeline removals`). */
-const applies = (job: any): string[] => (job.script as string[]).flatMap((item) => item.split('\n')).filter((line) => /npx secretstore-iac (pipeline (apply|removals)|tf .* -- apply)\b/.test(line));
+const applies = (job: any): string[] => (job.script as string[]).flatMap((item) => item.split('\n')).filter((line) => /\b(pipeline (apply|removals)|tf .* -- apply)\b/.test(line));
 /** The jobs a job waits for and takes artifacts from. */
 const upstream = (job: any): string[] => [...(job.needs ?? []), ...(job.dependencies ?? [])];
 
@@ -66,7 +66,7 @@ describe.each(Object.entries(SHAPES))('pipeline %s: the default branch applies o
 
   it('every apply is of a saved plan, guarded, and checked against the review (--reviewed-plans reviewed-plans.json)', () => {
     // The jobs apply only through the pipeline commands, never the engine directly.
-    for (const j of applying) for (const line of applies(pipeline[j])) expect({ j, line }).toEqual({ j, line: expect.stringMatching(/^npx secretstore-iac pipeline (apply|removals)\b/) });
+    for (const j of applying) for (const line of applies(pipeline[j])) expect({ j, line }).toEqual({ j, line: expect.stringMatching(/^"\$SECRETSTORE_IAC_BIN" pipeline (apply|removals)\b/) });
     // And every apply those commands run (test/unit/pipeline/pipeline-stack-jobs.test.ts asserts they run no other).
     for (const removals of [false, true]) {
       expect(pipelineEngineArgs.apply('/job', 'app-roles', removals)).toEqual([
@@ -95,14 +95,14 @@ describe.each(Object.entries(SHAPES))('pipeline %s: the default branch applies o
     expect(stages.indexOf(review.stage)).toBeGreaterThan(stages.indexOf('plan'));
     for (const j of applying) expect(stages.indexOf(pipeline[j].stage)).toBeGreaterThan(stages.indexOf(review.stage));
     expect(review.artifacts.paths).toEqual([REVIEWED_PLANS_FILE]);
-    expect(review.script).toEqual(['npx secretstore-iac pipeline review --default-branch']);
+    expect(review.script).toEqual(['"$SECRETSTORE_IAC_BIN" pipeline review --default-branch']);
   });
 
   it('the merge request\'s review job reads every saved plan of its pipeline\'s plan jobs', () => {
     const review = pipeline[REVIEW_JOB];
     expect(review.rules).toEqual([{ if: MR }]);
     expect([...review.dependencies].sort()).toEqual(['secretstore-iac-synth', ...planJobs(MR)].sort());
-    expect(review.script).toEqual(['npx secretstore-iac pipeline review --merge-request']);
+    expect(review.script).toEqual(['"$SECRETSTORE_IAC_BIN" pipeline review --merge-request']);
   });
 });
 

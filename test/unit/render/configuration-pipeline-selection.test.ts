@@ -39,7 +39,7 @@ function runItem(item: string, env: Record<string, string>, files: Record<string
 describe('the synth job selects the stacks to plan and apply', () => {
   it('runs secretstore-iac pipeline synth (its decisions: test/unit/pipeline/synth-step.test.ts); keeps the selection, its note and the base it synthesized as artifacts, with the whole history to compare with and its synthesis cache', () => {
     // One script item: its comment lines, then the command.
-    expect(pipeline['secretstore-iac-synth'].script.map((i: string) => i.trim().split('\n').pop())).toContain('npx secretstore-iac pipeline synth');
+    expect(pipeline['secretstore-iac-synth'].script.map((i: string) => i.trim().split('\n').pop())).toContain('"$SECRETSTORE_IAC_BIN" pipeline synth');
     expect(pipeline['secretstore-iac-synth'].artifacts.paths).toEqual(expect.arrayContaining(['cdktf.out/', 'cdktf.base.out/', 'changed-stacks.txt', 'changed-stacks.md', 'retired-stacks.txt']));
     expect(pipeline['secretstore-iac-synth'].variables).toEqual({ GIT_DEPTH: '0', SECRETSTORE_IAC_SYNTH_CACHE: '.secretstore-iac/synth-cache' });
     // First: gitlab-ci-local saves no cache entry listed after one it only pulls.
@@ -66,14 +66,13 @@ describe('every job reuses the synth job\'s work and the pipeline\'s dependencie
   /** The hidden jobs a job extends, nearest first. */
   const chain = (job: string): string[] => (pipeline[job].extends ? [pipeline[job].extends, ...chain(pipeline[job].extends)] : []);
 
-  it('dependencies: node_modules from the cache keyed on the lock file, filled by the build job only; installed only without it', () => {
+  it('dependencies: node_modules from the cache keyed on the lock file, filled by the synth job only; installed only without it', () => {
     const deps = (job: string) => pipeline[job].cache?.find((c: any) => c.key?.prefix === 'secretstore-iac-deps');
     const expected = (policy: string) => ({ key: { files: ['package-lock.json'], prefix: 'secretstore-iac-deps' }, paths: ['node_modules'], policy });
-    expect(deps('secretstore-iac-build')).toEqual(expected('pull-push'));
-    expect(deps('secretstore-iac-synth')).toEqual(expected('pull'));
+    expect(deps('secretstore-iac-synth')).toEqual(expected('pull-push'));
     expect(deps('.secretstore-iac-job')).toEqual(expected('pull'));
     // Every other job takes the cache and the install from the one hidden job (directly or through the login).
-    for (const job of jobs.filter((j) => j !== 'secretstore-iac-build' && j !== 'secretstore-iac-synth')) {
+    for (const job of jobs.filter((j) => j !== 'secretstore-iac-synth')) {
       expect({ job, cache: pipeline[job].cache, extends: chain(job).at(-1) }).toEqual({ job, cache: undefined, extends: '.secretstore-iac-job' });
     }
     const item: string = pipeline['.secretstore-iac-job'].before_script[0];
@@ -112,7 +111,7 @@ describe('every job reuses the synth job\'s work and the pipeline\'s dependencie
     expect(job.needs).toBeUndefined();
     expect(job.stage).toBe('review');
     expect(job.dependencies).toEqual(['secretstore-iac-synth', ...OPTIONS.stacks.map((s) => `secretstore-iac-plan-${s}`), 'secretstore-iac-plan-retired']);
-    expect(job.script).toEqual(['npx secretstore-iac pipeline review --merge-request']);
+    expect(job.script).toEqual(['"$SECRETSTORE_IAC_BIN" pipeline review --merge-request']);
   });
 });
 
@@ -128,7 +127,7 @@ describe('each plan, apply and drift job is one `secretstore-iac pipeline` comma
     ['secretstore-iac-destroy-removed-objects', 'removals'],
     ['secretstore-iac-access-diff-default-branch', 'review --default-branch'],
   ])('%s: pipeline %s', (job, command) => {
-    expect(pipeline[job].script).toEqual([`npx secretstore-iac pipeline ${command}`]);
+    expect(pipeline[job].script).toEqual([`"$SECRETSTORE_IAC_BIN" pipeline ${command}`]);
   });
 
   it('the merge request\'s plans log in with the plan role, every other job that talks to the store with the apply role', () => {

@@ -43,7 +43,7 @@ afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }
  * takes none (the job ends at once).
  */
 function share(job: { script: string[] }, selection: readonly string[], o: ConfigurationPipelineYamlOptions = options(10, 4)): string[] | undefined {
-  const m = /^npx secretstore-iac pipeline (plan|apply) --group (\S+) --job (\d+)( --merge-request)?$/.exec(job.script.join('\n'));
+  const m = /^"\$SECRETSTORE_IAC_BIN" pipeline (plan|apply) --group (\S+) --job (\d+)( --merge-request)?$/.exec(job.script.join('\n'));
   expect(m).not.toBeNull();
   const r = jobStacks({ kind: 'shard', group: m![2], job: Number(m![3]) }, describePipeline(o), { selected: selection, retired: [] }, m![1] as 'plan' | 'apply');
   return r.stacks.length > 0 ? [...r.stacks] : undefined;
@@ -116,9 +116,9 @@ describe('every selected shard is planned by one job and applied by the apply jo
     expect(plans[0].extends).toBe('.secretstore-iac-plan-login');
     expect(defaultPlans[0].extends).toBe('.secretstore-iac-apply-login');
     expect(applies[0].extends).toBe('.secretstore-iac-apply-login');
-    expect(plans[1].script).toEqual(['npx secretstore-iac pipeline plan --group app-roles-shards --job 2 --merge-request']);
-    expect(defaultPlans[1].script).toEqual(['npx secretstore-iac pipeline plan --group app-roles-shards --job 2']);
-    expect(applies[1].script).toEqual(['npx secretstore-iac pipeline apply --group app-roles-shards --job 2']);
+    expect(plans[1].script).toEqual(['"$SECRETSTORE_IAC_BIN" pipeline plan --group app-roles-shards --job 2 --merge-request']);
+    expect(defaultPlans[1].script).toEqual(['"$SECRETSTORE_IAC_BIN" pipeline plan --group app-roles-shards --job 2']);
+    expect(applies[1].script).toEqual(['"$SECRETSTORE_IAC_BIN" pipeline apply --group app-roles-shards --job 2']);
   });
 });
 

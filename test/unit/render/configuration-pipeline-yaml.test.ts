@@ -4,7 +4,7 @@
  * the commands do: test/unit/pipeline/; the note and its posting: pipeline-review-job.test.ts).
  */
 import * as yaml from 'js-yaml';
-import { ConfigurationPipelineYamlOptions, renderConfigurationPipelineYaml } from '../../../lib/render/configuration-pipeline-yaml';
+import { BIN_VARIABLE, ConfigurationPipelineYamlOptions, DEFAULT_BIN, renderConfigurationPipelineYaml } from '../../../lib/render/configuration-pipeline-yaml';
 import { describePipeline } from '../../../lib/pipeline/pipeline-description';
 import { PIPELINE_OPTIONS } from '../../support/pipeline-options';
 
@@ -47,10 +47,25 @@ describe('the pipeline file', () => {
     for (const job of jobs) expect({ job, before_script: pipeline[job].before_script }).toEqual({ job, before_script: undefined });
   });
 
-  it('each job but build and synth runs one `secretstore-iac pipeline` command', () => {
-    for (const job of jobs.filter((j) => j !== 'secretstore-iac-build' && j !== 'secretstore-iac-synth')) {
-      expect({ job, script: pipeline[job].script }).toEqual({ job, script: [expect.stringMatching(/^npx secretstore-iac pipeline (plan|apply|removals|review|drift)( --[a-z-]+( [A-Za-z0-9_.-]+)?)*$/)] });
+  it('each job but synth runs one `secretstore-iac pipeline` command', () => {
+    for (const job of jobs.filter((j) => j !== 'secretstore-iac-synth')) {
+      expect({ job, script: pipeline[job].script }).toEqual({ job, script: [expect.stringMatching(/^"\$SECRETSTORE_IAC_BIN" pipeline (plan|apply|removals|review|drift)( --[a-z-]+( [A-Za-z0-9_.-]+)?)*$/)] });
     }
+  });
+
+  it('runs the bin one variable names, defined once (default: the bin npm links), never through npx', () => {
+    expect(pipeline.variables[BIN_VARIABLE]).toBe(DEFAULT_BIN);
+    expect(DEFAULT_BIN).toBe('node_modules/.bin/secretstore-iac');
+    // Defined in the file's variables only: no job sets it (a CI/CD variable of that name overrides it).
+    expect(text.split(`${BIN_VARIABLE}:`).length).toBe(2);
+    expect(text).not.toMatch(/\bnpx\b/);
+    // Every job, synth included, runs it: no build job, and the synth job compiles before the bin runs.
+    expect(jobs).not.toContain('secretstore-iac-build');
+    const synth: string[] = pipeline['secretstore-iac-synth'].script;
+    const build = synth.findIndex((i) => /^npm run build$/m.test(i));
+    const run = synth.findIndex((i) => i.split('\n').includes(`"$${BIN_VARIABLE}" pipeline synth`));
+    expect([build >= 0, run > build]).toEqual([true, true]);
+    for (const job of jobs) expect({ job, runs: pipeline[job].script.join('\n').includes(`"$${BIN_VARIABLE}" pipeline `) }).toEqual({ job, runs: true });
   });
 
   it('names the note\'s token variable, the acknowledgement label and the input variables in its header, never a value', () => {

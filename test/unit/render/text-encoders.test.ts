@@ -166,7 +166,7 @@ describe('no input string changes the structure of an output', () => {
       expect([context, doc.variables.SECRETSTORE_IAC_INSTALL, doc.variables.SECRETSTORE_IAC_PIPELINE_COPY]).toEqual([context, installCommand, committedCopy]);
       expect([context, doc['.secretstore-iac-login'].id_tokens.SECRETSTORE_ID_TOKEN.aud]).toEqual([context, audience]);
       expect([context, doc['.secretstore-iac-plan-login'].variables.SECRETSTORE_IAC_LOGIN_ROLE, doc['.secretstore-iac-apply-login'].variables.SECRETSTORE_IAC_LOGIN_ROLE]).toEqual([context, planRoleName, applyRoleName]);
-      expect([context, doc['secretstore-iac-build'].image, doc['.secretstore-iac-job'].image]).toEqual([context, image ?? 'img', image ?? 'img']);
+      expect([context, doc['secretstore-iac-synth'].image, doc['.secretstore-iac-job'].image]).toEqual([context, image ?? 'img', image ?? 'img']);
     }
     // Names that are job-name parts, shell variable names or case patterns are refused, all at once.
     expect(() =>
