@@ -337,8 +337,6 @@ const LOGIN = '.secretstore-iac-login';
 /** The hidden jobs that log in as the plan role (merge requests) and as the apply role (protected branches). */
 const PLAN_LOGIN = '.secretstore-iac-plan-login';
 const APPLY_LOGIN = '.secretstore-iac-apply-login';
-/** The job that compiles and synthesizes this commit: every other job reads its artifacts. */
-const SYNTH_JOB = 'secretstore-iac-synth';
 /** The job variable naming the role {@link LOGIN} logs in as. */
 const LOGIN_ROLE_VARIABLE = 'SECRETSTORE_IAC_LOGIN_ROLE';
 /** Every job that installs providers makes its own plugin cache (see the comment where it is set). */
@@ -395,7 +393,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   jobs[APPLY_LOGIN] = { extends: LOGIN, variables: { [LOGIN_ROLE_VARIABLE]: options.applyRoleName } };
   // No build job: the synth job compiles (once per pipeline) and synthesizes, one job less between a
   // merge and its apply (docs/pipelines.md §12, "The jobs on the critical path").
-  jobs[SYNTH_JOB] = {
+  jobs['secretstore-iac-synth'] = {
     stage: 'synth',
     ...image,
     // The commit of the shared synthesis's cache entry: the diff base a merge request reads, the commit the default branch writes.
@@ -444,7 +442,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
         stage: 'plan',
         extends: loginJob,
         rules: rules(condition),
-        needs: [SYNTH_JOB],
+        needs: ['secretstore-iac-synth'],
         script: [pipelineCommand('plan', ...target, ...flags)],
         ...planArtifact(artifactPaths),
       };
@@ -466,7 +464,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     if (!grouped.has(stack)) {
       planJob(`secretstore-iac-plan-${stack}`, ['--stack', stack], [`${PLAN_DIR}/${stack}.*`]);
       applyJob(`secretstore-iac-apply-${stack}`, ['--stack', stack], `secretstore-iac-${stack}`, [
-        SYNTH_JOB,
+        'secretstore-iac-synth',
         `secretstore-iac-plan-${stack}-default-branch`,
         DEFAULT_BRANCH_REVIEW_JOB,
         ...applyNeeds(options, stack),
@@ -476,7 +474,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       stage: 'plan',
       extends: APPLY_LOGIN,
       rules: rules(SCHEDULE),
-      needs: [SYNTH_JOB],
+      needs: ['secretstore-iac-synth'],
       script: [pipelineCommand('drift', '--stack', stack)],
     };
   }
@@ -487,7 +485,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
       const target = ['--group', group.name, '--job', String(job)];
       planJob(`secretstore-iac-plan-${group.name}-${job}`, target, [`${PLAN_DIR}/`]);
       applyJob(`secretstore-iac-apply-${group.name}-${job}`, target, `secretstore-iac-${group.name}-${job}`, [
-        SYNTH_JOB,
+        'secretstore-iac-synth',
         `secretstore-iac-plan-${group.name}-${job}-default-branch`,
         DEFAULT_BRANCH_REVIEW_JOB,
         ...shardGroupApplyNeeds(options, group),
@@ -503,7 +501,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     extends: APPLY_LOGIN,
     rules: rules(DEFAULT_BRANCH),
     resource_group: 'secretstore-iac-retired',
-    dependencies: [SYNTH_JOB, 'secretstore-iac-plan-retired-default-branch', DEFAULT_BRANCH_REVIEW_JOB],
+    dependencies: ['secretstore-iac-synth', 'secretstore-iac-plan-retired-default-branch', DEFAULT_BRANCH_REVIEW_JOB],
     script: [pipelineCommand('apply', '--retired')],
   };
   // The one path that applies a destroy: a person starts it. It cannot exist only when needed (GitLab
@@ -514,7 +512,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     extends: APPLY_LOGIN,
     rules: [{ if: DEFAULT_BRANCH, when: 'manual', allow_failure: true }],
     resource_group: 'secretstore-iac-removals',
-    dependencies: [SYNTH_JOB, ...planJobs('-default-branch'), DEFAULT_BRANCH_REVIEW_JOB],
+    dependencies: ['secretstore-iac-synth', ...planJobs('-default-branch'), DEFAULT_BRANCH_REVIEW_JOB],
     script: [pipelineCommand('removals')],
   };
   // The review jobs read the saved plans of their pipeline's plan jobs (artifacts; the stage after
@@ -523,7 +521,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     stage: 'review',
     extends: JOB,
     rules: rules(DEFAULT_BRANCH),
-    dependencies: [SYNTH_JOB, ...planJobs('-default-branch')],
+    dependencies: ['secretstore-iac-synth', ...planJobs('-default-branch')],
     script: [pipelineCommand('review', '--default-branch')],
     artifacts: { paths: [REVIEWED_PLANS_FILE], expire_in: '1 week' },
   };
@@ -531,7 +529,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     stage: 'review',
     extends: JOB,
     rules: rules(MR),
-    dependencies: [SYNTH_JOB, ...planJobs('')],
+    dependencies: ['secretstore-iac-synth', ...planJobs('')],
     script: [pipelineCommand('review', '--merge-request')],
     artifacts: { when: 'always', paths: ['access-diff.md', 'access-risk-flags.txt'], expire_in: '2 weeks' },
   };
