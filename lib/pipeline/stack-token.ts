@@ -94,15 +94,19 @@ export interface PipelineStackTokens {
 
 /**
  * The {@link PipelineStackTokens} of a job's environment: the token the engine would use
- * ({@link engineToken}), the store's address and the namespace the requests go to (the job's:
+ * (`VAULT_TOKEN`, else `SECRETSTORE_TOKEN` or `BAO_TOKEN`, else the token helper's file:
+ * {@link engineToken}), the store's address and the namespace the requests go to (the job's:
  * `VAULT_NAMESPACE`, set by the CI login), as the engine reads them. The job token's policies are
  * looked up once.
  */
 export function storeStackTokens(env: NodeJS.ProcessEnv): PipelineStackTokens {
+  // As the engine gets it: VAULT_TOKEN, else SECRETSTORE_TOKEN or BAO_TOKEN (lib/engine/engine-binary.ts), else ~/.vault-token.
+  const given = [env.VAULT_TOKEN, env.SECRETSTORE_TOKEN, env.BAO_TOKEN].map((t) => (t ?? '').trim()).find((t) => t !== '');
+  const jobToken = engineToken({ ...env, VAULT_TOKEN: given });
   let client: StoreClient | undefined;
   const store = () => {
     if (client === undefined) {
-      client = new StoreClient({ address: resolveStoreAddress(env), token: engineToken(env), namespace: resolveStoreNamespace(env), transport: StoreTransport.fromEnvironment(env) });
+      client = new StoreClient({ address: resolveStoreAddress(env), token: jobToken, namespace: resolveStoreNamespace(env), transport: StoreTransport.fromEnvironment(env) });
     }
     return client;
   };
@@ -110,7 +114,7 @@ export function storeStackTokens(env: NodeJS.ProcessEnv): PipelineStackTokens {
   return {
     jobPolicies() {
       looked ??= (async () => {
-        if (engineToken(env) === undefined) return undefined;
+        if (jobToken === undefined) return undefined;
         const res = await store().request('GET', 'auth/token/lookup-self');
         const policies = res.body?.data?.policies;
         return Array.isArray(policies) ? policies.filter((p: unknown): p is string => typeof p === 'string') : [];
@@ -183,7 +187,7 @@ export async function withStackToken(ctx: PipelineJobContext, stack: string, env
   try {
     const policies = await tokens.jobPolicies();
     if (policies === undefined) {
-      ctx.log.decide(`${stack}: no store token in the environment (VAULT_TOKEN, ~/.vault-token): the engine runs without one, not narrowed`, stack);
+      ctx.log.decide(`${stack}: no store token (VAULT_TOKEN, SECRETSTORE_TOKEN, BAO_TOKEN, ~/.vault-token): nothing to narrow`, stack);
       return run(env);
     }
     const needs = stackGrantNeeds(jobOutdir(ctx), ctx.description, stack);
