@@ -12,6 +12,7 @@ import { runPlanJob } from '../pipeline/pipeline-plan-job';
 import { runRemovalsJob } from '../pipeline/pipeline-removals-job';
 import { ACCESS_DIFF_NOTE, PipelineReviewRunner, runReviewJob } from '../pipeline/pipeline-review-job';
 import { readPipelineSelection } from '../pipeline/pipeline-selection';
+import { storeStackTokens } from '../pipeline/stack-token';
 import { accessDiffCommand } from './access-diff-command';
 import { Command, CommandContext } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
@@ -114,7 +115,7 @@ export const pipelineCommand: Command = {
       const exitCode = await runCommand(accessDiffCommand, [...reviewArgs, ...(outdirArgument !== undefined ? ['--outdir', outdir] : [])], { ...context, isTerminal: false, stdout: (l) => lines.push(l) });
       return { exitCode, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '' };
     };
-    const ctx: PipelineJobContext = { dir: context.cwd, outdir, description: readPipelineDescription(outdir), env: context.env, log, engine };
+    const ctx: PipelineJobContext = { dir: context.cwd, outdir, description: readPipelineDescription(outdir), env: context.env, log, engine, tokens: storeStackTokens(context.env) };
     const result = await runJob(job as (typeof JOBS)[number], values, ctx, review);
     const exitCode = pipelineExitCode(result);
     if (format === 'json') context.stdout(terminalJson({ job, exitCode, stacks: result.stacks, decisions: log.decisions }));

@@ -41,6 +41,11 @@ export interface PipelineDescription {
   readonly acknowledgeLabel: string;
   /** CI/CD variable holding the token that posts the note. */
   readonly noteTokenVariable: string;
+  /**
+   * The pipeline roles' names (also their policies' names), whose grant of a stack is named by
+   * `pipelineGrantPolicyName`: each stack's engine run carries only the grants it needs (lib/pipeline/stack-token.ts).
+   */
+  readonly roles: { readonly apply: string; readonly plan: string };
 }
 
 /** The description of the pipeline rendered from `options` (deterministic: sorted). */
@@ -66,6 +71,7 @@ export function describePipeline(options: ConfigurationPipelineYamlOptions): Pip
     ),
     acknowledgeLabel: options.acknowledgeLabel,
     noteTokenVariable: options.noteTokenVariable,
+    roles: { apply: options.applyRoleName, plan: options.planRoleName },
   };
 }
 
@@ -91,6 +97,7 @@ export function readPipelineDescription(outdir: string): PipelineDescription {
   if (typeof d?.inputs !== 'object' || d.inputs === null || !Object.values(d.inputs).every((vs) => Array.isArray(vs) && vs.every((v) => typeof v?.name === 'string' && typeof v.required === 'boolean'))) problems.push('inputs: must map stacks to lists of {name, required}');
   if (typeof d?.acknowledgeLabel !== 'string') problems.push('acknowledgeLabel: must be a string');
   if (typeof d?.noteTokenVariable !== 'string') problems.push('noteTokenVariable: must be a string');
+  if (typeof d?.roles?.apply !== 'string' || typeof d.roles.plan !== 'string') problems.push('roles: must be {apply, plan}, the pipeline roles\' names');
   if (problems.length > 0) throw new Error(`${file}: not a pipeline description written by this version: ${problems.join('; ')}`);
   return d;
 }

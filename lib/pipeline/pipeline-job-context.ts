@@ -2,6 +2,7 @@ import * as path from 'path';
 import { PipelineDescription } from './pipeline-description';
 import { PipelineEngineRunner } from './pipeline-engine-steps';
 import { PipelineJobLog } from './pipeline-job-log';
+import type { PipelineStackTokens } from './stack-token';
 
 /** What a `secretstore-iac pipeline` job works with: the same in a CI job and on a laptop. */
 export interface PipelineJobContext {
@@ -17,6 +18,11 @@ export interface PipelineJobContext {
   readonly log: PipelineJobLog;
   /** Runs the guarded engine (`secretstore-iac tf`). */
   readonly engine: PipelineEngineRunner;
+  /**
+   * The store calls that give each stack's engine runs a token of their own, narrowed to what the
+   * stack needs (lib/pipeline/stack-token.ts); without them the engine uses the job's token as it is.
+   */
+  readonly tokens?: PipelineStackTokens;
 }
 
 /**

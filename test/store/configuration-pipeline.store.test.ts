@@ -309,6 +309,18 @@ describeOnOpenBao('the configuration repository\'s pipeline under gitlab-ci-loca
     expect(stateResources('app-roles-02')).toEqual([]);
     expect(stateResources('app-roles-01').filter((r) => r.startsWith('vault_approle_auth_backend_role.'))).toHaveLength(5);
 
+    // Each stack's engine run carries only the grants it needs (docs/pipelines.md §9), not every stack's
+    // the jobs' tokens carry: the shard that imports the retired shard's objects also that shard's grant
+    // (only it covers them until the shard's apply widens its own), the retired shard its own.
+    const stackToken = (job: string, stack: string) => resharded.job(job).find((l) => / the engine runs with a token of its own carrying /.test(l) && l.includes(`: ${stack}: `)) ?? `${job}: no narrowed token for ${stack}`;
+    for (const job of ['secretstore-iac-plan-app-roles-shards-1-default-branch', 'secretstore-iac-apply-app-roles-shards-1']) {
+      const line = stackToken(job, 'app-roles-01');
+      const carried = /carrying ([^:]*):/.exec(line)?.[1].split(', ').sort();
+      expect({ job, carried }).toEqual({ job, carried: ['default', 'secretstore-iac-pipeline', 'secretstore-iac-pipeline-app-roles-01', 'secretstore-iac-pipeline-app-roles-02'] });
+      expect(line).toContain('secretstore-iac-pipeline-app-roles-02 (the grant of app-roles-02: objects moved out of it');
+    }
+    expect(stackToken('secretstore-iac-apply-retired', 'app-roles-02')).toMatch(/carrying default, secretstore-iac-pipeline, secretstore-iac-pipeline-app-roles-02: .*not the \d+ other stacks' grants/);
+
     // Nothing of an application was destroyed or recreated: the same roles and policies but the two
     // grants, the same Role IDs, and the Secret ID issued before the moves logs in.
     expect(await listed('auth/approle/role')).toEqual(rolesBefore);

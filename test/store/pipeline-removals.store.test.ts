@@ -125,6 +125,11 @@ describeOnOpenBao('removals through the configuration pipeline: planned in the m
     expect(out).toMatch(/secretstore-iac pipeline removals: app-roles: destroys [^\n]*auth\/approle\/role\/billing-dev \(vault_approle_auth_backend_role\.[^)]+\)/);
     expect(out).toMatch(/Apply complete! Resources: 0 added, \d+ changed, 2 destroyed/);
     expect(out).toMatch(/Apply complete! Resources: 0 added, 0 changed, 5 destroyed/);
+    // Each stack destroyed with a token of its own carrying its grant only (docs/pipelines.md §9): the
+    // retired people stack's grant, which the roles kept, for people; app-roles' for app-roles.
+    for (const stack of ['people', 'app-roles']) {
+      expect(out).toContain(`secretstore-iac pipeline removals: ${stack}: the engine runs with a token of its own carrying default, secretstore-iac-pipeline, secretstore-iac-pipeline-${stack}: `);
+    }
     expect(out).not.toMatch(/permission denied/);
     expect(approved.code).toBe(0);
 

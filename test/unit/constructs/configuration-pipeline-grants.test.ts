@@ -13,6 +13,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { readPipelineDescription } from '../../../lib/pipeline/pipeline-description';
+import { stackTokenChoice } from '../../../lib/pipeline/stack-token';
 import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { storeObjectKind } from '../../../lib/catalogue/store-object-catalogue';
@@ -119,6 +120,20 @@ describe('the configuration pipeline roles are granted what the stacks they run 
       const others = piped.filter((s) => s !== 'ci-access').sort();
       expect([...detail[access].grants.keys()].sort()).toEqual(others);
       expect(detail[access].tokenPolicies).toEqual([expect.stringMatching(/^\$\{vault_policy\.pipeline-[a-z]+_policy_[A-F0-9]+\.name\}$/), ...others.map((s) => `${ROLE_NAMES[access]}-${s}`)]);
+    }
+  });
+
+  it('each stack\'s engine run carries the role\'s own policy, default and the role\'s grant there: the names the description gives are those the roles attach', () => {
+    const { platform, detail } = synthesize(CONFIGURATIONS[5][1], CONFIGURATIONS[5][2]);
+    const description = readPipelineDescription(platform.outdir);
+    for (const access of ['plan', 'apply'] as const) {
+      expect(description.roles[access]).toBe(ROLE_NAMES[access]);
+      // What a job token of the role carries (the role's tokens carry default: token_no_default_policy is false).
+      const carried = ['default', ROLE_NAMES[access], ...detail[access].tokenPolicies.slice(1)];
+      for (const stack of description.stacks) {
+        const grant = detail[access].grants.has(stack) ? [`${ROLE_NAMES[access]}-${stack}`] : [];
+        expect({ stack, policies: stackTokenChoice(stack, carried, description, description.stacks).policies }).toEqual({ stack, policies: ['default', ROLE_NAMES[access], ...grant] });
+      }
     }
   });
 

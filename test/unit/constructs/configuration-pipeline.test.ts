@@ -87,6 +87,8 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     const description = JSON.parse(fs.readFileSync(path.join(platform.outdir, 'ci', 'secretstore-iac.pipeline.json'), 'utf8'));
     expect(description.acknowledgeLabel).toBe('access-risk-acknowledged');
     expect(description.noteTokenVariable).toBe('SECRETSTORE_IAC_NOTE_TOKEN');
+    // The roles whose grants a stack's engine run narrows its token to (lib/pipeline/stack-token.ts).
+    expect(description.roles).toEqual({ apply: 'secretstore-iac-pipeline', plan: 'secretstore-iac-plan' });
     expect(description.stacks).toEqual(stacks);
   });
 
