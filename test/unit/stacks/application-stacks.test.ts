@@ -175,7 +175,7 @@ describe('The configuration pipeline plans and applies every shard, after the mo
     const description = JSON.parse(fs.readFileSync(path.join(byEnvironment.outdir, 'ci', 'secretstore-iac.pipeline.json'), 'utf8'));
     expect(description.shardGroups).toEqual([{ name: 'app-roles-shards', stacks: ['app-roles-dev', 'app-roles-shared'], jobs: 2 }]);
     for (const n of [1, 2]) {
-      for (const job of ['plan', 'apply']) expect(yaml).toMatch(new RegExp(`secretstore-iac-${job}-app-roles-shards-${n}:[\\s\\S]*?secretstore-iac pipeline ${job} --group app-roles-shards --job ${n}`));
+      for (const job of ['plan', 'apply']) expect(yaml).toMatch(new RegExp(`secretstore-iac-${job}-app-roles-shards-${n}:[\\s\\S]*?"\\$SECRETSTORE_IAC_BIN" pipeline ${job} --group app-roles-shards --job ${n}`));
       expect(yaml).toMatch(new RegExp(`secretstore-iac-apply-app-roles-shards-${n}:[\\s\\S]*?needs: \\[secretstore-iac-synth, secretstore-iac-plan-app-roles-shards-${n}-default-branch, secretstore-iac-access-diff-default-branch, secretstore-iac-apply-ci-access, secretstore-iac-apply-app-roles\\]`));
     }
     expect(yaml).not.toContain('secretstore-iac-plan-app-roles-shards-3');
