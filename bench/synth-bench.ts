@@ -11,7 +11,8 @@
  *    shards (the store benchmark's layout), a full synthesis of the platform with one application
  *    added, next to the incremental synthesis of the same platform reusing the stacks of the one
  *    before it from a synthesis cache entry (lib/sources/incremental-synthesis.ts): time from node's
- *    start (module loading included, as the synth job's `node dist/stacks/main.js`) and peak memory.
+ *    start (module loading included, as the synth job's `node dist/stacks/main.js`) and peak memory,
+ *    then the synth job's next step on the two outputs, `secretstore-iac moves` (its own process).
  *
  * Run: `npm run bench` (builds first); `node dist/bench/synth-bench.js --incremental` for the third
  * part only. Each scale point runs in its own node process so that its peak memory is its own.
@@ -258,6 +259,8 @@ function incrementalChild(apps: number, mode: 'seed' | 'full' | 'incremental', c
   const ms = performance.now();
   if (mode === 'seed') cache.store({ tree: `bench-${apps}`, library: 'bench' }, outdir);
   const summary = app.lastIncremental;
+  // The incremental output is kept for the parent's `moves` (the synth job's next step); the others go.
+  if (mode === 'incremental') fs.renameSync(outdir, `${cacheDir}-head`);
   fs.rmSync(path.dirname(outdir), { recursive: true, force: true });
   process.stdout.write(JSON.stringify({ ms, maxRssMb: process.resourceUsage().maxRSS / 1024, rendered: summary?.rendered.length, reused: summary?.reused.length }));
 }
@@ -265,7 +268,7 @@ function incrementalChild(apps: number, mode: 'seed' | 'full' | 'incremental', c
 /** The incremental part: full synthesis vs incremental after adding one application, at 5,000 and 20,000. */
 function incrementalComparison(): void {
   console.log(`incremental synthesis: one application added to N in 100 hash shards; time from node's start, peak RSS (load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})`);
-  console.log('applications   full synthesis          incremental             stacks rendered / reused');
+  console.log('applications   full synthesis          incremental             stacks rendered / reused   moves (seed -> incremental)');
   const run = (apps: number, mode: string, cacheDir: string) => {
     const result = spawnSync(process.execPath, [__filename, '--incremental-child', String(apps), mode, cacheDir], { encoding: 'utf8', maxBuffer: 1 << 20 });
     if (result.status !== 0) throw new Error(`child for ${apps} apps (${mode}) failed:\n${result.stderr}`);
@@ -277,9 +280,16 @@ function incrementalComparison(): void {
     run(apps, 'seed', cacheDir);
     const full = run(apps + 1, 'full', cacheDir);
     const incremental = run(apps + 1, 'incremental', cacheDir);
+    // The synth job's step after this commit's synthesis: `secretstore-iac moves BASE HEAD`, its own process (start-up included).
+    const head = `${cacheDir}-head`;
+    const start = performance.now();
+    const moves = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'secretstore-iac.js'), 'moves', new SynthesisCache(cacheDir).latest()!.outdir, head], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const movesMs = performance.now() - start;
+    if (moves.status !== 0) throw new Error(`moves for ${apps} apps failed:\n${moves.stderr}`);
     console.log(
       `${String(apps).padStart(12)}   ${(full.ms / 1000).toFixed(2).padStart(6)} s ${full.maxRssMb.toFixed(0).padStart(6)} MB` +
-        `    ${(incremental.ms / 1000).toFixed(2).padStart(6)} s ${incremental.maxRssMb.toFixed(0).padStart(6)} MB    ${incremental.rendered} / ${incremental.reused}`,
+        `    ${(incremental.ms / 1000).toFixed(2).padStart(6)} s ${incremental.maxRssMb.toFixed(0).padStart(6)} MB    ${incremental.rendered} / ${incremental.reused}` +
+        `                  ${(movesMs / 1000).toFixed(2).padStart(6)} s`,
     );
   }
   fs.rmSync(BENCH_DIR, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { readDeclaredObjects } from '../reconcile/declared-object';
+import { declaredObjectsOf } from '../reconcile/declared-object';
 import { MOVES_FILE, renderMovesFile, separateRetiredOwnGrants, StackMoveBlocks, stackMoves } from '../reconcile/stack-moves';
 import { renderStackMovesMarkdown } from '../reconcile/stack-moves-markdown';
 import { renderRetiredOwnGrants, RETIRED_OWN_GRANTS_FILE, retiredGrantsUpdates, retiredOwnGrants } from '../reconcile/retired-stack-grants';
@@ -98,14 +98,18 @@ export const movesCommand: Command = {
     }
     const base = await openSourceArgument(positionals[0], context);
     try {
+      // Each output read once (its stacks' JSON parsed once), for its objects, its grants and its retired stacks.
       const baseOutput = readSynthOutput(base.dir);
-      const headOutput = readSynthOutput(headDir);
+      // A stack of HEAD with the bytes of BASE's (every stack the change did not touch) is not parsed or resolved again.
+      const headOutput = readSynthOutput(headDir, baseOutput);
+      const baseObjects = declaredObjectsOf(baseOutput, base.dir);
+      const headObjects = declaredObjectsOf(headOutput, headDir, undefined, { stacks: baseOutput, objects: baseObjects });
       // The pipeline roles' own grants in retired stacks, recognised from BASE's synthesis: destroyed
       // without approval when they are all such a stack removes (docs/pipelines.md §8).
       // A pipeline grant on one side and another object on the other is never a move (a retiring grant
       // taken for a move into an application's policy gave the plan role that application's secrets).
       const grantAddresses = (output: typeof baseOutput) => new Set(declaredPipelineGrants(output).map((g) => `${g.stack} ${g.address}`));
-      const moved = stackMoves(readDeclaredObjects(base.dir), readDeclaredObjects(headDir), { base: grantAddresses(baseOutput), head: grantAddresses(headOutput) });
+      const moved = stackMoves(baseObjects, headObjects, { base: grantAddresses(baseOutput), head: grantAddresses(headOutput) });
       const reassigned = new Set((moved.reassigned ?? []).map((r) => r.storePath));
       const ownGrants = retiredOwnGrants(baseOutput, headOutput).filter((g) => !reassigned.has(g.storePath));
       const result = separateRetiredOwnGrants(moved, ownGrants);
@@ -204,7 +208,7 @@ export const movesCommand: Command = {
         seal(stackDir, RETIRED_OWN_GRANTS_FILE, recordText);
       }
       // The roles keep a retired stack's grants until its removal is applied (docs/pipelines.md §8).
-      for (const u of retiredGrantsUpdates(base.dir, headDir)) {
+      for (const u of retiredGrantsUpdates(base.dir, headDir, { base: baseOutput, head: headOutput })) {
         const file = path.relative(context.cwd, u.file);
         writes.push(() => (u.grants ? writeFileAtomically(u.file, u.grants.content) : fs.rmSync(u.file, { force: true })));
         seal(path.dirname(u.file), path.basename(u.file), u.grants?.content);

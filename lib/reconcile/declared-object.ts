@@ -2,7 +2,7 @@ import { CATALOGUED_RESOURCE_TYPES, storeObjectKind } from '../catalogue/store-o
 import type { StoreObjectKindName } from '../catalogue/store-object-kind';
 import { ReferenceResolver } from '../sources/terraform-reference';
 import { compareStrings } from '../private/compare-strings';
-import { readSynthOutput } from '../sources/synth-output';
+import { readSynthOutput, sameDocument, SynthStack } from '../sources/synth-output';
 import { isMetaArgument } from '../sources/terraform-meta-arguments';
 
 /** Kinds of store object a stack declares (the catalogue's kinds). */
@@ -53,13 +53,37 @@ export const RECONCILED_TYPES: readonly string[] = CATALOGUED_RESOURCE_TYPES;
  * @throws Error naming the stack when `stack` is not in the output, or a reference cannot be resolved
  */
 export function readDeclaredObjects(dir: string, stack?: string): DeclaredObject[] {
-  const stacks = readSynthOutput(dir);
+  return declaredObjectsOf(readSynthOutput(dir), dir, stack);
+}
+
+/**
+ * {@link readDeclaredObjects} of an output already read (`readSynthOutput(dir)`): a command that
+ * needs the output for more than its objects parses each stack's JSON once. With `earlier` (the
+ * objects of another output, read before it: `readSynthOutput(dir, earlier.stacks)`), a stack that is
+ * the same document as the earlier one ({@link sameDocument}) declares the same objects: they are
+ * taken from `earlier`, not resolved again (an object is a function of its stack's name and bytes).
+ * @throws Error naming the stack when `stack` is not in the output, or a reference cannot be resolved
+ */
+export function declaredObjectsOf(
+  stacks: readonly SynthStack[],
+  dir: string,
+  stack?: string,
+  earlier?: { readonly stacks: readonly SynthStack[]; readonly objects: readonly DeclaredObject[] },
+): DeclaredObject[] {
   if (stack !== undefined && !stacks.some((s) => s.name === stack)) {
     throw new Error(`no stack "${stack}" in ${dir}: it has ${stacks.map((s) => s.name).join(', ') || 'no stacks'}`);
   }
+  const earlierStacks = new Map((earlier?.stacks ?? []).map((s) => [s.name, s]));
+  const earlierObjects = new Map<string, DeclaredObject[]>();
+  for (const o of earlier?.objects ?? []) (earlierObjects.get(o.stack) ?? earlierObjects.set(o.stack, []).get(o.stack)!).push(o);
   const out: DeclaredObject[] = [];
   for (const s of stacks) {
     if (stack !== undefined && s.name !== stack) continue;
+    const before = earlierStacks.get(s.name);
+    if (before !== undefined && sameDocument(before, s)) {
+      out.push(...(earlierObjects.get(s.name) ?? []));
+      continue;
+    }
     const resolver = new ReferenceResolver(s);
     for (const type of RECONCILED_TYPES) {
       for (const [id, block] of Object.entries(s.resources[type] ?? {})) {

@@ -108,9 +108,9 @@ export interface RetiredGrantsUpdate {
  * per stack that keeps retired stacks' policies ({@link retiredStackGrants}), and the removal of a
  * stale one in every other stack of HEAD (written against another base).
  */
-export function retiredGrantsUpdates(baseDir: string, headDir: string): RetiredGrantsUpdate[] {
-  const head = readSynthOutput(headDir);
-  const grants = new Map(retiredStackGrants(readSynthOutput(baseDir), head).map((g) => [g.stack, g]));
+export function retiredGrantsUpdates(baseDir: string, headDir: string, read: { base?: readonly SynthStack[]; head?: readonly SynthStack[] } = {}): RetiredGrantsUpdate[] {
+  const head = read.head ?? readSynthOutput(headDir);
+  const grants = new Map(retiredStackGrants(read.base ?? readSynthOutput(baseDir), head).map((g) => [g.stack, g]));
   return head
     .map((s) => ({ file: path.join(headDir, 'stacks', s.name, RETIRED_GRANTS_FILE), grants: grants.get(s.name) }))
     .filter((u) => u.grants !== undefined || fs.existsSync(u.file));

@@ -43,13 +43,14 @@ interface ReferenceToken {
 export function stackRenderKey(stack: TerraformStack, salt: readonly string[]): string | undefined {
   const hash = createHash('sha256');
   const stackName = stack.toString();
-  // Each value as its tag, its length and its text; hashed in chunks (one hash update per value costs more than the encoding).
-  let chunk: string[] = [];
+  // Each value as its tag, its length and its text; hashed in chunks of about 64 KiB (one hash update
+  // per value costs more than the encoding; one concatenated string costs less than an array joined).
+  let chunk = '';
   const write = (tag: string, text: string): void => {
-    chunk.push(tag, String(text.length), ':', text);
-    if (chunk.length > 4096) {
-      hash.update(chunk.join(''));
-      chunk = [];
+    chunk += tag + text.length + ':' + text;
+    if (chunk.length > 65536) {
+      hash.update(chunk);
+      chunk = '';
     }
   };
   // Names and paths are written as they are: one that holds a token marker cannot be named.
@@ -135,6 +136,6 @@ export function stackRenderKey(stack: TerraformStack, salt: readonly string[]): 
     if (e instanceof Unnamed) return undefined;
     throw e;
   }
-  hash.update(chunk.join(''));
+  hash.update(chunk);
   return `sha256:${hash.digest('hex')}`;
 }

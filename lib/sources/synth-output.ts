@@ -24,10 +24,15 @@ export interface SynthStack {
  * Reads a cdktf output directory (`cdktf.out`): `manifest.json` names the stacks and where each
  * stack's `cdk.tf.json` is, a path confined to the output's `stacks/` folder ({@link confinedStackPath}).
  *
+ * With `earlier` (another output this process read), a stack whose `cdk.tf.json` holds the same bytes
+ * as the earlier stack of its name is not parsed again: it shares that stack's parsed `resources`
+ * and `metadata` (read-only), so what is derived from them can be reused too ({@link sameDocument}).
+ *
  * @returns the stacks sorted by name
  * @throws Error naming the directory or file when it is not a synthesized output
  */
-export function readSynthOutput(dir: string): SynthStack[] {
+export function readSynthOutput(dir: string, earlier?: readonly SynthStack[]): SynthStack[] {
+  const before = new Map((earlier ?? []).map((s) => [s.name, s]));
   const manifestFile = path.join(dir, 'manifest.json');
   if (!fs.existsSync(manifestFile)) {
     throw new Error(`${dir} is not a synthesized output: it has no manifest.json (run \`npm run synth\` first)`);
@@ -42,20 +47,30 @@ export function readSynthOutput(dir: string): SynthStack[] {
         throw new Error(`${manifestFile}: stack "${name}" has no synthesizedStackPath`);
       }
       const file = confinedStackPath(dir, entry.synthesizedStackPath, manifestFile, name, 'synthesizedStackPath');
-      const document = readJson(file) as {
+      const bytes = readBytes(file);
+      const previous = before.get(name);
+      const previousBytes = previous === undefined ? undefined : documentBytes.get(previous);
+      if (previous !== undefined && previousBytes !== undefined && previousBytes.equals(bytes)) {
+        const same: SynthStack = { ...previous, file };
+        documentBytes.set(same, previousBytes);
+        return same;
+      }
+      const document = parseJson(file, bytes) as {
         resource?: Record<string, Record<string, ResourceBlock>>;
         provider?: { vault?: { namespace?: unknown }[] };
         '//'?: { metadata?: unknown };
       };
       const namespace = providerNamespace(document);
       const metadata = document['//']?.metadata;
-      return {
+      const stack: SynthStack = {
         name,
         file,
         resources: document.resource ?? {},
         metadata: metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : {},
         namespace,
       };
+      documentBytes.set(stack, bytes);
+      return stack;
     })
     .sort((a, b) => compareStrings(a.name, b.name));
 }
@@ -74,13 +89,31 @@ export function readStackNamespace(file: string): string {
   return providerNamespace(readJson(file) as { provider?: { vault?: { namespace?: unknown }[] } });
 }
 
-function readJson(file: string): unknown {
-  let text: string;
+/** The bytes each stack {@link readSynthOutput} returned was parsed from: what a later read compares with. */
+const documentBytes = new WeakMap<SynthStack, Buffer>();
+
+/**
+ * True when two stacks read by {@link readSynthOutput} are the same document: the same name, and
+ * one was read as holding the other's bytes (so it shares the other's parsed `resources`).
+ */
+export function sameDocument(a: SynthStack, b: SynthStack): boolean {
+  return a.name === b.name && a.resources === b.resources && a.metadata === b.metadata && a.namespace === b.namespace;
+}
+
+function readBytes(file: string): Buffer {
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file);
   } catch (e) {
     throw new Error(`cannot read ${file}: ${(e as Error).message}`);
   }
+}
+
+function readJson(file: string): unknown {
+  return parseJson(file, readBytes(file));
+}
+
+function parseJson(file: string, bytes: Buffer): unknown {
+  const text = bytes.toString('utf8');
   try {
     return JSON.parse(text);
   } catch (e) {
