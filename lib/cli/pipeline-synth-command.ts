@@ -54,7 +54,7 @@ export const pipelineSynthCommand: Command = {
     'Exit codes: 0 selected (the files are written), 2 usage error, 3 this commit does not synthesize,',
     'or the committed pipeline file is stale.',
     '',
-    'Example (CI): npx secretstore-iac pipeline synth',
+    'Example (CI, the synth job): "$SECRETSTORE_IAC_BIN" pipeline synth (by hand: npx secretstore-iac pipeline synth)',
   ].join('\n'),
   async run(args, context) {
     const { values } = parseCommandArguments(args, { format: { type: 'string' } }, { min: 0, max: 0, names: 'no argument' });
