@@ -208,7 +208,7 @@ export const movesCommand: Command = {
         seal(stackDir, RETIRED_OWN_GRANTS_FILE, recordText);
       }
       // The roles keep a retired stack's grants until its removal is applied (docs/pipelines.md §8).
-      for (const u of retiredGrantsUpdates(base.dir, headDir, { base: baseOutput, head: headOutput })) {
+      for (const u of retiredGrantsUpdates(headDir, baseOutput, headOutput)) {
         const file = path.relative(context.cwd, u.file);
         writes.push(() => (u.grants ? writeFileAtomically(u.file, u.grants.content) : fs.rmSync(u.file, { force: true })));
         seal(path.dirname(u.file), path.basename(u.file), u.grants?.content);

@@ -2,7 +2,7 @@ import * as path from 'path';
 import { storePolicyName } from '../model/store-policy-name';
 import { compareStrings } from '../private/compare-strings';
 import { commentText, terraformString } from '../render/text-encoders';
-import { readSynthOutput, SynthStack } from '../sources/synth-output';
+import { SynthStack } from '../sources/synth-output';
 import * as fs from 'fs';
 import { pipelineGrantPolicyName } from '../model/pipeline-grant-name';
 import { locateStoreObject } from './declared-object';
@@ -104,13 +104,13 @@ export interface RetiredGrantsUpdate {
 }
 
 /**
- * The override files to write into HEAD (a synthesized output directory) against BASE's output: one
- * per stack that keeps retired stacks' policies ({@link retiredStackGrants}), and the removal of a
- * stale one in every other stack of HEAD (written against another base).
+ * The override files to write into HEAD (the synthesized output directory `headDir`, read as `head`)
+ * against BASE's output (read as `base`): one per stack that keeps retired stacks' policies
+ * ({@link retiredStackGrants}), and the removal of a stale one in every other stack of HEAD (written
+ * against another base). The caller has both outputs read already (`moves`).
  */
-export function retiredGrantsUpdates(baseDir: string, headDir: string, read: { base?: readonly SynthStack[]; head?: readonly SynthStack[] } = {}): RetiredGrantsUpdate[] {
-  const head = read.head ?? readSynthOutput(headDir);
-  const grants = new Map(retiredStackGrants(read.base ?? readSynthOutput(baseDir), head).map((g) => [g.stack, g]));
+export function retiredGrantsUpdates(headDir: string, base: readonly SynthStack[], head: readonly SynthStack[]): RetiredGrantsUpdate[] {
+  const grants = new Map(retiredStackGrants(base, head).map((g) => [g.stack, g]));
   return head
     .map((s) => ({ file: path.join(headDir, 'stacks', s.name, RETIRED_GRANTS_FILE), grants: grants.get(s.name) }))
     .filter((u) => u.grants !== undefined || fs.existsSync(u.file));
