@@ -5,7 +5,7 @@ import { pipelineEngineArgs, savedPlanPaths } from './pipeline-engine-steps';
 import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 import { releaseRetiredGrants } from './released-grants-step';
 import { stackInputEnvironment } from './stack-input-environment';
-import { withStackToken } from './stack-token';
+import { runStackEngineSteps } from './stack-token';
 
 /** The objects a stack's saved plan destroys because the configuration removed them; undefined without. */
 export function plannedRemovals(dir: string, stack: string): string[] | undefined {
@@ -55,16 +55,9 @@ export async function applyReviewedPlans(
 ): Promise<PipelineJobResult> {
   const done: string[] = [];
   for (const stack of stacks) {
-    const code = await withStackToken(ctx, stack, env, async (stackEnv) => {
-      for (const args of [pipelineEngineArgs.init(stack), pipelineEngineArgs.apply(ctx.dir, stack, removals)]) {
-        const code = await ctx.engine(args, stackEnv);
-        if (code !== 0) {
-          ctx.log.decide(`${args[args.indexOf('--') + 1]} of ${stack} ended with exit ${code}: the job fails${done.length + 1 < stacks.length ? `, not applied: ${stacks.slice(done.length + 1).join(', ')}` : ''}`, stack);
-          return code;
-        }
-      }
-      return 0;
-    });
+    const code = await runStackEngineSteps(ctx, stack, env, [pipelineEngineArgs.init(stack), pipelineEngineArgs.apply(ctx.dir, stack, removals)], (step, code) =>
+      `${step} of ${stack} ended with exit ${code}: the job fails${done.length + 1 < stacks.length ? `, not applied: ${stacks.slice(done.length + 1).join(', ')}` : ''}`,
+    );
     if (code !== 0) return { exitCode: code, stacks: done };
     done.push(stack);
     ctx.log.decide(applied(stack), stack);

@@ -5,7 +5,7 @@ import { JobStacks } from './job-stacks';
 import { pipelineEngineArgs } from './pipeline-engine-steps';
 import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 import { stackInputEnvironment } from './stack-input-environment';
-import { withStackToken } from './stack-token';
+import { runStackEngineSteps } from './stack-token';
 
 /**
  * A plan job: saves a plan of each of its stacks, one after the other, in {@link PLAN_DIR} (with the
@@ -25,16 +25,9 @@ export async function runPlanJob(job: JobStacks, mergeRequest: boolean, ctx: Pip
   fs.mkdirSync(path.join(ctx.dir, PLAN_DIR), { recursive: true });
   const done: string[] = [];
   for (const stack of job.stacks) {
-    const code = await withStackToken(ctx, stack, inputs.env, async (env) => {
-      for (const args of [pipelineEngineArgs.init(stack), pipelineEngineArgs.plan(ctx.dir, stack)]) {
-        const code = await ctx.engine(args, env);
-        if (code !== 0) {
-          ctx.log.decide(`${args[args.indexOf('--') + 1]} of ${stack} ended with exit ${code}: the job fails${job.stacks.length > done.length + 1 ? `, the stacks after it (${job.stacks.slice(done.length + 1).join(', ')}) are not planned` : ''}`, stack);
-          return code;
-        }
-      }
-      return 0;
-    });
+    const code = await runStackEngineSteps(ctx, stack, inputs.env, [pipelineEngineArgs.init(stack), pipelineEngineArgs.plan(ctx.dir, stack)], (step, code) =>
+      `${step} of ${stack} ended with exit ${code}: the job fails${job.stacks.length > done.length + 1 ? `, the stacks after it (${job.stacks.slice(done.length + 1).join(', ')}) are not planned` : ''}`,
+    );
     if (code !== 0) return { exitCode: code, stacks: done };
     done.push(stack);
     ctx.log.decide(`${stack}: plan saved as ${PLAN_DIR}/${stack}.tfplan (its artifact)`, stack);

@@ -5,7 +5,7 @@ import { PLAN_DIR } from '../render/configuration-pipeline-yaml';
 import { pipelineEngineArgs, savedPlanPaths } from './pipeline-engine-steps';
 import { jobOutdir, PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 import { stackInputEnvironment } from './stack-input-environment';
-import { withStackToken } from './stack-token';
+import { runStackEngineSteps } from './stack-token';
 
 /** The stacks of the synthesized output whose roles kept a retired stack's grants (`moves`' override in them), sorted. */
 export function stacksKeepingRetiredGrants(outdir: string): string[] {
@@ -44,16 +44,8 @@ export async function releaseRetiredGrants(ctx: PipelineJobContext): Promise<Pip
     const released = savedPlanPaths(ctx.dir, stack).released;
     fs.mkdirSync(path.join(ctx.dir, PLAN_DIR), { recursive: true });
     fs.renameSync(path.join(outdir, 'stacks', stack, RETIRED_GRANTS_FILE), released.grants);
-    const code = await withStackToken(ctx, stack, inputs.env, async (env) => {
-      for (const args of [pipelineEngineArgs.init(stack), pipelineEngineArgs.releasePlan(ctx.dir, stack), pipelineEngineArgs.releaseApply(ctx.dir, stack)]) {
-        const code = await ctx.engine(args, env);
-        if (code !== 0) {
-          ctx.log.decide(`${args[args.indexOf('--') + 1]} of ${stack} (release of kept grants) ended with exit ${code}: the job fails`, stack);
-          return code;
-        }
-      }
-      return 0;
-    });
+    const steps = [pipelineEngineArgs.init(stack), pipelineEngineArgs.releasePlan(ctx.dir, stack), pipelineEngineArgs.releaseApply(ctx.dir, stack)];
+    const code = await runStackEngineSteps(ctx, stack, inputs.env, steps, (step, code) => `${step} of ${stack} (release of kept grants) ended with exit ${code}: the job fails`);
     if (code !== 0) return { exitCode: code, stacks: done };
     done.push(stack);
     ctx.log.decide(`${stack}: released the retired stacks' grants`, stack);

@@ -218,3 +218,28 @@ export async function withStackToken(ctx: PipelineJobContext, stack: string, env
     }
   }
 }
+
+/**
+ * Runs `steps` (engine argument lists) of `stack` one after the other, with the stack's own token
+ * ({@link withStackToken}); the first that fails ends them, and `failed(step, code)` (the step's
+ * engine command, its exit code) is the job log's line for it.
+ * @returns 0, or the exit code of the step that failed
+ */
+export function runStackEngineSteps(
+  ctx: PipelineJobContext,
+  stack: string,
+  env: Readonly<Record<string, string>>,
+  steps: readonly (readonly string[])[],
+  failed: (step: string, code: number) => string,
+): Promise<number> {
+  return withStackToken(ctx, stack, env, async (stackEnv) => {
+    for (const args of steps) {
+      const code = await ctx.engine(args, stackEnv);
+      if (code !== 0) {
+        ctx.log.decide(failed(args[args.indexOf('--') + 1], code), stack);
+        return code;
+      }
+    }
+    return 0;
+  });
+}
