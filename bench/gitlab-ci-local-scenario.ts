@@ -182,6 +182,8 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
         SECRETSTORE_IAC_INSTALL: `ln -sfn ${repo}/node_modules node_modules`,
         SECRETSTORE_IAC_TOFU: tools.SECRETSTORE_IAC_TOFU,
         TF_CLI_CONFIG_FILE: tools.TF_CLI_CONFIG_FILE,
+        // No GitLab API here (no note token): the default branch would fail closed; the bench measures the apply (docs/pipelines.md §13's opt-out).
+        SECRETSTORE_IAC_APPLY_UNBOUND: 'true',
       }).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
     // Each pipeline starts without an earlier one's artifacts, builds or plugin cache; the pipeline's
     // `cache:` (the synthesis cache the default branch's synth job fills) is kept, as on a runner.

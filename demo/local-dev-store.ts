@@ -46,7 +46,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
-/** The toolchain scripts/toolchain.sh built (the `export NAME=value` lines of its toolchain.env). */
+/** The toolchain scripts/toolchain.sh built (the `export NAME=value` lines of its toolchain.env) and its cache (`SECRETSTORE_IAC_CACHE`). */
 export function toolchain(): Record<string, string> {
   const cache = process.env.SECRETSTORE_IAC_CACHE || path.join(os.homedir(), '.cache', 'secretstore-iac');
   const file = path.join(cache, 'toolchain.env');
@@ -55,6 +55,9 @@ export function toolchain(): Record<string, string> {
     const m = /^export ([A-Z_]+)=(.*)$/.exec(line);
     if (m) env[m[1]] = m[2].replace(/^'(.*)'$/, '$1');
   }
+  // Where the CLI finds the toolchain's provider mirror, whatever HOME a run is given (an engine run
+  // writes its own CLI configuration and does not read TF_CLI_CONFIG_FILE, issue 45).
+  env.SECRETSTORE_IAC_CACHE = cache;
   return env;
 }
 

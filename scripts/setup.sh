@@ -19,9 +19,11 @@ start=$(date +%s)
 # dash and busybox (the generated CI login script runs under both), shellcheck (every shell file and
 # generated script), git (access-diff on refs), curl (the CI login script), go (the toolchain), rsync
 # (gitlab-ci-local copies each job's directory with it), chromium (the generated Playwright files run
-# in it) and the PostgreSQL server (the remote-state tests run a throwaway one).
+# in it), the PostgreSQL server (the remote-state tests run a throwaway one), and docker-registry,
+# skopeo and htpasswd (apache2-utils): the CI login script logs in to a real registry with TLS and
+# htpasswd accounts (test/store/registry-login).
 needed=(node npm)
-[ "$mode" = --test ] && needed+=(dash busybox shellcheck git curl go rsync chromium)
+[ "$mode" = --test ] && needed+=(dash busybox shellcheck git curl go rsync chromium docker-registry skopeo htpasswd)
 missing=()
 for cmd in "${needed[@]}"; do command -v "$cmd" >/dev/null 2>&1 || missing+=("$cmd"); done
 if [ "$mode" = --test ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then missing+=(postgresql); fi
@@ -31,6 +33,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     case "$cmd" in
       go) pkgs+=(golang-go) ;;
       node | npm) pkgs+=(nodejs npm) ;;
+      htpasswd) pkgs+=(apache2-utils) ;;
       *) pkgs+=("$cmd") ;;
     esac
   done
@@ -49,7 +52,8 @@ if [ "$mode" = --synth ]; then
   npm run synth
   exit 0
 fi
-bash scripts/toolchain.sh
+# The toolchain is built by the tests themselves (scripts/test-all.sh: while the unit tests run; the
+# second store's while the first store's tests run, scripts/test-store.sh).
 export SECRETSTORE_IAC_JEST_REPORT_DIR="${SECRETSTORE_IAC_JEST_REPORT_DIR:-$(mktemp -d)}"
 status=0
 npm run test:all || status=$?

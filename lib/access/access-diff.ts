@@ -121,8 +121,8 @@ function ruleChange(before: AclRule | undefined, after: AclRule | undefined): Ru
   };
 }
 
-/** Bindings of an identity plus its policy attachment, for comparison. */
-function comparableBindings(access: IdentityAccess): Record<string, BindingValue> {
+/** Bindings of an identity plus its policy attachment, as the diff compares them. */
+export function comparableBindings(access: IdentityAccess): Record<string, BindingValue> {
   return {
     ...access.identity.bindings,
     token_policies: access.identity.tokenPolicies,

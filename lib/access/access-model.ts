@@ -3,11 +3,11 @@ import { AclPolicy } from '../acl/acl-policy';
 import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME, defaultPolicyText } from '../acl/default-policy';
 import { StoreTarget } from '../model/store-target';
 import { PolicyParser } from '../acl/policy-parser';
-import { storePolicyName } from '../model/store-policy-name';
 import { Identity } from './identity';
 import { JWT_METHOD_FIELDS, StoreConfiguration } from './store-configuration';
 import { AuthMount, authMountsOfIdentities } from './auth-mount';
 import { MachinePathReasons } from './machine-path-reason';
+import { loginTokenPolicies, storeHeldPolicyText } from './login-token-policies';
 
 /** One identity with the ACL of the tokens it logs in to. */
 export interface IdentityAccess {
@@ -64,14 +64,9 @@ export class AccessModel {
     // does not stop the analysis of every other identity.
     const storeAccepted = configuration.liveStore === true;
     const builtinDefault = !configuration.policies.has(DEFAULT_POLICY_NAME);
-    const builtinText = defaultPolicyText(target.kind);
-    const textOf = (name: string): string | undefined =>
-      name === DEFAULT_POLICY_NAME && builtinDefault ? builtinText : configuration.policies.get(name)?.text;
+    const textOf = (name: string): string | undefined => storeHeldPolicyText(name, configuration.policies.get(name)?.text, target.kind);
     const parsed = new Map<string, AclPolicy>();
-    const used = new Set<string>();
-    for (const identity of configuration.identities) identity.tokenPolicies.forEach((p) => used.add(storePolicyName(p)));
-    used.delete('');
-    if (configuration.identities.some((i) => !i.noDefaultPolicy)) used.add(DEFAULT_POLICY_NAME);
+    const used = new Set(configuration.identities.flatMap(tokenPolicyNames));
     for (const name of [...used].sort()) {
       const text = textOf(name);
       if (text !== undefined) parsed.set(name, await parser.parse(name, text, { kind: target.kind, storeAccepted }));
@@ -85,7 +80,7 @@ export class AccessModel {
       unattached,
       builtinDefault,
       configuration.stacks,
-      textOf(DEFAULT_POLICY_NAME) ?? builtinText,
+      textOf(DEFAULT_POLICY_NAME) ?? defaultPolicyText(target.kind),
       target,
       configuration.authMounts ?? authMountsOfIdentities(configuration.identities, JWT_METHOD_FIELDS),
       configuration.machinePathReasons ?? new Map(),
@@ -129,11 +124,9 @@ export class AccessModel {
   }
 }
 
-/** The policies on an identity's tokens, as the store files them (trimmed, lower-cased), `default` unless left out; sorted. */
+/** The policies on an identity's tokens at login ({@link loginTokenPolicies}). */
 function tokenPolicyNames(identity: Identity): string[] {
-  const names = new Set(identity.tokenPolicies.map(storePolicyName).filter((n) => n !== ''));
-  if (!identity.noDefaultPolicy) names.add(DEFAULT_POLICY_NAME);
-  return [...names].sort();
+  return loginTokenPolicies(identity.tokenPolicies, identity.noDefaultPolicy);
 }
 
 /**

@@ -4,6 +4,7 @@ import { AccessInvariant } from '../invariants/access-invariant';
 import { invariantViolations } from '../invariants/invariant-check';
 import { InvariantViolation } from '../invariants/invariant-violation';
 import { invariantSubjects } from './invariant-subjects';
+import { assertInvariantsSelect } from '../invariants/invariant-selection';
 
 /** A violation's key: the same invariant, identity and rule on both sides is the same violation. */
 const keyOf = (v: InvariantViolation) => `${v.invariant}\u0000${v.identity}\u0000${v.rule}`;
@@ -13,11 +14,15 @@ const keyOf = (v: InvariantViolation) => `${v.invariant}\u0000${v.identity}\u000
  * blocking whether the change brings it or base already had it (an invariant broken on base is
  * still broken after the merge). The message names the change: the identity and the rule with its
  * policies that grant the forbidden capability, and whether the change brings it.
+ * @throws InvariantSelectionError when an invariant speaks of no identity of `head`
  */
 export function invariantFlags(base: AccessModel, head: AccessModel, invariants: readonly AccessInvariant[]): RiskFlag[] {
   if (invariants.length === 0) return [];
+  const subjects = invariantSubjects(head);
+  // Head is what the change makes: an invariant that speaks of nobody there checks nothing.
+  assertInvariantsSelect(subjects, invariants);
   const before = new Set(invariantViolations(invariantSubjects(base), invariants).map(keyOf));
-  return invariantViolations(invariantSubjects(head), invariants).map((v) => {
+  return invariantViolations(subjects, invariants).map((v) => {
     const policies = v.policies.map((p) => `\`${p}\``).join(', ');
     const when = before.has(keyOf(v)) ? 'already broken on base, still broken by this change' : 'this change breaks it';
     return {

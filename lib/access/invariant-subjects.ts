@@ -20,8 +20,15 @@ const PIPELINE_CLAIMS = new Set(['project_id', 'ref_protected', 'ref_type']);
 export function identityKindOf(identity: Identity): IdentityKind {
   if (identity.method === 'oidc') return 'person';
   if (identity.method === 'approle') return 'application';
-  const claims = identity.bindings.bound_claims;
-  const names = claims !== undefined && typeof claims === 'object' && !Array.isArray(claims) ? Object.keys(claims) : [];
+  return jwtRoleKindOf(identity.bindings.bound_claims);
+}
+
+/**
+ * The kind of a JWT role by the claims it binds (`bound_claims`): the configuration pipeline's when it
+ * binds the project by `project_id` and nothing but `ref_protected` and `ref_type` besides, else a CI job's.
+ */
+export function jwtRoleKindOf(claims: unknown): IdentityKind {
+  const names = claims !== undefined && claims !== null && typeof claims === 'object' && !Array.isArray(claims) ? Object.keys(claims) : [];
   return names.includes('project_id') && names.every((n) => PIPELINE_CLAIMS.has(n)) ? 'pipeline' : 'ci';
 }
 

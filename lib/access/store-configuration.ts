@@ -3,6 +3,7 @@ import { ReferenceResolver } from '../sources/terraform-reference';
 import { ResourceBlock, STORE_TARGET_METADATA_KEY, SynthStack, readSynthOutput } from '../sources/synth-output';
 import { compareStrings } from '../private/compare-strings';
 import { StoreTarget } from '../model/store-target';
+import { canonicalStoreNamespace } from '../model/store-namespace';
 import { storePolicyName } from '../model/store-policy-name';
 import { AuthMount } from './auth-mount';
 import { MachinePathReasons, readMachinePathReasons } from './machine-path-reason';
@@ -44,6 +45,11 @@ export interface StoreConfiguration {
   readonly authMounts?: readonly AuthMount[];
   /** The stated reasons of people rules that reach CI or application paths (`machinePathReason`). */
   readonly machinePathReasons?: MachinePathReasons;
+  /**
+   * The store namespaces the identities are in, canonical (`ns1`; `''` the root namespace), sorted:
+   * the stacks' `settings.namespace`, or the live store's namespace read. Absent: the root namespace.
+   */
+  readonly namespaces?: readonly string[];
 }
 
 /** Provider defaults for fields left unset (so that unset and default compare equal). */
@@ -213,11 +219,14 @@ export function storeConfigurationOf(
     }
   }
   const store = recordedStoreTarget(stacks);
+  const namespaces = [...new Set(stacks.map((s) => canonicalStoreNamespace(s.namespace ?? '')))].sort(compareStrings);
   return {
     identities: [...identities.values()].sort((a, b) => compareStrings(a.name, b.name)),
     policies,
     stacks: stacks.map((s) => s.name),
     ...(store ? { store } : {}),
+    // Only when a stack applies in a namespace: a root-namespace configuration reads as before.
+    ...(namespaces.some((n) => n !== '') ? { namespaces } : {}),
     authMounts: [...mounts.values()].sort((a, b) => compareStrings(a.path, b.path)),
     machinePathReasons: readMachinePathReasons(stacks),
     overridden: overridden.sort((a, b) => compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name)),

@@ -327,8 +327,26 @@ function segmentMatch(entry: SegmentEntry, parts: readonly string[]): number {
   return wildcards;
 }
 
+/**
+ * The store's priority between two non-exact rule paths that both match a request: true when the
+ * rule `a` governs over `b` (the longest prefix rule among prefix rules, then the order of
+ * {@link Acl}'s summary). What the exact invariant search uses to forget a rule that a rule
+ * matching every longer path outranks.
+ */
+export function outranksRulePath(a: RulePath, b: RulePath): boolean {
+  return outranks(candidateOf(a), candidateOf(b));
+}
+
+function candidateOf(path: RulePath): Omit<Candidate, 'rule'> {
+  if (path.kind === 'prefix') return { firstWildcard: byteLength(path.key), isPrefix: true, wildcards: 0, wcPath: path.key };
+  const key = path.key;
+  const isPrefix = key.endsWith('*');
+  const wcPath = isPrefix ? key.slice(0, -1) : key;
+  return { firstWildcard: byteLength(key.slice(0, key.indexOf('+'))), isPrefix, wildcards: wcPath.split('/').filter((p) => p === '+').length, wcPath };
+}
+
 /** The store's priority order: true when `a` beats `b`. */
-function outranks(a: Candidate, b: Candidate): boolean {
+function outranks(a: Omit<Candidate, 'rule'>, b: Omit<Candidate, 'rule'>): boolean {
   if (a.firstWildcard !== b.firstWildcard) return a.firstWildcard > b.firstWildcard;
   if (a.isPrefix !== b.isPrefix) return !a.isPrefix;
   if (a.wildcards !== b.wildcards) return a.wildcards < b.wildcards;

@@ -61,9 +61,18 @@ export class PolicyParser {
     return parsed;
   }
 
+  /**
+   * Parses one policy at once (the reading is synchronous; {@link parse} shares parses between callers):
+   * what a synthesis rule, which cannot wait, reads a policy text with.
+   * @throws Error naming the policy when the store would refuse the text
+   */
+  parseNow(name: string, text: string, kind: StoreKind = this.kind): AclPolicy {
+    return this.read(name, text, kind, false);
+  }
+
   private async parseUncached(name: string, text: string, kind: StoreKind, storeAccepted: boolean): Promise<AclPolicy> {
     try {
-      return await this.read(name, text, kind, storeAccepted);
+      return this.read(name, text, kind, storeAccepted);
     } catch (e) {
       if (!storeAccepted) throw e;
       // The store holds a text this parser cannot read at all: no rule is known, which the
@@ -77,7 +86,7 @@ export class PolicyParser {
     }
   }
 
-  private async read(name: string, text: string, kind: StoreKind, storeAccepted: boolean): Promise<AclPolicy> {
+  private read(name: string, text: string, kind: StoreKind, storeAccepted: boolean): AclPolicy {
     const decode = (items: PolicyItem[], syntax: PolicySyntax) => decodePolicy(name, items, syntax, this.now, kind, storeAccepted);
     if (text === DEFAULT_POLICY_TEXT || text === VAULT_DEFAULT_POLICY_TEXT) return decode(hcl1PolicyItems(name, text, kind), 'builtin');
     if (isHcl1Json(text)) return decode(hcl1PolicyItems(name, text, kind), 'json');

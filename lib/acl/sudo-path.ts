@@ -1,4 +1,5 @@
 import { StoreKind } from '../model/store-target';
+import { RulePath } from './rule-path';
 
 /**
  * The root-protected paths of the two backends every store mounts at a fixed path, as their
@@ -76,6 +77,29 @@ const ROOT_PATHS: Readonly<Record<StoreKind, Readonly<Record<string, readonly st
     'auth/token/': ['revoke-orphan', 'accessors/'],
   },
 };
+
+/**
+ * The rule paths whose matches alone decide {@link sudoOnlyPath} for the store `kind`: each mount
+ * and each listed entry as a prefix, and each exact entry as an exact path. Two request paths that
+ * match the same of them get the same answer (what an exact search over every path relies on).
+ */
+export function rootPathPatterns(kind: StoreKind): readonly RulePath[] {
+  let patterns = rootPatterns.get(kind);
+  if (patterns === undefined) {
+    patterns = rootPathPatternsOf(kind);
+    rootPatterns.set(kind, patterns);
+  }
+  return patterns;
+}
+
+const rootPatterns = new Map<StoreKind, readonly RulePath[]>();
+
+function rootPathPatternsOf(kind: StoreKind): RulePath[] {
+  return Object.entries(ROOT_PATHS[kind]).flatMap(([mount, entries]) => [
+    RulePath.parse(`${mount}*`),
+    ...entries.flatMap((entry) => (entry.endsWith('*') ? [RulePath.parse(`${mount}${entry}`)] : [RulePath.parse(`${mount}${entry}*`), RulePath.parse(`${mount}${entry}`)])),
+  ]);
+}
 
 /**
  * The root path of the store `kind` that `requestPath` falls under, written as the store lists it

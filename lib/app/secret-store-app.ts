@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { App, AppConfig } from '../framework/framework';
+import { App, AppConfig, Aspects } from '../framework/framework';
 import { PlatformDeclarations } from '../constructs/platform-declarations';
 import { PLATFORM_RULES } from '../rules/platform-rules';
 import { IConstruct } from 'constructs';
@@ -15,6 +15,7 @@ import { OutputUpdate, updateOutputDirectory } from '../constructs/output-update
 import { startedByCdkCli } from './cdktf-cli-run';
 import { inSynthesisRound, oncePerSynthesis } from '../constructs/synthesis-round';
 import { declarePipelineStackGrants } from '../constructs/pipeline-stack-grant';
+import { FinalStackDocument } from '../constructs/final-stack-document';
 import { IncrementalSynthesis, RENDER_KEYS_FILE } from '../sources/incremental-synthesis';
 import { incrementalSummaryLine, IncrementalSynthesisSummary } from '../sources/incremental-synthesis-summary';
 import { cliVersion } from '../cli/cli-version';
@@ -116,15 +117,44 @@ export class SecretStoreApp extends App {
     return { constructPath: '', message: `declaration failed: ${message.split('\n')[0]}` };
   }
 
-  /** Every problem of every construct and platform rule, sorted by construct path. */
+  /**
+   * Every problem of every construct and platform rule, sorted by construct path. The platform
+   * rules read each stack's final document (lib/constructs/final-stack-document.ts): the JSON the
+   * engine loads, after every override.
+   */
   problems(): SynthesisProblem[] {
+    return inSynthesisRound(this, () => this.findProblems());
+  }
+
+  private findProblems(): SynthesisProblem[] {
     // The declarations are complete: the pipeline roles' grants join every stack they run, as store objects like any other.
     declarePipelineStackGrants(this);
+    // The records are part of the documents the rules read and cdktf writes: made before either renders.
+    let recordFailure: unknown;
+    try {
+      // The stacks never create the KV mount: record which one they rely on, for tf, drift and adopt.
+      recordDeclaredKvMounts(this);
+      // Why people read a machine's path, for the access diff's reviewer (nothing without a reason).
+      recordMachinePathReasons(this);
+    } catch (e) {
+      // Invalid declarations the validations below report; thrown if they report nothing.
+      recordFailure = e;
+    }
     const problems: SynthesisProblem[] = [...this.declarationProblems];
+    // cdktf writes HCL when given hclOutput or SYNTH_HCL_OUTPUT=true: text the rules would not have read.
+    if (this.hclOutput) {
+      problems.push({ constructPath: '', message: String(new ValidationProblem('hclOutput', true, 'must be false (and SYNTH_HCL_OUTPUT unset): the engine would load HCL that no rule read; the rules read the JSON documents')) });
+    }
     const renderable: IArtifactSource[] = [];
     for (const c of this.node.findAll()) {
       const idProblem = constructIdProblem(c);
       if (idProblem) problems.push({ constructPath: c.node.scope?.node.path ?? '', message: String(idProblem) });
+      if (Aspects.of(c).all.length > 0) {
+        problems.push({
+          constructPath: c.node.path,
+          message: String(new ValidationProblem('aspects', Aspects.of(c).all.map((a) => a.constructor.name), 'must be empty: cdktf runs aspects while it writes the stacks, after the rules read them; make the change in the declarations')),
+        });
+      }
       const own = c.node.validate();
       own.forEach((message) => problems.push({ constructPath: c.node.path, message }));
       // A source with problems of its own may not render; its layout is checked once they are fixed.
@@ -133,9 +163,24 @@ export class SecretStoreApp extends App {
     // Where the artifacts go is checked with everything else, before anything is written.
     artifactLayoutProblems(renderable, (source) => this.artifactsOf(source)).forEach((p) => problems.push({ constructPath: p.constructPath, message: String(p.problem) }));
     const declarations = PlatformDeclarations.of(this);
+    const constructProblems = problems.length;
     for (const rule of PLATFORM_RULES) {
-      rule.check(declarations).forEach((f) => problems.push({ constructPath: f.constructPath, message: String(f.problem) }));
+      try {
+        rule.check(declarations).forEach((f) => problems.push({ constructPath: f.constructPath, message: String(f.problem) }));
+      } catch (e) {
+        // A stack whose declarations are invalid may not render: its own problems say why.
+        if (constructProblems === 0) {
+          problems.push({ constructPath: '', message: `${rule.id}: the synthesized documents could not be read: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` });
+        }
+      }
     }
+    if (problems.length === 0) {
+      // What the validations did not explain: an element that cannot render stops the synthesis here, as a problem.
+      for (const stack of declarations.stacks) {
+        FinalStackDocument.of(stack).unrendered.forEach((u) => problems.push({ constructPath: u.constructPath, message: `could not be rendered: ${u.message}` }));
+      }
+    }
+    if (problems.length === 0 && recordFailure !== undefined) throw recordFailure;
     // A construct path holds the ids as given: one with a line break would split the report's lines.
     return problems
       .map((p) => ({ constructPath: escapeRefusedCharacters(p.constructPath), message: p.message }))
@@ -211,20 +256,17 @@ export class SecretStoreApp extends App {
   }
 
   private synthesize(): void {
-    const problems = this.problems();
-    if (problems.length > 0) {
-      fs.rmSync(this.outdir, { recursive: true, force: true });
-      throw new SecretStoreValidationError(problems);
-    }
-    // The stacks never create the KV mount: record which one they rely on, for tf, drift and adopt.
-    recordDeclaredKvMounts(this);
-    // Why people read a machine's path, for the access diff's reviewer (nothing without a reason).
-    recordMachinePathReasons(this);
-    fs.mkdirSync(this.outdir);
-    fs.mkdirSync(path.join(this.outdir, 'stacks'));
+    // Attached before the rules render the stacks: the documents they read are the ones written, reused or not.
     const incremental = this.incremental === false ? undefined : (this.incremental ?? IncrementalSynthesis.fromEnvironment(process.env, cliVersion()));
     incremental?.attach(this);
     try {
+      const problems = this.problems();
+      if (problems.length > 0) {
+        fs.rmSync(this.outdir, { recursive: true, force: true });
+        throw new SecretStoreValidationError(problems);
+      }
+      fs.mkdirSync(this.outdir);
+      fs.mkdirSync(path.join(this.outdir, 'stacks'));
       super.synth();
       const artifacts = this.checkedArtifacts();
       if (incremental !== undefined) {

@@ -1,10 +1,10 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { diffAccess, hasAccessChange } from '../access/access-diff';
 import { renderAccessDiffMarkdown } from '../access/access-diff-markdown';
+import { accessChangeRecord, canonicalJson } from '../access/access-change-record';
 import { AccessModel } from '../access/access-model';
 import { PolicyParser } from '../acl/policy-parser';
-import { Command } from './command';
+import { Command, CommandContext } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
 import { LIVE_SOURCE, loadConfiguration } from './live-source';
@@ -17,9 +17,9 @@ import { renderPlanReviewMarkdown } from '../access/plan-review-markdown';
 import { readSynthOutput } from '../sources/synth-output';
 import { readSavedPlanFiles, savedPlanFiles } from './saved-plan-files';
 import { UsageError } from './usage-error';
-import { readInvariantsOption } from './invariants-option';
+import { readInvariantsOption, usageOnSelection } from './invariants-option';
 import { AUDIT_WINDOW_HELP, AUDIT_WINDOW_OPTIONS, auditLogFiles, auditWindowOption } from './audit-log-options';
-import { readUsageFile } from '../usage/usage-file';
+import { outputFilePath, writeOutputFile } from './output-file';
 import { usageOfAuditLog } from '../usage/usage-report';
 import { AccessDiffWithUsage, UsageSource, withRemovedAccessUse } from '../usage/removed-access-use';
 
@@ -28,6 +28,7 @@ function usageSource(usageFile: string | undefined, usageLogs: readonly string[]
   return usageFile !== undefined ? { kind: 'usage-file', files: [usageFile] } : { kind: 'audit-log', files: usageLogs };
 }
 import { removedAccessUseSection } from '../usage/removed-access-use-markdown';
+import { readUsageFileOption } from './usage-file-option';
 
 /** `secretstore-iac access-diff BASE HEAD` (or `--plans DIR`: from saved plans): effective access compared, for a merge-request comment. */
 export const accessDiffCommand: Command = {
@@ -38,7 +39,7 @@ export const accessDiffCommand: Command = {
     '                                   [--usage-log FILE... [--since TIME] [--until TIME] | --usage FILE]',
     '       secretstore-iac access-diff --plans DIR | --plan STACK=FILE ... [--outdir DIR] [--engine ENGINE]',
     '                                   [--format md|json] [--risk-flag-count FILE] [--invariants FILE]',
-    '                                   [--usage-log FILE... | --usage FILE]',
+    '                                   [--usage-log FILE... | --usage FILE] [--access-change FILE]',
     '',
     'Compares who can do what between BASE and HEAD: identities added or removed; per identity,',
     'capabilities gained and lost per path pattern; changed bindings (audiences, bound claims,',
@@ -77,6 +78,9 @@ export const accessDiffCommand: Command = {
     '  --plan STACK=FILE       one stack\'s saved plan (repeat for more)',
     '  --outdir DIR            the synthesized output (default cdktf.out), plan mode only',
     '  --engine ENGINE         the engine that shows the plans (as for `tf`), plan mode only',
+    '  --access-change FILE    also write the canonical access change (sorted JSON: per identity and path',
+    '                          the capabilities before and after, bindings, objects, plan digests), plan',
+    '                          mode only: the approval record of the pipeline (docs/pipelines.md §13)',
     '',
     'Exit codes: 0 no access change, 1 access changed (plan mode: or the review is incomplete),',
     '2 usage error, 3 runtime error.',
@@ -85,17 +89,21 @@ export const accessDiffCommand: Command = {
     'In the configuration pipeline: access-diff cdktf.base.out cdktf.out (both synthesized once, by the synth job).',
     'From saved plans: secretstore-iac access-diff --plans secretstore-iac-plans > access-diff.md',
   ].join('\n'),
-  async run(args, context) {
+  run: (args, context) => usageOnSelection(() => runAccessDiff(args, context)),
+};
+
+async function runAccessDiff(args: readonly string[], context: CommandContext): Promise<number> {
     const { values, positionals } = parseCommandArguments(
       args,
       {
         format: { type: 'string' },
         'risk-flag-count': { type: 'string' },
+        'access-change': { type: 'string' },
         plans: { type: 'string' },
         plan: { type: 'string', multiple: true },
         outdir: { type: 'string' },
         engine: { type: 'string' },
-        invariants: { type: 'string' },
+        invariants: { type: 'string', multiple: true },
         'usage-log': { type: 'string', multiple: true },
         usage: { type: 'string' },
         ...AUDIT_WINDOW_OPTIONS,
@@ -103,11 +111,11 @@ export const accessDiffCommand: Command = {
       { min: 0, max: 2, names: 'BASE and HEAD' },
     );
     const format = formatOption(values.format, ['md', 'json'] as const, 'md');
-    const countFile = values['risk-flag-count'];
+    const countFile = typeof values['risk-flag-count'] === 'string' ? outputFilePath('--risk-flag-count', values['risk-flag-count'], context.cwd) : undefined;
     const writeCount = (flags: number) => {
-      if (typeof countFile === 'string') fs.writeFileSync(path.resolve(context.cwd, countFile), `${flags}\n`);
+      if (countFile !== undefined) writeOutputFile('--risk-flag-count', countFile, `${flags}\n`);
     };
-    const invariants = values.invariants === undefined ? [] : readInvariantsOption(String(values.invariants), context.cwd);
+    const invariants = values.invariants === undefined ? [] : readInvariantsOption(values.invariants as string[], context.cwd);
     const usageLogs = (values['usage-log'] as string[] | undefined) ?? [];
     const usageFile = values.usage as string | undefined;
     if (usageLogs.length > 0 && usageFile !== undefined) throw new UsageError('--usage-log and --usage: give one or the other (the audit log, or a usage file written from it)');
@@ -118,7 +126,7 @@ export const accessDiffCommand: Command = {
     const window = auditWindowOption(values, now);
     // Read before the configurations are synthesized: a wrong file fails fast.
     const logs = auditLogFiles(usageLogs, context.cwd, '--usage-log');
-    const written = usageFile !== undefined ? readUsageFile(path.resolve(context.cwd, usageFile)) : undefined;
+    const written = usageFile !== undefined ? readUsageFileOption(usageFile, context.cwd) : undefined;
     const planArguments = (values.plan as string[] | undefined) ?? [];
     if (values.plans !== undefined || planArguments.length > 0) {
       if (positionals.length > 0) throw new UsageError('--plans / --plan replace BASE and HEAD: give one or the other');
@@ -142,9 +150,11 @@ export const accessDiffCommand: Command = {
       if (format === 'json') context.stdout(terminalJson(review));
       else context.stdout(highlightMarkdown(terminalText(renderPlanReviewMarkdown(review, afterFlags).trimEnd()), stylingEnabled(context.isTerminal, context.env)));
       writeCount(review.diff.flags.length);
+      // The canonical record of the same review: the note's approval record, the default branch's comparison (docs/pipelines.md §13).
+      if (typeof values['access-change'] === 'string') writeOutputFile('--access-change', outputFilePath('--access-change', values['access-change'], context.cwd), `${canonicalJson(accessChangeRecord(review, plans))}\n`);
       return planReviewNeedsAttention(review) ? ExitCode.accessChanged : ExitCode.ok;
     }
-    if (values.outdir !== undefined || values.engine !== undefined) throw new UsageError('--outdir and --engine go with --plans / --plan');
+    if (values.outdir !== undefined || values.engine !== undefined || values['access-change'] !== undefined) throw new UsageError('--outdir, --engine and --access-change go with --plans / --plan');
     if (positionals.length !== 2) throw new UsageError(`expects BASE and HEAD (or --plans), got ${positionals.length === 0 ? 'no argument' : `${positionals.length} arguments`}`);
     const sides = [];
     // One synthesizer for both sides: two refs of one tree are synthesized once.
@@ -168,5 +178,4 @@ export const accessDiffCommand: Command = {
     }
     writeCount(diff.flags.length);
     return hasAccessChange(diff) ? ExitCode.accessChanged : ExitCode.ok;
-  },
-};
+}

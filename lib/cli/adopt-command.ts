@@ -15,7 +15,10 @@ import { formatOption, parseCommandArguments } from './command-arguments';
 import { AdoptionJson, AdoptionJsonStack, adoptionJsonStack, planCheckRefusals } from './adoption-json';
 import { DestructionRefused, PlannedDestruction, reviewSavedPlan } from '../engine/replacement-guard';
 import { runEngineCollected } from '../engine/engine-output';
-import { chooseEngine, engineEnvironment } from '../engine/engine-binary';
+import { chooseEngine } from '../engine/engine-binary';
+import { providerRecord, refuseUntrustedProviders } from '../engine/installed-providers';
+import { placeCommittedLock } from '../engine/provider-lock-files';
+import { buildEngineRunEnvironment, droppedVariablesLine, EngineRunEnvironment } from '../engine/engine-run-environment';
 import { forgetAddresses, stateAddresses, taintedAddresses, untaintAddresses } from '../engine/engine-state';
 import { removeWritingLeftovers, writeFileAtomically } from '../private/atomic-file';
 import { makeCheckDirectory, removeCheckDirectory, removeCheckDirectoryLeftovers } from './adopt-check-directory';
@@ -139,149 +142,166 @@ export const adoptCommand: Command = {
     const address = resolveStoreAddress(context.env);
     const choice = chooseEngine(values.engine as string | undefined, context.env);
     const engine = choice.path;
-    const env = engineEnvironment(context.env, address, choice);
-    // A KV mount of another version makes every declared policy path wrong: stop before any import.
-    // The namespace the stacks are applied to is the one to read (or VAULT_NAMESPACE, if it agrees).
-    const namespaces = readSynthOutput(outdir).filter((s) => stacks.includes(s.name)).map((s) => s.namespace);
-    if (!(await guardKvMounts('adopt', liveStoreClient(context, namespaces), readDeclaredKvMounts(outdir, stacks), (l) => context.stderr(l)))) return ExitCode.kvMountMismatch;
-    const live = await readLiveStoreFromEnvironment(context, namespaces);
-    const configuration = readStoreConfiguration(outdir);
-    const parser = new PolicyParser();
-    const out: string[] = [];
-    const conflicts: string[] = [];
-    // Nothing is changed until every stack was read without conflict.
-    const pending: PendingStack[] = [];
-    // With --format json standard output holds one JSON object, printed once adopt is done or refuses.
-    const reports = new Map<string, AdoptionJsonStack & { files: AdoptionJsonStack['files'][number][]; refused: AdoptionJsonStack['refused'][number][] }>();
-    const planChecked: string[] = [];
-    const printJson = () => {
-      const report: AdoptionJson = { command: 'adopt', dryRun, leftovers: [...leftovers], stacks: [...reports.values()], planChecked };
-      context.stdout(terminalJson(report));
-    };
-    const fileChange = (stack: string, file: string, action: 'written' | 'removed') => reports.get(stack)?.files.push({ path: shown(file), action });
-    for (const stack of stacks) {
-      const stackDir = path.join(outdir, 'stacks', stack);
-      const declared = readDeclaredObjects(outdir, stack);
-      const damaged: string[] = [];
-      const file = path.join(stackDir, IMPORT_FILE);
-      // adopt's own file, left damaged by a killed run of an older version: the engine would refuse the whole directory.
-      if (importFileDamaged(file)) {
-        fs.rmSync(file, { force: true });
-        damaged.push(file);
-        out.push(`Removed a damaged ${IMPORT_FILE} (not the JSON adopt writes; left by an interrupted run); it is written again below if needed.`, '');
-      }
-      const state = new Set(stateAddresses(engine, stackDir, env));
-      const tainted = new Set(state.size > 0 ? taintedAddresses(engine, stackDir, env) : []);
-      const plan = await planAdoption(stack, declared, configuration, live, state, parser, tainted);
-      conflicts.push(...plan.conflicts.map((c) => `${stack}: ${terminalLine(c)}`));
-      const report = adoptionJsonStack(plan);
-      reports.set(stack, { ...report, files: [], refused: [...report.refused] });
-      damaged.forEach((f) => fileChange(stack, f, 'removed'));
-      out.push(`# Stack ${stack}`, '');
-      out.push(`${plan.inState} resources in state; ${plan.imports.length} to import; ${plan.creates.length} to create.`);
-      if (plan.untaints.length + plan.forgets.length + plan.taintedUndeclared.length > 0) {
-        out.push(`${tainted.size} tainted in state (left by an interrupted apply): ${plan.untaints.length} to untaint; ${plan.forgets.length} to forget.`);
-      }
-      if (plan.imports.length > 0) {
-        out.push('', 'Import (already on the store, not in state):', ...plan.imports.map((b) => `  ${terminalLine(b.to)}  <-  ${terminalLine(b.id)}`));
-      }
-      if (plan.untaints.length > 0) {
-        out.push('', 'Untaint (tainted in state, on the store: kept and updated in place, not replaced):', ...plan.untaints.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
-      }
-      if (plan.forgets.length > 0) {
-        out.push('', 'Forget (tainted in state, not on the store: the apply creates it):', ...plan.forgets.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
-      }
-      if (plan.taintedUndeclared.length > 0) {
-        out.push('', 'Tainted in state and no longer declared (left as they are: a plan destroys them):', ...plan.taintedUndeclared.map((a) => `  ${terminalLine(a)}`));
-      }
-      const forgotten = new Set(plan.forgets.map((o) => o.address));
-      const creates = plan.creates.filter((o) => !forgotten.has(o.address));
-      if (creates.length > 0) out.push('', 'Create (not on the store):', ...creates.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
-      // Attributes the access report does not show, each with what the apply does with it.
-      if (plan.risks.length > 0) {
-        out.push('', `Risk: applying the imports would destroy ${plan.risks.length === 1 ? 'an object' : `${plan.risks.length} objects`} (the plan check refuses it):`, ...plan.risks.map((l) => `  ${terminalLine(l)}`));
-      }
-      if (plan.attributeChanges.length > 0) {
-        out.push('', 'Mount settings, store → declarations (no replacement):', ...plan.attributeChanges.map((l) => `  ${terminalLine(l)}`));
-      }
-      const importText = plan.imports.length > 0 ? renderImportFile(plan.imports) : undefined;
-      pending.push({ stack, stackDir, file, importText, removeFile: importText === undefined && fs.existsSync(file), untaints: plan.untaints.map((o) => o.address), forgets: plan.forgets.map((o) => o.address) });
-      // What applying changes in access for this stack's identities: the store as it is → declarations.
-      if (plan.access.added.length + plan.access.removed.length + plan.access.changed.length + plan.access.unchanged > 0) {
-        const markdown = renderAccessDiffMarkdown(plan.access, { base: `store ${live.address} as it is`, head: `declarations (${stack})` });
-        // The report quotes the store's text: escaped before the library adds its own styling.
-        out.push('', highlightMarkdown(terminalText(markdown.trimEnd()), stylingEnabled(context.isTerminal, context.env)));
-      }
-      out.push('');
+    // The engine's environment, built from an allowlist (lib/engine/engine-run-environment.ts).
+    const run = buildEngineRunEnvironment(context.env, { address, cwd: context.cwd });
+    try {
+      const dropped = droppedVariablesLine('adopt', run.dropped);
+      if (dropped !== undefined) context.stderr(dropped);
+      return await adoptStacks(run);
+    } finally {
+      run.dispose();
     }
-    if (conflicts.length > 0) {
-      if (json) printJson();
-      throw new Error(`nothing written: objects on the store that an import cannot adopt (resolve by hand, then re-run):\n  ${conflicts.join('\n  ')}`);
-    }
-    if (dryRun) {
+    async function adoptStacks(engineRun: EngineRunEnvironment): Promise<number> {
+      const env = engineRun.env;
+      // A KV mount of another version makes every declared policy path wrong: stop before any import.
+      // The namespace the stacks are applied to is the one to read (or VAULT_NAMESPACE, if it agrees).
+      const namespaces = readSynthOutput(outdir).filter((s) => stacks.includes(s.name)).map((s) => s.namespace);
+      if (!(await guardKvMounts('adopt', liveStoreClient(context, namespaces), readDeclaredKvMounts(outdir, stacks), (l) => context.stderr(l)))) return ExitCode.kvMountMismatch;
+      const live = await readLiveStoreFromEnvironment(context, namespaces);
+      const configuration = readStoreConfiguration(outdir);
+      const parser = new PolicyParser();
+      const out: string[] = [];
+      const conflicts: string[] = [];
+      // Nothing is changed until every stack was read without conflict.
+      const pending: PendingStack[] = [];
+      // With --format json standard output holds one JSON object, printed once adopt is done or refuses.
+      const reports = new Map<string, AdoptionJsonStack & { files: AdoptionJsonStack['files'][number][]; refused: AdoptionJsonStack['refused'][number][] }>();
+      const planChecked: string[] = [];
+      const printJson = () => {
+        const report: AdoptionJson = { command: 'adopt', dryRun, leftovers: [...leftovers], stacks: [...reports.values()], planChecked };
+        context.stdout(terminalJson(report));
+      };
+      const fileChange = (stack: string, file: string, action: 'written' | 'removed') => reports.get(stack)?.files.push({ path: shown(file), action });
+      for (const stack of stacks) {
+        const stackDir = path.join(outdir, 'stacks', stack);
+        // The providers adopt's engine runs start (its plan check) are the builds the tool installed.
+        const providers = providerRecord(stackDir, context.env);
+        if (providers !== undefined) {
+          placeCommittedLock(stackDir);
+          refuseUntrustedProviders(stackDir, stack, providers);
+        }
+        const declared = readDeclaredObjects(outdir, stack);
+        const damaged: string[] = [];
+        const file = path.join(stackDir, IMPORT_FILE);
+        // adopt's own file, left damaged by a killed run of an older version: the engine would refuse the whole directory.
+        if (importFileDamaged(file)) {
+          fs.rmSync(file, { force: true });
+          damaged.push(file);
+          out.push(`Removed a damaged ${IMPORT_FILE} (not the JSON adopt writes; left by an interrupted run); it is written again below if needed.`, '');
+        }
+        const state = new Set(stateAddresses(engine, stackDir, env));
+        const tainted = new Set(state.size > 0 ? taintedAddresses(engine, stackDir, env) : []);
+        const plan = await planAdoption(stack, declared, configuration, live, state, parser, tainted);
+        conflicts.push(...plan.conflicts.map((c) => `${stack}: ${terminalLine(c)}`));
+        const report = adoptionJsonStack(plan);
+        reports.set(stack, { ...report, files: [], refused: [...report.refused] });
+        damaged.forEach((f) => fileChange(stack, f, 'removed'));
+        out.push(`# Stack ${stack}`, '');
+        out.push(`${plan.inState} resources in state; ${plan.imports.length} to import; ${plan.creates.length} to create.`);
+        if (plan.untaints.length + plan.forgets.length + plan.taintedUndeclared.length > 0) {
+          out.push(`${tainted.size} tainted in state (left by an interrupted apply): ${plan.untaints.length} to untaint; ${plan.forgets.length} to forget.`);
+        }
+        if (plan.imports.length > 0) {
+          out.push('', 'Import (already on the store, not in state):', ...plan.imports.map((b) => `  ${terminalLine(b.to)}  <-  ${terminalLine(b.id)}`));
+        }
+        if (plan.untaints.length > 0) {
+          out.push('', 'Untaint (tainted in state, on the store: kept and updated in place, not replaced):', ...plan.untaints.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
+        }
+        if (plan.forgets.length > 0) {
+          out.push('', 'Forget (tainted in state, not on the store: the apply creates it):', ...plan.forgets.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
+        }
+        if (plan.taintedUndeclared.length > 0) {
+          out.push('', 'Tainted in state and no longer declared (left as they are: a plan destroys them):', ...plan.taintedUndeclared.map((a) => `  ${terminalLine(a)}`));
+        }
+        const forgotten = new Set(plan.forgets.map((o) => o.address));
+        const creates = plan.creates.filter((o) => !forgotten.has(o.address));
+        if (creates.length > 0) out.push('', 'Create (not on the store):', ...creates.map((o) => `  ${terminalLine(o.address)}  (${terminalLine(o.storePath)})`));
+        // Attributes the access report does not show, each with what the apply does with it.
+        if (plan.risks.length > 0) {
+          out.push('', `Risk: applying the imports would destroy ${plan.risks.length === 1 ? 'an object' : `${plan.risks.length} objects`} (the plan check refuses it):`, ...plan.risks.map((l) => `  ${terminalLine(l)}`));
+        }
+        if (plan.attributeChanges.length > 0) {
+          out.push('', 'Mount settings, store → declarations (no replacement):', ...plan.attributeChanges.map((l) => `  ${terminalLine(l)}`));
+        }
+        const importText = plan.imports.length > 0 ? renderImportFile(plan.imports) : undefined;
+        pending.push({ stack, stackDir, file, importText, removeFile: importText === undefined && fs.existsSync(file), untaints: plan.untaints.map((o) => o.address), forgets: plan.forgets.map((o) => o.address) });
+        // What applying changes in access for this stack's identities: the store as it is → declarations.
+        if (plan.access.added.length + plan.access.removed.length + plan.access.changed.length + plan.access.unchanged > 0) {
+          const markdown = renderAccessDiffMarkdown(plan.access, { base: `store ${live.address} as it is`, head: `declarations (${stack})` });
+          // The report quotes the store's text: escaped before the library adds its own styling.
+          out.push('', highlightMarkdown(terminalText(markdown.trimEnd()), stylingEnabled(context.isTerminal, context.env)));
+        }
+        out.push('');
+      }
+      if (conflicts.length > 0) {
+        if (json) printJson();
+        throw new Error(`nothing written: objects on the store that an import cannot adopt (resolve by hand, then re-run):\n  ${conflicts.join('\n  ')}`);
+      }
+      if (dryRun) {
+        if (json) printJson();
+        else context.stdout(out.join('\n').trimEnd());
+        return ExitCode.ok;
+      }
+      // The state first: a tainted object the store has is a fact, true whatever the check says.
+      for (const p of pending) {
+        untaintAddresses(engine, p.stackDir, env, p.untaints);
+        forgetAddresses(engine, p.stackDir, env, p.forgets);
+        if (p.untaints.length + p.forgets.length > 0) out.push(`State of ${p.stack}: untainted ${p.untaints.length}, forgot ${p.forgets.length}.`);
+      }
+      const toCheck = values['no-plan-check'] === true ? [] : pending.filter((p) => p.importText !== undefined || p.untaints.length + p.forgets.length > 0);
+      const checked = new Map<string, string>();
+      const destructions: PlannedDestruction[] = [];
+      const refused = new Set<string>();
+      try {
+        for (const p of toCheck) {
+          const dir = makeCheckDirectory(p.stackDir, p.importText);
+          checked.set(p.stack, dir);
+          // TF_DATA_DIR never reaches the engine (lib/engine/engine-run-environment.ts): the links give the stack's `.terraform`.
+          const found = checkPlanDestructions(engine, dir, p.stack, { ...env, TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' });
+          if (found.length > 0) refused.add(p.stack);
+          reports.get(p.stack)?.refused.push(...planCheckRefusals(found, p.stack));
+          destructions.push(...found);
+        }
+      } catch (error) {
+        for (const dir of checked.values()) removeCheckDirectory(dir);
+        throw new Error(`imports not written: planning them failed (use a token that may plan, see docs/adoption.md, or --no-plan-check): ${(error as Error).message}`);
+      }
+      if (destructions.length > 0) {
+        for (const dir of checked.values()) removeCheckDirectory(dir);
+        // An import file already there would make a plain apply import what the check refused.
+        for (const p of pending) {
+          if (!refused.has(p.stack) || !fs.existsSync(p.file)) continue;
+          fs.rmSync(p.file, { force: true });
+          fileChange(p.stack, p.file, 'removed');
+          out.push(`Removed ${shown(p.file)}: its imports lead to the plan the check refused.`);
+        }
+        if (json) printJson();
+        else context.stdout(out.join('\n').trimEnd());
+        throw new DestructionRefused(destructions, 'nothing written (no import file written)');
+      }
+      for (const p of pending) {
+        const dir = checked.get(p.stack);
+        if (p.importText !== undefined) {
+          // Checked: moved into place (same file system, one rename); else written the same way.
+          if (dir !== undefined) fs.renameSync(path.join(dir, IMPORT_FILE), p.file);
+          else writeFileAtomically(p.file, p.importText);
+          sealBookkeeping(p.stackDir, { [IMPORT_FILE]: p.importText }, false);
+          fileChange(p.stack, p.file, 'written');
+          out.push(`Wrote ${shown(p.file)}.`);
+        } else if (p.removeFile) {
+          fs.rmSync(p.file, { force: true });
+          sealBookkeeping(p.stackDir, { [IMPORT_FILE]: undefined }, false);
+          fileChange(p.stack, p.file, 'removed');
+          out.push(`Removed ${shown(p.file)}: nothing left to import.`);
+        }
+        if (dir !== undefined) removeCheckDirectory(dir);
+      }
+      if (toCheck.length > 0) out.push(`Plan check: applying the imports destroys and replaces nothing (${toCheck.map((p) => p.stack).join(', ')}).`);
+      planChecked.push(...toCheck.map((p) => p.stack));
       if (json) printJson();
       else context.stdout(out.join('\n').trimEnd());
       return ExitCode.ok;
     }
-    // The state first: a tainted object the store has is a fact, true whatever the check says.
-    for (const p of pending) {
-      untaintAddresses(engine, p.stackDir, env, p.untaints);
-      forgetAddresses(engine, p.stackDir, env, p.forgets);
-      if (p.untaints.length + p.forgets.length > 0) out.push(`State of ${p.stack}: untainted ${p.untaints.length}, forgot ${p.forgets.length}.`);
-    }
-    const toCheck = values['no-plan-check'] === true ? [] : pending.filter((p) => p.importText !== undefined || p.untaints.length + p.forgets.length > 0);
-    const checked = new Map<string, string>();
-    const destructions: PlannedDestruction[] = [];
-    const refused = new Set<string>();
-    try {
-      for (const p of toCheck) {
-        const dir = makeCheckDirectory(p.stackDir, p.importText);
-        checked.set(p.stack, dir);
-        // TF_DATA_DIR is refused (lib/engine/engine-environment-guard.ts): the links give the stack's `.terraform`.
-        const found = checkPlanDestructions(engine, dir, p.stack, { ...env, TERRAFORM_VAULT_SKIP_CHILD_TOKEN: 'true' });
-        if (found.length > 0) refused.add(p.stack);
-        reports.get(p.stack)?.refused.push(...planCheckRefusals(found, p.stack));
-        destructions.push(...found);
-      }
-    } catch (error) {
-      for (const dir of checked.values()) removeCheckDirectory(dir);
-      throw new Error(`imports not written: planning them failed (use a token that may plan, see docs/adoption.md, or --no-plan-check): ${(error as Error).message}`);
-    }
-    if (destructions.length > 0) {
-      for (const dir of checked.values()) removeCheckDirectory(dir);
-      // An import file already there would make a plain apply import what the check refused.
-      for (const p of pending) {
-        if (!refused.has(p.stack) || !fs.existsSync(p.file)) continue;
-        fs.rmSync(p.file, { force: true });
-        fileChange(p.stack, p.file, 'removed');
-        out.push(`Removed ${shown(p.file)}: its imports lead to the plan the check refused.`);
-      }
-      if (json) printJson();
-      else context.stdout(out.join('\n').trimEnd());
-      throw new DestructionRefused(destructions, 'nothing written (no import file written)');
-    }
-    for (const p of pending) {
-      const dir = checked.get(p.stack);
-      if (p.importText !== undefined) {
-        // Checked: moved into place (same file system, one rename); else written the same way.
-        if (dir !== undefined) fs.renameSync(path.join(dir, IMPORT_FILE), p.file);
-        else writeFileAtomically(p.file, p.importText);
-        sealBookkeeping(p.stackDir, { [IMPORT_FILE]: p.importText }, false);
-        fileChange(p.stack, p.file, 'written');
-        out.push(`Wrote ${shown(p.file)}.`);
-      } else if (p.removeFile) {
-        fs.rmSync(p.file, { force: true });
-        sealBookkeeping(p.stackDir, { [IMPORT_FILE]: undefined }, false);
-        fileChange(p.stack, p.file, 'removed');
-        out.push(`Removed ${shown(p.file)}: nothing left to import.`);
-      }
-      if (dir !== undefined) removeCheckDirectory(dir);
-    }
-    if (toCheck.length > 0) out.push(`Plan check: applying the imports destroys and replaces nothing (${toCheck.map((p) => p.stack).join(', ')}).`);
-    planChecked.push(...toCheck.map((p) => p.stack));
-    if (json) printJson();
-    else context.stdout(out.join('\n').trimEnd());
-    return ExitCode.ok;
   },
 };
 

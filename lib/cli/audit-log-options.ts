@@ -1,6 +1,5 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { AuditWindow, auditTime } from '../usage/audit-log-reader';
+import { inputFilePath } from './input-file';
 import { UsageError } from './usage-error';
 
 /** The help lines of the window options, shared by `usage` and `access-diff --usage-log`. */
@@ -13,7 +12,8 @@ export const AUDIT_WINDOW_HELP = [
 export const AUDIT_WINDOW_OPTIONS = { since: { type: 'string' }, until: { type: 'string' } } as const;
 
 /**
- * The window `--since` and `--until` ask for, relative durations counted back from `nowMs`.
+ * The window `--since` and `--until` ask for, relative durations counted back from `nowMs`, which
+ * is also the time of the read (an entry dated later is no use made yet).
  * @throws UsageError for a bound that is not a time, or a window that ends before it starts
  */
 export function auditWindowOption(values: { readonly since?: unknown; readonly until?: unknown }, nowMs: number): AuditWindow {
@@ -21,22 +21,31 @@ export function auditWindowOption(values: { readonly since?: unknown; readonly u
     const value = values[name];
     if (typeof value !== 'string') return undefined;
     const ms = auditTime(value, nowMs);
-    if (ms === undefined) throw new UsageError(`--${name} ${value}: not a time; use a date (2026-11-01), a time (2026-11-01T12:00:00Z) or a duration before now (90d, 12h, 30m)`);
+    if (ms === undefined) throw new UsageError(`--${name} ${value}: not a time (or one no date can hold); use a date (2026-11-01), a time (2026-11-01T12:00:00Z) or a duration before now (90d, 12h, 30m)`);
     return ms;
   };
   const sinceMs = bound('since');
   const untilMs = bound('until');
   if (sinceMs !== undefined && untilMs !== undefined && sinceMs >= untilMs) throw new UsageError('--since must be before --until');
-  return { sinceMs, untilMs };
+  return { sinceMs, untilMs, nowMs };
 }
 
 /**
- * Audit log files given with `option`, resolved against `cwd`.
- * @throws UsageError naming every file that does not exist
+ * Audit log files given with `option`, resolved against `cwd`, each checked to be a readable
+ * regular file ({@link inputFilePath}).
+ * @throws UsageError naming every file that is not one, with what to do
  */
 export function auditLogFiles(files: readonly string[], cwd: string, option: string): string[] {
-  const resolved = files.map((f) => path.resolve(cwd, f));
-  const missing = resolved.filter((f) => !fs.existsSync(f));
-  if (missing.length > 0) throw new UsageError(`${option}: no such audit log: ${missing.join(', ')}`);
+  const problems: string[] = [];
+  const resolved = files.map((given) => {
+    try {
+      return inputFilePath({ option, given, what: "the file audit device's log (sys/audit, type \"file\", options.file_path)" }, cwd);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      problems.push(e.message);
+      return given;
+    }
+  });
+  if (problems.length > 0) throw new UsageError(problems.join('; '));
   return resolved;
 }

@@ -1,5 +1,3 @@
-import * as fs from 'fs';
-import * as path from 'path';
 import { readStackDigests } from '../sources/stack-digest';
 import { renderStackSelectionMarkdown } from '../sources/stack-selection-markdown';
 import { selectChangedStacks } from '../sources/stack-selection';
@@ -8,6 +6,7 @@ import { terminalJson, terminalLine, terminalText } from '../private/terminal-te
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
+import { outputFilePath, writeOutputFile } from './output-file';
 import { openSourceArgument, refSynthesizer, SOURCE_HELP } from './source-argument';
 import { highlightMarkdown, stylingEnabled } from './terminal-highlight';
 
@@ -41,6 +40,7 @@ export const changedStacksCommand: Command = {
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(args, { format: { type: 'string' }, 'markdown-file': { type: 'string' } }, { min: 2, max: 2, names: 'BASE and HEAD' });
     const format = formatOption(values.format, ['lines', 'md', 'json'] as const, 'lines');
+    const markdownFile = typeof values['markdown-file'] === 'string' ? outputFilePath('--markdown-file', values['markdown-file'], context.cwd) : undefined;
     const sides: ConfigurationSource[] = [];
     // One synthesizer for both sides: two refs of one tree are synthesized once.
     const synthesizer = refSynthesizer(context);
@@ -50,8 +50,7 @@ export const changedStacksCommand: Command = {
       const selection = selectChangedStacks(base, head);
       const labels = { base: sides[0].label, head: sides[1].label };
       const markdown = () => renderStackSelectionMarkdown(selection, labels);
-      const markdownFile = values['markdown-file'];
-      if (typeof markdownFile === 'string') fs.writeFileSync(path.resolve(context.cwd, markdownFile), markdown());
+      if (markdownFile !== undefined) writeOutputFile('--markdown-file', markdownFile, markdown());
       if (format === 'json') {
         const files = (name: string) => head.get(name)?.files ?? [];
         context.stdout(terminalJson({ ...labels, ...selection, stacks: selection.stacks.map((s) => ({ ...s, files: files(s.name) })) }));

@@ -9,6 +9,7 @@ import { engineCommand } from './engine-command';
 import { initCommand } from './init-command';
 import { invariantsCommand } from './invariants-command';
 import { movesCommand } from './moves-command';
+import { narrowCommand } from './narrow-command';
 import { pipelineCommand } from './pipeline-command';
 import { provisionCommand } from './provision-command';
 import { rotateSecretIdCommand } from './rotate-secret-id-command';
@@ -29,6 +30,7 @@ export const COMMANDS: readonly Command[] = [
   whoCanCommand,
   invariantsCommand,
   usageCommand,
+  narrowCommand,
   provisionCommand,
   rotateSecretIdCommand,
   checkAppRoleCommand,

@@ -7,7 +7,7 @@
  * | 1 | a result that needs attention, not a failure: `access-diff` access changed, `check-approle` pair invalid, `drift` drift found, `usage` denied requests or failed logins in the audit log (or requests an invariant forbids), `invariants check` an access invariant broken |
  * | 2 | usage error: unknown command or option, missing argument, unknown source |
  * | 3 | runtime error: unreadable output, unresolvable reference, policy the store would refuse, failed synthesis |
- * | 4 | refused, nothing applied or written: (`tf`, `adopt`, every engine run) the engine's environment changes what it plans or applies (`TF_CLI_ARGS*`, `TF_WORKSPACE`, ...) or the stack directory holds a file the engine reads that neither the synthesis nor the tool wrote as it is; the plan would destroy, replace or take over an object (`adopt`, `tf --refuse-replace`), `tf --refuse-replace` cannot check the command or read an object it creates, or `tf` without it is asked to destroy without `--allow-destroy` |
+ * | 4 | refused, nothing applied or written: (`tf`, `adopt`, every engine run) the stack directory holds an entry that neither the synthesis, the tool nor the engine wrote as it is; the plan would destroy, replace or take over an object (`adopt`, `tf --refuse-replace`), `tf --refuse-replace` cannot check the command or read an object it creates, or `tf` without it is asked to destroy without `--allow-destroy` |
  * | 5 | `tf`, `drift`, `adopt`: a declared KV mount does not match the live store (version, type, path, absent); nothing planned, applied or written |
  */
 export const ExitCode = {

@@ -1,8 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { fileErrorCode, fileErrorText } from '../private/file-error-text';
 import { packageRoot } from '../private/package-root';
 import { ConfigurationRepositoryFile, renderConfigurationRepository } from '../render/configuration-repository';
-import { LIBRARY_SPEC_RULE, librarySpecKind } from '../render/library-spec';
+import { checkLibrarySpec } from '../render/library-spec';
 import { Command } from './command';
 import { parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
@@ -44,6 +45,44 @@ function writeRepository(target: string, files: readonly ConfigurationRepository
 }
 
 /**
+ * Refuses a DIR `init` cannot write a new repository into, before anything is written: one that
+ * exists and is not an empty directory (or cannot be listed), or one below a file or a directory
+ * that cannot be written in.
+ * @throws UsageError naming DIR, what is wrong and what to do
+ */
+function checkTargetDirectory(target: string): void {
+  const refuse = (why: string) => new UsageError(`${why}; nothing was written`);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(target);
+  } catch (e) {
+    if (fileErrorCode(e) === 'ENOTDIR') throw refuse(`${target} cannot be created: a part of its path is a file, not a directory`);
+    if (fileErrorCode(e) !== 'ENOENT') throw refuse(`${target} cannot be used: ${fileErrorText(e)}`);
+  }
+  if (stat !== undefined) {
+    if (!stat.isDirectory()) throw refuse(`${target} is not a directory`);
+    let present: string[];
+    try {
+      present = fs.readdirSync(target).sort();
+    } catch (e) {
+      throw refuse(`${target} cannot be listed (${fileErrorText(e)}): give a new or empty directory you may write in`);
+    }
+    if (present.length > 0) {
+      const shown = present.slice(0, 10).join(', ') + (present.length > 10 ? `, ... (${present.length} entries)` : '');
+      throw refuse(`${target} is not empty (${shown}): init writes a new repository into an empty or new directory only`);
+    }
+  }
+  // The nearest directory that exists: the repository (or its staging directory) is created in it.
+  let parent = path.dirname(target);
+  while (!fs.existsSync(parent) && parent !== path.dirname(parent)) parent = path.dirname(parent);
+  try {
+    fs.accessSync(parent, fs.constants.W_OK | fs.constants.X_OK);
+  } catch (e) {
+    throw refuse(`${target} cannot be created: ${parent} cannot be written in (${fileErrorText(e)}): give a new or empty directory you may write in`);
+  }
+}
+
+/**
  * `secretstore-iac init [DIR] [--package SPEC]`: writes a new configuration repository that depends
  * on this package (see {@link renderConfigurationRepository} for its files).
  */
@@ -67,10 +106,12 @@ export const initCommand: Command = {
     '                  package in your registry), a git URL with a tag (git+https://HOST/acme/secretstore-iac.git#v0.2.0)',
     '                  or a tarball URL (https://HOST/.../secretstore-iac-0.2.0.tgz); a local tarball',
     '                  (file:../secretstore-iac-0.2.0.tgz) only to try things locally: a runner cannot install it',
+    '                  Refused: plain http: and git:// (except to a loopback host), a URL with credentials (give',
+    '                  them in .npmrc: //HOST/:_authToken=${NPM_TOKEN}), a range outside npm\'s semver grammar',
     '',
     'Then: cd DIR && npm install && npm run synth (the README written there says what follows).',
     '',
-    'Exit codes: 0 written; 2 usage error: DIR is not empty, or SPEC is none of these (nothing written);',
+    'Exit codes: 0 written; 2 usage error: DIR is not empty or cannot be written in, or SPEC is none of these (nothing written);',
     '3 runtime error (nothing written).',
   ].join('\n'),
   async run(args, context) {
@@ -80,17 +121,13 @@ export const initCommand: Command = {
     // Published under a team's scope (its own registry), the default names that scope, under the name the configuration imports.
     const ownRange = `^${manifest.version}`;
     const spec = values.package !== undefined ? String(values.package) : manifest.name.startsWith('@') ? `npm:${manifest.name}@${ownRange}` : ownRange;
-    const kind = librarySpecKind(spec);
-    if (kind === undefined) throw new UsageError(`--package ${JSON.stringify(spec)}: ${LIBRARY_SPEC_RULE}; nothing was written`);
+    const checked = checkLibrarySpec(spec);
+    // The refused value is not repeated when it holds credentials: the message may go to a CI log.
+    if (checked.kind === undefined) throw new UsageError(`--package ${checked.secret === true ? '(a URL with credentials, not shown)' : JSON.stringify(spec)}: ${checked.problem}; nothing was written`);
+    const kind = checked.kind;
+    if (positionals[0] === '') throw new UsageError('DIR "" is an empty path: give the directory to write the repository into (or none: the current directory); nothing was written');
     const target = path.resolve(context.cwd, positionals[0] ?? '.');
-    if (fs.existsSync(target)) {
-      if (!fs.statSync(target).isDirectory()) throw new UsageError(`${target} is not a directory; nothing was written`);
-      const present = fs.readdirSync(target).sort();
-      if (present.length > 0) {
-        const shown = present.slice(0, 10).join(', ') + (present.length > 10 ? `, ... (${present.length} entries)` : '');
-        throw new UsageError(`${target} is not empty (${shown}): init writes a new repository into an empty or new directory only; nothing was written`);
-      }
-    }
+    checkTargetDirectory(target);
     // The versions this package is compiled and tested with: the new repository compiles its configuration with the same.
     const dev = manifest.devDependencies ?? {};
     if (!dev.typescript || !dev['@types/node'] || !dev['gitlab-ci-local']) {
@@ -104,7 +141,18 @@ export const initCommand: Command = {
       gitlabCiLocalVersion: dev['gitlab-ci-local'],
       stackFiles: packageStackFiles(root),
     });
-    writeRepository(target, files);
+    try {
+      writeRepository(target, files);
+    } catch (e) {
+      const code = fileErrorCode(e);
+      if (code === undefined) throw e;
+      const where = (e as NodeJS.ErrnoException).path;
+      const reason = `${target} cannot be written: ${fileErrorText(e)}${where !== undefined && where !== target ? ` (at ${where})` : ''}; nothing was written`;
+      // A full disk or a failing device is no fault of DIR; anything else (a file system that refuses
+      // new entries, a DIR that changed meanwhile, no permission) is the argument's.
+      if (['ENOSPC', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE'].includes(code)) throw new Error(reason);
+      throw new UsageError(`${reason}: give a new or empty directory you may write in`);
+    }
     const shown = path.relative(context.cwd, target) || '.';
     context.stdout(`secretstore-iac init: wrote a configuration repository depending on secretstore-iac ${spec} in ${shown}:`);
     for (const file of files) context.stdout(`  ${file.path}`);

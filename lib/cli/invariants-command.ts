@@ -6,7 +6,8 @@ import { terminalJson, terminalLine } from '../private/terminal-text';
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
-import { readInvariantsOption } from './invariants-option';
+import { readInvariantsOption, usageOnSelection } from './invariants-option';
+import { assertInvariantsSelect } from '../invariants/invariant-selection';
 import { LIVE_SOURCE, loadConfiguration } from './live-source';
 import { DEFAULT_SOURCE, SOURCE_HELP } from './source-argument';
 import { UsageError } from './usage-error';
@@ -36,15 +37,17 @@ export const invariantsCommand: Command = {
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
       args,
-      { invariants: { type: 'string' }, format: { type: 'string' } },
+      { invariants: { type: 'string', multiple: true }, format: { type: 'string' } },
       { min: 1, max: 2, names: 'check and an optional SOURCE' },
     );
     if (positionals[0] !== 'check') throw new UsageError(`unknown subcommand "${positionals[0]}": use \`invariants check [SOURCE] --invariants FILE\``);
     const format = formatOption(values.format, ['text', 'json'] as const, 'text');
     if (values.invariants === undefined) throw new UsageError('--invariants FILE is required: the access invariants to check (docs/invariants.md)');
-    const invariants = readInvariantsOption(String(values.invariants), context.cwd);
+    const invariants = readInvariantsOption(values.invariants as string[], context.cwd);
     const { configuration, label } = await loadConfiguration(positionals[1] ?? DEFAULT_SOURCE, context);
-    const violations = invariantViolations(invariantSubjects(await AccessModel.load(configuration)), invariants);
+    const subjects = invariantSubjects(await AccessModel.load(configuration));
+    usageOnSelection(() => assertInvariantsSelect(subjects, invariants));
+    const violations = invariantViolations(subjects, invariants);
     if (format === 'json') context.stdout(terminalJson({ source: label, invariants: invariants.length, identities: configuration.identities.length, violations }));
     else {
       const head = `${terminalLine(label)}: ${configuration.identities.length} identities, ${invariants.length} invariants, ${violations.length} ${violations.length === 1 ? 'violation' : 'violations'}`;

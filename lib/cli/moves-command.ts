@@ -14,6 +14,7 @@ import { sealBookkeeping } from '../engine/bookkeeping-seal';
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
+import { outputFilePath, writeOutputFile } from './output-file';
 import { openSourceArgument, SOURCE_HELP } from './source-argument';
 import { UsageError } from './usage-error';
 
@@ -92,6 +93,7 @@ export const movesCommand: Command = {
       { min: 2, max: 2, names: 'BASE and HEAD' },
     );
     const json = formatOption(values.format, ['text', 'json'] as const, 'text') === 'json';
+    const markdownPath = typeof values['markdown-file'] === 'string' ? outputFilePath('--markdown-file', values['markdown-file'], context.cwd) : undefined;
     const headDir = path.resolve(context.cwd, positionals[1]);
     if (!fs.existsSync(path.join(headDir, 'manifest.json'))) {
       throw new UsageError(`HEAD must be a synthesized output directory (with manifest.json) to write into: ${positionals[1]} is not one`);
@@ -208,7 +210,8 @@ export const movesCommand: Command = {
         seal(stackDir, RETIRED_OWN_GRANTS_FILE, recordText);
       }
       // The roles keep a retired stack's grants until its removal is applied (docs/pipelines.md §8).
-      for (const u of retiredGrantsUpdates(headDir, baseOutput, headOutput)) {
+      const updates = retiredGrantsUpdates(headDir, baseOutput, headOutput);
+      for (const u of updates) {
         const file = path.relative(context.cwd, u.file);
         writes.push(() => (u.grants ? writeFileAtomically(u.file, u.grants.content) : fs.rmSync(u.file, { force: true })));
         seal(path.dirname(u.file), path.basename(u.file), u.grants?.content);
@@ -216,8 +219,9 @@ export const movesCommand: Command = {
       }
       const markdownFile = values['markdown-file'];
       if (typeof markdownFile === 'string') {
-        const markdown = renderStackMovesMarkdown(result, typeof values.approval === 'string' ? values.approval : APPROVAL_BY_HAND);
-        writes.push(() => fs.writeFileSync(path.resolve(context.cwd, markdownFile), markdown));
+        const kept = updates.flatMap((u) => (u.grants ? [u.grants] : []));
+        const markdown = renderStackMovesMarkdown(result, typeof values.approval === 'string' ? values.approval : APPROVAL_BY_HAND, kept);
+        writes.push(() => writeOutputFile('--markdown-file', markdownPath!, markdown));
       }
       // The seal of each stack directory last: `tf` refuses a file that differs from what moves wrote,
       // or that was derived from another synthesis of the stack.

@@ -1,6 +1,7 @@
 import * as path from 'path';
 import { terminalJson } from '../private/terminal-text';
-import { DESTROY_REMOVED_JOB, PLAN_DIR, REVIEWED_PLANS_FILE } from '../render/configuration-pipeline-yaml';
+import { APPLY_UNBOUND_VARIABLE, APPROVAL_COMPARISON_FILE, CONFIRM_APPLY_JOB, DESTROY_REMOVED_JOB, PLAN_DIR, REVIEWED_PLANS_FILE } from '../render/configuration-pipeline-yaml';
+import { runConfirmationJob } from '../pipeline/confirmation-job';
 import { jobStacks, PipelineJobTarget } from '../pipeline/job-stacks';
 import { readPipelineDescription } from '../pipeline/pipeline-description';
 import { PipelineEngineRunner } from '../pipeline/pipeline-engine-steps';
@@ -23,7 +24,7 @@ import { runCommand } from './run-command';
 import { UsageError } from './usage-error';
 
 /** The jobs this command runs itself; `synth` is its own command ({@link pipelineSynthCommand}). */
-const JOBS = ['plan', 'apply', 'removals', 'review', 'drift'] as const;
+const JOBS = ['plan', 'apply', 'removals', 'review', 'drift', 'confirm'] as const;
 
 /**
  * `secretstore-iac pipeline JOB ...`: what a job of the generated configuration pipeline does, as one
@@ -31,7 +32,7 @@ const JOBS = ['plan', 'apply', 'removals', 'review', 'drift'] as const;
  */
 export const pipelineCommand: Command = {
   name: 'pipeline',
-  summary: 'run a job of the configuration pipeline: synth, plan, apply, removals, review or drift (also on a laptop)',
+  summary: 'run a job of the configuration pipeline: synth, plan, apply, removals, review, confirm or drift (also on a laptop)',
   usage: [
     'Usage: secretstore-iac pipeline synth [...]   (secretstore-iac pipeline synth --help)',
     '       secretstore-iac pipeline plan (--stack STACK | --group GROUP --job N | --retired) [--merge-request]',
@@ -39,6 +40,7 @@ export const pipelineCommand: Command = {
     '       secretstore-iac pipeline removals',
     '       secretstore-iac pipeline review (--merge-request | --default-branch)',
     '       secretstore-iac pipeline drift --stack STACK',
+    '       secretstore-iac pipeline confirm',
     '       [--outdir DIR] [--format text|json] on each',
     '',
     'Each job of the generated configuration pipeline (cdktf.out/ci/secretstore-iac.gitlab-ci.yml) is',
@@ -63,7 +65,16 @@ export const pipelineCommand: Command = {
     `            --merge-request: the note ${ACCESS_DIFF_NOTE} (access diff of the saved plans, then the`,
     '            synth job\'s changed-stacks.md), posted to the merge request when the note token variable',
     '            is set, and the risk-flag gate (the acknowledgement label in CI_MERGE_REQUEST_LABELS, or',
-    '            SECRETSTORE_IAC_ACCEPT_RISK=true)',
+    '            SECRETSTORE_IAC_ACCEPT_RISK=true); the note ends with its approval record (canonical',
+    '            access change, head and target commit). --default-branch also compares its plans with',
+    '            the approval records of the merge requests merged since CI_COMMIT_BEFORE_SHA (read',
+    `            through the GitLab API, author checked): ${APPROVAL_COMPARISON_FILE}; when they differ`,
+    `            the apply jobs apply nothing and the difference is posted; without the note token it`,
+    '            fails closed: nothing applied unless the plans change nothing or',
+    `            ${APPLY_UNBOUND_VARIABLE}=true (docs/pipelines.md §13)`,
+    `  confirm   the manual job ${CONFIRM_APPLY_JOB}: when the plans differ from what was approved (or`,
+    '            no approval could be read), records GITLAB_USER_LOGIN as the confirmation and applies the',
+    '            reviewed plans as they are',
     '  drift     `plan -detailed-exitcode` of STACK (a schedule)',
     '',
     '  --outdir DIR          the synthesized output (default cdktf.out)',
@@ -172,6 +183,9 @@ async function runJob(job: (typeof JOBS)[number], values: Readonly<Record<string
       if ((values['merge-request'] === true) === (values['default-branch'] === true)) throw new UsageError('give one of --merge-request, --default-branch');
       return runReviewJob(values['merge-request'] === true ? 'merge-request' : 'default-branch', ctx, review);
     }
+    case 'confirm':
+      only([]);
+      return runConfirmationJob(readPipelineSelection(ctx.dir, { selected: true, retired: true }), ctx);
     case 'drift':
       only(['stack']);
       if (values.stack === undefined) throw new UsageError('drift expects --stack STACK');

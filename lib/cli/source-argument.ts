@@ -43,9 +43,11 @@ export function refSynthesizer(context: CommandContext): RefSynthesizer {
  * Opens a SOURCE argument; progress of a git ref synthesis goes to standard error.
  * @param synthesizer the run's synthesizer ({@link refSynthesizer}), shared by the sides of a
  *   comparison; without it, one of this source alone (disposed with it)
- * @throws UsageError when the argument is neither a directory nor a git ref
+ * @throws UsageError when the argument is empty, or neither a directory nor a git ref
  */
 export async function openSourceArgument(argument: string, context: CommandContext, synthesizer?: RefSynthesizer): Promise<ConfigurationSource> {
+  // '' would resolve to the working directory itself: named as the empty argument it is.
+  if (argument === '') throw new UsageError(`SOURCE "" is an empty argument: give a synthesized output directory (${DEFAULT_SOURCE}) or a git ref`);
   const own = synthesizer === undefined ? refSynthesizer(context) : undefined;
   try {
     const source = await openConfigurationSource(argument, context.cwd, (line) => context.stderr(line), synthesizer ?? own);

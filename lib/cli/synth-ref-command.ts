@@ -41,7 +41,9 @@ export const synthRefCommand: Command = {
     'stored there otherwise; a corrupt entry is ignored, removed and synthesized again. The',
     'configuration pipeline keeps .secretstore-iac/synth-cache in its cache (docs/pipelines.md §7).',
     `Entries are sealed (key, identity, every file); with ${SYNTH_CACHE_SECRET_VARIABLE} set, with an`,
-    'HMAC of that secret, so an entry written without it is never read with it. With',
+    'HMAC of that secret, so an entry written without it is never read with it. Without the secret',
+    'the seal is a plain SHA-256 anyone who can write the cache can compute again: entries are',
+    'unverified and never read (REF is synthesized; the entry is still stored). With',
     `${PROTECTED_REF_VARIABLE} set (CI), protected and unprotected refs keep separate entries (DIR/protected,`,
     'DIR/unprotected). An entry that does not verify is ignored, removed and synthesized again.',
     '',
@@ -80,7 +82,7 @@ export const synthRefCommand: Command = {
     } finally {
       synthesizer.dispose();
     }
-    context.stdout(`Synthesized ${terminalLine(ref)} (${commit.slice(0, 12)}) into ${terminalLine(out)}${synthesizer.synthesized === 0 ? ' (from the synthesis cache)' : ''}.`);
+    context.stdout(`Synthesized ${terminalLine(ref)} (${commit.slice(0, 12)}) into ${terminalLine(out)}${synthesizer.synthesized === 0 && synthesizer.cache !== undefined ? ` (from the synthesis cache, ${synthesizer.cache.verification})` : ''}.`);
     return ExitCode.ok;
   },
 };

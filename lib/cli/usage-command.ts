@@ -10,7 +10,10 @@ import { DEFAULT_SOURCE, SOURCE_HELP } from './source-argument';
 import { terminalJson } from '../private/terminal-text';
 import { UsageError } from './usage-error';
 import { AUDIT_WINDOW_HELP, AUDIT_WINDOW_OPTIONS, auditLogFiles, auditWindowOption } from './audit-log-options';
-import { readInvariantsOption } from './invariants-option';
+import { readInvariantsOption, usageOnSelection } from './invariants-option';
+import { assertInvariantsSelect } from '../invariants/invariant-selection';
+import { invariantSubjects } from '../access/invariant-subjects';
+import { resolveStoreNamespace } from '../store/store-namespace-setting';
 import { ForbiddenRequestCollector, forbiddenRequestsMarkdown, forbiddenRequestsText } from '../usage/forbidden-requests';
 
 /** `secretstore-iac usage [SOURCE] --log FILE...`: which grants the audit log shows used, never used, denied. */
@@ -22,15 +25,21 @@ export const usageCommand: Command = {
     '',
     "Reads the store's file audit device (JSON lines, OpenBao and HashiCorp Vault; plain or gzip-compressed,",
     'rotated files given one --log each, in any order), streamed line by line, and maps each request to',
-    'the declared identity that made it (JWT role from auth.metadata.role, AppRole role from',
-    'auth.metadata.role_name) and to the rule of its policies that allowed it, evaluated as the store does.',
+    'the declared identity whose login issued its token (the login\'s mount path, namespace and role, linked',
+    'to the request by the token\'s accessor; a child token is its parent\'s) and to the rule of its policies',
+    'that allowed it, evaluated as the store does. A token whose login is not in the log (rotated away: give',
+    'the rotated files) is credited to none, whatever its display name: counted as unattributed.',
+    'The namespace read is VAULT_NAMESPACE / BAO_NAMESPACE or the stacks\' settings.namespace (they must',
+    'agree); entries of other namespaces are counted apart.',
     'Per identity: the grants used (requests, last use); the grants never used in the window',
     '(least-privilege candidates, with the policy and the construct that declares it); the denied',
     'requests (HTTP 403 permission denied) with the spec §7 row and the change that would grant them.',
     'Then the failed logins by auth mount with their §7 cause. Values the store HMACs (tokens,',
     "accessors, Role IDs, Secret IDs, JWTs, a failed login's role and error) stay HMAC-ed: the log",
     'shows a failed login\'s mount, not its role. Requests of tokens no declared identity issued',
-    '(root, hand-made tokens) are counted apart; lines that are not audit entries are counted and skipped.',
+    '(root, hand-made tokens) are counted apart; lines that are not audit entries are counted and skipped;',
+    'entries dated after the time of the run (more than 5 minutes: a store clock ahead, an edited log) are',
+    'counted apart and named, never as use.',
     '',
     SOURCE_HELP,
     `SOURCE defaults to ${DEFAULT_SOURCE}; \`${LIVE_SOURCE}\` reads the live store (VAULT_TOKEN, read/list only).`,
@@ -43,12 +52,13 @@ export const usageCommand: Command = {
     '                      docs/usage.md), or plain lines for the terminal',
     '',
     'Exit codes: 0 report written, nothing denied and no failed login; 1 report written with denied',
-    'requests or failed logins; 2 usage error; 3 runtime error (unreadable log or configuration).',
+    'requests, failed logins or entries dated in the future; 2 usage error (a --log that is no readable',
+    'file, a --since or --until that is no time); 3 runtime error (a log that is not one, an unreadable configuration).',
   ].join('\n'),
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
       args,
-      { log: { type: 'string', multiple: true }, ...AUDIT_WINDOW_OPTIONS, format: { type: 'string' }, invariants: { type: 'string' } },
+      { log: { type: 'string', multiple: true }, ...AUDIT_WINDOW_OPTIONS, format: { type: 'string' }, invariants: { type: 'string', multiple: true } },
       { min: 0, max: 1, names: 'at most one SOURCE' },
     );
     const format = formatOption(values.format, ['md', 'json', 'text'] as const, 'md');
@@ -56,17 +66,25 @@ export const usageCommand: Command = {
     if (logs.length === 0) throw new UsageError('--log FILE is required: the file audit device\'s log (sys/audit, type "file", options.file_path)');
     const window = auditWindowOption(values, Date.now());
     const files = auditLogFiles(logs, context.cwd, '--log');
-    const invariants = values.invariants === undefined ? undefined : readInvariantsOption(String(values.invariants), context.cwd);
+    const invariants = values.invariants === undefined ? undefined : readInvariantsOption(values.invariants as string[], context.cwd);
     const { configuration } = await loadConfiguration(positionals[0] ?? DEFAULT_SOURCE, context);
     const model = await AccessModel.load(configuration);
+    // An invariant that speaks of nobody checks nothing: refused as `invariants check` refuses it.
+    if (invariants !== undefined) usageOnSelection(() => assertInvariantsSelect(invariantSubjects(model), invariants));
     // Requests an invariant forbids: kept apart from the usage aggregate (lib/usage/forbidden-requests.ts).
     const forbidden = invariants === undefined ? undefined : new ForbiddenRequestCollector(model, invariants);
-    const report = await usageOfAuditLog(files, window, model, configuration, forbidden === undefined ? undefined : (identity, entry) => forbidden.add(identity, entry));
+    // The namespace whose identities are read: VAULT_NAMESPACE / BAO_NAMESPACE, which must agree with the
+    // stacks' settings.namespace (the live store's is the one read); entries of other namespaces are counted apart.
+    const namespace = resolveStoreNamespace(context.env, configuration.namespaces ?? ['']);
+    const report = await usageOfAuditLog(files, window, model, configuration, {
+      namespace: namespace ?? '',
+      ...(forbidden === undefined ? {} : { observe: (identity, entry) => forbidden.add(identity, entry) }),
+    });
     const forbiddenRequests = forbidden?.list();
     if (format === 'json') context.stdout(terminalJson(forbiddenRequests === undefined ? report : { ...report, forbidden: forbiddenRequests }));
     else if (format === 'text') context.stdout([renderUsageText(report), ...(forbiddenRequests === undefined ? [] : ['', forbiddenRequestsText(forbiddenRequests)])].join('\n'));
     else context.stdout([renderUsageMarkdown(report).trimEnd(), ...(forbiddenRequests === undefined ? [] : ['', forbiddenRequestsMarkdown(forbiddenRequests).trimEnd()])].join('\n'));
-    const attention = report.failedLogins.length > 0 || report.identities.some((u) => u.denied.length > 0) || (forbiddenRequests ?? []).length > 0;
+    const attention = report.failedLogins.length > 0 || report.identities.some((u) => u.denied.length > 0) || (forbiddenRequests ?? []).length > 0 || (report.counts.future ?? 0) > 0;
     return attention ? ExitCode.usageFindings : ExitCode.ok;
   },
 };

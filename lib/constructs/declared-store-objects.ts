@@ -38,6 +38,12 @@ export interface DeclaredStoreObject {
    * value written as plain text or as an expression {@link evaluateTemplate} computes.
    */
   readonly unresolved: readonly UnresolvedAttribute[];
+  /**
+   * The identity attributes (and `namespace`) an override set or removed, each with the clause that
+   * says which (`set by addOverride('name', …) on user/innocent`); read from the final documents
+   * (lib/constructs/final-store-objects.ts), empty when read from the constructs' own values.
+   */
+  readonly overrides?: Readonly<Record<string, string>>;
 }
 
 /** An identity attribute of a store object whose value is known only when the engine plans. */
@@ -67,7 +73,10 @@ export interface DeclaredStoreObjects {
 }
 
 /**
- * The store objects `root`'s tree synthesizes: every Terraform resource of a store type (the
+ * The store objects `root`'s tree synthesizes as its constructs were given them (before overrides):
+ * what the configuration pipeline's grants are derived from while the stacks render (the final
+ * documents hold the grants' own texts). The platform rules read the final documents instead
+ * (lib/constructs/final-store-objects.ts). Every Terraform resource of a store type (the
  * library's constructs and any provider resource a user adds), located by its catalogue entry from
  * the attributes it will synthesize. Computed once per synthesis (the rules and the pipeline's
  * grants ask for it), on every call outside one.

@@ -1,4 +1,4 @@
-import { LocalBackend, TerraformBackend } from '../framework/framework';
+import { FinalStackDocument } from './final-stack-document';
 import { freeTextProblems, visibleLength, VISIBLE_TEXT_NOTE } from '../model/free-text';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
@@ -7,12 +7,14 @@ import { SecretStoreStack } from './secret-store-stack';
 export const MIN_LOCAL_STATE_REASON = 10;
 
 /**
- * True when a stack keeps its Terraform state in a local file: its backend is a `LocalBackend` (the
- * default of a {@link SecretStoreStack}), or it declares none (cdktf then adds a local one).
+ * True when a stack keeps its Terraform state in a local file, read from its final document
+ * ({@link FinalStackDocument.backendTypes}: what the engine loads, after every override and
+ * whatever backend class wrote it): a `local` backend (the default of a {@link SecretStoreStack}),
+ * or none (the engine then keeps a local state file).
  */
 export function keepsLocalState(stack: SecretStoreStack): boolean {
-  const backend = stack.node.children.find((c) => TerraformBackend.isBackend(c));
-  return backend === undefined || backend instanceof LocalBackend;
+  const types = FinalStackDocument.of(stack).backendTypes;
+  return types.length === 0 || types.includes('local');
 }
 
 /**
@@ -40,13 +42,16 @@ export function pipelineLocalStateProblems(stacks: readonly SecretStoreStack[], 
     }
     return [];
   }
-  const local = stacks.filter(keepsLocalState).map((s) => s.node.id);
+  const local = stacks.filter(keepsLocalState);
   if (local.length === 0) return [];
+  // Said when the final document's backend is not what the stack's factory declared: an override or a backend class wrote it.
+  const written = local.map((s) => FinalStackDocument.of(s)).filter((d) => !/^written by \S+ \(LocalBackend\)$/.test(d.backendSource));
+  const how = written.length === 0 ? '' : ` (the engine loads a local backend: ${written.map((d) => `${d.stack.node.id}: ${d.backendSource}`).join('; ')})`;
   return [
     new ValidationProblem(
       'stateBackend',
-      local,
-      'must be a shared state backend for every stack the pipeline runs (these keep a local state file): a runner\'s files are gone after its job, ' +
+      local.map((s) => s.node.id),
+      `must be a shared state backend for every stack the pipeline runs (these keep a local state file${how}): a runner's files are gone after its job, ` +
         'so the next pipeline would plan every object as new; pass postgresState() as the third argument of definePlatform (or each stack\'s stateBackend), ' +
         'the engine reading the connection from PG_CONN_STR (a masked CI/CD variable) at plan and apply time, or another shared backend; ' +
         'if this runner keeps its files between jobs (a shell runner with a persistent disk), say so in configurationProject.localStateReason',

@@ -7,7 +7,8 @@ import { CiJwtRole } from './ci-jwt-role';
 import { CiSecret } from './ci-secret';
 import { ConfigurationPipelineRole } from './configuration-pipeline-role';
 import { PipelineStackGrant } from './pipeline-stack-grant';
-import { declaredStoreObjects, DeclaredStoreObjects } from './declared-store-objects';
+import { DeclaredStoreObjects } from './declared-store-objects';
+import { finalStoreObjects } from './final-store-objects';
 import { LiveStoreReaderPolicy } from './live-store-reader-policy';
 import { OidcAuth } from './oidc-auth';
 import { OidcGroupRole } from './oidc-group-role';
@@ -86,10 +87,11 @@ export class PlatformDeclarations {
   /**
    * Every store object the tree synthesizes, whoever declares it (library constructs and provider
    * resources a user adds, in every stack), located through the catalogue, and the store resources
-   * the catalogue has no entry for: what the name rules compare. Computed once per synthesis.
+   * the catalogue has no entry for: what the name rules compare. Read from the final documents (after
+   * every override: lib/constructs/final-store-objects.ts); computed once per synthesis.
    */
   get storeObjects(): DeclaredStoreObjects {
-    return declaredStoreObjects(this.root);
+    return finalStoreObjects(this.root);
   }
 
   /** Every declared secret CI reads, with its declaring construct. */

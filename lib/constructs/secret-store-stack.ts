@@ -8,6 +8,8 @@ import { StoreTargetRecord } from './store-target-record';
 import { terraformString } from '../render/text-encoders';
 import { markStackLocal, prepareElements } from './stack-local-element';
 import { IncrementalSynthesis } from '../sources/incremental-synthesis';
+import { FinalStackDocument, renderFinalDocumentWith } from './final-stack-document';
+import { oncePerSynthesis } from './synthesis-round';
 
 /** The run-time checks of {@link SecretStoreStackProps}. */
 export const SECRET_STORE_STACK_SCHEMA: PropsSchema = {
@@ -62,6 +64,7 @@ export class SecretStoreStack extends TerraformStack {
 
   constructor(scope: Construct, id: string, props: SecretStoreStackProps) {
     super(scope, id);
+    renderFinalDocumentWith(this, () => this.renderDocument());
     const typeProblems = checkProps(SECRET_STORE_STACK_SCHEMA, props);
     const given = ownValue<unknown>(props, 'settings');
     // Settings given as plain props (a cast, a JSON file) are checked field by field like any others.
@@ -94,14 +97,28 @@ export class SecretStoreStack extends TerraformStack {
    * ({@link prepareElements}): the output is the same, and the synthesis a third faster.
    */
   override prepareStack(): void {
-    prepareElements(this);
+    // Prepared once per synthesis round: the rules render the documents first (lib/constructs/final-stack-document.ts).
+    oncePerSynthesis(this, 'prepared', () => {
+      prepareElements(this);
+      return true;
+    });
   }
 
   /**
-   * cdktf's Terraform JSON of this stack; in an incremental synthesis, the earlier synthesis's when
-   * nothing it is derived from changed (lib/sources/incremental-synthesis.ts).
+   * The stack's final document ({@link FinalStackDocument}): cdktf's Terraform JSON of this stack,
+   * in an incremental synthesis the earlier synthesis's when nothing it is derived from changed
+   * (lib/sources/incremental-synthesis.ts). Rendered once per synthesis round: the platform rules
+   * read the very object cdktf then writes.
    */
   override toTerraform(): any {
+    const document = FinalStackDocument.of(this);
+    // Never written: a document some element could not render into is the rules' only.
+    if (document.unrendered.length > 0) throw new Error(`${document.unrendered[0].constructPath}: ${document.unrendered[0].message}`);
+    return document.json;
+  }
+
+  /** cdktf's rendering of this stack, or the incremental synthesis's reuse of it. */
+  private renderDocument(): unknown {
     const incremental = IncrementalSynthesis.of(this);
     return incremental === undefined ? super.toTerraform() : incremental.toTerraform(this, () => super.toTerraform());
   }

@@ -43,3 +43,8 @@ export function oncePerSynthesis<T>(owner: IConstruct, what: string, compute: ()
   kept.set(what, value);
   return value;
 }
+
+/** True while a synthesis round of `c`'s app runs ({@link inSynthesisRound}). */
+export function isInSynthesisRound(c: IConstruct): boolean {
+  return rounds.has(c.node.root);
+}

@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomically } from '../private/atomic-file';
+import { bookkeepingContentProblems } from './bookkeeping-content';
 import { IMPORT_FILE } from '../reconcile/import-blocks';
 import { RETIRED_GRANTS_FILE, RETIRED_OWN_GRANTS_FILE } from '../reconcile/retired-stack-grants';
 import { MOVES_FILE } from '../reconcile/stack-moves';
@@ -25,10 +26,12 @@ export const BOOKKEEPING_FILES: ReadonlyArray<{ readonly name: string; readonly 
  * The seal of a stack directory's bookkeeping: for each file the tool wrote there, the SHA-256 of
  * what it wrote and, for what `moves` derived from the synthesis, the SHA-256 of the `cdk.tf.json` it
  * was derived from (`none` for a retired stack, which has none). A digest kept beside the file detects
- * an accidental or naive edit, and a file left from another synthesis; it does not stop someone who
- * rewrites the file and the seal together (the tool has no secret to sign with): against that, what
- * can be derived again is (`retired-own-grants.json` is checked against HEAD's synthesis), and the
- * rest is reviewed in the plan.
+ * an accidental edit and a file left from another synthesis; it is no verification: anyone who
+ * rewrites a file can compute its seal again (the `moves` of a merge request's pipeline holds no
+ * secret to key it with). So the content is checked against what the synthesis derives, whatever
+ * the seal says ({@link bookkeepingContentProblems}: only `moved`/`import`/`removed` blocks the
+ * synthesis agrees with, never a `resource` block; the override only keeps retired stacks' grants;
+ * `retired-own-grants.json` is checked against HEAD's synthesis), and the plan is reviewed.
  */
 export const SEAL_FILE = 'secretstore-iac-seal.json';
 
@@ -103,9 +106,12 @@ export function sealBookkeeping(stackDir: string, written: Readonly<Record<strin
 /**
  * What in a stack directory's bookkeeping is not what the tool wrote, one line each naming the file
  * and the fix: a bookkeeping file the seal does not record, whose content differs from what was
- * sealed, or derived from another synthesis than the directory's `cdk.tf.json`.
+ * sealed, or derived from another synthesis than the directory's `cdk.tf.json`; and, whatever the
+ * seal says, content the tool does not derive from the synthesis ({@link bookkeepingContentProblems}).
+ * @param stackName the stack's name, when `stackDir` is a copy of its directory (an engine run's
+ *   fresh working directory: the check reads the very bytes the engine will read)
  */
-export function bookkeepingProblems(stackDir: string): string[] {
+export function bookkeepingProblems(stackDir: string, stackName: string = path.basename(stackDir)): string[] {
   const present = BOOKKEEPING_FILES.filter((f) => fs.existsSync(path.join(stackDir, f.name)));
   if (present.length === 0) return [];
   const seal = readSeal(stackDir);
@@ -122,5 +128,5 @@ export function bookkeepingProblems(stackDir: string): string[] {
       problems.push(`${name}: derived from another synthesis of this stack than its cdk.tf.json (synthesized again since \`secretstore-iac ${writer}\` ran). Fix: ${fix}`);
     }
   }
-  return problems;
+  return [...problems, ...bookkeepingContentProblems(stackDir, stackName)];
 }

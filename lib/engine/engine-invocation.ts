@@ -1,3 +1,5 @@
+import { declaredOptions, optionKind, VALUE_OPTION_NAMES } from './engine-options';
+
 /**
  * One option of an engine command line (`-target=vault_policy.p`, `-var x=y`, `-destroy`).
  */
@@ -28,30 +30,25 @@ export interface EngineInvocation {
 const WITH_ACTION = new Set(['state', 'workspace', 'providers', 'metadata']);
 
 /**
- * The options of the subcommands the guards read (`plan`, `apply`, `destroy`, `import`, `state`,
- * `taint`, `untaint`) that take a value, as OpenTofu and Terraform declare them: with Go's flag
- * package, a value may follow as the next argument (`-target ADDR`), so only a known name tells
- * whether the next argument is its value or the plan file.
+ * One option from `args[i]` on: its value is the next argument when the command declares it as
+ * taking one (`takesValue`), as Go's flag package reads it.
  */
-export const VALUE_OPTIONS: ReadonlySet<string> = new Set([
-  'backup', 'config', 'exclude', 'exclude-file', 'generate-config-out', 'json-into', 'lock-timeout', 'out',
-  'parallelism', 'provider', 'replace', 'state', 'state-out', 'target', 'target-file', 'var', 'var-file',
-]);
-
-/** The flags (boolean options: `-destroy`, `-lock=false`) of the same subcommands. */
-export const FLAG_OPTIONS: ReadonlySet<string> = new Set([
-  'allow-missing', 'auto-approve', 'compact-warnings', 'concise', 'consolidate-errors', 'consolidate-warnings',
-  'deprecated', 'destroy', 'detailed-exitcode', 'dry-run', 'ignore-remote-version', 'input', 'json', 'lock',
-  'no-color', 'refresh', 'refresh-only', 'show-sensitive',
-]);
-
-/** One option from `args[i]` on (its value may be the next argument). */
-function readOption(args: readonly string[], i: number): EngineOption {
+function readOption(args: readonly string[], i: number, takesValue: (name: string) => boolean): EngineOption {
   const body = args[i].replace(/^--?/, '');
   const eq = body.indexOf('=');
   if (eq >= 0) return { name: body.slice(0, eq), value: body.slice(eq + 1), tokens: [args[i]] };
-  if (VALUE_OPTIONS.has(body) && i + 1 < args.length) return { name: body, value: args[i + 1], tokens: [args[i], args[i + 1]] };
+  if (takesValue(body) && i + 1 < args.length) return { name: body, value: args[i + 1], tokens: [args[i], args[i + 1]] };
   return { name: body, tokens: [args[i]] };
+}
+
+/**
+ * Whether an option of the command `words` (`apply`, `state rm`) takes a value: as the command
+ * declares it (lib/engine/engine-options.ts); for a command the table does not know, as any command
+ * declaring that name does.
+ */
+function valueOptionOf(words: string): (name: string) => boolean {
+  const own = declaredOptions(words);
+  return own === undefined ? (name) => VALUE_OPTION_NAMES.has(name) : (name) => optionKind(own, name) === 'value';
 }
 
 const isOption = (arg: string): boolean => arg.startsWith('-') && arg !== '-' && arg !== '--';
@@ -63,15 +60,16 @@ const isOption = (arg: string): boolean => arg.startsWith('-') && arg !== '-' &&
 export function parseEngineInvocation(args: readonly string[]): EngineInvocation {
   const globals: EngineOption[] = [];
   let i = 0;
-  for (; i < args.length && isOption(args[i]); i++) globals.push(readOption([args[i]], 0));
+  for (; i < args.length && isOption(args[i]); i++) globals.push(readOption([args[i]], 0, () => false));
   const subcommand = args[i];
   if (subcommand === undefined) return { globals, options: [], positionals: [] };
   i++;
   let action: string | undefined;
   if (WITH_ACTION.has(subcommand) && i < args.length && !isOption(args[i])) action = args[i++];
   const options: EngineOption[] = [];
+  const takesValue = valueOptionOf([subcommand, action].filter((w) => w !== undefined).join(' '));
   for (; i < args.length && isOption(args[i]); ) {
-    const o = readOption(args, i);
+    const o = readOption(args, i, takesValue);
     options.push(o);
     i += o.tokens.length;
   }
@@ -81,14 +79,20 @@ export function parseEngineInvocation(args: readonly string[]): EngineInvocation
 
 /** Go's `strconv.ParseBool`: the texts a flag's value may be. */
 const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** A flag's value as Go's `strconv.ParseBool` reads it (`true`, `false`), or the text itself (the engine refuses it). */
+export function flagValue(option: EngineOption): string {
+  if (option.value === undefined || TRUE.has(option.value)) return 'true';
+  return FALSE.has(option.value) ? 'false' : option.value;
+}
 
 /** Whether a flag is set (`-destroy`, `-destroy=true`; `-destroy=false` is not). */
 export function flagSet(invocation: EngineInvocation, name: string): boolean {
   const given = invocation.options.filter((o) => o.name === name);
   if (given.length === 0) return false;
   // The last one wins, as with Go's flag package.
-  const last = given[given.length - 1];
-  return last.value === undefined || TRUE.has(last.value);
+  return flagValue(given[given.length - 1]) === 'true';
 }
 
 /** The value of an option (the last one given), or undefined. */

@@ -1,4 +1,4 @@
-import { spawnSync } from 'child_process';
+import { spawnSync, SpawnSyncReturns } from 'child_process';
 import { checkEngineRun } from './engine-process';
 
 /** What the engine printed and how it ended, when a command reads its output instead of showing it. */
@@ -14,8 +14,8 @@ export interface EngineOutput {
 /**
  * Runs the engine in a stack directory to its end and returns its output, never printing it
  * (`state list` for adopt, `plan`/`show -json` for the replacement guard). `TF_IN_AUTOMATION` keeps
- * the engine from suggesting commands to type next. Checked first like every engine run
- * ({@link checkEngineRun}).
+ * the engine from suggesting commands to type next. Checked first like every engine run, and run
+ * in a working directory laid fresh ({@link checkEngineRun}).
  * @param options.readsConfiguration false for `show -json PLANFILE` of a review (see {@link checkEngineRun})
  * @throws the spawn error when the engine cannot be started; the refusals of {@link checkEngineRun}
  */
@@ -26,8 +26,14 @@ export function runEngineCollected(
   env: NodeJS.ProcessEnv,
   options: { readonly readsConfiguration?: boolean } = {},
 ): EngineOutput {
-  checkEngineRun(cwd, env, options.readsConfiguration ?? true);
-  const result = spawnSync(engine, args, { cwd, env: { ...env, TF_IN_AUTOMATION: '1' }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const { env: runEnv, work } = checkEngineRun(cwd, env, args, options.readsConfiguration ?? true);
+  let result: SpawnSyncReturns<string>;
+  try {
+    result = spawnSync(engine, work.args, { cwd: work.dir, env: { ...runEnv, TF_IN_AUTOMATION: '1' }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  } finally {
+    // The engine's data (a plan saved with -out=, a changed lock) is back in `cwd` before the caller reads it.
+    work.finish();
+  }
   if (result.error) throw result.error;
   const said = `${result.stderr ?? ''}${result.stdout ?? ''}`.replace(/\x1b\[[0-9;]*m/g, '').trim();
   return { status: result.status ?? 1, stdout: result.stdout ?? '', said };

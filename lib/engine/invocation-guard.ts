@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { commandWords, EngineInvocation, EngineOption, FLAG_OPTIONS, flagSet, optionValue, VALUE_OPTIONS } from './engine-invocation';
+import { commandWords, EngineInvocation, EngineOption, flagSet, flagValue, optionValue } from './engine-invocation';
+import { AcceptedOption, acceptedOption, declaredOptions, guardAccepts, optionKind, STATE_WRITING_COMMANDS } from './engine-options';
 import { GuardRefusal } from './guard-refusal';
 
 /**
@@ -43,13 +44,124 @@ const PLAN_SHAPING = new Set(['destroy', 'exclude', 'exclude-file', 'refresh', '
 /** Options of `apply` the guard's `plan` does not take, or sets itself. */
 const NOT_FOR_THE_GUARD_PLAN = new Set(['auto-approve', 'backup', 'input', 'out', 'detailed-exitcode']);
 
-/** Subcommands that change neither the store nor what the state holds (or only read the store into state). */
-const UNCHECKED = new Set([
-  'console', 'fmt', 'force-unlock', 'get', 'graph', 'help', 'init', 'login', 'logout', 'metadata', 'modules', 'output',
-  'providers', 'refresh', 'show', 'untaint', 'validate', 'version',
-]);
-
 const tokens = (options: readonly EngineOption[]): string[] => options.flatMap((o) => [...o.tokens]);
+
+/** Why a command is refused under --refuse-replace as a whole, and the fix (for the stack). */
+interface CommandRefusal {
+  readonly reason: string;
+  readonly fix: (stack: string) => string;
+}
+
+/** The commands about providers and locks that --refuse-replace refuses whatever their options. */
+const REFUSED_COMMANDS: Readonly<Record<string, CommandRefusal>> = {
+  'providers lock': {
+    reason:
+      'rewrites the stack\'s provider lock file (from -fs-mirror, -net-mirror or the registry): every later init installs, and every plan and apply runs, the provider build the new lock names, not the one the tool installed',
+    fix: (stack) =>
+      `the lock comes from \`secretstore-iac tf ${stack} -- init\`, from the tool's provider mirror (docs/toolchain.md); to add checksums, a person runs \`providers lock\` without --refuse-replace and commits locks/${stack}/.terraform.lock.hcl`,
+  },
+  'providers mirror': {
+    reason: 'writes provider packages into a directory of its own: the tool installs providers only from its own mirror',
+    fix: () => 'run `tofu providers mirror DIR` outside secretstore-iac, away from the stack directory',
+  },
+  'force-unlock': {
+    reason: 'removes another run\'s state lock: that run (a pipeline job, a person\'s apply) may still be writing the state, and both then write it',
+    fix: (stack) =>
+      `wait for the other run (\`-lock-timeout=10m\`, as the pipeline's jobs do); if a person checked that no run holds the lock, \`secretstore-iac tf ${stack} -- force-unlock LOCK_ID\` without --refuse-replace`,
+  },
+};
+
+/** Why an option (or its value) is refused, and the fix; for the options whose effect is known. */
+const OPTION_REFUSALS: Readonly<Record<string, { readonly reason: string; readonly fix: string }>> = {
+  lock: {
+    reason:
+      'no state lock held: another run (a pipeline job, a person) may write the same state at the same time, and what one of them creates ends up in neither state',
+    fix: 'leave -lock=false out; to wait for another run, give -lock-timeout=10m (as the pipeline\'s jobs do)',
+  },
+  state: { reason: 'another state file than the stack\'s own, which the guards review (objects written there leave the stack\'s state)', fix: 'leave it out' },
+  'state-out': { reason: 'another state file than the stack\'s own, which the guards review (objects written there leave the stack\'s state)', fix: 'leave it out' },
+  backup: { reason: 'the state\'s backup written elsewhere, or with `-backup=-` not at all', fix: 'leave it out' },
+  'backup-out': { reason: 'the state\'s backup written elsewhere', fix: 'leave it out' },
+  'ignore-remote-version': { reason: 'lets this engine write a remote state whose workspace asks for another engine version', fix: 'leave it out; run the engine version the backend asks for' },
+  'plugin-dir': {
+    reason: 'installs providers from that directory instead of the tool\'s provider mirror, and keeps it for every later init: the next plan and apply would run whatever it holds',
+    fix: 'leave it out: init installs from the tool\'s provider mirror (docs/toolchain.md)',
+  },
+  upgrade: {
+    reason: 'selects newer provider versions and rewrites the stack\'s lock file',
+    fix: 'a person upgrades: `secretstore-iac tf STACK -- init -upgrade` without --refuse-replace, then commits locks/STACK/.terraform.lock.hcl',
+  },
+  lockfile: { reason: 'a lock file mode other than `readonly` (the only mode that keeps the lock as it is)', fix: 'give -lockfile=readonly or leave it out' },
+  'from-module': { reason: 'copies another module into the stack directory before init', fix: 'leave it out: the stack directory holds what synthesis wrote' },
+  'backend-config': {
+    reason: 'merges settings into the synthesized backend block: the state may live elsewhere than the configuration says',
+    fix: 'declare the backend in the configuration (docs/configuration-repository.md); leave it out',
+  },
+  backend: { reason: 'keeps the backend of an earlier init instead of the synthesized one', fix: 'leave it out' },
+  cloud: { reason: 'keeps the backend of an earlier init instead of the synthesized one', fix: 'leave it out' },
+  reconfigure: { reason: 're-initializes the backend, ignoring the one the state was in', fix: 'a person changes a backend: run it without --refuse-replace' },
+  'migrate-state': { reason: 'copies the state to another backend', fix: 'a person migrates state: run it without --refuse-replace' },
+  'force-copy': { reason: 'copies the state to another backend without asking', fix: 'a person migrates state: run it without --refuse-replace' },
+  'generate-config-out': { reason: 'writes configuration into the stack directory, which holds only what synthesis wrote', fix: 'leave it out' },
+  'test-directory': { reason: 'reads test files from another directory', fix: 'leave it out' },
+  update: { reason: 'fetches newer module sources than the ones init installed', fix: 'leave it out; a person runs it without --refuse-replace' },
+};
+
+/** An option --refuse-replace does not pass, with why and the fix. */
+interface RefusedOption {
+  readonly option: EngineOption;
+  readonly reason: string;
+  readonly fix: string;
+}
+
+/**
+ * The options of `invocation` that `accepted` (what the guard accepts for its command) does not hold,
+ * or holds with other values; each with the reason and the fix.
+ */
+function refusedOptions(invocation: EngineInvocation, accepted: Readonly<Record<string, AcceptedOption>>, stack: string): RefusedOption[] {
+  const command = commandWords(invocation);
+  const declared = declaredOptions(command) ?? {};
+  const refused: RefusedOption[] = [];
+  for (const option of invocation.options) {
+    const rule = acceptedOption(accepted, option.name);
+    const kind = optionKind(declared, option.name);
+    const value = kind === 'flag' ? flagValue(option) : option.value ?? '';
+    if (rule === true || (rule !== undefined && rule.includes(value))) continue;
+    const known = Object.prototype.hasOwnProperty.call(OPTION_REFUSALS, option.name) ? OPTION_REFUSALS[option.name] : undefined;
+    if (known !== undefined && kind !== undefined) {
+      refused.push({ option, reason: known.reason, fix: known.fix.replace(/STACK/g, stack) });
+    } else if (kind !== undefined) {
+      refused.push({
+        option,
+        reason: `an option of \`${command}\` that --refuse-replace does not pass: it passes only the options it can review (docs/operators.md)`,
+        fix: 'leave it out; if a person decided to run it, run it without --refuse-replace',
+      });
+    } else {
+      refused.push({
+        option,
+        reason: 'an option --refuse-replace does not know: it cannot tell what the engine would plan or apply with it',
+        fix: 'leave it out; if a person decided to run it, run it without --refuse-replace',
+      });
+    }
+  }
+  return refused;
+}
+
+/**
+ * Refuses `-lock=false` on a command that writes the stack's state (apply, destroy, refresh, import,
+ * init, taint, untaint, state rm/mv/push/replace-provider, workspace new/delete), with or without
+ * --refuse-replace: two runs at once on one state each write what they created, and the objects of
+ * the run whose state was overwritten end up in no state (seen on PostgreSQL state: 4 store objects).
+ * A plan writes no state: `plan -lock=false` passes.
+ * @throws InvocationRefused naming the option, why and the fix
+ */
+export function refuseUnlockedStateWrite(invocation: EngineInvocation, stack: string): void {
+  const command = commandWords(invocation);
+  if (!STATE_WRITING_COMMANDS.has(command)) return;
+  const unlocked = invocation.options.filter((o) => o.name === 'lock' && flagValue(o) !== 'true');
+  if (unlocked.length === 0) return;
+  throw new InvocationRefused(stack, command, `has ${unlocked.map((o) => `\`${o.tokens.join(' ')}\``).join(', ')} (${OPTION_REFUSALS.lock.reason})`, OPTION_REFUSALS.lock.fix);
+}
 
 /**
  * The resource addresses a synthesized stack declares (`type.id` of its `cdk.tf.json`); none for a
@@ -84,22 +196,17 @@ export function guardInvocation(invocation: EngineInvocation, stack: string, dec
     );
   }
   if (sub === undefined) return { kind: 'unchecked' };
-  if (UNCHECKED.has(sub) || (sub === 'workspace' && invocation.action !== 'delete') || (sub === 'state' && ['list', 'show', 'pull'].includes(invocation.action ?? ''))) {
-    return { kind: 'unchecked' };
-  }
-  const unknown = invocation.options.filter((o) => !VALUE_OPTIONS.has(o.name) && !FLAG_OPTIONS.has(o.name));
-  if (unknown.length > 0) {
-    refuse(
-      `has ${unknown.map((o) => `\`${o.tokens.join(' ')}\``).join(', ')}, an option --refuse-replace does not know: it cannot tell what the engine would plan or apply with it`,
-      'leave it out; if a person decided to run it, run it without --refuse-replace',
-    );
-  }
-  const otherState = invocation.options.filter((o) => o.name === 'state' || o.name === 'state-out');
-  if (otherState.length > 0) {
-    refuse(
-      `has ${otherState.map((o) => `\`${o.tokens.join(' ')}\``).join(', ')}: another state file than the stack's own, which the guards review (objects written there leave the stack's state)`,
-      'leave it out',
-    );
+  const accepted = guardAccepts(command);
+  const whole = Object.prototype.hasOwnProperty.call(REFUSED_COMMANDS, command) ? REFUSED_COMMANDS[command] : undefined;
+  if (whole !== undefined) refuse(whole.reason, whole.fix(stack));
+  if (accepted !== undefined) {
+    const refused = refusedOptions(invocation, accepted, stack);
+    if (refused.length > 0) {
+      refuse(
+        `has ${refused.map((r) => `\`${r.option.tokens.join(' ')}\` (${r.reason})`).join(', ')}`,
+        [...new Set(refused.map((r) => r.fix))].join('; '),
+      );
+    }
   }
   switch (sub) {
     case 'plan': {
@@ -133,6 +240,7 @@ export function guardInvocation(invocation: EngineInvocation, stack: string, dec
         `to recover an object an interrupted apply left tainted, \`untaint\` it; a replacement needs a person: \`secretstore-iac tf ${stack} -- apply -replace=ADDRESS\` without --refuse-replace shows the plan and asks`,
       );
     case 'state':
+      if (accepted !== undefined && !['rm', 'mv'].includes(invocation.action ?? '')) return { kind: 'unchecked' };
       if (flagSet(invocation, 'dry-run') && (invocation.action === 'rm' || invocation.action === 'mv')) return { kind: 'unchecked' };
       if (invocation.action === 'rm') {
         return refuse(
@@ -146,6 +254,7 @@ export function guardInvocation(invocation: EngineInvocation, stack: string, dec
         'if a person decided to run it, run it without --refuse-replace',
       );
     default:
+      if (accepted !== undefined) return { kind: 'unchecked' };
       return refuse(
         sub === 'workspace' ? 'deletes a workspace\'s state: its objects stay on the store, managed by no stack' : `is a command --refuse-replace cannot check (it may change the store or the state)`,
         'if a person decided to run it, run it without --refuse-replace',

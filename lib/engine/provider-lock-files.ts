@@ -38,33 +38,87 @@ function writeWhole(file: string, content: Buffer): void {
 }
 
 /**
+ * Puts the stack's committed lock file ({@link committedProviderLockFile}) in the stack directory
+ * when it differs from the one there (the committed one wins over what an earlier run left), so
+ * that the lock checked before the engine runs is the one it reads.
+ * @returns the committed lock's contents, or undefined when there is none
+ */
+export function placeCommittedLock(stackDir: string): Buffer | undefined {
+  const committed = committedProviderLockFile(stackDir);
+  const before = committed === undefined ? undefined : readIfFile(committed);
+  const working = path.join(stackDir, PROVIDER_LOCK_FILE);
+  if (before !== undefined && !before.equals(readIfFile(working) ?? Buffer.alloc(0))) writeWhole(working, before);
+  return before;
+}
+
+/** Checks of the providers around an engine run ({@link keepProviderLockFile}); each throws to refuse. */
+export interface ProviderChecks {
+  /** Before the engine runs, the committed lock in place. */
+  readonly before?: () => void;
+  /**
+   * After a successful run that may have written the lock or installed packages (`init`), before its
+   * lock is copied to the committed one: a refused lock is put back as it was, and not committed.
+   */
+  readonly after?: () => void;
+}
+
+/**
  * Runs the engine in `stackDir` with the stack's committed lock file (see
  * {@link committedProviderLockFile}): copied into the stack directory before the engine runs (the
  * committed one wins over what an earlier run left there), and copied back when the engine ended
  * successfully with another lock (`init` selected or upgraded a provider, `providers lock` added
- * checksums), with one line through `say` asking to commit it.
+ * checksums) that `checks.after` accepts, with one line through `say` asking to commit it (in a
+ * CI job, whose working copy the repository never receives, how to make it in a checkout instead).
  *
  * @param run runs the engine and returns its exit code
+ * @param ciJob the run is a CI job's (`CI` / `GITLAB_CI` set): a lock written there is lost with the job
  * @returns the engine's exit code
  */
-export async function keepProviderLockFile(stackDir: string, say: (line: string) => void, run: () => Promise<number>): Promise<number> {
+export async function keepProviderLockFile(
+  stackDir: string,
+  say: (line: string) => void,
+  run: () => Promise<number>,
+  checks: ProviderChecks = {},
+  ciJob = false,
+): Promise<number> {
   const committed = committedProviderLockFile(stackDir);
-  if (committed === undefined) return run();
   const working = path.join(stackDir, PROVIDER_LOCK_FILE);
-  const before = readIfFile(committed);
-  if (before !== undefined && !before.equals(readIfFile(working) ?? Buffer.alloc(0))) writeWhole(working, before);
+  const before = placeCommittedLock(stackDir);
+  const left = readIfFile(working);
+  checks.before?.();
   const code = await run();
+  if (code === 0 && checks.after !== undefined) {
+    try {
+      checks.after();
+    } catch (e) {
+      // The lock the run wrote is not kept for the next run to trust.
+      if (left === undefined) fs.rmSync(working, { force: true });
+      else writeWhole(working, left);
+      throw e;
+    }
+  }
+  if (committed === undefined) return code;
   const after = code === 0 ? readIfFile(working) : undefined;
   if (after !== undefined && (before === undefined || !after.equals(before))) {
     writeWhole(committed, after);
-    say(`secretstore-iac tf: the engine ${before === undefined ? 'wrote' : 'changed'} the provider lock file: copied to ${shownLock(committed)}; commit it`);
+    say(`secretstore-iac tf: the engine ${before === undefined ? 'wrote' : 'changed'} the provider lock file: copied to ${shownLock(committed)}; ${commitAdvice(committed, ciJob)}`);
   }
   // A stack that no administrator initialized (people, a shard, one added later) would otherwise get
   // its lock only in a pipeline job, where it is lost: every synthesized stack gets one now.
   if (code === 0) {
-    for (const written of deriveSiblingLockFiles(stackDir)) say(`secretstore-iac tf: wrote ${shownLock(written)} from this stack's provider lock (the same provider builds); commit it`);
+    for (const written of deriveSiblingLockFiles(stackDir)) say(`secretstore-iac tf: wrote ${shownLock(written)} from this stack's provider lock (the same provider builds); ${commitAdvice(written, ciJob)}`);
   }
   return code;
+}
+
+/**
+ * What to do with a lock written to `locks/<stack>/`: commit it; in a CI job, whose working copy
+ * the repository never receives, make it in a checkout (`tf <stack> -- init`) and commit it there.
+ */
+function commitAdvice(committed: string, ciJob: boolean): string {
+  if (!ciJob) return 'commit it';
+  const stack = path.basename(path.dirname(committed));
+  return `this CI job's working copy is not committed: run \`npx secretstore-iac tf ${stack} -- init\` in a checkout and commit locks/${stack}/`;
 }
 
 /** A committed lock file's path as the repository shows it (`locks/people/.terraform.lock.hcl`). */

@@ -4,7 +4,12 @@ import * as path from 'path';
 import { RETIRED_GRANTS_FILE } from '../model/retired-grants-file';
 import { sealedDigest } from './bookkeeping-seal';
 import { runEngineCollected } from './engine-output';
+import { ReleasedAccess } from '../model/released-access';
 import { GuardRefusal } from './guard-refusal';
+import { keptRules, literalText, ReleaseBasis, releaseBasis, ResourceBlocks } from './release-basis';
+
+export { ReleaseBasis, releaseBasis } from './release-basis';
+export { ReleasedAccess } from '../model/released-access';
 
 /**
  * Thrown when `tf --released-grants FILE -- apply PLANFILE` is asked to apply a plan that does more
@@ -30,31 +35,44 @@ interface ResourceChange {
 }
 
 /**
- * What in a saved plan is more than the release of kept grants: the plan may only update, in place,
- * the attributes `moves`' override (`kept`, its JSON) set, each from the override's value (what the
- * store holds) to a part of it (the stack's own, without what was added for the retired stacks: a
- * token policy list without the kept names, a policy text without the appended blocks): it only takes
- * away. Any other change, create, destroy, or attribute is a problem.
- * @returns one line per problem; empty when the plan is exactly such a release
+ * What in a saved plan is not exactly the release of kept grants: the plan may only update, in
+ * place, the attributes `moves`' override (`kept`) set, each from the override's value (what the
+ * store holds) to exactly the stack's own declared value (`basis.declared`, the synthesis): a token
+ * policy list equal, as a set, to the declared one, the kept list minus exactly the retired stacks'
+ * grant names; a policy text equal to the declared text, the kept text minus exactly the rule blocks
+ * moves appended on retired stacks' grants. A prefix of the text, a subset of the list, a removal of
+ * anything else, any other change, create, destroy or attribute is a problem.
+ * @returns the problems, one line each (empty when the plan is exactly such a release), and what the
+ *   release takes away, as access changes, when there is no problem
  */
-export function releasedGrantsProblems(plan: { readonly resource_changes?: readonly ResourceChange[] }, kept: { readonly resource?: Record<string, Record<string, Record<string, unknown>>> }): string[] {
+export function releasedGrantsProblems(
+  plan: { readonly resource_changes?: readonly ResourceChange[] },
+  kept: { readonly resource?: ResourceBlocks },
+  basis: ReleaseBasis,
+): { readonly problems: string[]; readonly released: ReleasedAccess[] } {
   const problems: string[] = [];
-  // The override names a role's own policy by reference (`${vault_policy.<id>.name}`), as the stack
-  // does: resolved with the plan's values of that object (a name does not change in a release).
+  const released: ReleasedAccess[] = [];
+  // The override and the stack name a role's own policy by reference (`${vault_policy.<id>.name}`):
+  // resolved with the plan's values of that object (a name does not change in a release).
   const values = new Map((plan.resource_changes ?? []).map((rc) => [`${rc.type}.${rc.name}`, rc.change?.before ?? rc.change?.after ?? {}]));
   const resolve = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(resolve);
-    const ref = typeof value === 'string' ? /^\$\{([a-z0-9_]+\.[^.{}]+)\.([a-z0-9_]+)\}$/.exec(value) : null;
-    const target = ref ? values.get(ref[1])?.[ref[2]] : undefined;
-    return typeof target === 'string' ? target : value;
+    if (typeof value !== 'string') return value;
+    const ref = /^\$\{([a-z0-9_]+\.[^.{}]+)\.([a-z0-9_]+)\}$/.exec(value);
+    if (ref) {
+      const target = values.get(ref[1])?.[ref[2]];
+      return typeof target === 'string' ? target : undefined;
+    }
+    return literalText(value);
   };
   for (const rc of plan.resource_changes ?? []) {
     const actions = rc.change?.actions ?? [];
     if (actions.length === 1 && actions[0] === 'no-op') continue;
     const address = rc.address ?? `${rc.type}.${rc.name}`;
     const override = rc.type !== undefined && rc.name !== undefined ? kept.resource?.[rc.type]?.[rc.name] : undefined;
-    if (override === undefined) {
-      problems.push(`${address}: ${actions.join(', ')}: not an object whose grants moves kept`);
+    const declared = rc.type !== undefined && rc.name !== undefined ? basis.declared[rc.type]?.[rc.name] : undefined;
+    if (override === undefined || declared === undefined) {
+      problems.push(`${address}: ${actions.join(', ')}: not an object ${override === undefined ? 'whose grants moves kept' : 'the stack declares'}`);
       continue;
     }
     if (actions.length !== 1 || actions[0] !== 'update') {
@@ -63,44 +81,73 @@ export function releasedGrantsProblems(plan: { readonly resource_changes?: reado
     }
     const before = rc.change?.before ?? {};
     const after = rc.change?.after ?? {};
-    for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const name = typeof before.role_name === 'string' ? before.role_name : typeof before.name === 'string' ? before.name : address;
+    for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
       const same = JSON.stringify(before[key]) === JSON.stringify(after[key]);
       if (!(key in override)) {
         if (!same) problems.push(`${address}: changes ${key}, which moves did not keep`);
         continue;
       }
       const was = resolve(override[key]);
-      if (!sameValue(before[key], was)) problems.push(`${address}: ${key} on the store is not what moves kept`);
-      else if (!startsWith(was, after[key])) problems.push(`${address}: ${key} becomes more than the stack declares without the kept grants`);
+      const own = resolve(declared[key]);
+      if (!sameValue(before[key], was)) {
+        problems.push(`${address}: ${key} on the store is not what moves kept`);
+      } else if (!sameValue(after[key], own)) {
+        problems.push(`${address}: ${key} becomes other than the stack declares (${describe(after[key])}, declared ${describe(own)}): a release ends at exactly the declared value`);
+      } else if (Array.isArray(was) && Array.isArray(own)) {
+        const lost = was.filter((v) => !own.some((o) => JSON.stringify(o) === JSON.stringify(v)));
+        const other = lost.filter((v) => typeof v !== 'string' || !basis.isRetiredGrant(v));
+        if (other.length > 0) problems.push(`${address}: ${key} loses ${other.map(describe).join(', ')}: not a grant of a retired stack`);
+        else lost.forEach((v) => released.push({ address, name, loses: 'policy', what: v as string }));
+      } else if (typeof was === 'string' && typeof own === 'string') {
+        const rules = keptRules(was, own, basis);
+        if (typeof rules === 'string') problems.push(`${address}: ${key}: ${rules}`);
+        else rules.forEach((what) => released.push({ address, name, loses: 'rule', what }));
+      } else {
+        problems.push(`${address}: ${key} is neither a list nor a text: not what moves keeps`);
+      }
     }
   }
-  return problems;
+  return { problems, released: problems.length > 0 ? [] : released };
+}
+
+/** A value for a message: a list's items, a text's length. */
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => JSON.stringify(v)).join(', ')}]`;
+  if (typeof value === 'string') return value.length > 40 ? `a text of ${value.length} characters` : JSON.stringify(value);
+  return value === undefined ? 'a value only the engine knows' : JSON.stringify(value);
+}
+
+/** Equal values, lists compared as sets (the provider keeps token policies as a set, in its own order). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const key = (list: unknown[]) => [...new Set(list.map((v) => JSON.stringify(v)))].sort().join('\n');
+    return a.length === b.length && key(a) === key(b);
+  }
+  return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**
- * True when `value` is part of `whole`: a beginning of a text (a policy without the appended blocks),
- * or some of the items of a list (token policies: the provider keeps them as a set, in its own order).
+ * The release as access changes, one line each, for the job log (and a note): which role loses which
+ * policy, which policy loses which rule.
  */
-function startsWith(whole: unknown, value: unknown): boolean {
-  if (typeof whole === 'string' && typeof value === 'string') return whole.startsWith(value);
-  if (Array.isArray(whole) && Array.isArray(value)) return value.every((v) => whole.some((w) => JSON.stringify(v) === JSON.stringify(w)));
-  return false;
-}
-
-/** Equal values, lists compared as sets (the provider's order is its own). */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && startsWith(a, b) && startsWith(b, a);
-  return JSON.stringify(a) === JSON.stringify(b);
+export function renderReleasedAccess(stack: string, released: readonly ReleasedAccess[]): string[] {
+  return released.map((r) =>
+    r.loses === 'policy'
+      ? `${stack}: access change: role ${r.name} (${r.address}) loses policy ${r.what} (a retired stack's grant)`
+      : `${stack}: access change: policy ${r.name} (${r.address}) loses rule ${r.what} (on a retired stack's grant)`,
+  );
 }
 
 /**
  * Refuses, before the engine applies `planFile` in `stackDir`, anything but the release of the
  * grants `moves`' override kept: `keptFile` must be that override, as sealed in the stack directory
  * (taken out of it so that the plan declares the stack without it), and the plan must do no more than
- * {@link releasedGrantsProblems} allows.
+ * {@link releasedGrantsProblems} allows against the stack's synthesis ({@link releaseBasis}).
+ * @returns what the release takes away, as access changes ({@link renderReleasedAccess})
  * @throws ReleasedGrantsRefused (exit 4) naming every problem
  */
-export function checkReleasedGrants(stack: string, stackDir: string, planFile: string, keptFile: string, engine: string, env: NodeJS.ProcessEnv): void {
+export function checkReleasedGrants(stack: string, stackDir: string, planFile: string, keptFile: string, engine: string, env: NodeJS.ProcessEnv): ReleasedAccess[] {
   const content = fs.readFileSync(keptFile);
   const sealed = sealedDigest(stackDir, RETIRED_GRANTS_FILE);
   if (sealed === undefined || sealed !== createHash('sha256').update(content).digest('hex')) {
@@ -111,6 +158,7 @@ export function checkReleasedGrants(stack: string, stackDir: string, planFile: s
   }
   const shown = runEngineCollected(engine, ['show', '-json', planFile], stackDir, env, { readsConfiguration: false });
   if (shown.status !== 0) throw new Error(`cannot read the plan ${planFile} (exit ${shown.status}): ${shown.said.split('\n')[0]}`);
-  const problems = releasedGrantsProblems(JSON.parse(shown.stdout), JSON.parse(content.toString('utf8')));
+  const { problems, released } = releasedGrantsProblems(JSON.parse(shown.stdout), JSON.parse(content.toString('utf8')), releaseBasis(stackDir));
   if (problems.length > 0) throw new ReleasedGrantsRefused(stack, problems);
+  return released;
 }

@@ -5,6 +5,7 @@
 // docs/cdk-terrain.md.
 export {
   App,
+  Aspects,
   DefaultTokenResolver,
   LocalBackend,
   PgBackend,

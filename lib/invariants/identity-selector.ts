@@ -12,13 +12,34 @@ export interface IdentitySelector {
   readonly name?: string;
 }
 
+/** The longest name pattern a selector may have (characters): matching stays cheap whatever is written. */
+export const MAX_NAME_PATTERN_LENGTH = 256;
+
 /** True when `selector` selects the identity `name` of kind `kind`. */
 export function selects(selector: IdentitySelector, name: string, kind: IdentityKind): boolean {
   if (selector.kind !== 'any' && selector.kind !== kind) return false;
-  return selector.name === undefined || namePattern(selector.name).test(name);
+  return selector.name === undefined || nameMatches(selector.name, name);
 }
 
-/** A name pattern as a whole-name regular expression: `*` any run of characters, everything else literal. */
-function namePattern(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+/**
+ * True when the whole of `name` matches `pattern` (`*` any run of characters, everything else
+ * literal), without backtracking: the text between stars must appear in order, and taking each at
+ * its leftmost place is always right, so each is looked for once (at most pattern × name steps,
+ * however many stars).
+ */
+export function nameMatches(pattern: string, name: string): boolean {
+  const parts = pattern.split('*');
+  if (parts.length === 1) return pattern === name;
+  const head = parts[0];
+  const tail = parts[parts.length - 1];
+  if (head.length + tail.length > name.length || !name.startsWith(head) || !name.endsWith(tail)) return false;
+  let at = head.length;
+  const end = name.length - tail.length;
+  for (const part of parts.slice(1, -1)) {
+    if (part === '') continue;
+    const found = name.indexOf(part, at);
+    if (found < 0 || found + part.length > end) return false;
+    at = found + part.length;
+  }
+  return true;
 }

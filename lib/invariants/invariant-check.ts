@@ -1,27 +1,33 @@
+import { AclRule } from '../acl/acl';
 import { RulePath } from '../acl/rule-path';
-import { StoreCapability, capabilityMask, capabilityNames, isDenyMask, maskHas } from '../acl/store-capability';
+import { StoreCapability, capabilityMask, capabilityNames } from '../acl/store-capability';
 import { InvariantScopes } from './invariant-scope';
 import { PathOwnership } from './path-ownership';
 import { compareStrings } from '../private/compare-strings';
 import { AccessInvariant, OTHER_APPLICATIONS, forbiddenCapabilities } from './access-invariant';
 import { selects } from './identity-selector';
-import { sharedPathCandidates } from './shared-path';
+import { GrantWitness, GrantWitnessCache, SearchScope, grantWitnesses } from './grant-witness';
 import { InvariantSubject } from './invariant-subject';
 import { InvariantViolation } from './invariant-violation';
 
 /**
  * Every violation of `invariants` by `subjects`: for each identity an invariant selects, each rule
- * of its ACL granting a forbidden capability on some request path an invariant path matches. Both
- * sides are decided by the store's evaluator (`Acl.check`): the invariant's path as a one-rule ACL,
- * the identity's ACL as the store builds it, so a narrower `deny` or a more specific rule that
- * takes the request away counts as the store counts it. One violation per invariant, identity and
- * rule; sorted by invariant, identity, rule. The path `@other-applications` stands, for each
- * identity, for the own paths of every other application (`InvariantSubject.ownPaths`): a path
- * counts when it belongs to another application and not to the identity ({@link PathOwnership}).
+ * of its ACL that governs, with a forbidden capability granted, some request path an invariant path
+ * covers, decided for every request path (`grantWitnesses`), not from sample paths. Both sides are
+ * the store's evaluator (`Acl.check`): the invariant's path as a one-rule ACL, the identity's ACL as
+ * the store builds it, so a narrower `deny` or a more specific rule that takes a request away counts
+ * as the store counts it, and a grant left on any other path inside the invariant is found. One
+ * violation per invariant, identity and rule, with the shortest such path; sorted by invariant,
+ * identity, rule. The path `@other-applications` stands, for each identity, for the own paths of
+ * every other application (`InvariantSubject.ownPaths`): a request path counts when it belongs to
+ * another application and not to the identity ({@link PathOwnership}).
+ * @throws Error naming the invariant and the identity when their rules are too many to search
  */
 export function invariantViolations(subjects: readonly InvariantSubject[], invariants: readonly AccessInvariant[]): InvariantViolation[] {
   const out: InvariantViolation[] = [];
   const scopes = new InvariantScopes();
+  // Identities whose rules near an invariant path are the same share its search.
+  const cache: GrantWitnessCache = new Map();
   const ownership = invariants.some((i) => i.paths.includes(OTHER_APPLICATIONS)) ? new PathOwnership(subjects) : undefined;
   for (const invariant of invariants) {
     for (const subject of subjects) {
@@ -30,49 +36,56 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
       const acl = subject.acl;
       if (acl.isRoot) continue;
       const forbidden = forbiddenCapabilities(invariant, acl.store);
-      for (const rule of acl.rules) {
-        if (isDenyMask(rule.mask)) continue;
-        const granted = forbidden.filter((c) => maskHas(rule.mask, c));
-        if (granted.length === 0) continue;
-        const prefix = rule.path.literalPrefix;
-        const patterns: Array<{ pattern: string; owner?: string }> = invariant.paths.flatMap((pattern) =>
+      if (forbidden.length === 0) continue;
+      // Per rule, the witnesses of the first invariant path (in declared order) it breaks.
+      const byRule = new Map<AclRule, Map<StoreCapability, GrantWitness>>();
+      for (const pattern of invariant.paths) {
+        const scope: SearchScope =
           pattern !== OTHER_APPLICATIONS
-            ? [{ pattern }]
-            : // Only paths whose fixed prefixes agree can meet: the rest is not probed.
-              ownership!.owned.filter((o) => o.owner !== subject.name && (o.prefix.startsWith(prefix) || prefix.startsWith(o.prefix))),
-        );
-        for (const { pattern, owner } of patterns) {
-          // A path of another application: one that application owns and the subject does not.
-          const covered = (capability: StoreCapability, path: string) =>
-            owner === undefined ? scopes.covers(pattern, capability, path, acl) : ownership!.ownersOf(path).includes(owner) && !ownership!.ownersOf(path).includes(subject.name);
-          const found = new Map<StoreCapability, string>();
-          for (const capability of granted) {
-            for (const path of sharedPathCandidates(rule.path, RulePath.parse(pattern))) {
-              const decision = acl.check(capability, path);
-              if (decision.allowed && decision.rule === rule && covered(capability, path)) {
-                found.set(capability, decision.path);
-                break;
-              }
-            }
-          }
-          if (found.size === 0) continue;
-          out.push({
-            invariant: invariant.id,
-            reason: invariant.reason,
-            identity: subject.name,
-            kind: subject.kind,
-            capabilities: capabilityNames(capabilityMask(found.keys())),
-            rule: rule.path.display,
-            policies: rule.policies,
-            path: [...found.values()][0],
-            invariantPath: pattern,
-            ...(owner !== undefined ? { owner } : {}),
-            declaredBy: subject.declaredBy?.(rule) ?? [],
-          });
-          break;
+            ? { patterns: [RulePath.parse(pattern)], covers: (c, path) => (scopes.covers(pattern, c, path, acl) ? { invariantPath: pattern } : undefined), key: pattern }
+            : otherApplications(ownership!, subject.name);
+        let found: Map<AclRule, Map<StoreCapability, GrantWitness>>;
+        try {
+          found = grantWitnesses(acl, forbidden, scope, cache);
+        } catch (error) {
+          throw new Error(`invariant "${invariant.id}" on ${subject.name}: ${(error as Error).message}`);
         }
+        for (const [rule, witnesses] of found) if (!byRule.has(rule)) byRule.set(rule, witnesses);
+      }
+      for (const rule of acl.rules) {
+        const witnesses = byRule.get(rule);
+        if (witnesses === undefined) continue;
+        const first = forbidden.map((c) => witnesses.get(c)).find((w) => w !== undefined)!;
+        out.push({
+          invariant: invariant.id,
+          reason: invariant.reason,
+          identity: subject.name,
+          kind: subject.kind,
+          capabilities: capabilityNames(capabilityMask(witnesses.keys())),
+          rule: rule.path.display,
+          policies: rule.policies,
+          path: first.path,
+          invariantPath: first.invariantPath,
+          ...(first.owner !== undefined ? { owner: first.owner } : {}),
+          declaredBy: subject.declaredBy?.(rule) ?? [],
+        });
       }
     }
   }
   return out.sort((a, b) => compareStrings(a.invariant, b.invariant) || compareStrings(a.identity, b.identity) || compareStrings(a.rule, b.rule));
+}
+
+/**
+ * `@other-applications` for `identity`: the request paths whose governing own path (by the store's
+ * priority among every application's own paths) is another application's and not the identity's.
+ */
+function otherApplications(ownership: PathOwnership, identity: string): SearchScope {
+  return {
+    patterns: ownership.owned.filter((o) => o.owner !== identity).map((o) => o.path),
+    deciding: ownership.patterns,
+    covers: (_c, path) => {
+      const owner = ownership.governing(path);
+      return owner === undefined || owner.owners.includes(identity) ? undefined : { invariantPath: owner.pattern, owner: owner.owners[0] };
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { RulePath } from '../acl/rule-path';
 import { ValidationProblem } from '../model/validation-problem';
 import { AccessInvariant, INVARIANT_CAPABILITY_WORDS, OTHER_APPLICATIONS } from './access-invariant';
 import { IDENTITY_KINDS } from './identity-kind';
-import { IdentitySelector } from './identity-selector';
+import { IdentitySelector, MAX_NAME_PATTERN_LENGTH } from './identity-selector';
 
 /** Invariants read from a declaration, with every problem found in it. */
 export interface InvariantDeclaration {
@@ -15,6 +15,9 @@ export interface InvariantDeclaration {
 const INVARIANT_KEYS = new Set(['id', 'reason', 'who', 'except', 'paths', 'capabilities']);
 const SELECTOR_KEYS = new Set(['kind', 'name']);
 const ID = /^[a-z0-9][a-z0-9._-]*$/;
+
+/** The longest invariant path pattern (characters). */
+export const MAX_INVARIANT_PATH_LENGTH = 1024;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -69,6 +72,10 @@ function readInvariant(item: unknown, at: string, problems: ValidationProblem[])
       if (p !== OTHER_APPLICATIONS) problems.push(new ValidationProblem(`${at}.paths[${j}]`, p, `is not a path word: the only one is "${OTHER_APPLICATIONS}" (every other application's own paths)`));
       return;
     }
+    if (p.length > MAX_INVARIANT_PATH_LENGTH) {
+      problems.push(new ValidationProblem(`${at}.paths[${j}]`, `${p.slice(0, 40)}...`, `is ${p.length} characters long: an invariant path has at most ${MAX_INVARIANT_PATH_LENGTH}`));
+      return;
+    }
     try {
       RulePath.parse(p);
     } catch (error) {
@@ -102,6 +109,10 @@ function readSelector(value: unknown, at: string, problems: ValidationProblem[])
   const name = selector.name;
   if (name !== undefined && (typeof name !== 'string' || name === '')) {
     problems.push(new ValidationProblem(`${at}.name`, name, 'must be a name pattern (`*` for any characters), e.g. "jwt/secretstore-iac-pipeline"'));
+    return undefined;
+  }
+  if (name !== undefined && name.length > MAX_NAME_PATTERN_LENGTH) {
+    problems.push(new ValidationProblem(`${at}.name`, `${name.slice(0, 40)}...`, `is ${name.length} characters long: a name pattern has at most ${MAX_NAME_PATTERN_LENGTH}`));
     return undefined;
   }
   return { kind: kind as IdentitySelector['kind'], ...(name !== undefined ? { name } : {}) };

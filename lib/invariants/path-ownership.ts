@@ -14,11 +14,16 @@ import { InvariantSubject } from './invariant-subject';
 export class PathOwnership {
   private readonly acl: Acl;
   /** The own path patterns of every application, with each one's literal prefix (for pruning probes). */
-  readonly owned: ReadonlyArray<{ readonly pattern: string; readonly owner: string; readonly prefix: string }>;
+  readonly owned: ReadonlyArray<{ readonly pattern: string; readonly path: RulePath; readonly owner: string; readonly prefix: string }>;
 
   constructor(subjects: readonly InvariantSubject[]) {
     const apps = subjects.filter((s) => s.kind === 'application' && (s.ownPaths ?? []).length > 0);
-    this.owned = apps.flatMap((s) => s.ownPaths!.map((pattern) => ({ pattern, owner: s.name, prefix: RulePath.parse(pattern).literalPrefix })));
+    this.owned = apps.flatMap((s) =>
+      s.ownPaths!.map((pattern) => {
+        const path = RulePath.parse(pattern);
+        return { pattern, path, owner: s.name, prefix: path.literalPrefix };
+      }),
+    );
     const like = subjects[0]?.acl;
     this.acl = Acl.fromPolicies(
       apps.map((s) => ({ name: s.name, syntax: 'library' as const, rules: s.ownPaths!.map((p) => ({ path: RulePath.parse(p), mask: CAPABILITY_BITS.read, constraints: [] })) })),
@@ -28,6 +33,17 @@ export class PathOwnership {
 
   /** The applications a request path belongs to, sorted; empty when it is no application's. */
   ownersOf(path: string): readonly string[] {
-    return this.acl.governingRule(path)?.policies ?? [];
+    return this.governing(path)?.owners ?? [];
+  }
+
+  /** The own path pattern that governs a request path and the applications it is the own path of; undefined when it is no application's. */
+  governing(path: string): { readonly pattern: string; readonly owners: readonly string[] } | undefined {
+    const rule = this.acl.governingRule(path);
+    return rule === undefined ? undefined : { pattern: rule.path.display, owners: rule.policies };
+  }
+
+  /** The rule paths whose matches decide {@link governing}: every application's own path. */
+  get patterns(): readonly RulePath[] {
+    return this.acl.rules.map((r) => r.path);
   }
 }

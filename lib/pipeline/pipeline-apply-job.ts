@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import { DESTROY_REMOVED_JOB, PLAN_DIR } from '../render/configuration-pipeline-yaml';
 import { JobStacks } from './job-stacks';
 import { pipelineEngineArgs, savedPlanPaths } from './pipeline-engine-steps';
+import { automaticApplyRefusal } from './approval-outcome';
 import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 import { releaseRetiredGrants } from './released-grants-step';
 import { stackInputEnvironment } from './stack-input-environment';
@@ -23,6 +24,12 @@ export function plannedRemovals(dir: string, stack: string): string[] | undefine
  */
 export async function runApplyJob(job: JobStacks, ctx: PipelineJobContext): Promise<PipelineJobResult> {
   ctx.log.decide(job.reason);
+  // Only plans that give what was approved are applied automatically (docs/pipelines.md §13).
+  const refused = job.stacks.length > 0 ? automaticApplyRefusal(ctx.dir) : undefined;
+  if (refused !== undefined) {
+    ctx.log.decide(`${job.stacks.join(', ')}: ${refused}`);
+    return { exitCode: 0, stacks: [] };
+  }
   const applying: string[] = [];
   for (const stack of job.stacks) {
     const removals = plannedRemovals(ctx.dir, stack);
@@ -74,6 +81,8 @@ export async function applyReviewedPlans(
 export async function runRetiredApplyJob(job: JobStacks, ctx: PipelineJobContext): Promise<PipelineJobResult> {
   const applied = await runApplyJob(job, ctx);
   if (applied.exitCode !== 0) return applied;
+  // Not applied (the plans differ from the approval): nothing to release either.
+  if (job.stacks.length > 0 && applied.stacks.length === 0 && automaticApplyRefusal(ctx.dir) !== undefined) return applied;
   const deferred = job.stacks.filter((stack) => plannedRemovals(ctx.dir, stack) !== undefined);
   if (deferred.length > 0) {
     ctx.log.decide(`the roles keep the retired stacks' grants until ${DESTROY_REMOVED_JOB} applies the removals of ${deferred.join(', ')}`);

@@ -1,4 +1,5 @@
 import { DESTROY_REMOVED_JOB, PLAN_DIR } from '../render/configuration-pipeline-yaml';
+import { automaticApplyRefusal } from './approval-outcome';
 import { applyReviewedPlans, plannedRemovals } from './pipeline-apply-job';
 import { jobOutdir, PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 import { PipelineSelection } from './pipeline-selection';
@@ -19,6 +20,12 @@ export async function runRemovalsJob(selection: PipelineSelection, ctx: Pipeline
     const removals = plannedRemovals(ctx.dir, stack);
     return removals === undefined ? [] : [{ stack, removals }];
   });
+  // Plans that differ from the approval are applied, removals included, only by the confirmation job.
+  const refused = withRemovals.length > 0 ? automaticApplyRefusal(ctx.dir) : undefined;
+  if (refused !== undefined) {
+    ctx.log.decide(`${withRemovals.map((r) => r.stack).join(', ')}: ${refused}, removals included`);
+    return { exitCode: 0, stacks: [] };
+  }
   if (withRemovals.length === 0) {
     ctx.log.decide(`no plan of this pipeline destroys a removed object (no ${PLAN_DIR}/<stack>.removals among the ${selection.selected.length} selected and ${selection.retired.length} retired stacks): nothing to destroy`);
     // The retired stacks' apply job released the kept grants when it applied them all.

@@ -1,7 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { terminalLine } from '../private/terminal-text';
-import { ACCEPT_RISK_VARIABLE, CHANGED_STACKS_NOTE, PLAN_DIR, REVIEWED_PLANS_FILE } from '../render/configuration-pipeline-yaml';
+import { ACCEPT_RISK_VARIABLE, ACCESS_CHANGE_FILE, CHANGED_STACKS_NOTE, PLAN_DIR, REVIEWED_PLANS_FILE } from '../render/configuration-pipeline-yaml';
+import { REVIEW_SECRET_VARIABLE, sealReview } from '../engine/reviewed-plan-check';
+import { compareWithApprovedNotes } from './default-branch-approval-step';
+import { mergeRequestApprovalSection } from './merge-request-approval-step';
 import { postMergeRequestNote } from './merge-request-note';
 import { pipelineEngineArgs } from './pipeline-engine-steps';
 import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
@@ -42,6 +45,8 @@ const NOTHING_PLANNED = '## Access changes: none\n\nNo stack is planned (no save
  */
 export async function runReviewJob(kind: 'merge-request' | 'default-branch', ctx: PipelineJobContext, review: PipelineReviewRunner): Promise<PipelineJobResult> {
   const stacks = plannedStacks(ctx.dir);
+  // Only this run's review writes the access change its note or comparison reads.
+  fs.rmSync(path.join(ctx.dir, ACCESS_CHANGE_FILE), { force: true });
   ctx.log.decide(stacks.length === 0 ? `no saved plan in ${PLAN_DIR}/ (the synth job selected no stack)` : `reviewing the saved plans of ${stacks.join(', ')} (${PLAN_DIR}/, the plan jobs' artifacts)`);
   for (const stack of stacks) {
     const code = await ctx.engine(pipelineEngineArgs.init(stack), {});
@@ -53,20 +58,31 @@ export async function runReviewJob(kind: 'merge-request' | 'default-branch', ctx
   const write = (name: string, text: string) => fs.writeFileSync(path.join(ctx.dir, name), text);
   if (kind === 'default-branch') {
     if (stacks.length === 0) {
-      write(REVIEWED_PLANS_FILE, '{"plans":[]}\n');
+      write(REVIEWED_PLANS_FILE, sealReview('{"plans":[]}\n', ctx.env));
       ctx.log.decide(`${REVIEWED_PLANS_FILE} records no plan: no apply job applies one`);
+      await compareWithApprovedNotes(ctx);
       return { exitCode: 0, stacks };
     }
-    const r = await review(['--plans', PLAN_DIR, '--format', 'json']);
-    write(REVIEWED_PLANS_FILE, r.stdout.endsWith('\n') ? r.stdout : `${r.stdout}\n`);
+    const r = await review(['--plans', PLAN_DIR, '--format', 'json', '--access-change', ACCESS_CHANGE_FILE]);
     // access-diff: 0 no access change, 1 access changed (or a value unknown until apply); above, an error.
     if (r.exitCode > 1) {
+      write(REVIEWED_PLANS_FILE, r.stdout.endsWith('\n') ? r.stdout : `${r.stdout}\n`);
       ctx.log.show(r.stdout);
       ctx.log.decide(`the review failed (exit ${r.exitCode}): no plan is recorded, no apply job applies one`);
       return { exitCode: r.exitCode, stacks: [] };
     }
+    // Keyed with the review secret when the job holds it: an edited file is refused by every apply.
+    write(REVIEWED_PLANS_FILE, sealReview(r.stdout.endsWith('\n') ? r.stdout : `${r.stdout}\n`, ctx.env));
+    const secret = ctx.env[REVIEW_SECRET_VARIABLE];
+    ctx.log.decide(
+      secret !== undefined && secret !== ''
+        ? `${REVIEWED_PLANS_FILE} is sealed with ${REVIEW_SECRET_VARIABLE} (HMAC-SHA256, this pipeline and commit): an apply refuses it edited`
+        : `${REVIEWED_PLANS_FILE} is not sealed (${REVIEW_SECRET_VARIABLE} is not set: a protected, masked CI/CD variable, docs/pipelines.md §6): each apply binds its plan to the stack's synthesis by the plan's own configuration`,
+    );
     ctx.log.decide(`${REVIEWED_PLANS_FILE} records the saved plans of ${stacks.join(', ')} with their SHA-256: the apply jobs apply only these (${r.exitCode === 0 ? 'no access change' : 'access changes or values unknown until apply'})`);
     ctx.log.show(r.stdout.trimEnd());
+    // Before any apply: the plans against what the merged merge requests' notes approved (docs/pipelines.md §13).
+    await compareWithApprovedNotes(ctx);
     return { exitCode: 0, stacks };
   }
   let note: string;
@@ -76,7 +92,7 @@ export async function runReviewJob(kind: 'merge-request' | 'default-branch', ctx
     flags = 0;
     write(RISK_FLAG_COUNT_FILE, '0\n');
   } else {
-    const r = await review(['--plans', PLAN_DIR, '--risk-flag-count', RISK_FLAG_COUNT_FILE]);
+    const r = await review(['--plans', PLAN_DIR, '--risk-flag-count', RISK_FLAG_COUNT_FILE, '--access-change', ACCESS_CHANGE_FILE]);
     if (r.exitCode > 1) {
       write(ACCESS_DIFF_NOTE, r.stdout);
       ctx.log.show(r.stdout);
@@ -90,6 +106,9 @@ export async function runReviewJob(kind: 'merge-request' | 'default-branch', ctx
   // The note shows which stacks the merge request plans, with their digests (the synth job's).
   const stacksNote = path.join(ctx.dir, CHANGED_STACKS_NOTE);
   if (fs.existsSync(stacksNote)) note += `\n${fs.readFileSync(stacksNote, 'utf8')}`;
+  // Last, the approval record: what the default branch compares its plans with (docs/pipelines.md §13).
+  const approval = mergeRequestApprovalSection(ctx);
+  if (approval !== undefined) note += `\n${approval}`;
   write(ACCESS_DIFF_NOTE, note);
   ctx.log.show(note.trimEnd());
   const tokenVariable = ctx.description.noteTokenVariable;

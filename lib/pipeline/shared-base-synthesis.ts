@@ -13,7 +13,7 @@ import { SynthesisCache, SynthesisIdentity, synthesisKey } from '../sources/synt
  * one is refused; it does not prove who wrote it, which is why no protected pipeline ever reads it.
  */
 function sharedCache(cwd: string): SynthesisCache {
-  return new SynthesisCache(path.join(cwd, SHARED_SYNTH_DIR), 1);
+  return new SynthesisCache(path.join(cwd, SHARED_SYNTH_DIR), 1, undefined, 'a merge request\'s base, which decides no more than the merge request itself (docs/pipelines.md §7)');
 }
 
 /**

@@ -236,7 +236,7 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
       const shared = share.kind === 'read' && share.commit === decision.ref && (await readSharedSynthesis(context.cwd, commit, tools.libraryVersion, staging, warn));
       if (shared) {
         baseOrigin = 'target-pipeline';
-        say(`base ${commit.slice(0, 12)}: its synthesis from the target branch's pipeline (the copy its synth job wrote to ${SHARED_SYNTH_DIR}; key, tree and file digests verified): not compiled`);
+        say(`base ${commit.slice(0, 12)}: its synthesis from the target branch's pipeline (the copy its synth job wrote to ${SHARED_SYNTH_DIR}; key, tree and file digests match; unverified: a plain SHA-256 seal, which anyone who can write an unprotected cache can compute again, so it only decides this merge request's base): not compiled`);
       } else {
         if (share.kind === 'read') say(`base ${commit.slice(0, 12)}: no copy of its synthesis from the target branch's pipeline in ${SHARED_SYNTH_DIR} that this job can verify`);
         const before = synthesizer.synthesized;
@@ -244,7 +244,7 @@ export async function runSynthStep(context: SynthStepIo, tools: SynthStepTools):
         baseOrigin = synthesizer.synthesized === before ? 'cache' : 'worktree';
         say(
           baseOrigin === 'cache'
-            ? `base ${commit.slice(0, 12)}: its synthesis from the synthesis cache (stored by a pipeline of its commit, seal verified)`
+            ? `base ${commit.slice(0, 12)}: its synthesis from the synthesis cache (stored by a pipeline of its commit; ${synthesizer.cache?.verification ?? 'no cache'})`
             : `base ${commit.slice(0, 12)}: no synthesis of it in the synthesis cache (no pipeline of its commit stored one this job can verify): compiled and synthesized in a worktree`,
         );
         fs.cpSync(synthesized, staging, { recursive: true });

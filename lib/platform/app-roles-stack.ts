@@ -4,6 +4,7 @@ import { ApplicationStacks, ShardedApplicationProps } from '../constructs/applic
 import { AppRoleAuth } from '../constructs/approle-auth';
 import { StateBackendFactory } from '../constructs/secret-store-stack';
 import { PlatformSettings } from '../model/platform-settings';
+import { SPEC_APPLICATIONS } from '../model/spec-platform-declarations';
 import { isPlainRecord, ownEntries } from '../model/props-check';
 import { authMountProps, PlatformConfig } from './platform-config';
 
@@ -24,14 +25,8 @@ export class AppRolesStack extends ApplicationStacks {
   constructor(scope: Construct, id: string, config: PlatformConfig, settings: PlatformSettings, stateBackend?: StateBackendFactory) {
     super(scope, id, { settings, stateBackend, auth: authMountProps(config.authMounts?.approle), sharding: config.applicationSharding });
     this.appRoleAuth = this.auth;
-    this.addApplication('orchestrator-dev', {
-      name: 'orchestrator',
-      environment: 'dev',
-      secrets: { database: ['pg_host', 'pg_user', 'pg_password'] },
-    });
-    this.addApplication('identity-shared', { name: 'identity', environment: 'shared', roleName: 'authentik-role' });
-    this.addApplication('sourcehost-shared', { name: 'sourcehost', environment: 'shared', roleName: 'gitlab-role' });
-    this.addApplication('registry-shared', { name: 'registry', environment: 'shared', roleName: 'registry' });
+    // The spec's applications (one place: lib/model/spec-platform-declarations.ts).
+    for (const { id, ...props } of SPEC_APPLICATIONS) this.addApplication(id, props);
     // An entry that is not an object is reported by the configuration's own check (on ci-access).
     for (const [id, props] of ownEntries(config.applications)) if (isPlainRecord(props)) this.addApplication(id, props as unknown as ShardedApplicationProps);
     // Agent configuration of every application of this stack and its shards that declares secrets

@@ -10,6 +10,7 @@ import { LiveStoreReaderPolicy } from '../constructs/live-store-reader-policy';
 import { RegistryServiceAccount } from '../constructs/registry-service-account';
 import { SecretStoreStack, StateBackendFactory } from '../constructs/secret-store-stack';
 import { PlatformSettings } from '../model/platform-settings';
+import { SPEC_CI_SECRETS, SPEC_REGISTRY_ACCOUNTS } from '../model/spec-platform-declarations';
 import { isPlainRecord, ownEntries } from '../model/props-check';
 import { ValidationProblem } from '../model/validation-problem';
 import { authMountProps, PlatformConfig, readerPolicyProps, RegistryAccountConfig } from './platform-config';
@@ -45,47 +46,21 @@ export class CiAccessStack extends SecretStoreStack {
     });
     const ci = [this.registryCi];
 
-    const spec = {
-      orchestrator: new RegistryServiceAccount(this, 'svc-orchestrator', {
-        name: 'orchestrator',
-        permissions: [
-          'container-image:read',
-          'container-image:write',
-          'rpm:read',
-          'rpm:write',
-          'raw:read',
-          'raw:write',
-          'pypi:read',
-          'pypi:write',
-        ],
-        usedBy: 'platform CI builds and deployments; default for all platform services; publishes the shared Python library',
-        consumers: ['image-build', 'image-push', 'image-scan'],
-        readers: ci,
-      }),
-      executor: new RegistryServiceAccount(this, 'svc-executor', {
-        name: 'executor',
-        permissions: ['rpm:read', 'rpm:write', 'raw:read', 'raw:write'],
-        usedBy: 'the executor project only',
-        consumers: ['executor-rpm-build'],
-        readers: ci,
-      }),
-      // Pull-only account of cluster pods and VM deployment scripts: not readable by CI (spec §2.3).
-      deployer: new RegistryServiceAccount(this, 'svc-deployer', {
-        name: 'deployer',
-        permissions: ['container-image:read'],
-        usedBy: 'cluster pods and virtual-machine deployment scripts',
-      }),
-    };
+    // The spec's accounts (one place: lib/model/spec-platform-declarations.ts).
+    const spec: Record<string, RegistryServiceAccount> = {};
+    for (const { readByCi, ...props } of SPEC_REGISTRY_ACCOUNTS) {
+      spec[props.name] = new RegistryServiceAccount(this, `svc-${props.name}`, { ...props, ...(readByCi ? { readers: ci } : {}) });
+    }
     // A configured name that repeats one of the spec's is reported with the other problems, not declared twice.
     // Own entries only: `constructor` or `valueOf` is an account name like any other, and a name
     // repeats a spec account only when `spec` itself has it (not Object.prototype).
     const configured = ownEntries(config.accounts).filter(([, account]) => isPlainRecord(account)) as [string, RegistryAccountConfig][];
-    const isSpec = (name: string): name is keyof typeof spec => Object.prototype.hasOwnProperty.call(spec, name);
+    const isSpec = (name: string): boolean => Object.prototype.hasOwnProperty.call(spec, name);
     const repeated = configured.filter(([name]) => isSpec(name));
     this.node.addValidation({
       validate: () =>
         repeated.map(([name]) =>
-          String(new ValidationProblem(`accounts.${name}`, name, `is declared by the stack already (${spec[name as keyof typeof spec].node.path}): choose another name`)),
+          String(new ValidationProblem(`accounts.${name}`, name, `is declared by the stack already (${spec[name].node.path}): choose another name`)),
         ),
     });
     const accounts: Record<string, RegistryServiceAccount> = { ...spec };
@@ -101,36 +76,7 @@ export class CiAccessStack extends SecretStoreStack {
     }
     this.accounts = accounts;
 
-    this.ciSecrets = [
-      new CiSecret(this, 'codequality', {
-        path: 'codequality/svc-orchestrator',
-        keys: ['token', 'url'],
-        consumers: ['code-quality-scan'],
-        description: 'code-quality service token and URL',
-        readers: ci,
-      }),
-      new CiSecret(this, 'vulnmgmt', {
-        path: 'vulnmgmt/svc-orchestrator',
-        keys: ['token'],
-        consumers: ['vulnerability-import'],
-        description: 'vulnerability-management import token',
-        readers: ci,
-      }),
-      new CiSecret(this, 'e2e-test-user', {
-        path: 'orchestrator/e2e-test-user',
-        keys: ['username', 'password'],
-        consumers: ['e2e-test'],
-        description: 'end-to-end test user (global setup login)',
-        readers: ci,
-      }),
-      new CiSecret(this, 'testreport', {
-        path: 'testreport/svc-orchestrator',
-        keys: ['api_key'],
-        consumers: ['e2e-test'],
-        description: 'test-reporting client API key',
-        readers: ci,
-      }),
-    ];
+    this.ciSecrets = SPEC_CI_SECRETS.map(({ id, ...props }) => new CiSecret(this, id, { ...props, readers: ci }));
     // The CI template: one ready job per consumer, derived from the declarations above.
     new CiLoginTemplate(this, 'ci-template', {
       role: this.registryCi,

@@ -460,6 +460,7 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
     liveStore: true,
     ...(store.store ? { store: store.store } : {}),
     authMounts,
+    ...(store.namespace !== undefined ? { namespaces: [store.namespace] } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import { pipelineGrantPolicyName } from '../model/pipeline-grant-name';
 import { locateStoreObject } from './declared-object';
 import { RETIRED_GRANTS_FILE } from '../model/retired-grants-file';
 import { declaredPipelineGrants } from './pipeline-grants';
+import { ReleasedAccess } from '../model/released-access';
 
 export { RETIRED_GRANTS_FILE } from '../model/retired-grants-file';
 
@@ -19,10 +20,16 @@ export interface RetiredStackGrants {
   readonly retired: readonly string[];
   /** The override file's content. */
   readonly content: string;
+  /**
+   * What the roles and policies of this stack lose once the retired stacks' removal is applied and the
+   * pipeline releases what the override kept (`tf --released-grants`): an access change for the note.
+   * @default none
+   */
+  readonly released?: readonly ReleasedAccess[];
 }
 
-/** Role resource types whose `token_policies` attach policies by name. */
-const ROLE_TYPES = ['vault_approle_auth_backend_role', 'vault_jwt_auth_backend_role'];
+/** Role resource types whose `token_policies` attach policies by name: the roles whose policies moves keeps. */
+export const KEPT_ROLE_TYPES: readonly string[] = ['vault_approle_auth_backend_role', 'vault_jwt_auth_backend_role'];
 
 /** The `path "..." { ... }` blocks of a policy text as the library renders it (Terraform-escaped, as in `cdk.tf.json`), by path. */
 function ruleBlocks(text: string): Map<string, string> {
@@ -45,11 +52,13 @@ function ruleBlocks(text: string): Map<string, string> {
  */
 export function retiredStackGrants(base: readonly SynthStack[], head: readonly SynthStack[]): RetiredStackGrants[] {
   const headNames = new Set(head.map((s) => s.name));
+  // Only the pipeline roles' grants of the retired stacks (the same names a release may take away,
+  // lib/engine/release-basis.ts): another role attached to a retired stack's policy (an application's
+  // role given another's policy by an override, say) loses it in the apply, as the review shows.
   const retiredPolicies = new Map<string, string>();
-  for (const stack of base.filter((s) => !headNames.has(s.name))) {
-    for (const block of Object.values(stack.resources.vault_policy ?? {})) {
-      if (typeof block.name === 'string' && !block.name.includes('${')) retiredPolicies.set(storePolicyName(block.name), stack.name);
-    }
+  for (const grant of declaredPipelineGrants(base, (s) => !headNames.has(s))) {
+    const block = base.find((s) => s.name === grant.stack)?.resources.vault_policy?.[grant.address.slice('vault_policy.'.length)];
+    if (typeof block?.name === 'string') retiredPolicies.set(storePolicyName(block.name), grant.stack);
   }
   if (retiredPolicies.size === 0) return [];
   const out: RetiredStackGrants[] = [];
@@ -58,8 +67,9 @@ export function retiredStackGrants(base: readonly SynthStack[], head: readonly S
     if (!before) continue;
     const resource: Record<string, Record<string, Record<string, unknown>>> = {};
     const retired = new Set<string>();
+    const released: ReleasedAccess[] = [];
     const set = (type: string, id: string, attribute: string, value: unknown) => ((resource[type] ??= {})[id] = { [attribute]: value });
-    for (const type of ROLE_TYPES) {
+    for (const type of KEPT_ROLE_TYPES) {
       for (const [id, block] of Object.entries(stack.resources[type] ?? {})) {
         const was = before.resources[type]?.[id]?.token_policies;
         const is = block.token_policies;
@@ -67,6 +77,8 @@ export function retiredStackGrants(base: readonly SynthStack[], head: readonly S
         const kept = was.filter((n): n is string => typeof n === 'string' && retiredPolicies.has(storePolicyName(n)) && !is.includes(n));
         if (kept.length === 0) continue;
         kept.forEach((n) => retired.add(retiredPolicies.get(storePolicyName(n))!));
+        const name = typeof block.role_name === 'string' ? block.role_name : id;
+        kept.forEach((n) => released.push({ address: `${type}.${id}`, name, loses: 'policy', what: n }));
         set(type, id, 'token_policies', [...is, ...kept]);
       }
     }
@@ -81,6 +93,8 @@ export function retiredStackGrants(base: readonly SynthStack[], head: readonly S
       if (kept.length === 0) continue;
       const stacks = [...new Set(kept.map(([p]) => retiredPolicies.get(storePolicyName(p.slice('sys/policies/acl/'.length)))!))].sort(compareStrings);
       stacks.forEach((s) => retired.add(s));
+      const name = typeof block.name === 'string' ? block.name : id;
+      kept.forEach(([p, text]) => released.push({ address: `vault_policy.${id}`, name, loses: 'rule', what: `${p} [${/capabilities = \[([^\]\n]*)\]/.exec(text)?.[1] ?? ''}]` }));
       const why = terraformString(`# ${commentText(`Kept by secretstore-iac moves until the removal of ${stacks.join(', ')} (a stack this configuration no longer has) is applied.`)}`);
       set('vault_policy', id, 'policy', `${block.policy}${kept.map(([, text]) => `\n${why}\n${text}\n`).join('')}`);
     }
@@ -90,7 +104,7 @@ export function retiredStackGrants(base: readonly SynthStack[], head: readonly S
       '//': `Written by secretstore-iac moves: the roles of this stack keep the policies of ${names.join(', ')} (stacks this configuration no longer has, whose removal is applied after this stack) until that removal is applied. Re-run moves with the base the stores were applied from; delete this file once the removal is applied.`,
       resource,
     };
-    out.push({ stack: stack.name, retired: names, content: `${JSON.stringify(content, null, 2)}\n` });
+    out.push({ stack: stack.name, retired: names, content: `${JSON.stringify(content, null, 2)}\n`, released });
   }
   return out;
 }

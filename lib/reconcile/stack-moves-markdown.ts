@@ -1,5 +1,6 @@
 import { mdCell, mdCode, mdTable } from '../render/markdown-text';
 import { DeclaredObjectKind } from './declared-object';
+import { RetiredStackGrants } from './retired-stack-grants';
 import { StackMoves } from './stack-moves';
 
 /** What removing each kind of object revokes, for the reviewer. */
@@ -15,10 +16,13 @@ const REVOKES: Readonly<Record<DeclaredObjectKind, string>> = {
  * The moves, renames and removals from BASE to HEAD as Markdown for a merge request's note: the
  * removals first (what access is revoked, and that only an approved apply destroys them), then the
  * retired stacks' own pipeline grants (destroyed without approval, and why), then the objects kept
- * through moves and renames. Empty when nothing moved, was renamed or removed.
+ * through moves and renames, and what the pipeline roles lose once the retired stacks' removal is
+ * applied (the release of what moves' override kept: an access change no saved plan of this
+ * pipeline shows). Empty when nothing moved, was renamed or removed.
  * @param approval how a removal is applied, one sentence (the pipeline names its manual job)
+ * @param kept what each stack's override keeps until that removal ({@link RetiredStackGrants})
  */
-export function renderStackMovesMarkdown(result: StackMoves, approval: string): string {
+export function renderStackMovesMarkdown(result: StackMoves, approval: string, kept: readonly RetiredStackGrants[] = []): string {
   const lines: string[] = [];
   if (result.removals.length > 0) {
     const gone = [...new Set(result.removals.filter((r) => !r.stackRemains).map((r) => r.stack))];
@@ -63,13 +67,27 @@ export function renderStackMovesMarkdown(result: StackMoves, approval: string): 
       ),
     );
   }
-  const kept = [
+  const released = kept.flatMap((g) => (g.released ?? []).map((r) => ({ stack: g.stack, ...r })));
+  if (released.length > 0) {
+    if (lines.length > 0) lines.push('');
+    lines.push(
+      `### Access released after the retired stacks' removal: ${released.length} change${released.length === 1 ? '' : 's'}`,
+      '',
+      'Until the removal of the retired stacks is applied, the pipeline roles keep their grants on them (so that removal can be applied). Then the pipeline plans these stacks again as declared and applies that plan with `tf --released-grants`, which takes away exactly this and nothing else (the saved plans above do not show it):',
+      '',
+      mdTable(
+        ['stack', 'role or policy', 'loses'],
+        released.map((r) => [mdCode(r.stack), `${r.loses === 'policy' ? 'role' : 'policy'} ${mdCode(r.name)}`, `${r.loses} ${mdCode(r.what)}`].map(mdCell)),
+      ),
+    );
+  }
+  const keptObjects = [
     ...result.moves.map((m) => [mdCode(m.storePath), `moved: ${mdCode(m.from.stack)} → ${mdCode(m.to.stack)} (forgotten there, imported here)`]),
     ...result.renames.map((r) => [mdCode(r.storePath), `renamed in ${mdCode(r.stack)}: ${mdCode(r.from)} → ${mdCode(r.to)} (moved in the state)`]),
   ];
-  if (kept.length > 0) {
+  if (keptObjects.length > 0) {
     if (lines.length > 0) lines.push('');
-    lines.push(`### Objects kept through moves and renames: ${kept.length}`, '', 'Nothing on the store changes for them: no Role ID or Secret ID changes.', '', mdTable(['store object', 'how'], kept.map((row) => row.map(mdCell))));
+    lines.push(`### Objects kept through moves and renames: ${keptObjects.length}`, '', 'Nothing on the store changes for them: no Role ID or Secret ID changes.', '', mdTable(['store object', 'how'], keptObjects.map((row) => row.map(mdCell))));
   }
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }

@@ -1,4 +1,4 @@
-import { BASE_OUTPUT, CHANGED_STACKS_FILE, CHANGED_STACKS_NOTE, MOVES_NOTE, RETIRED_STACKS_FILE, REVIEWED_PLANS_FILE } from './configuration-pipeline-yaml';
+import { ACCESS_CHANGE_FILE, APPROVAL_COMPARISON_FILE, BASE_OUTPUT, CHANGED_STACKS_FILE, CHANGED_STACKS_NOTE, CONFIRMATION_FILE, MOVES_NOTE, RETIRED_STACKS_FILE, REVIEWED_PLANS_FILE } from './configuration-pipeline-yaml';
 
 /**
  * The .gitignore of a configuration repository: what the build, synthesis, engine and local
@@ -33,6 +33,10 @@ export function renderConfigurationGitignore(): string {
     // The review job's note and risk-flag count (lib/pipeline/pipeline-review-job.ts).
     'access-diff.md',
     'access-risk-flags.txt',
+    // The approval of record (docs/pipelines.md §13): the review's access change, the comparison, the confirmation.
+    ACCESS_CHANGE_FILE,
+    APPROVAL_COMPARISON_FILE,
+    CONFIRMATION_FILE,
     '',
   ].join('\n');
 }

@@ -155,6 +155,31 @@ export const SHARED_SYNTH_COMMIT_VARIABLE = 'SECRETSTORE_IAC_SHARED_SYNTH_COMMIT
  * `tf --reviewed-plans` of this file: a plan the review did not read is refused (exit 4).
  */
 export const REVIEWED_PLANS_FILE = 'reviewed-plans.json';
+/**
+ * Each review job's canonical access change of its saved plans (`access-diff --access-change`): the
+ * merge request's note embeds it as its approval record; the default branch compares it with the
+ * approved records (docs/pipelines.md §13).
+ */
+export const ACCESS_CHANGE_FILE = 'access-change.json';
+/**
+ * The default-branch review job's artifact: its access change compared with the approved records of
+ * the merge requests merged since the commit before the push; every job that applies reads it first.
+ */
+export const APPROVAL_COMPARISON_FILE = 'approval-comparison.json';
+/**
+ * The manual job that applies the default branch's plans when they differ from what was approved,
+ * once a person starts it (the confirmation of record, `GITLAB_USER_LOGIN`).
+ */
+export const CONFIRM_APPLY_JOB = 'secretstore-iac-confirm-apply';
+/**
+ * The documented opt-out of the fail-closed default (docs/pipelines.md §13): without the note token no
+ * approval record can be read on the default branch (the verdict is `unbound`), and the apply jobs
+ * apply nothing that changes the store until a person starts {@link CONFIRM_APPLY_JOB}; set to `true`
+ * on the default branch, they apply unbound plans as before the binding (and say so in their logs).
+ */
+export const APPLY_UNBOUND_VARIABLE = 'SECRETSTORE_IAC_APPLY_UNBOUND';
+/** {@link CONFIRM_APPLY_JOB}'s artifact: who confirmed which difference (the confirmation of record). */
+export const CONFIRMATION_FILE = 'approval-confirmation.json';
 /** The merge request's review job: the note computed from the saved plans, the risk-flag gate. */
 export const REVIEW_JOB = 'secretstore-iac-access-diff';
 /** The default branch's review job: it records the saved plans the apply jobs may apply ({@link REVIEWED_PLANS_FILE}). */
@@ -339,8 +364,6 @@ const PLAN_LOGIN = '.secretstore-iac-plan-login';
 const APPLY_LOGIN = '.secretstore-iac-apply-login';
 /** The job variable naming the role {@link LOGIN} logs in as. */
 const LOGIN_ROLE_VARIABLE = 'SECRETSTORE_IAC_LOGIN_ROLE';
-/** Every job that installs providers makes its own plugin cache (see the comment where it is set). */
-const MAKE_PLUGIN_CACHE = 'mkdir -p "$TF_PLUGIN_CACHE_DIR"';
 
 /** One `secretstore-iac pipeline` command, the whole script of a job: the bin {@link BIN_VARIABLE} names, run directly. */
 const pipelineCommand = (...args: string[]) => `"$${BIN_VARIABLE}" pipeline ${args.join(' ')}`;
@@ -372,12 +395,10 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
   jobs[JOB] = {
     ...image,
     cache: jobCache('pull'),
-    // Every job that installs providers (`init`) gets a plugin cache of its own. The plan jobs of the
-    // stacks run at the same time, and a plugin cache shared between them (TF_PLUGIN_CACHE_DIR or
-    // plugin_cache_dir set for the whole runner) is not safe for concurrent installs. The job's
-    // variable overrides a runner-wide one, and the engine wants the directory to exist before `init`.
-    variables: { TF_PLUGIN_CACHE_DIR: '$CI_PROJECT_DIR/.secretstore-iac-plugin-cache/$CI_JOB_ID' },
-    before_script: [INSTALL, MAKE_PLUGIN_CACHE],
+    // No plugin cache variable: every engine run gets the CLI configuration the tool writes (its own
+    // provider mirror or the registry, no plugin cache, docs/boundaries.md), and a runner-wide
+    // TF_PLUGIN_CACHE_DIR is not passed to the engine (named in the job's log).
+    before_script: [INSTALL],
   };
   const login = renderCiLoginScript({
     roleName: '',
@@ -388,7 +409,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     exportVaultToken: true,
     namespace: options.namespace,
   }).trimEnd();
-  jobs[LOGIN] = { extends: JOB, id_tokens: { SECRETSTORE_ID_TOKEN: { aud: options.audience } }, before_script: [INSTALL, MAKE_PLUGIN_CACHE, login] };
+  jobs[LOGIN] = { extends: JOB, id_tokens: { SECRETSTORE_ID_TOKEN: { aud: options.audience } }, before_script: [INSTALL, login] };
   jobs[PLAN_LOGIN] = { extends: LOGIN, variables: { [LOGIN_ROLE_VARIABLE]: options.planRoleName } };
   jobs[APPLY_LOGIN] = { extends: LOGIN, variables: { [LOGIN_ROLE_VARIABLE]: options.applyRoleName } };
   // No build job: the synth job compiles (once per pipeline) and synthesizes, one job less between a
@@ -515,15 +536,29 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     dependencies: ['secretstore-iac-synth', ...planJobs('-default-branch'), DEFAULT_BRANCH_REVIEW_JOB],
     script: [pipelineCommand('removals')],
   };
+  // When the default branch's plans differ from what was approved, the apply jobs apply nothing and a
+  // person starts this one (docs/pipelines.md §13); otherwise it says so and ends. Not started is not a
+  // failure of the pipeline.
+  jobs[CONFIRM_APPLY_JOB] = {
+    stage: 'remove',
+    extends: APPLY_LOGIN,
+    rules: [{ if: DEFAULT_BRANCH, when: 'manual', allow_failure: true }],
+    resource_group: 'secretstore-iac-confirm-apply',
+    dependencies: ['secretstore-iac-synth', ...planJobs('-default-branch'), DEFAULT_BRANCH_REVIEW_JOB],
+    script: [pipelineCommand('confirm')],
+    artifacts: { when: 'always', paths: [CONFIRMATION_FILE], expire_in: '1 year' },
+  };
   // The review jobs read the saved plans of their pipeline's plan jobs (artifacts; the stage after
-  // them, not `needs`, which holds at most 50 jobs).
+  // them, not `needs`, which holds at most 50 jobs). The default branch's lists the commits since the
+  // one before the push (the whole history: GIT_DEPTH 0) to find the merge requests merged.
   jobs[DEFAULT_BRANCH_REVIEW_JOB] = {
     stage: 'review',
     extends: JOB,
     rules: rules(DEFAULT_BRANCH),
+    variables: { GIT_DEPTH: '0' },
     dependencies: ['secretstore-iac-synth', ...planJobs('-default-branch')],
     script: [pipelineCommand('review', '--default-branch')],
-    artifacts: { paths: [REVIEWED_PLANS_FILE], expire_in: '1 week' },
+    artifacts: { paths: [REVIEWED_PLANS_FILE, ACCESS_CHANGE_FILE, APPROVAL_COMPARISON_FILE], expire_in: '1 week' },
   };
   jobs[REVIEW_JOB] = {
     stage: 'review',
@@ -531,7 +566,7 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     rules: rules(MR),
     dependencies: ['secretstore-iac-synth', ...planJobs('')],
     script: [pipelineCommand('review', '--merge-request')],
-    artifacts: { when: 'always', paths: ['access-diff.md', 'access-risk-flags.txt'], expire_in: '2 weeks' },
+    artifacts: { when: 'always', paths: ['access-diff.md', 'access-risk-flags.txt', ACCESS_CHANGE_FILE], expire_in: '2 weeks' },
   };
   const doc = new Document({
     // 'build' has no job of this file any more (the synth job compiles); kept for the including repository's own jobs.

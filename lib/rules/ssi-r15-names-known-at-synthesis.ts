@@ -1,6 +1,7 @@
 import { PlatformRule } from './platform-rule';
 import { findingField } from './store-name-collisions';
 import { ValidationProblem } from '../model/validation-problem';
+import { overrideClause } from './override-clause';
 
 /**
  * SSI-R15: every string of a stack's JSON is a Terraform template, so a store object's name is what
@@ -22,7 +23,7 @@ export const SSI_R15: PlatformRule = {
         problem: new ValidationProblem(
           findingField(u.field),
           u.value,
-          `is a Terraform template the engine evaluates when it plans (${u.why}): the name it gives ${o.kind.description} on the store is not known at synthesis, so no name rule can check that it is not another object's; write the name as a plain string (a literal \`\${\` is written \`$\${\` in Terraform JSON: pass the text, the library escapes it)`,
+          `is a Terraform template the engine evaluates when it plans (${u.why}): the name it gives ${o.kind.description} on the store is not known at synthesis, so no name rule can check that it is not another object's; write the name as a plain string (a literal \`\${\` is written \`$\${\` in Terraform JSON: pass the text, the library escapes it)${overrideClause(o)}`,
           'SSI-R15',
         ),
       })),

@@ -1,5 +1,6 @@
 import { PlatformRule, RuleFinding } from './platform-rule';
 import { findingField } from './store-name-collisions';
+import { withOverrideClause } from './override-clause';
 import { declaredName } from '../catalogue/store-object-kind';
 import { StoreKind } from '../model/store-target';
 import { storePolicyName } from '../model/store-policy-name';
@@ -44,21 +45,21 @@ export const SSI_R9: PlatformRule = {
       const { field, value } = declaredName(o.kind, o.written);
       if (o.kind.kind === 'policy') {
         if (isReservedPolicyName(o.name.key)) {
-          findings.push({ constructPath: o.constructPath, problem: reservedPolicyNameProblem(findingField(field), value, o.name.key) });
+          findings.push({ constructPath: o.constructPath, problem: withOverrideClause(reservedPolicyNameProblem(findingField(field), value, o.name.key), o) });
         } else if (o.name.key === readerKey && !d.readerPolicies.some((r) => o.constructPath.startsWith(`${r.node.path}/`))) {
-          findings.push({ constructPath: o.constructPath, problem: reservedReaderPolicyNameProblem(findingField(field), value, o.name.key) });
+          findings.push({ constructPath: o.constructPath, problem: withOverrideClause(reservedReaderPolicyNameProblem(findingField(field), value, o.name.key), o) });
         } else if (roleKeys.includes(o.name.key)) {
           if (!d.pipelineRoles.some((r) => o.constructPath.startsWith(`${r.node.path}/`))) {
-            findings.push({ constructPath: o.constructPath, problem: reservedPipelineRoleNameProblem(findingField(field), value, o.name.key) });
+            findings.push({ constructPath: o.constructPath, problem: withOverrideClause(reservedPipelineRoleNameProblem(findingField(field), value, o.name.key), o) });
           }
         } else if (!grantPaths.has(o.constructPath)) {
           const role = pipelineGrantRoleOf(o.name.key, roleKeys);
-          if (role !== undefined) findings.push({ constructPath: o.constructPath, problem: reservedPipelineGrantNameProblem(findingField(field), value, o.name.key, role) });
+          if (role !== undefined) findings.push({ constructPath: o.constructPath, problem: withOverrideClause(reservedPipelineGrantNameProblem(findingField(field), value, o.name.key, role), o) });
         }
       } else if (o.kind.kind === 'auth-mount' || o.kind.kind === 'jwt-auth-mount') {
         const store = storeOf.get(o.stack);
         if (isReservedMountPath(o.name.key, 'auth', store)) {
-          findings.push({ constructPath: o.constructPath, problem: reservedMountProblem(findingField(field), String(value ?? o.name.key), 'auth', store) });
+          findings.push({ constructPath: o.constructPath, problem: withOverrideClause(reservedMountProblem(findingField(field), String(value ?? o.name.key), 'auth', store), o) });
         }
       }
     }

@@ -2,6 +2,7 @@ import { RuleFinding } from './platform-rule';
 import { declaredName, StoreObjectKindName } from '../catalogue/store-object-kind';
 import type { DeclaredStoreObject } from '../constructs/declared-store-objects';
 import { ValidationProblem } from '../model/validation-problem';
+import { overrideClause } from './override-clause';
 
 /** The field of a finding as a user writes it: the provider attribute in camel case (`role_name` → `roleName`), as the construct props and the provider classes name it. */
 export function findingField(attribute: string): string {
@@ -46,10 +47,16 @@ export function storeNameCollisions(
       problem: new ValidationProblem(
         findingField(own.field),
         own.value,
-        `${onStore}${onStore ? 'already' : 'is already'} declared by ${holder.constructPath}${as}: ${consequence(o.name.space)}`,
+        `${onStore}${onStore ? 'already' : 'is already'} declared by ${holder.constructPath}${as}${theirOverrides(holder)}: ${consequence(o.name.space)}${overrideClause(o)}`,
         ruleId,
       ),
     });
   }
   return findings;
+}
+
+/** The first holder's overrides, said in parentheses (` (name set by addOverride(…) on …)`): its name too may be an override's. */
+function theirOverrides(holder: DeclaredStoreObject): string {
+  const clause = overrideClause(holder);
+  return clause === '' ? '' : ` (${clause.slice(2).replace(/; /g, ', ')})`;
 }

@@ -61,7 +61,9 @@ export class IncrementalSynthesis {
     const dir = env[SYNTH_CACHE_VARIABLE];
     if (dir === undefined || dir === '') return undefined;
     const cache = new SynthesisCache(synthesisCacheDir(dir, env), 16, env[SYNTH_CACHE_SECRET_VARIABLE] || undefined);
-    return new IncrementalSynthesis(library, cache.latest());
+    const entry = cache.latest();
+    // Without the secret an entry's seal is recomputable: nothing is reused, and the log says why.
+    return new IncrementalSynthesis(library, entry, cache.verified ? undefined : `nothing reused: ${SYNTH_CACHE_SECRET_VARIABLE} is not set, so the synthesis cache's entries are unverified (a plain SHA-256 seal anyone who can write the cache can compute again)`);
   }
 
   /** The incremental synthesis attached to the app of `scope`, if any. */
@@ -77,12 +79,14 @@ export class IncrementalSynthesis {
   /**
    * @param library the library's version, part of every render key
    * @param entry the verified cache entry to reuse stacks from; none: every stack is rendered (and its key recorded)
+   * @param none why there is no entry, for the log (default: the cache has none)
    */
   constructor(
     readonly library: string,
     private readonly entry?: VerifiedEntry,
+    none: string = 'no synthesis in the synthesis cache',
   ) {
-    const earlier = entry === undefined ? 'no synthesis in the synthesis cache' : readRenderKeys(entry, library);
+    const earlier = entry === undefined ? none : readRenderKeys(entry, library);
     this.previous = typeof earlier === 'string' ? undefined : earlier;
     this.why = typeof earlier === 'string' ? earlier : `the synthesis cache entry ${entry!.key.slice(0, 12)}`;
   }

@@ -46,7 +46,7 @@ export class RefSynthesizer {
       const output = (async () => {
         const cached = this.cache?.lookup(key, this.progress);
         if (cached !== undefined) {
-          this.progress(`${commit.slice(0, 12)}: synthesized output from the synthesis cache (${this.cache!.dir})`);
+          this.progress(`${commit.slice(0, 12)}: synthesized output from the synthesis cache (${this.cache!.dir}; ${this.cache!.verification})`);
           return cached;
         }
         this.count++;

@@ -17,24 +17,27 @@ export interface StackDigest {
 }
 
 /**
- * Files of a stack's working directory that the engine loads as configuration when it plans there:
- * `*.tf`, `*.tf.json` (and OpenTofu's `*.tofu`, `*.tofu.json`), and the variable files it reads
- * without being told (`terraform.tfvars[.json]`, `*.auto.tfvars[.json]`). So the digest covers what
- * the synthesis writes (`cdk.tf.json`) and what is written beside it for the pipeline to plan
- * (`moves.tf.json` of `secretstore-iac moves`, `adopt-imports.tf.json` of `adopt`), and never the
- * engine's own files (`.terraform/`, the lock file, saved plans), which differ between machines.
- * Like the engine, it skips names that start with `.` or `#`.
+ * What the engine and the tool write into a stack's working directory as data, never as
+ * configuration: a local state, its backup and errored copy, a crash log, saved plans, removals
+ * lists, half-written files of a killed run. With the hidden names (`.terraform/`, the lock file),
+ * which the engine never loads, they differ between machines and are not digested.
  */
-const ENGINE_CONFIGURATION = /^(?:[^.#].*\.(?:tf|tofu)(?:\.json)?|terraform\.tfvars(?:\.json)?|[^.#].*\.auto\.tfvars(?:\.json)?)$/;
+const ENGINE_DATA = /^(?:terraform\.tfstate(?:\.\d+)?(?:\.backup)?|errored\.tfstate|crash\.log|.+\.tfplan|.+\.removals|.+\.writing-\d+)$/;
 
-/** True when the engine loads `name`, a file of a stack's working directory, as configuration. */
-export function isEngineConfigurationFile(name: string): boolean {
-  return ENGINE_CONFIGURATION.test(name);
+/**
+ * True when `name`, a file of a stack's working directory, is digested: every file but the
+ * engine's data and hidden names ({@link ENGINE_DATA}). Not a list of what the engine loads (it also
+ * loads `#x.tf.json`, and a newer engine may load more): what the synthesis writes (`cdk.tf.json`),
+ * what is written beside it for the pipeline to plan (`moves.tf.json` of `secretstore-iac moves`,
+ * `adopt-imports.tf.json` of `adopt`, their seal) and anything else found there count.
+ */
+export function isDigestedFile(name: string): boolean {
+  return !name.startsWith('.') && !ENGINE_DATA.test(name);
 }
 
 /**
  * The digest of the stack whose working directory is `dir`: SHA-256 over each configuration file
- * ({@link isEngineConfigurationFile}) in name order, as its name, its length and its bytes, so no two
+ * ({@link isDigestedFile}) in name order, as its name, its length and its bytes, so no two
  * different sets of files share a digest. The same synthesized content gives the same digest on
  * every machine, whatever the output directory is called or where it lies.
  * @throws Error naming the directory when it cannot be read
@@ -42,18 +45,26 @@ export function isEngineConfigurationFile(name: string): boolean {
 export function stackDigest(dir: string): { digest: string; files: string[] } {
   let names: string[];
   try {
-    names = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && isEngineConfigurationFile(e.name)).map((e) => e.name);
+    names = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && isDigestedFile(e.name)).map((e) => e.name);
   } catch (e) {
     throw new Error(`cannot read the stack directory ${dir}: ${(e as Error).message}`);
   }
   const files = names.sort(compareStrings);
+  return { digest: filesDigest(files.map((name) => ({ name, bytes: fs.readFileSync(path.join(dir, name)) }))), files };
+}
+
+/**
+ * The digest {@link stackDigest} gives files already read: `sha256:` over each file in name order,
+ * as its name, its length and its bytes. An engine run's fresh working directory names the digest of
+ * what it laid with it (lib/engine/engine-working-directory.ts): the same as the stack's.
+ */
+export function filesDigest(files: ReadonlyArray<{ readonly name: string; readonly bytes: Buffer }>): string {
   const hash = createHash('sha256');
-  for (const name of files) {
-    const bytes = fs.readFileSync(path.join(dir, name));
+  for (const { name, bytes } of [...files].sort((a, b) => compareStrings(a.name, b.name))) {
     hash.update(`${name}\0${bytes.length}\0`);
     hash.update(bytes);
   }
-  return { digest: `sha256:${hash.digest('hex')}`, files };
+  return `sha256:${hash.digest('hex')}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { compareStrings } from '../private/compare-strings';
+import { fileErrorText } from '../private/file-error-text';
 import { confinedStackPath } from './output-stack-path';
 
 /** A Terraform resource block as cdktf writes it (attributes plus cdktf's `//` metadata). */
@@ -37,8 +38,8 @@ export function readSynthOutput(dir: string, earlier?: readonly SynthStack[]): S
   if (!fs.existsSync(manifestFile)) {
     throw new Error(`${dir} is not a synthesized output: it has no manifest.json (run \`npm run synth\` first)`);
   }
-  const manifest = readJson(manifestFile) as { stacks?: Record<string, { synthesizedStackPath?: string }> };
-  if (!manifest.stacks || typeof manifest.stacks !== 'object') {
+  const manifest = readJsonObject(manifestFile) as { stacks?: Record<string, { synthesizedStackPath?: string }> };
+  if (!manifest.stacks || typeof manifest.stacks !== 'object' || Array.isArray(manifest.stacks)) {
     throw new Error(`${manifestFile}: no "stacks" object`);
   }
   return Object.entries(manifest.stacks)
@@ -55,7 +56,7 @@ export function readSynthOutput(dir: string, earlier?: readonly SynthStack[]): S
         documentBytes.set(same, previousBytes);
         return same;
       }
-      const document = parseJson(file, bytes) as {
+      const document = stackDocument(file, parseJson(file, bytes)) as {
         resource?: Record<string, Record<string, ResourceBlock>>;
         provider?: { vault?: { namespace?: unknown }[] };
         '//'?: { metadata?: unknown };
@@ -86,7 +87,7 @@ function providerNamespace(document: { provider?: { vault?: { namespace?: unknow
  * @throws Error naming the file when it cannot be read
  */
 export function readStackNamespace(file: string): string {
-  return providerNamespace(readJson(file) as { provider?: { vault?: { namespace?: unknown }[] } });
+  return providerNamespace(stackDocument(file, readJson(file)) as { provider?: { vault?: { namespace?: unknown }[] } });
 }
 
 /** The bytes each stack {@link readSynthOutput} returned was parsed from: what a later read compares with. */
@@ -104,8 +105,44 @@ function readBytes(file: string): Buffer {
   try {
     return fs.readFileSync(file);
   } catch (e) {
-    throw new Error(`cannot read ${file}: ${(e as Error).message}`);
+    throw new Error(`cannot read ${file}: ${fileErrorText(e)}`);
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** What `typeof` would call a JSON value, for a message: `null`, an array, a number. */
+function jsonKind(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+/** The JSON object a file holds. @throws Error naming the file when it holds none */
+function readJsonObject(file: string): Record<string, unknown> {
+  const value = parseJson(file, readBytes(file));
+  if (!isObject(value)) throw new Error(`${file} holds ${jsonKind(value)}, not the JSON object cdktf writes: synthesize again (\`npm run synth\`)`);
+  return value;
+}
+
+/**
+ * A stack document checked to have the shape the readers rely on: an object whose `resource` (when
+ * present) maps each type to an object of blocks, and whose `provider` and `//` are objects.
+ * @throws Error naming the file and the part that is not
+ */
+function stackDocument(file: string, value: unknown): Record<string, unknown> {
+  const again = 'synthesize again (`npm run synth`)';
+  if (!isObject(value)) throw new Error(`${file} holds ${jsonKind(value)}, not the JSON object of a synthesized stack: ${again}`);
+  for (const key of ['resource', 'provider', '//'] as const) {
+    if (value[key] !== undefined && !isObject(value[key])) throw new Error(`${file}: "${key}" is ${jsonKind(value[key])}, not an object: ${again}`);
+  }
+  for (const [type, blocks] of Object.entries((value.resource ?? {}) as Record<string, unknown>)) {
+    if (!isObject(blocks)) throw new Error(`${file}: resource "${type}" is ${jsonKind(blocks)}, not an object of resources: ${again}`);
+    for (const [id, block] of Object.entries(blocks)) {
+      if (!isObject(block)) throw new Error(`${file}: resource "${type}.${id}" is ${jsonKind(block)}, not an object: ${again}`);
+    }
+  }
+  return value;
 }
 
 function readJson(file: string): unknown {

@@ -113,18 +113,45 @@ const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(fil
  * recently used {@link SynthesisCache.keep} entries are kept. Each entry is sealed ({@link sealOf}):
  * the record binds the key (its identity must hash to it) and every file, and with a secret the seal
  * is an HMAC whoever lacks the secret cannot make; an entry whose seal does not verify is refused.
+ * Without a secret the seal is a plain SHA-256 anyone who can write the cache computes again: such an
+ * entry is unverified and not read ({@link SynthesisCache.lookup}, {@link SynthesisCache.latest}
+ * synthesize instead), unless the cache was made for a use that trusts it no more than its reader's
+ * own input (`unverifiedUse`: the merge request's shared base copy), and then the log says "unverified".
  */
 export class SynthesisCache {
   /**
    * @param dir the cache directory (created when needed)
    * @param keep entries kept after a store, the most recently used
-   * @param secret the secret entries are sealed with ({@link SYNTH_CACHE_SECRET_VARIABLE}); none: a plain digest
+   * @param secret the secret entries are sealed with ({@link SYNTH_CACHE_SECRET_VARIABLE}); none: a
+   *   plain digest, and entries are not read (unverified) unless `unverifiedUse` says why they may be
+   * @param unverifiedUse why an entry sealed without a secret may be read here, one phrase for the log
+   *   (`the merge request's base: it decides no more than the merge request itself`); none: never
    */
   constructor(
     readonly dir: string,
     readonly keep: number = 16,
     private readonly secret?: string,
+    private readonly unverifiedUse?: string,
   ) {}
+
+  /** True when an entry this cache reads was verified with a secret (an HMAC seal), not only a recomputable digest. */
+  get verified(): boolean {
+    return this.secret !== undefined;
+  }
+
+  /**
+   * Why this cache reads no entry (no secret, and no use that trusts an unverified one), or undefined
+   * when it reads them. Said once per read, so a job log never calls a recomputable seal verified.
+   */
+  private unread(): string | undefined {
+    if (this.secret !== undefined || this.unverifiedUse !== undefined) return undefined;
+    return `not read: ${SYNTH_CACHE_SECRET_VARIABLE} is not set, so an entry's seal is a plain SHA-256 anyone who can write the cache can compute again (unverified)`;
+  }
+
+  /** How an entry this cache read was verified, for the log. */
+  get verification(): string {
+    return this.secret !== undefined ? `seal verified: HMAC-SHA256 with ${SYNTH_CACHE_SECRET_VARIABLE}` : `unverified: a plain SHA-256 seal, read only for ${this.unverifiedUse}`;
+  }
 
   /**
    * Why the cache cannot hold entries (its directory, or the nearest one that exists above it, is a
@@ -146,12 +173,18 @@ export class SynthesisCache {
   }
 
   /**
-   * The output directory of the entry for `key`, or undefined when there is none or it is corrupt
-   * (then it is removed, and `progress` says why). The directory is the cache's: read it, never write.
+   * The output directory of the entry for `key`, or undefined when there is none, it is corrupt
+   * (then it is removed, and `progress` says why), or it cannot be verified (no secret: `progress`
+   * says so, and it is left). The directory is the cache's: read it, never write.
    */
   lookup(key: string, progress: (line: string) => void = () => undefined): string | undefined {
     const entry = path.join(this.dir, key);
     if (!fs.existsSync(entry)) return undefined;
+    const unread = this.unread();
+    if (unread !== undefined) {
+      progress(`synthesis cache: the entry ${key.slice(0, 12)} is ${unread}: synthesizing again`);
+      return undefined;
+    }
     const problem = this.check(entry, key);
     if (problem !== undefined) {
       progress(`synthesis cache: ignoring the corrupt entry ${key.slice(0, 12)} (${problem}): synthesizing again`);
@@ -172,6 +205,11 @@ export class SynthesisCache {
    */
   latest(progress: (line: string) => void = () => undefined): VerifiedEntry | undefined {
     if (!fs.existsSync(this.dir)) return undefined;
+    const unread = this.unread();
+    if (unread !== undefined) {
+      progress(`synthesis cache: ${unread}: nothing reused`);
+      return undefined;
+    }
     const entries = fs
       .readdirSync(this.dir, { withFileTypes: true })
       .filter((e) => e.isDirectory() && /^[0-9a-f]{64}$/.test(e.name) && fs.existsSync(path.join(this.dir, e.name, ENTRY_RECORD)))

@@ -1,6 +1,7 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import { fileErrorText } from '../private/file-error-text';
 
 /** Variable of the Role ID in the provisioned environment file (spec §2.4). */
 export const ROLE_ID_VARIABLE = 'SECRETSTORE_ROLE_ID';
@@ -148,7 +149,7 @@ export class AppRoleCredentialsFile {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
       if (code === 'ENOTDIR') throw new CredentialsFileError(`cannot use ${this.path}: a part of its directory is not a directory`);
-      throw new CredentialsFileError(`cannot read ${this.path} (${code}): run as the file's owner or as root`);
+      throw new CredentialsFileError(`cannot read ${this.path} (${fileErrorText(e)}): run as the file's owner or as root`, true);
     }
   }
 
@@ -183,7 +184,7 @@ export class AppRoleCredentialsFile {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') throw new CredentialsFileError(`cannot write ${this.path}: the directory ${dir} does not exist`);
-      throw new CredentialsFileError(`cannot use ${this.path}: cannot inspect its directory ${dir} (${code})`);
+      throw new CredentialsFileError(`cannot use ${this.path}: cannot inspect its directory ${dir} (${fileErrorText(e)})`);
     }
     if (!st.isDirectory()) throw new CredentialsFileError(`cannot use ${this.path}: ${dir} is not a directory`);
     let real = dir;
@@ -219,7 +220,7 @@ export class AppRoleCredentialsFile {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
       if (code === 'ELOOP') this.refuseNonFile(fs.lstatSync(this.path));
-      throw new CredentialsFileError(`cannot read ${this.path} (${code}): run as the file's owner or as root`);
+      throw new CredentialsFileError(`cannot read ${this.path} (${fileErrorText(e)}): run as the file's owner or as root`, true);
     }
     try {
       const st = fs.fstatSync(fd);
@@ -287,8 +288,7 @@ export class AppRoleCredentialsFile {
       kept = use(fd, temp) === true;
     } catch (e) {
       if (e instanceof CredentialsFileError) throw e;
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new CredentialsFileError(`cannot write ${this.path} (${code}): run as a user who may write to ${dir}`);
+      throw new CredentialsFileError(`cannot write ${this.path} (${fileErrorText(e)}): run as a user who may write to ${dir}`);
     } finally {
       if (fd !== undefined) fs.closeSync(fd);
       if (!kept) fs.rmSync(temp, { force: true });
@@ -382,7 +382,7 @@ export class AppRoleCredentialsFile {
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code !== 'EEXIST') {
-          throw new CredentialsFileError(`cannot create the lock ${this.lockPath} (${code}): run as a user who may write to ${path.dirname(this.path)}`);
+          throw new CredentialsFileError(`cannot create the lock ${this.lockPath} (${fileErrorText(e)}): run as a user who may write to ${path.dirname(this.path)}`);
         }
       }
       const holder = this.lockHolder();

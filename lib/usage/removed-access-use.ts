@@ -4,6 +4,7 @@ import { RiskFlag, sortRiskFlags } from '../access/risk-flag';
 import { AclRule } from '../acl/acl';
 import { StoreCapability, capabilityNames, isDenyMask, isStoreCapability } from '../acl/store-capability';
 import { compareStrings } from '../private/compare-strings';
+import { CLOCK_SKEW_MS } from './audit-log-reader';
 import { UsageReport, UsedRequest } from './usage-report';
 
 /** How a change takes a grant away. */
@@ -47,9 +48,37 @@ export interface RemovedAccessUsage {
   readonly now: string;
   /** The grants removed or narrowed, by identity and rule. */
   readonly grants: readonly RemovedGrantUse[];
+  /**
+   * Requests of the usage dated after its log ends (`seen.last`, when the report was made) or after
+   * the review's now: no request made yet, so not counted as use (an edited usage file, a store clock
+   * far ahead). Sorted by identity, path and operation. Entries of an audit log read by the review
+   * itself are set apart before (the usage's `counts.future`).
+   */
+  readonly future: readonly FutureRequest[];
+  /** Entries of the audit log read dated after the time of the read, set apart by the reader (`file:line` of the first 20). */
+  readonly futureEntries: { readonly count: number; readonly at: readonly string[] };
+}
+
+/** A request of a usage report dated after the end of its log or after the review's now. */
+export interface FutureRequest extends UsedRequest {
+  /** The identity it is credited to. */
+  readonly identity: string;
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * The latest time a request of `usage` can carry: its log's last entry, the time the report was
+ * made, and the review's now (with the clock skew the audit reader allows), whichever is earliest.
+ */
+export function usageEndMs(usage: UsageReport, nowMs: number): number {
+  const ends = [nowMs + CLOCK_SKEW_MS];
+  const last = usage.seen.last === undefined ? NaN : Date.parse(usage.seen.last);
+  if (!Number.isNaN(last)) ends.push(last);
+  const readAt = usage.counts?.readAt === undefined ? NaN : Date.parse(usage.counts.readAt);
+  if (!Number.isNaN(readAt)) ends.push(readAt + CLOCK_SKEW_MS);
+  return Math.min(...ends);
+}
 
 /** `today`, `1 day ago`, `12 days ago`: how long before `nowMs` a time is. */
 export function daysAgo(time: string, nowMs: number): string {
@@ -85,7 +114,22 @@ export function removedAccessUse(
   source: UsageSource,
   nowMs: number,
 ): { readonly usage: RemovedAccessUsage; readonly flags: RiskFlag[] } {
-  const usedBy = new Map(usage.identities.map((u) => [u.identity, u.used.flatMap((g) => g.requests)]));
+  // A request dated after the log ends, or later than now, was not made yet: set apart, not counted as use.
+  const endMs = usageEndMs(usage, nowMs);
+  const future: FutureRequest[] = [];
+  const usedBy = new Map(
+    usage.identities.map((u) => [
+      u.identity,
+      u.used
+        .flatMap((g) => g.requests)
+        .filter((r) => {
+          const at = Date.parse(r.lastUse);
+          if (at <= endMs) return true;
+          future.push({ identity: u.identity, ...r });
+          return false;
+        }),
+    ]),
+  );
   const grants = new Map<string, GrantAcc>();
   const grant = (identity: string, rule: AclRule, removal: GrantRemoval, lost: readonly string[]): GrantAcc => {
     const key = `${identity}\u0000${rule.path.slot}`;
@@ -147,7 +191,15 @@ export function removedAccessUse(
       denied: [...g.denied].sort((a, b) => compareStrings(b.lastUse, a.lastUse) || compareStrings(a.path, b.path) || compareStrings(a.operation, b.operation)),
     }));
   return {
-    usage: { source, window: usage.window, seen: usage.seen, now: new Date(nowMs).toISOString(), grants: list },
+    usage: {
+      source,
+      window: usage.window,
+      seen: usage.seen,
+      now: new Date(nowMs).toISOString(),
+      grants: list,
+      future: future.sort((a, b) => compareStrings(a.identity, b.identity) || compareStrings(a.path, b.path) || compareStrings(a.operation, b.operation)),
+      futureEntries: { count: usage.counts?.future ?? 0, at: usage.counts?.futureAt ?? [] },
+    },
     flags: list.filter((g) => g.denied.length > 0).map((g) => usedAccessFlag(g, nowMs)),
   };
 }

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { fileErrorText } from '../private/file-error-text';
 import { USAGE_FILE_FORMAT, USAGE_FILE_VERSION, UsageReport } from './usage-report';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -47,11 +48,26 @@ function usageFileProblems(raw: unknown): string[] {
  * @throws Error naming the file and each field that breaks the shape
  */
 export function readUsageFile(file: string): UsageReport {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read the usage file ${file}: ${fileErrorText(e)}`);
+  }
+  return parseUsageFile(text, file);
+}
+
+/**
+ * A usage file's text read as {@link readUsageFile} reads the file.
+ * @param file how to name it in messages
+ * @throws Error naming the file and each field that breaks the shape
+ */
+export function parseUsageFile(text: string, file: string): UsageReport {
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (e) {
-    throw new Error(`cannot read the usage file ${file}: ${(e as Error).message}`);
+    throw new Error(`cannot read the usage file ${file}: it is not JSON (${(e as Error).message})`);
   }
   const problems = usageFileProblems(raw);
   if (problems.length > 0) throw new Error(`the usage file ${file} is not a usage report:\n${problems.map((p) => `  - ${p}`).join('\n')}`);

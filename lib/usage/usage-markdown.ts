@@ -19,8 +19,28 @@ export function usageSummary(report: UsageReport): string[] {
       `${plural(counts.responses, 'request', 'requests')} from ${plural(counts.lines, 'line', 'lines')}` +
       (seen.first !== undefined ? ` (first ${seen.first}, last ${seen.last})` : ''),
   ];
+  if (report.namespace !== undefined) lines.push(`namespace: ${report.namespace} (the identities of this namespace; other namespaces' entries are counted apart)`);
   if (counts.unattributed > 0) {
     lines.push(`${plural(counts.unattributed, 'request', 'requests')} by tokens no declared identity issued (root, hand-made tokens, roles not in the configuration): not counted`);
+  }
+  if ((counts.loginNotInLog ?? 0) > 0) {
+    lines.push(
+      `unattributed: login not in the log (${plural(counts.loginNotInLog!, 'request', 'requests')}): tokens logged in before the log's first line (their display name is no proof of their mount); ` +
+        'credited to none, so a grant reported never used may be used by them: give the log that holds their logins (--log, the rotated files)',
+    );
+  }
+  if ((counts.otherNamespaces ?? 0) > 0) {
+    lines.push(
+      `${plural(counts.otherNamespaces!, 'entry', 'entries')} of namespaces other than ${report.namespace === undefined ? 'the root namespace' : report.namespace}: not counted ` +
+        '(one report reads one namespace: VAULT_NAMESPACE, or the stacks\' settings.namespace)',
+    );
+  }
+  if ((counts.future ?? 0) > 0) {
+    const at = counts.futureAt ?? [];
+    lines.push(
+      `${plural(counts.future!, 'entry is', 'entries are')} dated after this report was made (${counts.readAt}) and not counted as use (at ${at.join(', ')}${counts.future! > at.length ? ', ...' : ''}): ` +
+        "a store whose clock is ahead, or a log that was edited; check the store's clock and where the log came from",
+    );
   }
   if (counts.malformed > 0) {
     lines.push(`${plural(counts.malformed, 'line is', 'lines are')} not an audit entry and skipped (at ${counts.malformedAt.join(', ')}${counts.malformed > counts.malformedAt.length ? ', ...' : ''})`);

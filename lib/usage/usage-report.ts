@@ -4,8 +4,10 @@ import { AclRule } from '../acl/acl';
 import { StoreCapability, capabilityNames, isDenyMask, isStoreCapability } from '../acl/store-capability';
 import { DEFAULT_POLICY_NAME } from '../acl/default-policy';
 import { compareStrings } from '../private/compare-strings';
-import { AuditEntry, AuditReadCounts, AuditWindow, readAuditEntries } from './audit-log-reader';
+import { canonicalStoreNamespace } from '../model/store-namespace';
+import { AuditEntry, AuditReadCounts, AuditWindow, inLogOrder, readAuditEntries } from './audit-log-reader';
 import { ruleSources } from './rule-sources';
+import { grantDeclaration } from './grant-declaration';
 
 /** The spec's §7 row for a request the store refused for want of a rule. */
 export const DENIED_CAUSE = 'HTTP 403 reading a secret: path not in the role\'s policy → update the policy';
@@ -150,6 +152,11 @@ export interface UsageReport {
   readonly format: typeof USAGE_FILE_FORMAT;
   /** {@link USAGE_FILE_VERSION}: its shape. */
   readonly version: typeof USAGE_FILE_VERSION;
+  /**
+   * The store namespace whose identities the report is about (`ns1`); absent for the root
+   * namespace. Entries of other namespaces are counted apart (`counts.otherNamespaces`).
+   */
+  readonly namespace?: string;
   /** The window asked for, as ISO times. */
   readonly window: { readonly since?: string; readonly until?: string };
   /** First and last entry counted. */
@@ -166,6 +173,23 @@ export interface UsageReport {
     readonly malformedAt: readonly string[];
     /** Responses of tokens no declared identity issued (root, hand-made tokens, other roles). */
     readonly unattributed: number;
+    /**
+     * Responses of tokens of a role (role metadata) whose login (or creation) is not in the log
+     * (before its first line, rotated away): credited to none, whatever their display name.
+     * Absent in files written before it was counted.
+     */
+    readonly loginNotInLog?: number;
+    /** Responses (requests, logins, failed logins) made in another namespace than the report's. Absent in older files. */
+    readonly otherNamespaces?: number;
+    /**
+     * Entries dated after the time the report was made (a store clock far ahead, an edited log):
+     * not counted as use. Absent in files written before it was counted.
+     */
+    readonly future?: number;
+    /** Where the first 20 of them are, as `file:line`. */
+    readonly futureAt?: readonly string[];
+    /** The time the report was made (ISO), what {@link future} is measured against. */
+    readonly readAt?: string;
   };
 }
 
@@ -182,73 +206,125 @@ function later(a: string | undefined, b: string): string {
 }
 
 /**
- * Aggregates audit entries into the usage report, one entry at a time (nothing but the counts is
- * kept): each request is attributed to the declared identity that made it (the JWT role from
- * `auth.metadata.role`, the AppRole role from `auth.metadata.role_name`, the mount from the
- * token's display name) and to the rule of that identity's ACL that governs it, evaluated as
- * the store does (`Acl.check`).
+ * Who made a request, told by its token's lineage: a declared identity, or why none is credited.
+ * `undeclared`: a token no declared identity issued (root, hand-made, a role not in the
+ * configuration); `other-namespace`: a request or login of another namespace than the report's;
+ * `login-not-in-log`: a token of a role whose login (or creation) is not in the log.
+ */
+type Origin = { readonly kind: 'identity'; readonly acc: IdentityAcc } | { readonly kind: 'undeclared' | 'other-namespace' | 'login-not-in-log' };
+
+const UNDECLARED: Origin = { kind: 'undeclared' };
+const OTHER_NAMESPACE: Origin = { kind: 'other-namespace' };
+const LOGIN_NOT_IN_LOG: Origin = { kind: 'login-not-in-log' };
+
+/**
+ * Aggregates audit entries into the usage report, one entry at a time: each request is credited to
+ * the declared identity whose login issued its token, as the store wrote it. A login's response
+ * names the mount (its path `auth/<mount>/login`), the namespace (`request.namespace.path`) and the
+ * role (`auth.metadata.role`, `role_name`) of the token it issued, and that token's accessor, which
+ * every later request of the token carries (HMAC-ed with the same key); a token created from another
+ * (`auth/token/create`) is its parent's. A token whose login is not in the log is credited to none
+ * (`counts.loginNotInLog`): its display name is no proof of its mount. Then the
+ * request is matched to the rule of that identity's ACL that governs it, evaluated as the store
+ * does (`Acl.check`). What is kept grows with the tokens issued, not with the lines.
  */
 export class UsageAggregator {
-  private readonly byRole = new Map<string, IdentityAcc[]>();
   private readonly byName = new Map<string, IdentityAcc>();
   private readonly failed = new Map<string, { mount: string; method: string; role?: string; count: number; last: string }>();
+  /** Each token seen issued (its accessor or HMAC-ed value, as the log has it), with its origin. */
+  private readonly tokens = new Map<string, Origin>();
+  private readonly namespace: string;
   private unattributed = 0;
+  private loginNotInLog = 0;
+  private otherNamespaces = 0;
   private first?: string;
   private last?: string;
 
-  /** @param model the access of the declared identities; @param configuration where their policies are declared */
+  /**
+   * @param model the access of the declared identities; @param configuration where their policies are declared
+   * @param namespace the store namespace the identities are in (`ns1`, `admin/team`); undefined or
+   *   `''` for the root namespace. Entries of another namespace are counted apart.
+   */
   constructor(
     private readonly model: AccessModel,
     private readonly configuration: StoreConfiguration,
+    namespace?: string,
   ) {
+    this.namespace = canonicalStoreNamespace(namespace ?? '');
     for (const access of model.identities) {
       const acc: IdentityAcc = { access, logins: 0, used: new Map(), denied: new Map() };
-      const family = access.identity.method === 'approle' ? 'approle' : 'jwt';
-      const key = `${family}\u0000${access.identity.role}`;
-      this.byRole.set(key, [...(this.byRole.get(key) ?? []), acc]);
       this.byName.set(access.identity.name, acc);
     }
   }
 
-  /** The identity a token belongs to, told by its role metadata and the mount in its display name. */
-  private identityOf(e: AuditEntry): IdentityAcc | undefined {
-    const family = e.appRole !== undefined ? 'approle' : e.jwtRole !== undefined ? 'jwt' : undefined;
-    if (family === undefined) return undefined;
-    const candidates = this.byRole.get(`${family}\u0000${e.appRole ?? e.jwtRole}`) ?? [];
-    // The store names a token `<mount path with "/" as "-">-<name>` (or the mount path alone): a
-    // token of an undeclared mount with a declared role's name is not that role's. Of mounts `jwt`
-    // and `jwt-prod`, `jwt-prod-x` is the longer one's.
-    const display = e.displayName;
-    if (display === undefined) return candidates.length === 1 ? candidates[0] : undefined;
-    const prefixOf = (c: IdentityAcc) => c.access.identity.mount.replace(/\//g, '-');
-    const matching = candidates.filter((c) => display === prefixOf(c) || display.startsWith(`${prefixOf(c)}-`));
-    const longest = Math.max(0, ...matching.map((c) => prefixOf(c).length));
-    const best = matching.filter((c) => prefixOf(c).length === longest);
-    return best.length === 1 ? best[0] : undefined;
+  /** The origin of the token a successful login on `mount` issued: exact, by the login's path and namespace. */
+  private loginOrigin(e: AuditEntry, mount: string): Origin {
+    if (e.namespace !== this.namespace) return OTHER_NAMESPACE;
+    const role = e.appRole ?? e.jwtRole;
+    const acc = role === undefined ? undefined : this.byName.get(`${mount}/${role}`);
+    return acc ? { kind: 'identity', acc } : UNDECLARED;
+  }
+
+  /** The origin of a request's token: its login or creation in the log, else {@link unknownOrigin}. */
+  private originOf(e: AuditEntry): Origin {
+    if (e.namespace !== this.namespace) return OTHER_NAMESPACE;
+    return (e.token === undefined ? undefined : this.tokens.get(e.token)) ?? this.unknownOrigin(e);
   }
 
   /**
-   * The declared identity that made a request (not a login), as {@link add} attributes it; undefined
-   * for a login or a token no declared identity issued.
+   * A token whose login (or creation) is not in the log: before its first line, rotated away.
+   * Nothing the store wrote of its requests names its mount: the display name (`<mount path>-<name>`,
+   * `ns1-auth-<mount>-<name>` in a namespace) is a prefix guess that a mount of another name
+   * (`jwt-prod` for `jwt`'s `prod-infra/x`), an undeclared or a since-removed mount fits as well,
+   * and no request carries the auth mount's accessor. So a token with role metadata is counted as
+   * "login not in the log", credited to none; one without (root, hand-made, a child whose parent is
+   * unknown) is no declared identity's.
    */
-  attribute(e: AuditEntry): IdentityAccess | undefined {
-    return LOGIN_PATH.test(e.path) ? undefined : this.identityOf(e)?.access;
+  private unknownOrigin(e: AuditEntry): Origin {
+    return e.appRole !== undefined || e.jwtRole !== undefined ? LOGIN_NOT_IN_LOG : UNDECLARED;
   }
 
-  /** Counts one response entry. */
-  add(e: AuditEntry): void {
+  /**
+   * Learns the tokens an entry dated before the window issued, counting nothing: a login before
+   * `--since` still names the tokens of the requests inside the window.
+   */
+  learn(e: AuditEntry): void {
+    const login = LOGIN_PATH.exec(e.path);
+    if (login && e.mountType !== undefined && e.mountType in FAILED_LOGIN_CAUSES) {
+      const key = e.issued ?? e.token;
+      if (e.issuedToken && key !== undefined) this.tokens.set(key, this.loginOrigin(e, login[1]));
+    } else if (e.issued !== undefined && e.issued !== e.token) this.tokens.set(e.issued, this.originOf(e));
+  }
+
+  private countApart(origin: Origin): void {
+    if (origin.kind === 'other-namespace') this.otherNamespaces++;
+    else if (origin.kind === 'login-not-in-log') this.loginNotInLog++;
+    else this.unattributed++;
+  }
+
+  /**
+   * Counts one response entry.
+   * @returns the declared identity it is credited to: undefined for a login or a request no declared identity made
+   */
+  add(e: AuditEntry): IdentityAccess | undefined {
     this.first = this.first === undefined || e.time < this.first ? e.time : this.first;
     this.last = later(this.last, e.time);
     const login = LOGIN_PATH.exec(e.path);
     if (login && e.mountType !== undefined && e.mountType in FAILED_LOGIN_CAUSES) {
       if (e.issuedToken) {
-        // The login path names the mount: exact, whatever the token's display name.
-        const acc = this.byName.get(`${login[1]}/${e.appRole ?? e.jwtRole}`) ?? this.identityOf(e);
-        if (acc) {
-          acc.logins++;
-          acc.last = later(acc.last, e.time);
-        } else this.unattributed++;
+        // The login path and namespace name the mount, the metadata the role: exact, whatever the display name.
+        const origin = this.loginOrigin(e, login[1]);
+        const key = e.issued ?? e.token;
+        if (key !== undefined) this.tokens.set(key, origin);
+        if (origin.kind === 'identity') {
+          origin.acc.logins++;
+          origin.acc.last = later(origin.acc.last, e.time);
+        } else this.countApart(origin);
       } else if (e.error !== undefined || e.responseError) {
+        if (e.namespace !== this.namespace) {
+          this.otherNamespaces++;
+          return undefined;
+        }
         const role = e.loginRole;
         const key = `${login[1]}\u0000${role ?? ''}`;
         const f = this.failed.get(key) ?? { mount: login[1], method: e.mountType, role, count: 0, last: e.time };
@@ -256,13 +332,16 @@ export class UsageAggregator {
         f.last = later(f.last, e.time);
         this.failed.set(key, f);
       }
-      return;
+      return undefined;
     }
-    const acc = this.identityOf(e);
-    if (!acc) {
-      this.unattributed++;
-      return;
+    const origin = this.originOf(e);
+    // A token this request issued (auth/token/create, the pipeline's per-stack child token) is the requester's.
+    if (e.issued !== undefined && e.issued !== e.token) this.tokens.set(e.issued, origin);
+    if (origin.kind !== 'identity') {
+      this.countApart(origin);
+      return undefined;
     }
+    const acc = origin.acc;
     acc.last = later(acc.last, e.time);
     const denied = e.error !== undefined && /permission denied/.test(e.error);
     if (denied) {
@@ -271,11 +350,11 @@ export class UsageAggregator {
       d.count++;
       d.last = later(d.last, e.time);
       acc.denied.set(key, d);
-      return;
+      return acc.access;
     }
-    if (!isStoreCapability(e.operation, this.model.store.kind)) return;
+    if (!isStoreCapability(e.operation, this.model.store.kind)) return acc.access;
     const decision = acc.access.acl.check(e.operation, e.path);
-    if (!decision.allowed || !decision.rule) return;
+    if (!decision.allowed || !decision.rule) return acc.access;
     const key = decision.rule.path.display;
     const u = acc.used.get(key) ?? { rule: decision.rule, ops: new Set<string>(), count: 0, last: e.time, requests: new Map() };
     u.ops.add(e.operation);
@@ -287,10 +366,14 @@ export class UsageAggregator {
     r.count++;
     r.last = later(r.last, e.time);
     u.requests.set(requestKey, r);
+    return acc.access;
   }
 
-  /** The report of everything added. */
-  report(counts: AuditReadCounts, window: UsageReport['window']): UsageReport {
+  /**
+   * The report of everything added.
+   * @param readAt the time of the read, when entries dated after it were set apart (`counts.future`)
+   */
+  report(counts: AuditReadCounts, window: UsageReport['window'], readAt?: number): UsageReport {
     const identities = [...this.byName.values()]
       .sort((a, b) => compareStrings(a.access.identity.name, b.access.identity.name))
       .map((acc) => this.identityUsage(acc));
@@ -300,11 +383,21 @@ export class UsageAggregator {
     return {
       format: USAGE_FILE_FORMAT,
       version: USAGE_FILE_VERSION,
+      ...(this.namespace !== '' ? { namespace: this.namespace } : {}),
       window,
       seen: { first: this.first, last: this.last },
       identities,
       failedLogins,
-      counts: { lines: counts.lines, responses: counts.responses, malformed: counts.malformedCount, malformedAt: counts.malformed, unattributed: this.unattributed },
+      counts: {
+        lines: counts.lines,
+        responses: counts.responses,
+        malformed: counts.malformedCount,
+        malformedAt: counts.malformed,
+        unattributed: this.unattributed,
+        loginNotInLog: this.loginNotInLog,
+        otherNamespaces: this.otherNamespaces,
+        ...(readAt === undefined ? {} : { future: counts.futureCount ?? 0, futureAt: counts.future ?? [], readAt: new Date(readAt).toISOString() }),
+      },
     };
   }
 
@@ -331,13 +424,13 @@ export class UsageAggregator {
           return declaredAt !== undefined ? { name, declaredAt } : { name };
         });
         const declaredBy = [...new Set(r.policies.flatMap((name) => this.sourcesOf(name).get(r.path.display) ?? []))].sort(compareStrings);
-        return { rule: r.path.display, capabilities: capabilityNames(r.mask), policies, declaredBy, fix: unusedFix(identity.name, identity.method, r, declaredBy) };
+        return { rule: r.path.display, capabilities: capabilityNames(r.mask), policies, declaredBy, fix: unusedFix(identity.name, r, declaredBy, isPipelineRole(identity.declaredAt)) };
       });
     const denied = [...acc.denied.values()]
       .sort((a, b) => compareStrings(a.path, b.path) || compareStrings(a.operation, b.operation))
       .map((d) => {
         const grantedBy = this.grantedBy(d.operation, d.path);
-        return { path: d.path, operation: d.operation, count: d.count, lastTime: d.last, cause: DENIED_CAUSE, grantedBy, fix: deniedFix(identity.method, d.operation, d.path, grantedBy) };
+        return { path: d.path, operation: d.operation, count: d.count, lastTime: d.last, cause: DENIED_CAUSE, grantedBy, fix: deniedFix(identity.method, d.operation, d.path, grantedBy, isPipelineRole(identity.declaredAt)) };
       });
     return {
       identity: identity.name,
@@ -376,33 +469,58 @@ export class UsageAggregator {
   }
 }
 
-/** The change that removes an unused rule from an identity. */
-function unusedFix(identity: string, method: string, rule: AclRule, declaredBy: readonly string[]): string {
+/** The configuration pipeline's roles (`ConfigurationPipelineRole` of the `ci-access` stack), told by their construct path. */
+function isPipelineRole(declaredAt: string | undefined): boolean {
+  return declaredAt !== undefined && /^ci-access\/pipeline-(?:apply|plan)\//.test(declaredAt);
+}
+
+/** Why a pipeline role's grant has no field: its rules follow the objects of the stacks it runs. */
+const PIPELINE_GRANTS = "the configuration pipeline's rules are derived from the objects of the stacks it runs (docs/pipelines.md §9): no PlatformConfig field changes them";
+
+/** The change that removes an unused rule from an identity: the configuration field of each declaration that asked for it. */
+function unusedFix(identity: string, rule: AclRule, declaredBy: readonly string[], pipeline: boolean): string {
   const policies = rule.policies.map((p) => `"${p}"`).join(', ');
-  const field = method === 'jwt' ? "the CI secret's readByCi" : method === 'approle' ? "the application's paths" : "the group's grants";
-  const where =
-    declaredBy.length > 0
-      ? `narrow ${field} at ${declaredBy.join(', ')} (policy ${policies})`
-      : `remove the rule from policy ${policies} or detach the policy from the role`;
+  const where = pipeline
+    ? `${PIPELINE_GRANTS}; a rule unused in the window is one whose object no pipeline run changed or read`
+    : declaredBy.length > 0
+      ? declaredBy.map((d) => `${d}: ${grantDeclaration(d).text}`).join('; ')
+      : `a hand-written rule: remove it from policy ${policies} or detach the policy from the role`;
   return `to take "${rule.path.display}" from ${identity}: ${where}; access-diff then shows the narrowing`;
 }
 
-/** The change that would grant a refused request. */
-function deniedFix(method: string, operation: string, path: string, grantedBy: readonly GrantingRule[]): string {
-  const where =
-    method === 'approle'
-      ? "add the path to the application's paths"
+/**
+ * The change that would grant a refused request, naming the configuration fields that declare such
+ * grants for the identity's kind.
+ */
+function deniedFix(method: string, operation: string, path: string, grantedBy: readonly GrantingRule[], pipeline: boolean): string {
+  const where = pipeline
+    ? `${PIPELINE_GRANTS}; a read refused before the apply that creates the object (its grant comes with that apply) needs none`
+    : method === 'approle'
+      ? "an application's policy reads only its own secret path (secret/data/{org}/{environment}/{name}/*, from its applications entry's name and environment): no field adds another path"
       : method === 'jwt'
-        ? "add the pipeline to the CI secret's readByCi (or the path to the pipeline's grants)"
-        : "add the path to the group's grants";
+        ? 'CI reads the registry accounts of the PlatformConfig (accounts.<name>, readByCi true by default) and the spec\'s CI secrets; another path needs its own declaration'
+        : 'add the path to the group\'s people.groups.<name>.reads in the PlatformConfig';
   const existing = grantedBy.length === 0 ? 'no declared rule allows it' : `declared for ${grantedBy.map((g) => `${g.identity} by "${g.rule}" (${g.policies.join(', ')})`).join('; ')}`;
   return `to grant ${operation} on ${path}: ${where} (${existing}); if the refusal is right, nothing to change`;
 }
 
+/** Options of {@link usageOfAuditLog}. */
+export interface UsageReadOptions {
+  /**
+   * Sees every entry with the declared identity it is credited to (the invariants' forbidden requests).
+   */
+  readonly observe?: (identity: IdentityAccess | undefined, entry: AuditEntry) => void;
+  /**
+   * The namespace of the identities (`VAULT_NAMESPACE` as the CLI resolved it against the stacks').
+   * @default the one namespace the configuration's stacks declare, else the root namespace
+   */
+  readonly namespace?: string;
+}
+
 /**
  * The usage report of audit log files: their entries in `window`, streamed one line at a time
- * ({@link readAuditEntries}) into a {@link UsageAggregator} over `model`. `observe`, when given, sees
- * every entry with the declared identity it is attributed to (the invariants' forbidden requests).
+ * ({@link readAuditEntries}), oldest file first ({@link inLogOrder}), into a {@link UsageAggregator}
+ * over `model`. Entries dated after `window.nowMs` are counted apart, never as use.
  * @throws Error naming a file that cannot be read
  */
 export async function usageOfAuditLog(
@@ -410,14 +528,17 @@ export async function usageOfAuditLog(
   window: AuditWindow,
   model: AccessModel,
   configuration: StoreConfiguration,
-  observe?: (identity: IdentityAccess | undefined, entry: AuditEntry) => void,
+  options: UsageReadOptions = {},
 ): Promise<UsageReport> {
-  const aggregator = new UsageAggregator(model, configuration);
+  const declared = configuration.namespaces ?? [];
+  const namespace = options.namespace ?? (declared.length === 1 ? declared[0] : undefined);
+  const aggregator = new UsageAggregator(model, configuration, namespace);
   const counts: AuditReadCounts = { lines: 0, responses: 0, malformed: [], malformedCount: 0 };
-  for await (const entry of readAuditEntries(files, window, counts)) {
-    aggregator.add(entry);
-    observe?.(aggregator.attribute(entry), entry);
+  for await (const entry of readAuditEntries(await inLogOrder(files), window, counts, (e) => aggregator.learn(e))) {
+    // Added whether observed or not (`observe?.(add(...))` would skip the add).
+    const identity = aggregator.add(entry);
+    options.observe?.(identity, entry);
   }
   const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
-  return aggregator.report(counts, { since: iso(window.sinceMs), until: iso(window.untilMs) });
+  return aggregator.report(counts, { since: iso(window.sinceMs), until: iso(window.untilMs) }, window.nowMs);
 }

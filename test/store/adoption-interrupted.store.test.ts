@@ -12,6 +12,7 @@ import { readDeclaredObjects } from '../../lib/reconcile/declared-object';
 import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
 import { writingName } from '../../lib/private/atomic-file';
 import { checkDirectoryOf } from '../../lib/cli/adopt-check-directory';
+import { ENGINE_RUNS_DIR } from '../../lib/engine/engine-working-directory';
 import { CliProcess, spawnStoreCli } from '../support/store/cli-process';
 import { killProcessesWorkingIn } from '../support/store/engine';
 import { generateSigningKey } from '../support/store/jwt-signer';
@@ -30,11 +31,19 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** Pids of the processes working in `dir` (its engine and provider). */
+/**
+ * Pids of the processes working in `dir` (its engine and provider): in it, or in the working directory
+ * the engine run lays fresh from it (lib/engine/engine-working-directory.ts: beside the output's
+ * `stacks/`, `<outdir>/.secretstore-iac-engine-runs/<pid>-<basename of dir>-XXXXXX`).
+ */
 function workingIn(dir: string): number[] {
+  const runs = path.join(path.dirname(path.dirname(dir)), ENGINE_RUNS_DIR);
+  const laid = `${path.basename(dir)}-`;
   return pidsWhere((pid) => {
     const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
-    return cwd === dir || cwd.startsWith(dir + path.sep);
+    if (cwd === dir || cwd.startsWith(dir + path.sep)) return true;
+    const run = path.relative(runs, cwd).split(path.sep)[0];
+    return !run.startsWith('..') && run !== '' && run.replace(/^\d+-/, '').startsWith(laid);
   });
 }
 
@@ -70,8 +79,14 @@ describe('an adopt killed during its plan check (issue 27)', () => {
   /** What a killed run's engine still does in the check directory ends before the next run (or is ended). */
   async function settle(checkDir: string): Promise<void> {
     const deadline = Date.now() + 120_000;
-    while (fs.existsSync(checkDir) && workingIn(checkDir).length > 0 && Date.now() < deadline) await sleep(200);
-    if (fs.existsSync(checkDir)) killProcessesWorkingIn(checkDir);
+    while (workingIn(checkDir).length > 0 && Date.now() < deadline) await sleep(200);
+    for (const pid of workingIn(checkDir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already ended
+      }
+    }
   }
 
   async function storeUntouched(): Promise<void> {

@@ -88,7 +88,7 @@ describeOnOpenBao('the configuration pipeline with people, hash shards and the r
       // The protected CI/CD variable, given to default-branch pipelines only (as GitLab gives protected variables).
       protectedVariables: { TF_VAR_oidc_client_secret: clientSecret },
     });
-  }, 600_000);
+  });
 
   afterAll(async () => {
     await scenario?.stop();
@@ -121,7 +121,7 @@ describeOnOpenBao('the configuration pipeline with people, hash shards and the r
     expect((await fetch(`${scenario.store.addr}/v1/auth/approle/role/orchestrator-dev`, { headers })).status).toBe(200);
     const { callback } = await ssoLogin(scenario.store, { mount: 'oidc', role: 'platform-admins', login: 'alice', redirectUri: OIDC_CLI_REDIRECT_URI });
     expect(callback.status).toBe(200);
-  }, 1_800_000);
+  });
 
   it('a merge request adding a group plans people only (ci-access unchanged: the grants are people\'s) with the read-only role, without the protected client secret (a placeholder): the OIDC method unchanged', async () => {
     scenario.writeConfig(configSource(scenario, WITH_DEVELOPERS));
@@ -140,7 +140,7 @@ describeOnOpenBao('the configuration pipeline with people, hash shards and the r
     expect(out).not.toMatch(/permission denied/);
     expect(planned.code).toBe(0);
     expectNoSecretAnywhere(out);
-  }, 1_800_000);
+  });
 
   it('merged: the default-branch pipeline applies people only (its grants first); the new group logs in', async () => {
     const pipeline = await scenario.defaultBranch(scenario.merge('developers'));
@@ -156,5 +156,5 @@ describeOnOpenBao('the configuration pipeline with people, hash shards and the r
     expectNoSecretAnywhere(out);
     const { callback } = await ssoLogin(scenario.store, { mount: 'oidc', role: 'developers', login: 'bob', redirectUri: OIDC_CLI_REDIRECT_URI });
     expect(callback.status).toBe(200);
-  }, 1_800_000);
+  });
 });

@@ -83,7 +83,7 @@ describeOnOpenBao('the configuration repository\'s pipeline under gitlab-ci-loca
   beforeAll(async () => {
     // Bootstrap, by an administrator with a privileged token: the pipeline's own roles exist only after a first apply.
     scenario = await PipelineScenario.start({ name: 'config-pipeline', config: (parts) => configSource(parts, 15), bootstrap: ['app-roles', 'ci-access'] });
-  }, 600_000);
+  });
 
   afterAll(async () => {
     await scenario?.stop();
@@ -139,6 +139,11 @@ describeOnOpenBao('the configuration repository\'s pipeline under gitlab-ci-loca
     expect(reviewed.plans.map((p: any) => [p.stack, p.sha256])).toEqual([['app-roles', planDigest]]);
     expect(pipeline.job('secretstore-iac-access-diff-default-branch').join('\n')).toContain(planDigest);
     expect(out).toMatch(/secretstore-iac-apply-app-roles\s+> secretstore-iac tf: app-roles: \S+\/app-roles\.tfplan is the plan the review \S+\/reviewed-plans\.json read \(SHA-256 matches\)/);
+    // The review is sealed with the protected SECRETSTORE_IAC_REVIEW_SECRET (the harness sets it, as
+    // docs/pipelines.md says to), for this pipeline and commit; the apply checks the seal before it trusts a digest.
+    expect(reviewed.seal).toEqual({ hmac: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/), pipeline: expect.stringMatching(/^\d+$/), commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(out).toMatch(/secretstore-iac-apply-app-roles\s+> secretstore-iac tf: app-roles: \S+\/reviewed-plans\.json: its seal verifies \(HMAC-SHA256 with SECRETSTORE_IAC_REVIEW_SECRET, pipeline \d+, commit [0-9a-f]{12}\)/);
+    expect(out).not.toContain('is unverified (SECRETSTORE_IAC_REVIEW_SECRET is not set');
     // Created with the apply role's token, whose grant in app-roles the same apply widened first.
     expect(out).not.toMatch(/permission denied|Code: 403/);
     expect(out).toMatch(/secretstore-iac-apply-app-roles\s+> Apply complete! Resources: [1-9]\d* added, \d+ changed, 0 destroyed/);
@@ -146,7 +151,7 @@ describeOnOpenBao('the configuration repository\'s pipeline under gitlab-ci-loca
     expect(pipeline.code).toBe(0);
     const role = await fetch(`${scenario.store.addr}/v1/auth/approle/role/billing-dev`, { headers: { 'X-Vault-Token': scenario.store.rootToken } });
     expect(role.status).toBe(200);
-  }, 900_000);
+  });
 
   it('merge request: its base from the default branch\'s pipeline (not compiled); plans with the read-only role; the access diff fails on a risk flag until acknowledged', async () => {
     // The change under review raises the job timeout: a TTL raised, one risk flag.
@@ -172,7 +177,7 @@ describeOnOpenBao('the configuration repository\'s pipeline under gitlab-ci-loca
     expect(out).toMatch(/secretstore-iac: this commit's synthesis \(tree [0-9a-f]{12}\) stored in the synthesis cache/);
     expect(out).toContain(`imported cache 'secretstore-iac-synth-shared-${diffBase}'`);
     expect(out).toContain(`secretstore-iac: base: ${diffBase} (${diffBase.slice(0, 12)}), the merge request's diff base (CI_MERGE_REQUEST_DIFF_BASE_SHA)`);
-    expect(out).toContain(`secretstore-iac: base ${diffBase.slice(0, 12)}: its synthesis from the target branch's pipeline (the copy its synth job wrote to .secretstore-iac/synth-shared; key, tree and file digests verified): not compiled`);
+    expect(out).toContain(`secretstore-iac: base ${diffBase.slice(0, 12)}: its synthesis from the target branch's pipeline (the copy its synth job wrote to .secretstore-iac/synth-shared; key, tree and file digests match; unverified: a plain SHA-256 seal, which anyone who can write an unprotected cache can compute again, so it only decides this merge request's base): not compiled`);
     expect(out).not.toMatch(/synthesizing [0-9a-f]{12} in a temporary worktree|compiled and synthesized in a worktree/);
     expect(out).not.toMatch(/written to \.secretstore-iac\/synth-shared too/);
     expect(out).toMatch(/secretstore-iac: synth steps: this commit \d+\.\d s, store \d+\.\d s, base \d+\.\d s, moves \d+\.\d s, changed-stacks \d+\.\d s/);
@@ -214,7 +219,7 @@ describeOnOpenBao('the configuration repository\'s pipeline under gitlab-ci-loca
     const acknowledged = await scenario.mergeRequest('feature', 7, { jobs: ['secretstore-iac-access-diff'], only: true, variables: { CI_MERGE_REQUEST_LABELS: 'docs,access-risk-acknowledged' } });
     expect(acknowledged.output).toMatch(/risk flag\(s\) acknowledged by the label access-risk-acknowledged/);
     expect(acknowledged.code).toBe(0);
-  }, 900_000);
+  });
 
   it('default branch, sharding: the migration into hash shards, then a re-shard whose retired shard, holding only its own grants, is applied without the manual job; nothing recreated, a Secret ID issued before still logs in', async () => {
     const { store, pg } = scenario;
@@ -330,5 +335,55 @@ describeOnOpenBao('the configuration repository\'s pipeline under gitlab-ci-loca
     expect(login.status).toBe(200);
     expect(migrated.output).not.toContain(secretId);
     expect(resharded.output).not.toContain(secretId);
-  }, 900_000);
+  });
+
+  it('default branch: a reviewed-plans.json edited between the review and the apply is refused by the apply job (its seal does not verify, or it carries none): nothing applied; the review as sealed applies', async () => {
+    const { store } = scenario;
+    const root = { headers: { 'X-Vault-Token': store.rootToken } };
+    const roleStatus = async () => (await fetch(`${store.addr}/v1/auth/approle/role/metrics-dev`, root)).status;
+    const billing = ".appRoles.addApplication('billing-dev', { name: 'billing', environment: 'dev' })";
+    const main = scenario.read('stacks/main.ts');
+    expect(main).toContain(billing);
+    scenario.write(
+      'stacks/main.ts',
+      main.replace(`definePlatform(a, platformConfig, postgresState())${billing}`, "{ const roles = definePlatform(a, platformConfig, postgresState()).appRoles; roles.addApplication('billing-dev', { name: 'billing', environment: 'dev' }); roles.addApplication('metrics-dev', { name: 'metrics', environment: 'dev' }); }"),
+    );
+    // metrics-dev hashes into app-roles-01, the one shard of two the applications use (hashShard): no new
+    // shard stack, so no new jobs and the committed pipeline copy stays.
+    const before = scenario.commitToMain('add the metrics application');
+    const APPLY = 'secretstore-iac-apply-app-roles-shards-1';
+    // The pipeline up to its review: synthesized, planned, reviewed, sealed with the protected secret.
+    const reviewedRun = await scenario.defaultBranch(before, { jobs: ['secretstore-iac-access-diff-default-branch'] });
+    expect({ code: reviewedRun.code, tail: reviewedRun.code === 0 ? '' : reviewedRun.output.split('\n').filter((l) => /error|Error|refus|fail|FAIL/.test(l)).slice(-25).join('\n') }).toEqual({ code: 0, tail: '' });
+    const file = scenario.artifact('secretstore-iac-access-diff-default-branch', 'reviewed-plans.json');
+    const sealed = fs.readFileSync(file, 'utf8');
+    const review = JSON.parse(sealed);
+    expect(review.plans.map((p: any) => p.stack)).toEqual(['app-roles-01']);
+    expect(review.seal.hmac).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(await roleStatus()).toBe(404);
+
+    const refusedWith = async (edited: string, why: RegExp) => {
+      fs.writeFileSync(file, edited);
+      const run = await scenario.defaultBranch(before, { jobs: [APPLY], only: true });
+      const log = run.job(APPLY).join('\n');
+      expect({ code: run.code === 0, why: why.test(log), applied: /Apply complete!/.test(log) }).toEqual({ code: false, why: true, applied: false });
+      expect(await roleStatus()).toBe(404);
+    };
+    // (a) One plan's digest changed (the way to make it name another plan), the seal kept.
+    const otherDigest = createHash('sha256').update('another plan').digest('hex');
+    await refusedWith(JSON.stringify({ ...review, plans: review.plans.map((p: any) => ({ ...p, sha256: otherDigest })) }, null, 2), /the seal of \S*reviewed-plans\.json does not verify with SECRETSTORE_IAC_REVIEW_SECRET: the file was edited after the review/);
+    // (b) The seal taken away (an unsealed file is what a review without the secret writes).
+    const { seal: _seal, ...unsealed } = review;
+    await refusedWith(JSON.stringify(unsealed, null, 2), /reviewed-plans\.json carries no seal, and SECRETSTORE_IAC_REVIEW_SECRET is set/);
+
+    // The review as its job sealed it: the same apply job applies it.
+    fs.writeFileSync(file, sealed);
+    const applied = await scenario.defaultBranch(before, { jobs: [APPLY], only: true });
+    const log = applied.job(APPLY).join('\n');
+    expect(log).toMatch(/reviewed-plans\.json: its seal verifies \(HMAC-SHA256 with SECRETSTORE_IAC_REVIEW_SECRET, pipeline \d+, commit [0-9a-f]{12}\)/);
+    expect(log).toMatch(/Apply complete! Resources: [1-9]\d* added/);
+    expect(applied.code).toBe(0);
+    expect(await roleStatus()).toBe(200);
+    expect(reviewedRun.output + applied.output).not.toContain(store.rootToken);
+  });
 });

@@ -34,11 +34,16 @@ import { RunningPostgres, startPostgres } from '../support/store/postgres-server
 import { freePort, RunningStore, startStore } from '../support/store/store-server';
 import { storeKind, toolchain } from '../support/store/toolchain-env';
 
+/** The commands still running (their process groups): ended by afterAll, so that a test that timed out leaves nothing writing into its work folder. */
+const runningCommands = new Set<ChildProcess>();
+
 /** Runs a command to its end (no TF_/VAULT_/npm_ variables inherited); exit code and output. */
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; output: string }> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(TF_|VAULT_|BAO_|SECRETSTORE_|npm_)/.test(k)));
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    runningCommands.add(child);
+    child.on('exit', () => runningCommands.delete(child));
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -82,10 +87,18 @@ describeOnOpenBao('a configuration repository installed from a tarball URL, a te
   });
 
   afterAll(async () => {
+    // A test that timed out may have left npm or git running (and writing into the work folder): ended first.
+    for (const child of runningCommands) {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     for (const stop of stops.reverse()) await stop();
     await store?.stop();
     await pg?.stop();
-    if (work) fs.rmSync(work, { recursive: true, force: true });
+    if (work) fs.rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   });
 
   /** npm's settings for one install: a new, empty cache. */
@@ -109,7 +122,7 @@ describeOnOpenBao('a configuration repository installed from a tarball URL, a te
     if (bootstrap) {
       // The administrator's first apply with the installed CLI (the pipeline's own roles exist only afterwards).
       const tools = toolchain();
-      const engineEnv = { SECRETSTORE_ADDR: store.addr, VAULT_TOKEN: store.rootToken, PG_CONN_STR: pg.connStr, SECRETSTORE_IAC_TOFU: tools.tofu, TF_CLI_CONFIG_FILE: tools.cliConfig };
+      const engineEnv = { SECRETSTORE_ADDR: store.addr, VAULT_TOKEN: store.rootToken, PG_CONN_STR: pg.connStr, SECRETSTORE_IAC_TOFU: tools.tofu, TF_CLI_CONFIG_FILE: tools.cliConfig, SECRETSTORE_IAC_CACHE: tools.cacheDir };
       for (const stack of STACKS) {
         for (const args of [['init', '-input=false'], ['apply', '-input=false', '-auto-approve']]) await ok('npx', ['--no-install', 'secretstore-iac', 'tf', stack, '--', ...args], repo, engineEnv);
       }
@@ -142,6 +155,8 @@ export const platformConfig: PlatformConfig = {
       SECRETSTORE_ID_TOKEN: signJwt(key.privateKey, gitlabJobClaims({ project_id: PROJECT_ID, project_path: 'acme/secrets-config', ref: ref.ref, ref_protected: String(ref.protected), ref_path: `refs/heads/${ref.ref}` }, { ciUrl: TEST_SETTINGS.ciUrl, lifetimeSeconds: 3600 })),
       SECRETSTORE_IAC_TOFU: tools.tofu,
       TF_CLI_CONFIG_FILE: tools.cliConfig,
+      // Where the tool finds its provider mirror (an engine run writes its own CLI configuration, issue 45).
+      SECRETSTORE_IAC_CACHE: tools.cacheDir,
       ...extra,
     };
     // The jobs' npm ci (the pipeline's default install) with the same cache: only what the first install put there.

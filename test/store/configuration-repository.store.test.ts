@@ -30,9 +30,13 @@ interface Run {
   stderr: string;
 }
 
-/** Runs a command to its end, output collected; the variables the engine and npm must not inherit are dropped. */
+/**
+ * Runs a command to its end, output collected; the variables the engine and npm must not inherit are
+ * dropped, and so are a CI runner's own (`CI`, `GITLAB_CI`, `CI_*`): these commands stand for a person's
+ * checkout, where the tool says to commit the lock it kept (a CI job is told it is not committed).
+ */
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(TF_|VAULT_|BAO_|SECRETSTORE_|npm_)/.test(k)));
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(TF_|VAULT_|BAO_|SECRETSTORE_|npm_|CI_|GITLAB_)/.test(k) && k !== 'CI'));
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -91,6 +95,8 @@ export const platformConfig: PlatformConfig = {
       // The toolchain's engine and its provider mirror (the provider is built from source: docs/toolchain.md).
       SECRETSTORE_IAC_TOFU: tools.tofu,
       TF_CLI_CONFIG_FILE: tools.cliConfig,
+      // Where the tool finds its provider mirror (an engine run writes its own CLI configuration, issue 45).
+      SECRETSTORE_IAC_CACHE: tools.cacheDir,
       TF_IN_AUTOMATION: '1',
       ...env,
     });
@@ -107,7 +113,7 @@ export const platformConfig: PlatformConfig = {
     expect(init.stdout).toContain('secretstore-iac init: wrote a configuration repository');
     repo = path.join(work, 'secrets-config');
     await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], repo);
-  }, 600_000);
+  });
 
   afterAll(async () => {
     await store?.stop();
@@ -155,7 +161,7 @@ export const platformConfig: PlatformConfig = {
     const job = signJwt(key.privateKey, gitlabJobClaims({}, { ciUrl: TEST_SETTINGS.ciUrl }));
     expect((await jwtLogin(store, 'registry-ci', job)).status).toBe(200);
     expect((await storeRequest(store, 'GET', 'auth/approle/role/orchestrator-dev')).status).toBe(200);
-  }, 600_000);
+  });
 
   it('another checkout (no .terraform, no lock in the output): init takes the committed lock and changes nothing; the plan is empty', async () => {
     const stackDir = path.join(repo, 'cdktf.out', 'stacks', 'ci-access');
@@ -220,7 +226,7 @@ export const platformConfig: PlatformConfig = {
     const plan = await tf('app-roles', 'plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(plan.stdout).toMatch(/Plan: 0 to add, 4 to change, 0 to destroy/);
     expect(plan.code).toBe(2);
-  }, 900_000);
+  });
 
   it('its generated pipeline runs green under gitlab-ci-local on the first run (state in PostgreSQL)', async () => {
     let pg: RunningPostgres | undefined;
@@ -270,6 +276,8 @@ export const platformConfig: PlatformConfig = {
         SECRETSTORE_IAC_INSTALL: `ln -sfn ${path.join(config, 'node_modules')} node_modules`,
         SECRETSTORE_IAC_TOFU: tools.tofu,
         TF_CLI_CONFIG_FILE: tools.cliConfig,
+        // Where the tool finds its provider mirror (an engine run writes its own CLI configuration, issue 45).
+        SECRETSTORE_IAC_CACHE: tools.cacheDir,
         // A first push: no previous commit, every stack is planned.
         CI_COMMIT_BEFORE_SHA: '0'.repeat(40),
       };
@@ -296,5 +304,5 @@ export const platformConfig: PlatformConfig = {
       await fresh?.stop();
       await pg?.stop();
     }
-  }, 900_000);
+  });
 });

@@ -45,7 +45,7 @@ describe('renaming an application\'s construct id never recreates its role', () 
     const app = new SecretStoreApp({ outdir: path.join(fixture.dir, 'base') });
     billing('billing-dev')(definePlatform(app, config));
     app.synth();
-  }, 600_000);
+  });
 
   afterAll(async () => {
     fixture?.cleanup();

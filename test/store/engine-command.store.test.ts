@@ -81,6 +81,8 @@ describe('§2.5: the stacks are planned with SECRETSTORE_ADDR alone', () => {
         HOME: process.env.HOME,
         NODE_PATH: path.join(REPO_ROOT, 'node_modules'),
         TF_CLI_CONFIG_FILE: tools.cliConfig,
+        // Where the tool finds its provider mirror (an engine run writes its own CLI configuration, issue 45).
+        SECRETSTORE_IAC_CACHE: tools.cacheDir,
         SECRETSTORE_IAC_TOFU: tools.tofu,
         SECRETSTORE_ADDR: store.addr,
         VAULT_TOKEN: store.rootToken,

@@ -28,8 +28,10 @@ import { PlatformConfig } from '../../lib/platform/platform-config';
 import { READER_POLICY } from '../../lib/reconcile/live-store-reader';
 import { IMPORT_FILE } from '../../lib/reconcile/import-blocks';
 import { MOVES_FILE } from '../../lib/reconcile/stack-moves';
+import { stackDigest } from '../../lib/sources/stack-digest';
 import { forEachEngine } from '../support/store/engine-matrix';
 import { createHandMadePlatform, HandMadePlatform } from '../support/store/hand-made-platform';
+import { cacheDir } from '../support/store/toolchain-env';
 import { generateSigningKey } from '../support/store/jwt-signer';
 import { appRoleLogin, firstError, PlatformFixture, testPlatformConfig } from '../support/store/platform-fixture';
 import { runStoreCli } from '../support/store/store-cli';
@@ -134,7 +136,11 @@ forEachEngine('the engine-facing paths', (engine) => {
       const planned = await planJob(stack);
       expect({ stack, code: planned.code, stderr: planned.code === 0 ? '' : planned.stderr }).toEqual({ stack, code: 0, stderr: '' });
       // The engine tf ran, by its own version line.
-      expect(planned.stderr).toContain(`secretstore-iac tf: engine ${engine.binary} (${engine.name} v${engine.version}; SECRETSTORE_IAC_ENGINE)`);
+      // And what its fresh working directory held (issue 45): the stack's configuration files, by the stack's own digest.
+      const laid = stackDigest(fixture.stackDir(stack));
+      expect(planned.stderr).toContain(
+        `secretstore-iac tf: engine ${engine.binary} (${engine.name} v${engine.version}; SECRETSTORE_IAC_ENGINE; providers from the mirror ${cacheDir()}/provider-mirror; configuration: ${laid.files.length} files laid fresh, ${laid.digest})`,
+      );
       expect(fs.existsSync(removalsFile(stack))).toBe(false);
       const actions = await savedPlanActions(stack);
       expect(actions.length).toBeGreaterThan(0);

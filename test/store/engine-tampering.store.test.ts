@@ -1,11 +1,22 @@
 /**
  * Issue 36 on a real store, on every engine this machine has (test/support/store/engine-matrix.ts):
  * what the guards review is what the engine runs. The engine's environment (`TF_CLI_ARGS*`,
- * `TF_WORKSPACE`, `TF_DATA_DIR`, a CLI configuration with `dev_overrides`), a file in the stack
+ * `TF_WORKSPACE`, `TF_DATA_DIR`, a CLI configuration with `dev_overrides`) never reaches the engine
+ * (issue 45: the environment is built from an allowlist; these were refusals under issue 36, now
+ * drops named on one line, the command runs as if they were unset); a file in the stack
  * directory nobody reviewed (an override adding "root" to a role's policies) and a hand-edited
  * `retired-own-grants.json` (an application's role and policy, its seal rewritten to match) are each
  * refused, exit 4, before the engine runs: the AppRole mount, every role and its policies, the Role
- * ID and a Secret ID issued before are all as they were. One applied platform per engine; each case
+ * ID and a Secret ID issued before are all as they were.
+ *
+ * Issue 45, a hermetic engine run: a fake provider binary (a script that leaves a marker file and
+ * fails) is offered through `dev_overrides` in a CLI configuration whose key is written
+ * `"dev\u005foverrides"` (JSON and HCL) named by TF_CLI_CONFIG_FILE, by the older TERRAFORM_CONFIG,
+ * and in ~/.terraformrc / ~/.tofurc; a `#team_override.tf.json` adding "root" to a role's policies
+ * sits in the stack directory. Each is first shown to work on the engine run directly (the marker
+ * appears, the plan changes); through `tf --refuse-replace` the apply changes nothing, the marker
+ * never appears, the store is as it was, and the one dropped-variables line names what was not
+ * passed (the override file: refused, exit 4, before the engine runs). One applied platform per engine; each case
  * is refused before any plan, so it costs no engine run (but the retired stack's `init`). The
  * argument forms of the guard matrix (destroy, replace, taint, state rm/mv/push/replace-provider,
  * import, workspace delete, -state, -state-out, -chdir, unknown options, test) are refused too, with
@@ -22,6 +33,8 @@ import { appRoleLogin, PlatformFixture, testPlatformConfig } from '../support/st
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { runStoreCli } from '../support/store/store-cli';
 import { forEachEngine } from '../support/store/engine-matrix';
+import { runEngine } from '../support/store/engine';
+import { toolchain } from '../support/store/toolchain-env';
 
 async function ok(store: RunningStore, method: string, apiPath: string, body?: unknown): Promise<any> {
   const res = await storeRequest(store, method, apiPath, body);
@@ -60,7 +73,7 @@ forEachEngine('issue 36: the engine runs only what the guards reviewed (environm
     secretId = (await ok(store, 'POST', 'auth/approle/role/orchestrator-dev/secret-id', {})).data.secret_id;
     roles = (await ok(store, 'GET', 'auth/approle/role?list=true')).data.keys.sort();
     tokenPolicies = (await ok(store, 'GET', 'auth/approle/role/orchestrator-dev')).data.token_policies;
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await store?.stop();
@@ -78,7 +91,7 @@ forEachEngine('issue 36: the engine runs only what the guards reviewed (environm
     expect((await appRoleLogin(store, roleId, secretId)).status).toBe(200);
   }
 
-  it(engine.title('engine arguments from the environment are refused (exit 4), guarded or not, naming each variable; the store is unchanged'), async () => {
+  it(engine.title('engine arguments from the environment never reach the engine, guarded or not: dropped, named on one line, nothing destroyed or replaced; the store is unchanged'), async () => {
     const cases: Array<[string, string[], NodeJS.ProcessEnv]> = [
       ['guarded apply, TF_CLI_ARGS_apply destroying', ['--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], { TF_CLI_ARGS_apply: '-destroy -auto-approve' }],
       ['guarded apply, TF_CLI_ARGS_apply replacing a role', ['--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], { TF_CLI_ARGS_apply: `-replace=${roleAddress}` }],
@@ -91,10 +104,13 @@ forEachEngine('issue 36: the engine runs only what the guards reviewed (environm
     for (const [what, args, env] of cases) {
       const r = await tf('app-roles', args, env);
       const name = Object.keys(env)[0];
-      expect({ what, code: r.code, names: r.stderr.includes(`  ${name}: `), engineLine: r.stderr.includes('secretstore-iac tf: engine ') }).toEqual({ what, code: 4, names: true, engineLine: false });
-      expect(r.stdout).not.toMatch(/Apply complete|Destroy complete|Saved the plan/);
+      const dropped = r.stderr.split('\n').filter((l) => l.includes('not passed to the engine'));
+      expect({ what, code: r.code, dropped: dropped.length, names: (dropped[0] ?? '').includes(` ${name}`), engineLine: r.stderr.includes('secretstore-iac tf: engine ') }).toEqual({ what, code: 0, dropped: 1, names: true, engineLine: true });
+      expect(r.stdout).not.toMatch(/Destroy complete|[1-9]\d* destroyed|[1-9]\d* to destroy/);
+      expect(r.stdout).toMatch(/No changes|Apply complete! Resources: 0 added, 0 changed, 0 destroyed/);
     }
-    expect(fs.existsSync(path.join(fixture.stackDir('app-roles'), 'destroy.tfplan'))).toBe(false);
+    // The plan saved with TF_CLI_ARGS_plan=-destroy dropped is an ordinary one: no change.
+    fs.rmSync(path.join(fixture.stackDir('app-roles'), 'destroy.tfplan'), { force: true });
     expect(fs.existsSync(path.join(fixture.stackDir('app-roles'), 'elsewhere'))).toBe(false);
     await expectStoreUnchanged();
   });
@@ -131,18 +147,20 @@ forEachEngine('issue 36: the engine runs only what the guards reviewed (environm
     await expectStoreUnchanged();
   });
 
-  it(engine.title('a CLI configuration with dev_overrides (another provider binary) is refused (exit 4), naming the file'), async () => {
+  it(engine.title('a CLI configuration with dev_overrides (another provider binary) is not read: TF_CLI_CONFIG_FILE is dropped, named, and the apply changes nothing'), async () => {
     const config = path.join(fixture.dir, 'dev.tfrc');
     fs.writeFileSync(config, `provider_installation {\n  dev_overrides {\n    "hashicorp/vault" = "${fixture.dir}"\n  }\n  direct {}\n}\n`);
     const r = await tf('app-roles', ['--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], { TF_CLI_CONFIG_FILE: config });
-    expect(r.code).toBe(4);
-    expect(r.stderr).toContain(`${config} (CLI configuration) has \`dev_overrides\``);
+    expect(r.code).toBe(0);
+    expect(r.stderr.split('\n').filter((l) => l.includes('not passed to the engine') && l.includes(' TF_CLI_CONFIG_FILE'))).toHaveLength(1);
+    expect(r.stdout).toMatch(/No changes|Apply complete! Resources: 0 added, 0 changed, 0 destroyed/);
     await expectStoreUnchanged();
   });
 
-  it(engine.title('an override file in the stack directory ("root" added to a role\'s token_policies) is refused (exit 4), guarded or not; the engine itself would apply it'), async () => {
+  // Issue 45: `#team_override.tf.json` (a name starting with `#` but not ending with it) is loaded by the engines and was skipped by issue 36's guard.
+  it.each(['evil_override.tf.json', '#team_override.tf.json'])(engine.title('an override file %j in the stack directory ("root" added to a role\'s token_policies) is refused (exit 4), guarded or not, before the engine runs; the engine itself would apply it'), async (name) => {
     const stackDir = fixture.stackDir('app-roles');
-    const override = path.join(stackDir, 'evil_override.tf.json');
+    const override = path.join(stackDir, name);
     const [type, id] = roleAddress.split('.');
     fs.writeFileSync(override, JSON.stringify({ resource: { [type]: { [id]: { token_policies: [...tokenPolicies, 'root'] } } } }));
     try {
@@ -151,8 +169,8 @@ forEachEngine('issue 36: the engine runs only what the guards reviewed (environm
       expect(direct.code).toBe(2);
       for (const own of [['--refuse-replace'], []]) {
         const r = await tf('app-roles', [...own, '--', 'apply', '-auto-approve', '-input=false']);
-        expect({ own, code: r.code }).toEqual({ own, code: 4 });
-        expect(r.stderr).toContain('evil_override.tf.json: the engine reads it (configuration, variables or tests), but neither the synthesis nor secretstore-iac wrote it');
+        expect({ own, code: r.code, engineLine: r.stderr.includes('secretstore-iac tf: engine ') }).toEqual({ own, code: 4, engineLine: false });
+        expect(r.stderr).toContain(`${JSON.stringify(name)}: neither the synthesis, secretstore-iac nor the engine wrote it`);
       }
     } finally {
       fs.rmSync(override, { force: true });
@@ -170,11 +188,16 @@ forEachEngine('issue 36: the engine runs only what the guards reviewed (environm
     const outdir = path.join(fixture.dir, 'retired-out');
     const stackDir = path.join(outdir, 'stacks', 'app-roles-retired');
     fs.mkdirSync(stackDir, { recursive: true });
-    fs.writeFileSync(path.join(outdir, 'manifest.json'), JSON.stringify({ version: 'test', stacks: {} }));
     const appRoles = fixture.stackJson('app-roles');
     const statePath = path.resolve(fixture.stackDir('app-roles'), appRoles.terraform.backend.local.path);
     expect(fs.existsSync(statePath)).toBe(true);
-    const moves = `${JSON.stringify({ terraform: { ...appRoles.terraform, backend: { local: { path: statePath } } }, provider: appRoles.provider }, null, 2)}\n`;
+    const settings = { terraform: { ...appRoles.terraform, backend: { local: { path: statePath } } }, provider: appRoles.provider };
+    // HEAD: one stack that declares nothing, with the settings the retired stack's moves file carries
+    // (a retired stack's terraform and provider blocks are checked against HEAD's stacks, issue 45).
+    fs.mkdirSync(path.join(outdir, 'stacks', 'x-head'), { recursive: true });
+    fs.writeFileSync(path.join(outdir, 'stacks', 'x-head', 'cdk.tf.json'), JSON.stringify(settings));
+    fs.writeFileSync(path.join(outdir, 'manifest.json'), JSON.stringify({ version: 'test', stacks: { 'x-head': { name: 'x-head', synthesizedStackPath: 'stacks/x-head/cdk.tf.json', workingDirectory: 'stacks/x-head' } } }));
+    const moves = `${JSON.stringify(settings, null, 2)}\n`;
     fs.writeFileSync(path.join(stackDir, MOVES_FILE), moves);
     const grants = [
       { address: roleAddress, storePath: 'auth/approle/role/orchestrator-dev', role: 'secretstore-iac-pipeline' },
@@ -204,5 +227,101 @@ forEachEngine('issue 36: the engine runs only what the guards reviewed (environm
     }
     expect(fs.existsSync(path.join(stackDir, 'retired.tfplan'))).toBe(false);
     await expectStoreUnchanged();
+  });
+  describe('issue 45: a hermetic engine run: the configuration inputs that got through the denylist of issue 36 change nothing tf applies', () => {
+  let providerDir: string;
+  let marker: string;
+
+  beforeAll(() => {
+    // The attacker's provider: leaves a marker (it would have received the token) and fails.
+    providerDir = path.join(fixture.dir, 'evil-provider');
+    marker = path.join(fixture.dir, 'evil-provider-ran');
+    fs.mkdirSync(providerDir);
+    fs.writeFileSync(path.join(providerDir, 'terraform-provider-vault'), `#!/bin/sh\necho "$VAULT_ADDR" >> ${marker}\nexit 1\n`, { mode: 0o755 });
+  });
+
+    const write = (name: string, text: string): string => {
+      const file = path.join(fixture.dir, name);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, text);
+      return file;
+    };
+    // HCL 1's JSON form: each block a list of objects (the object form is "Invalid provider_installation method block").
+    const jsonConfig = () => write('evil.tfrc.json', `{"provider_installation": [{"dev\\u005foverrides": [{"hashicorp/vault": ${JSON.stringify(providerDir)}}], "direct": [{}]}]}\n`);
+    const hclConfig = (name: string) => write(name, `provider_installation {\n  "dev\\u005foverrides" {\n    "hashicorp/vault" = ${JSON.stringify(providerDir)}\n  }\n  direct {}\n}\n`);
+
+    /** The cases: the caller's environment for `tf`, and the one that makes the engine run directly use the fake provider. */
+    const cases = (): Array<{ what: string; env: NodeJS.ProcessEnv; direct: Record<string, string | undefined>; named: string[] }> => {
+      const home = path.join(fixture.dir, 'evil-home');
+      const rc = hclConfig(path.join('evil-home', '.terraformrc'));
+      fs.copyFileSync(rc, path.join(home, '.tofurc'));
+      const hcl = hclConfig('evil.tfrc');
+      const json = jsonConfig();
+      return [
+        { what: 'TF_CLI_CONFIG_FILE, JSON, "dev\\u005foverrides"', env: { TF_CLI_CONFIG_FILE: json }, direct: { TF_CLI_CONFIG_FILE: json }, named: ['TF_CLI_CONFIG_FILE'] },
+        { what: 'TF_CLI_CONFIG_FILE, HCL, "dev\\u005foverrides"', env: { TF_CLI_CONFIG_FILE: hcl }, direct: { TF_CLI_CONFIG_FILE: hcl }, named: ['TF_CLI_CONFIG_FILE'] },
+        { what: 'TERRAFORM_CONFIG, TF_CLI_CONFIG_FILE unset', env: { TF_CLI_CONFIG_FILE: undefined, TERRAFORM_CONFIG: hcl }, direct: { TF_CLI_CONFIG_FILE: undefined, TERRAFORM_CONFIG: hcl }, named: ['TERRAFORM_CONFIG'] },
+        // The toolchain's mirror is named explicitly: the caller's HOME is the attacker's.
+        { what: '~/.terraformrc and ~/.tofurc with dev_overrides', env: { TF_CLI_CONFIG_FILE: undefined, HOME: home, SECRETSTORE_IAC_CACHE: toolchain().cacheDir }, direct: { TF_CLI_CONFIG_FILE: undefined, HOME: home }, named: [] },
+      ];
+    };
+
+    it(engine.title('each CLI configuration attack works on the engine run directly: it runs the fake provider'), async () => {
+      for (const c of cases()) {
+        fs.rmSync(marker, { force: true });
+        const direct = await runEngine(fixture.stackDir('app-roles'), ['plan', '-input=false', '-lock=false'], { store, env: c.direct, binary: engine.binary, allowCodes: [0, 1] });
+        expect({ what: c.what, ran: fs.existsSync(marker), code: direct.code }).toEqual({ what: c.what, ran: true, code: 1 });
+      }
+      fs.rmSync(marker, { force: true });
+    });
+
+    it(engine.title('through tf --refuse-replace none changes what is applied: the fake provider never runs, the store is as it was, the dropped line names the variables'), async () => {
+      for (const c of cases()) {
+        fs.rmSync(marker, { force: true });
+        const r = await tf('app-roles', ['--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], c.env);
+        expect({ what: c.what, code: r.code, ran: fs.existsSync(marker) }).toEqual({ what: c.what, code: 0, ran: false });
+        expect(r.stdout).toMatch(/Apply complete! Resources: 0 added, 0 changed, 0 destroyed|No changes/);
+        const dropped = r.stderr.split('\n').filter((l) => l.includes('not passed to the engine'));
+        expect(dropped.length).toBeLessThanOrEqual(1);
+        for (const name of c.named) expect({ what: c.what, name, named: (dropped[0] ?? '').includes(` ${name}`) }).toEqual({ what: c.what, name, named: true });
+        expect(r.stderr).toContain(`secretstore-iac tf: engine ${engine.binary} (`);
+        expect(r.stderr).toContain(`; --engine; providers from the mirror ${path.join(toolchain().cacheDir, 'provider-mirror')}; configuration: `);
+        expect(r.stderr).not.toContain(providerDir);
+      }
+      await expectStoreUnchanged();
+    });
+  });
+
+  describe('issue 45: the engine runs in a working directory laid fresh from the stack directory (lib/engine/engine-working-directory.ts)', () => {
+    it(engine.title('init from no .terraform/ and a plan saved under a bare -out= name come back into the stack directory; the plan read the state at ../../../; nothing is left beside stacks/'), async () => {
+      const stackDir = fixture.stackDir('app-roles');
+      const runs = path.join(fixture.dir, 'cdktf.out', '.secretstore-iac-engine-runs');
+      // The local backend's relative path, from the stack directory: the state the suite applied.
+      const state = path.join(stackDir, '..', '..', '..', 'terraform.app-roles.tfstate');
+      expect(fs.existsSync(state)).toBe(true);
+      // The engine makes .terraform/ in its fresh directory: moved back before tf checks the installed providers there.
+      fs.rmSync(path.join(stackDir, '.terraform'), { recursive: true, force: true });
+      const init = await tf('app-roles', ['--', 'init', '-input=false']);
+      expect({ code: init.code, stderr: init.code === 0 ? '' : init.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(fs.lstatSync(path.join(stackDir, '.terraform')).isDirectory()).toBe(true);
+      expect(fs.readdirSync(path.join(stackDir, '.terraform', 'providers')).length).toBeGreaterThan(0);
+      expect(fs.existsSync(path.join(stackDir, '.terraform.lock.hcl'))).toBe(true);
+      // Planned through .terraform/ linked in: no change, so it read the applied state (another state would plan every object as new, which --refuse-replace refuses).
+      fs.rmSync(path.join(stackDir, 'fresh.tfplan'), { force: true });
+      const planned = await tf('app-roles', ['--refuse-replace', '--', 'plan', '-input=false', '-out=fresh.tfplan']);
+      expect({ code: planned.code, stderr: planned.code === 0 ? '' : planned.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(planned.stdout).toContain('No changes.');
+      // The saved plan is the stack directory's: the engine run there directly reads it.
+      const shown = JSON.parse((await fixture.engine('app-roles', ['show', '-json', 'fresh.tfplan'])).stdout) as { resource_changes?: Array<{ change: { actions: string[] } }> };
+      expect((shown.resource_changes ?? []).filter((c) => c.change.actions.join() !== 'no-op')).toEqual([]);
+      // And applied from there by name.
+      const applied = await tf('app-roles', ['--refuse-replace', '--', 'apply', '-input=false', 'fresh.tfplan']);
+      expect({ code: applied.code, stderr: applied.code === 0 ? '' : applied.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(applied.stdout).toMatch(/Apply complete! Resources: 0 added, 0 changed, 0 destroyed/);
+      expect(fs.existsSync(runs)).toBe(false);
+      expect(fs.readdirSync(path.join(fixture.dir, 'cdktf.out')).filter((n) => n.startsWith('.secretstore-iac'))).toEqual([]);
+      fs.rmSync(path.join(stackDir, 'fresh.tfplan'), { force: true });
+      await expectStoreUnchanged();
+    });
   });
 });

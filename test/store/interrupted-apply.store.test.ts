@@ -272,5 +272,5 @@ describe('recovering from a store killed mid-apply (tainted objects, issue 27)',
     const again = await cli(['adopt', 'app-roles', '--outdir', path.join(fixture.dir, 'cdktf.out'), '--dry-run']);
     expect(again.stdout).toContain('0 to import; 0 to create.');
     expect(again.stdout).not.toContain('tainted in state');
-  }, 900_000);
+  });
 });

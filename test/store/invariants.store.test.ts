@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startAuditedStore } from '../support/store/audit-device';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
-import { clientToken, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig, testSecretValues, writeKv2 } from '../support/store/platform-fixture';
+import { appRoleLogin, clientToken, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig, testSecretValues, writeKv2 } from '../support/store/platform-fixture';
 import { runStoreCli } from '../support/store/store-cli';
 import { RunningStore, storeRequest } from '../support/store/store-server';
 import { storeKind } from '../support/store/store-facts';
@@ -40,9 +40,10 @@ describe(`access invariants on ${storeKind()}: a hand-made policy found live and
         '    who: ci',
         '    paths: ["secret/data/+/prod/*"]',
         '    capabilities: [read]',
-        '  - id: no-person-sudo',
-        '    reason: people never get sudo',
-        '    who: person',
+        // Every invariant selects a declared identity (issue 45: one that selects nobody is an error): this platform declares no people.
+        '  - id: no-application-sudo',
+        '    reason: applications never get sudo',
+        '    who: application',
         '    paths: ["*"]',
         '    capabilities: [sudo]',
         '',
@@ -110,5 +111,42 @@ describe(`access invariants on ${storeKind()}: a hand-made policy found live and
     expect(md.stdout).toContain('## Requests an access invariant forbids');
     expect(md.stdout).toContain(`| \`no-ci-reads-prod\` | \`jwt/registry-ci\` | ci | read | \`secret/data/${PROD}\` | 1 | 0 |`);
     expect(md.stdout.includes(token) || md.stdout.includes(jwt)).toBe(false);
+  });
+
+  it('the store\'s default policy counts: changed to read production, an application without token_no_default_policy reads it (200) and the live check reports it through default; with token_no_default_policy its token gets 403 and nothing is reported', async () => {
+    const appInvariants = path.join(dir, 'application-invariants.yaml');
+    fs.writeFileSync(appInvariants, ['invariants:', '  - id: no-app-reads-prod', '    reason: only the production application reads production', '    who: application', '    paths: ["secret/data/+/prod/*"]', '    capabilities: [read]', ''].join('\n'));
+    const ROLE = 'orchestrator-dev';
+    const login = async () => {
+      const roleId = (await storeRequest(store, 'GET', `auth/approle/role/${ROLE}/role-id`)).body.data.role_id as string;
+      const secretId = (await storeRequest(store, 'POST', `auth/approle/role/${ROLE}/secret-id`)).body.data.secret_id as string;
+      const res = await appRoleLogin(store, roleId, secretId);
+      return { token: clientToken(res), policies: [...res.body.auth.policies].sort() as string[] };
+    };
+    const reported = async () => {
+      const run = await cli('invariants', 'check', 'live', '--invariants', appInvariants, '--format', 'json');
+      expect(run.stderr).toBe('');
+      return (JSON.parse(run.stdout).violations as { identity: string; policies: string[] }[]).filter((v) => v.identity === `approle/${ROLE}`);
+    };
+    const stock = (await storeRequest(store, 'GET', 'sys/policies/acl/default')).body.data.policy as string;
+    expect((await storeRequest(store, 'GET', `auth/approle/role/${ROLE}`)).body.data.token_no_default_policy).toBe(false);
+    expect(await reported()).toEqual([]);
+    try {
+      expect((await storeRequest(store, 'PUT', 'sys/policies/acl/default', { policy: `${stock}\npath "secret/data/acme/prod/*" {\n  capabilities = ["read"]\n}\n` })).status).toBe(204);
+      // The store attaches default to the token: the read is allowed through it alone.
+      const withDefault = await login();
+      expect(withDefault.policies).toContain('default');
+      expect((await storeRequest(store, 'GET', `secret/data/${PROD}`, undefined, withDefault.token)).status).toBe(200);
+      expect(await reported()).toEqual([expect.objectContaining({ invariant: 'no-app-reads-prod', kind: 'application', capabilities: ['read'], rule: 'secret/data/acme/prod/*', policies: ['default'] })]);
+      // token_no_default_policy: the store leaves default off, and so does the check.
+      expect((await storeRequest(store, 'POST', `auth/approle/role/${ROLE}`, { token_no_default_policy: true })).status).toBe(204);
+      const without = await login();
+      expect(without.policies).not.toContain('default');
+      expect((await storeRequest(store, 'GET', `secret/data/${PROD}`, undefined, without.token)).status).toBe(403);
+      expect(await reported()).toEqual([]);
+    } finally {
+      await storeRequest(store, 'POST', `auth/approle/role/${ROLE}`, { token_no_default_policy: false });
+      await storeRequest(store, 'PUT', 'sys/policies/acl/default', { policy: stock });
+    }
   });
 });

@@ -65,7 +65,7 @@ describeOnOpenBao('removals through the configuration pipeline: planned in the m
         GITLAB_USER_LOGIN: 'alice',
       },
     });
-  }, 900_000);
+  });
 
   afterAll(async () => {
     await scenario?.stop();
@@ -150,5 +150,5 @@ describeOnOpenBao('removals through the configuration pipeline: planned in the m
     const drift = await scenario.schedule('secretstore-iac-drift-ci-access');
     expect(drift.output).toMatch(/No changes\./);
     expect(drift.code).toBe(0);
-  }, 1_800_000);
+  });
 });

@@ -60,7 +60,7 @@ describe.each(ENGINES)('the pipeline roles\' grants live with each stack, with $
     // The administrator's bootstrap: ci-access (the pipeline roles), with the root token.
     for (const stack of ['ci-access', 'app-roles']) applied(await run(stack, ['init']), `init ${stack}`);
     applied(await run('ci-access', ['apply', '-auto-approve']), 'bootstrap apply of ci-access');
-  }, 600_000);
+  });
 
   afterAll(async () => {
     await store?.stop();
@@ -82,7 +82,7 @@ describe.each(ENGINES)('the pipeline roles\' grants live with each stack, with $
     expect(roleCreating).toBeGreaterThan(grantCreated);
     expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(200);
     expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev', undefined, token)).status).toBe(200);
-  }, 600_000);
+  });
 
   it(`${engine}: an application removed and one added in one apply: the removed role and policy are destroyed before the grant narrows, the new ones created after it widens; no 403`, async () => {
     fixture.synthPlatform(config({ 'payments-dev': { name: 'payments', environment: 'dev' } }));
@@ -107,7 +107,7 @@ describe.each(ENGINES)('the pipeline roles\' grants live with each stack, with $
     expect((await storeRequest(store, 'GET', 'auth/approle/role/payments-dev', undefined, token)).status).toBe(200);
     // ci-access did not change: adding and removing an application is the application stack's business.
     expect(applied(await run('ci-access', ['plan'], token), 'plan of ci-access')).toMatch(/No changes/);
-  }, 600_000);
+  });
 
   it(`${engine}: right after those applies, drift of every stack is clean (exit 0): the depends_on on each resource is the engine's, not a field of the role (issue 37)`, async () => {
     const drift = await runStoreCli(['drift', 'cdktf.out'], { cwd: fixture.dir, addr: store.addr, token: store.rootToken });

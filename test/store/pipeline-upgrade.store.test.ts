@@ -84,7 +84,7 @@ describe('upgrade to per-stack pipeline grants: the first pipeline on a store th
     }
     roleIds = await approleRoleIds();
     secretId = (await storeRequest(store, 'POST', 'auth/approle/role/orchestrator-dev/secret-id', {})).body.data.secret_id;
-  }, 900_000);
+  });
 
   afterAll(async () => {
     await store?.stop();
@@ -129,7 +129,7 @@ describe('upgrade to per-stack pipeline grants: the first pipeline on a store th
     expect(appRoles).toMatch(/Apply complete! Resources: \d+ added, \d+ changed, 0 destroyed/);
     for (const grant of ['secretstore-iac-pipeline-app-roles', 'secretstore-iac-plan-app-roles']) expect([grant, (await storeRequest(store, 'GET', `sys/policies/acl/${grant}`)).status]).toEqual([grant, 200]);
     expect((await storeRequest(store, 'GET', 'auth/approle/role/orchestrator-dev', undefined, applyToken)).status).toBe(200);
-  }, 900_000);
+  });
 
   it('afterwards: the same Role IDs, a Secret ID issued before logs in, and the next pipeline\'s plans are empty (apply role and plan role)', async () => {
     expect(await approleRoleIds()).toEqual(roleIds);
@@ -141,5 +141,5 @@ describe('upgrade to per-stack pipeline grants: the first pipeline on a store th
         expect([role, stack, planned]).toEqual([role, stack, expect.stringContaining('No changes.')]);
       }
     }
-  }, 900_000);
+  });
 });

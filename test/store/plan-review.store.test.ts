@@ -18,6 +18,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { sealReview } from '../../lib/engine/reviewed-plan-check';
 import { runEngine } from '../support/store/engine';
 import { forEachEngine } from '../support/store/engine-matrix';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
@@ -67,7 +68,7 @@ forEachEngine('access-diff --plans: the review reads the saved plan, and the sto
     const planFile = path.join(dir, `${stack}.tfplan`);
     const refused = await tf(stack, ['plan', '-input=false', `-out=${planFile}`], env);
     expect({ code: refused.code, planned: fs.existsSync(planFile) }).toEqual({ code: 4, planned: false });
-    for (const name of tampered) expect(refused.stderr).toContain(`  ${name}: the engine reads it`);
+    for (const name of tampered) expect(refused.stderr).toContain(`  ${JSON.stringify(name)}: neither the synthesis, secretstore-iac nor the engine wrote it`);
     await direct(stack, ['plan', '-input=false', `-out=${planFile}`], env);
     const sha256 = createHash('sha256').update(fs.readFileSync(planFile)).digest('hex');
     const json = await cli(['access-diff', '--plans', `plans-${label}`, '--engine', engine.binary, '--format', 'json']);
@@ -106,7 +107,7 @@ forEachEngine('access-diff --plans: the review reads the saved plan, and the sto
       const applied = await tf(stack, ['apply', '-auto-approve', '-input=false']);
       if (applied.code !== 0) throw new Error(`${engine.label} apply ${stack}: ${applied.stdout}\n${applied.stderr}`);
     }
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await store?.stop();
@@ -201,10 +202,35 @@ forEachEngine('access-diff --plans: the review reads the saved plan, and the sto
     );
     expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(404);
     expect((await storeRequest(store, 'GET', 'auth/approle/role/payments-dev')).status).toBe(404);
-    // The reviewed plan applies, and only what it planned.
-    const applied = await applyWithReview(reviewed);
+    // The reviewed plan, with the stack directory holding another synthesis: refused (issue 45, the
+    // plan's own configuration snapshot must be the stack directory's).
+    const elsewhere = await applyWithReview(reviewed);
+    expect(elsewhere.code).toBe(4);
+    expect(elsewhere.stderr).toContain('was not made from this stack\'s synthesis: its cdk.tf.json is not the stack directory\'s');
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(404);
+    // The reviewed plan applies in the synthesis it was made from, and only what it planned.
+    fixture.synthPlatform(withApplications('billing'));
+    // Issue 45, seals that mean something: with the review secret set (as on protected pipelines), an
+    // unsealed review and a sealed one edited to name the other plan's digest are both refused, nothing applied.
+    const sealing = { SECRETSTORE_IAC_REVIEW_SECRET: `review-secret-${process.pid}`, CI_PIPELINE_ID: '4711', CI_COMMIT_SHA: 'c0ffee'.repeat(6) + 'c0ff' };
+    fs.writeFileSync(path.join(fixture.dir, 'review-d-sealed.json'), sealReview(review.stdout, sealing));
+    const edited = JSON.parse(fs.readFileSync(path.join(fixture.dir, 'review-d-sealed.json'), 'utf8'));
+    // The edit adds a plan of another stack (what a forger would add to get a plan of theirs applied):
+    // app-roles' own entry still matches, so only the seal can tell.
+    edited.plans = [...edited.plans, { stack: 'ci-access', file: other, sha256: sha256(other) }];
+    fs.writeFileSync(path.join(fixture.dir, 'review-d-edited.json'), JSON.stringify(edited, null, 2));
+    const applyWith = (reviewFile: string, plan: string) =>
+      cli(['tf', 'app-roles', '--engine', engine.binary, '--refuse-replace', '--reviewed-plans', reviewFile, '--', 'apply', '-input=false', plan], sealing);
+    const unsealed = await applyWith('review-d.json', reviewed);
+    expect({ code: unsealed.code, said: unsealed.stderr.includes('review-d.json carries no seal, and SECRETSTORE_IAC_REVIEW_SECRET is set') ? true : unsealed.stderr }).toEqual({ code: 4, said: true });
+    const forged = await applyWith('review-d-edited.json', reviewed);
+    expect({ code: forged.code, said: forged.stderr.includes('review-d-edited.json does not verify with SECRETSTORE_IAC_REVIEW_SECRET: the file was edited after the review') ? true : forged.stderr }).toEqual({ code: 4, said: true });
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(404);
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/payments-dev')).status).toBe(404);
+    const applied = await applyWith('review-d-sealed.json', reviewed);
     expect({ code: applied.code, stderr: applied.code === 0 ? '' : applied.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(applied.stderr).toContain('is the plan the review review-d.json read (SHA-256 matches)');
+    expect(applied.stderr).toContain(`${path.join(fixture.dir, 'review-d-sealed.json')}: its seal verifies (HMAC-SHA256 with SECRETSTORE_IAC_REVIEW_SECRET, pipeline 4711, commit c0ffeec0ffee)`);
+    expect(applied.stderr).toContain('is the plan the review review-d-sealed.json read (SHA-256 matches)');
     expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(200);
     expect((await storeRequest(store, 'GET', 'auth/approle/role/payments-dev')).status).toBe(404);
   });

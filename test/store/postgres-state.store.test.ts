@@ -80,6 +80,8 @@ describe('Remote state in PostgreSQL: shared and locked', () => {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         TF_CLI_CONFIG_FILE: tools.cliConfig,
+        // Where the tool finds its provider mirror (an engine run writes its own CLI configuration, issue 45).
+        SECRETSTORE_IAC_CACHE: tools.cacheDir,
         TF_PLUGIN_CACHE_DIR: tools.pluginCacheDir,
         VAULT_ADDR: store.addr,
         VAULT_TOKEN: store.rootToken,

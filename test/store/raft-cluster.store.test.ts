@@ -287,6 +287,6 @@ describe('a 3-node OpenBao cluster with integrated storage (raft)', () => {
       const mid = await appRoleLogin(target, midRoleId, midSecretId);
       expect([...mid.body.auth.policies].sort()).toEqual(['default', midRole].sort());
       secrets.add(clientToken(mid));
-    }, 900_000);
+    });
   });
 });

@@ -190,7 +190,7 @@ const COMMANDS: Readonly<Record<string, RunHere | RunElsewhere>> = {
       expect(run.code).toBe(0);
       // No engine named: the toolchain's OpenTofu, with its provider mirror, and it says so.
       expect(run.stderr).toContain(`secretstore-iac tf: engine ${cacheDir()}/bin/tofu (OpenTofu v`);
-      expect(run.stderr).toContain(`the OpenTofu npm run toolchain built, with its provider mirror ${cacheDir()}/tofurc)`);
+      expect(run.stderr).toContain(`the OpenTofu npm run toolchain built; providers from the mirror ${cacheDir()}/provider-mirror; configuration: 1 file laid fresh, sha256:`);
       expect(run.stdout).toContain('OpenTofu has been successfully initialized!');
       expect(fs.existsSync(stackFile(s, 'ci-access', '.terraform.lock.hcl'))).toBe(true);
       // Kept beside cdktf.json, where a configuration repository commits it (docs/configuration-repository.md).

@@ -108,7 +108,7 @@ describe('a retired shard that also removes an application: nothing is exempt, i
       issued.set(role, { roleId: roleId.body.data.role_id, secretId: secretId.body.data.secret_id });
       secrets.push(secretId.body.data.secret_id);
     }
-  }, 900_000);
+  });
 
   afterAll(async () => {
     fixture?.cleanup();
@@ -165,7 +165,7 @@ describe('a retired shard that also removes an application: nothing is exempt, i
     expect(removals.map((l) => l.split(' ')[0]).sort()).toEqual([`auth/approle/role/${removed}`, `sys/policies/acl/${removed}`, ...grants.map((g) => `sys/policies/acl/${g}`)].sort());
     // The record exempted nothing: no grant went through without approval.
     expect(outputs.join('\n')).not.toMatch(/pipeline grants? of this retired stack destroyed without approval/);
-  }, 900_000);
+  });
 
   it('the other stacks\' plans applied (imports); the retired plan without --allow-removals is refused (exit 4) and changes nothing', async () => {
     const token = await applyRoleToken();
@@ -186,7 +186,7 @@ describe('a retired shard that also removes an application: nothing is exempt, i
     expect(refused.stderr).not.toMatch(/pipeline grants? of this retired stack destroyed without approval/);
     expect(await stateOf(retiredShard)).toEqual(stateBefore);
     expect(Object.values(await removedObjects())).toEqual([200, 200, 200, 200]);
-  }, 900_000);
+  });
 
   it('the manual job\'s --allow-removals applies it with the apply role: no 403, the removed objects and grants are gone, the moved applications untouched', async () => {
     const token = await applyRoleToken();
@@ -204,7 +204,7 @@ describe('a retired shard that also removes an application: nothing is exempt, i
       expect({ role, status: login.status, error: login.status === 200 ? '' : firstError(login) }).toEqual({ role, status: 200, error: '' });
     }
     expect(await stateOf(retiredShard)).toEqual([]);
-  }, 900_000);
+  });
 
   it('no secret value in any output', () => {
     expect(outputs.length).toBeGreaterThan(0);

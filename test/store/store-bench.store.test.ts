@@ -25,7 +25,7 @@ describe('npm run bench:store (24 applications, 3 shards)', () => {
       child.stderr.on('data', (d) => (output += d));
       child.on('close', resolve);
     });
-  }, 900_000);
+  });
 
   /** The values of one row of the table, one per layout (single stack, then shards). */
   const row = (label: string): string[] => {

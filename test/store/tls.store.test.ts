@@ -46,7 +46,7 @@ describe('a store behind a private CA: the TLS variables of the store CLI', () =
   const outdir = () => path.join(fixture.dir, 'cdktf.out');
 
   async function cli(args: string[], env: NodeJS.ProcessEnv) {
-    const r = await runStoreCli(args, { cwd: dir, addr: store.addr, env: { TF_PLUGIN_CACHE_DIR: toolchain().pluginCacheDir, ...env } });
+    const r = await runStoreCli(args, { cwd: dir, addr: store.addr, env: { ...env } });
     expect(r.stdout + r.stderr).not.toContain(store.rootToken);
     return r;
   }

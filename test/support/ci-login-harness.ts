@@ -1,9 +1,9 @@
 /**
  * Runs the generated CI login script the way a CI job does: sourced by a minimal POSIX shell
  * (Debian's dash, and BusyBox sh with BusyBox awk/tr/wc as on Alpine images),
- * with a PATH holding only the tools a job image has, a fake `docker` that records only whether it
- * got a password on standard input, and a `curl` wrapper that records its command line (to prove
- * no token is passed on it). Shared by the unit tests (fake store) and the store test (real store).
+ * with a PATH holding only the tools a job image has (plus real clients a test names, e.g. skopeo),
+ * a fake `docker` that records only whether it got a password on standard input, and a `curl`
+ * wrapper that records its command line (to prove no token is passed on it). Shared by the unit tests (fake store) and the store test (real store).
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -60,6 +60,12 @@ export interface RunJobOptions {
   readonly withApk?: boolean;
   /** Exit code of the fake registry login command. @default 0 */
   readonly dockerExit?: number;
+  /** Host commands put on the job's PATH besides the script's tools (`skopeo`: a real registry client). */
+  readonly hostTools?: readonly string[];
+  /** Commands written onto the job's PATH by name (script text), in place of the fakes (a `docker` that runs a real client). */
+  readonly shims?: Readonly<Record<string, string>>;
+  /** The job's own script, run after the login script is sourced (before the variables are collected). */
+  readonly then?: string;
 }
 
 /** What one job run produced. */
@@ -136,11 +142,14 @@ export async function runJob(options: RunJobOptions): Promise<JobResult> {
     }
     write('docker', FAKE_LOGIN);
     write('podman', FAKE_LOGIN);
+    for (const tool of options.hostTools ?? []) link(tool, which(tool) ?? `/usr/bin/${tool}`);
+    for (const [name, text] of Object.entries(options.shims ?? {})) write(name, text);
 
     const collect = options.collect ?? [];
     const text = [
       options.prelude ?? '',
       `. "${scriptFile}"`,
+      options.then ?? '',
       `: > "${files.result}"`,
       `printf 'FLAGS\\0%s\\0' "$-" >> "${files.result}"`,
       'set +x',

@@ -12,6 +12,9 @@ export const REQUIRED_COMMANDS = {
   busybox: 'busybox',
   curl: 'curl',
   chromium: 'chromium',
+  'docker-registry': 'docker-registry',
+  skopeo: 'skopeo',
+  htpasswd: 'apache2-utils',
 } as const;
 
 /** A command of {@link REQUIRED_COMMANDS}. */

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Construct } from 'constructs';
-import { SecretStoreApp, SecretStoreValidationError } from '../../lib';
+import { SecretStoreApp, SecretStoreValidationError, StateBackendFactory } from '../../lib';
 import { definePlatform, Platform } from '../../lib/platform/platform';
 import { PlatformConfig } from '../../lib/platform/platform-config';
 import { platformConfig } from './platform-config';
@@ -55,10 +55,11 @@ export function synthesizePlatform(
 export function synthesisProblems(
   config: PlatformConfig = platformConfig,
   change: (platform: Platform, app: Construct) => void = () => undefined,
+  stateBackend?: StateBackendFactory,
 ): string[] {
   const outdir = tempOutdir();
   const app = new SecretStoreApp({ outdir });
-  app.define((a) => change(definePlatform(a, config), a));
+  app.define((a) => change(definePlatform(a, config, stateBackend), a));
   try {
     app.synth();
     return [];

@@ -20,6 +20,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { BIN_VARIABLE, OIDC_CLI_REDIRECT_URI } from '../../../lib';
+import { APPLY_UNBOUND_VARIABLE } from '../../../lib/render/configuration-pipeline-yaml';
 import { REPO_ROOT } from '../paths';
 import { bootstrapStacks, CollectedRun, commitWithOrigin, copyLibraryInto, copyPipelineFile, git, GLCI, glciVariables, jobLines, pipelineJobToken, removeBuild, runCollected, synthesizeRepository } from './configuration-pipeline-harness';
 import { generateSigningKey, JwtSigningKey } from './jwt-signer';
@@ -60,6 +61,9 @@ export interface PipelineRun extends CollectedRun {
 /** This project's bin, as its package.json declares it (`dist/bin/secretstore-iac.js`). */
 const OWN_BIN: string = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).bin['secretstore-iac'];
 
+/** The configuration pipeline's note token variable (the default of `noteTokenVariable`). */
+const NOTE_TOKEN_VARIABLE = 'SECRETSTORE_IAC_NOTE_TOKEN';
+
 /** The default branch and the merge requests' target. */
 const MAIN = 'main';
 
@@ -77,7 +81,9 @@ export class PipelineScenario {
     readonly repo: string,
     private readonly options: PipelineScenarioOptions,
   ) {
-    this.protectedVariables = { SECRETSTORE_IAC_SYNTH_CACHE_SECRET: randomBytes(16).toString('hex'), ...options.protectedVariables };
+    // Protected variables as docs/pipelines.md says to set them: the synthesis cache's key and the
+    // review's (reviewed-plans.json sealed by the review job, its seal checked by every apply).
+    this.protectedVariables = { SECRETSTORE_IAC_SYNTH_CACHE_SECRET: randomBytes(16).toString('hex'), SECRETSTORE_IAC_REVIEW_SECRET: randomBytes(16).toString('hex'), ...options.protectedVariables };
   }
 
   /** Starts the parts, writes, commits and pushes the repository, and bootstraps. */
@@ -115,6 +121,8 @@ export class PipelineScenario {
       PG_CONN_STR: this.pg.connStr,
       SECRETSTORE_IAC_TOFU: tools.tofu,
       TF_CLI_CONFIG_FILE: tools.cliConfig,
+      // Where the tool finds its provider mirror (an engine run writes its own CLI configuration, issue 45).
+      SECRETSTORE_IAC_CACHE: tools.cacheDir,
       TF_PLUGIN_CACHE_DIR: tools.pluginCacheDir,
       TF_IN_AUTOMATION: '1',
       ...this.options.protectedVariables,
@@ -213,6 +221,10 @@ export class PipelineScenario {
   defaultBranch(before: string | undefined, options: { jobs?: readonly string[]; only?: boolean; manual?: string; cwd?: string; variables?: Readonly<Record<string, string>> } = {}): Promise<PipelineRun> {
     const variables = {
       CI_COMMIT_REF_PROTECTED: 'true',
+      // A scenario without a GitLab API (no note token) reads no approval: the default branch fails
+      // closed (docs/pipelines.md §13), so it opts out, as documented, to apply as these scenarios test;
+      // one with the stand-in (the note token among its variables) is bound.
+      ...(this.options.variables?.[NOTE_TOKEN_VARIABLE] ? {} : { [APPLY_UNBOUND_VARIABLE]: 'true' }),
       ...(before === undefined ? {} : { CI_COMMIT_BEFORE_SHA: before }),
       ...this.protectedVariables,
       ...options.variables,
@@ -252,12 +264,15 @@ export class PipelineScenario {
       // No TF_PLUGIN_CACHE_DIR: the plan jobs run at the same time; each job installs from the local
       // mirror into its own .terraform (and its own plugin cache), as a GitLab job does on its runner.
       TF_CLI_CONFIG_FILE: tools.cliConfig,
+      // Where the tool finds its provider mirror (an engine run writes its own CLI configuration, issue 45).
+      SECRETSTORE_IAC_CACHE: tools.cacheDir,
       ...this.options.variables,
       ...variables,
     };
     const r = await runCollected(
       GLCI,
-      [...args, '--shell-isolation', '--no-color', '--json-schema-validation', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE,CI_COMMIT_REF_PROTECTED', ...glciVariables(all)],
+      // A scenario with a stand-in of the GitLab API gives its address and the project's ID instead of gitlab-ci-local's.
+      [...args, '--shell-isolation', '--no-color', '--json-schema-validation', '--ignore-predefined-vars', ['CI_PIPELINE_SOURCE', 'CI_COMMIT_REF_PROTECTED', ...['CI_API_V4_URL', 'CI_PROJECT_ID'].filter((v) => v in all)].join(','), ...glciVariables(all)],
       cwd,
       // gitlab-ci-local's environment is the test's: without the administrator's token.
       { HOME: this.root, VAULT_TOKEN: '' },

@@ -50,6 +50,8 @@ export function storeCliEnvironment(options: StoreCliOptions): NodeJS.ProcessEnv
     SECRETSTORE_ADDR: options.addr,
     ...(options.token !== undefined ? { VAULT_TOKEN: options.token } : {}),
     TF_CLI_CONFIG_FILE: tools.cliConfig,
+    // Where the tool finds its provider mirror (an engine run writes its own CLI configuration, issue 45).
+    SECRETSTORE_IAC_CACHE: tools.cacheDir,
     TF_IN_AUTOMATION: '1',
     SECRETSTORE_IAC_ENGINE: tools.tofu,
     ...options.env,

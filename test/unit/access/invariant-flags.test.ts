@@ -97,7 +97,7 @@ describe('access-diff: a change that breaks an access invariant is a blocking fl
       expect(JSON.parse(broken.out).flags[0]).toMatchObject({ kind: 'invariant-broken', identity: 'approle/orchestrator-dev' });
       const missing = await run('base', 'head-nothing-changed', '--invariants', path.join(dir, 'none.yaml'));
       expect(missing.code).toBe(2);
-      expect(missing.err).toContain('no such invariants file');
+      expect(missing.err).toContain('there is no such file');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

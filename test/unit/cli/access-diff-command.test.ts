@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import { canonicalJson } from '../../../lib/access/access-change-record';
 import * as os from 'os';
 import * as path from 'path';
 import { runCli } from '../../../lib/cli/run-cli';
@@ -85,6 +86,27 @@ describe('secretstore-iac access-diff --plans / --plan (saved plans)', () => {
     expect(parsed.diff.changed.map((c: { name: string }) => c.name)).toEqual(['approle/orchestrator-dev']);
   });
 
+  it('--access-change FILE (issue 46): the canonical access change of the same review, per identity and path, with the object and the plan digest', async () => {
+    const file = writePlan(
+      'record/app-roles.tfplan.json',
+      planDocument(appRoles, [{ address: POLICY, actions: ['update'], before: applied.get(POLICY)!, after: { ...applied.get(POLICY)!, policy: 'path "secret/data/*" { capabilities = ["read"] }' } }]),
+    );
+    const digest = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+    const r = await run(['--plans', 'record', '--outdir', outdir, '--access-change', 'access-change.json']);
+    expect(r.code).toBe(1);
+    const text = fs.readFileSync(path.join(dir, 'access-change.json'), 'utf8');
+    const record = JSON.parse(text);
+    // Canonical: the same text as its keys sorted, one line.
+    expect(text).toBe(`${canonicalJson(record)}\n`);
+    expect(record.format).toBe('secretstore-iac/access-change/1');
+    expect(record.plans).toEqual([{ stack: 'app-roles', sha256: digest }]);
+    expect(record.objects).toEqual([{ stack: 'app-roles', address: POLICY, action: 'update' }]);
+    const orchestrator = record.identities.find((i: { identity: string }) => i.identity === 'approle/orchestrator-dev');
+    expect(orchestrator.rules.find((x: { path: string }) => x.path === 'secret/data/*')).toEqual({ path: 'secret/data/*', kind: 'prefix', before: [], after: ['read'], gained: ['read'], lost: [] });
+    // Only in plan mode.
+    expect((await run([outdir, outdir, '--access-change', 'x.json'])).code).toBe(2);
+  });
+
   it('plans of no-ops: exit 0, no access change', async () => {
     writePlan('same/app-roles.tfplan.json', planDocument(appRoles, []));
     const r = await run(['--plans', 'same', '--outdir', outdir]);
@@ -114,8 +136,8 @@ describe('secretstore-iac access-diff --plans / --plan (saved plans)', () => {
       [['--plan', 'app-roles'], '--plan takes STACK=FILE, not "app-roles"'],
       [['--plan', `../x=${path.join(dir, 'same/app-roles.tfplan.json')}`], '"../x" is not a stack name'],
       [['--plans', 'two'], 'stack app-roles has two plans'],
-      [['--plan', 'app-roles=missing.json'], 'stack app-roles: no plan file'],
-      [['--outdir', 'x', 'base', 'head'], '--outdir and --engine go with --plans / --plan'],
+      [['--plan', 'app-roles=missing.json'], 'stack app-roles: --plan app-roles=missing.json: no such file; give the path of the saved plan of stack app-roles'],
+      [['--outdir', 'x', 'base', 'head'], '--outdir, --engine and --access-change go with --plans / --plan'],
       [['base'], 'expects BASE and HEAD (or --plans), got 1 arguments'],
       [['--plan', `ci-acess=${path.join(dir, 'same/app-roles.tfplan.json')}`, '--outdir', outdir], 'stack ci-acess ('],
     ];

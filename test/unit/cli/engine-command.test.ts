@@ -1,9 +1,11 @@
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as http from 'http';
 import { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { runCli } from '../../../lib/cli/run-cli';
+import { packageHashV1 } from '../../../lib/engine/provider-package-hash';
 
 // `secretstore-iac tf`: what it refuses before any engine runs. Running it against a real store is
 // proven in test/store/engine-command.store.test.ts.
@@ -14,6 +16,9 @@ async function tf(args: string[], env: NodeJS.ProcessEnv, cwd = os.tmpdir()) {
   const code = await runCli(['tf', ...args], { env, cwd, isTerminal: false, stdout: (l) => out.push(l), stderr: (l) => err.push(l) });
   return { code, stdout: out.join('\n'), stderr: err.join('\n') };
 }
+
+/** The digest of a stack directory holding `cdk.tf.json` = `{}` (lib/sources/stack-digest.ts), as the engine line names what it laid. */
+const EMPTY_STACK_DIGEST = `sha256:${createHash('sha256').update('cdk.tf.json\0' + '2\0').update('{}').digest('hex')}`;
 
 describe('secretstore-iac tf', () => {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-tf-'));
@@ -30,6 +35,14 @@ describe('secretstore-iac tf', () => {
     expect(r.stdout).not.toContain('engine ran');
   });
 
+  it('refuses -chdir (exit 4), guarded or not, before the engine runs: the engine runs only in the stack\'s own fresh directory', async () => {
+    for (const own of [[], ['--refuse-replace']]) {
+      const r = await tf(['ci-access', '--outdir', outdir, '--engine', engine, ...own, '--', '-chdir=..', 'plan'], { PATH: process.env.PATH, VAULT_ADDR: 'http://127.0.0.1:1' });
+      expect({ own, code: r.code, ran: r.stdout.includes('engine ran') }).toEqual({ own, code: 4, ran: false });
+      expect(r.stderr).toContain("ci-access: nothing run: `-chdir=..` would run the engine in another directory than ci-access's own");
+    }
+  });
+
   // A local server answering sys/health as an unsealed store (200) or a sealed one (503).
   async function healthServer(status: number, body = JSON.stringify({ initialized: true, sealed: status === 503, version: '2.4.0' })): Promise<{ address: string; close: () => Promise<void> }> {
     const server = http.createServer((_req, res) => {
@@ -41,16 +54,17 @@ describe('secretstore-iac tf', () => {
     return { address, close: () => new Promise((r) => server.close(() => r())) };
   }
 
-  it('passes SECRETSTORE_ADDR to the engine as VAULT_ADDR, in the stack directory, with the engine\'s exit code', async () => {
+  it('passes SECRETSTORE_ADDR to the engine as VAULT_ADDR, in a directory laid fresh from the stack directory, with the engine\'s exit code', async () => {
     const store = await healthServer(200);
     try {
       const r = await tf(['ci-access', '--outdir', outdir, '--engine', engine, '--', 'plan', '-detailed-exitcode'], {
         PATH: process.env.PATH,
         SECRETSTORE_ADDR: store.address,
       });
-      expect(r.stdout).toBe(
-        `engine ran in ${fs.realpathSync(path.join(outdir, 'stacks', 'ci-access'))} with VAULT_ADDR=${store.address} args=plan -detailed-exitcode`,
-      );
+      // Issue 45: beside stacks/, at a stack directory's depth (lib/engine/engine-working-directory.ts), and gone after the run.
+      const runs = path.join(fs.realpathSync(outdir), '.secretstore-iac-engine-runs');
+      expect(r.stdout).toMatch(new RegExp(`^engine ran in ${runs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/${process.pid}-ci-access-\\w{6} with VAULT_ADDR=${store.address} args=plan -detailed-exitcode$`));
+      expect(fs.existsSync(runs)).toBe(false);
       expect(r.code).toBe(2);
     } finally {
       await store.close();
@@ -121,7 +135,7 @@ describe('secretstore-iac tf', () => {
       expect(r.stderr).toBe(
         `secretstore-iac tf: the secrets store at ${address} is a standby node (GET /v1/sys/health: HTTP 200, "standby": true): ` +
           'it forwards requests to the active node; the leader is https://bao-1.internal:8200 (GET /v1/sys/leader)\n' +
-          `secretstore-iac tf: engine ${engine} (version unknown; --engine)`,
+          `secretstore-iac tf: engine ${engine} (version unknown; --engine; providers from the registry (no provider mirror: SECRETSTORE_IAC_PROVIDER_MIRROR); configuration: 1 file laid fresh, ${EMPTY_STACK_DIGEST})`,
       );
       expect(r.stdout).toContain(`engine ran in `);
       expect(r.stdout).toContain(`with VAULT_ADDR=${address} args=plan`);
@@ -189,7 +203,7 @@ describe('secretstore-iac tf', () => {
     expect(code).toBe(0);
     expect(out).toEqual(['first']);
     // First the engine, its version and why it was chosen; then the engine's own output.
-    expect(err).toEqual([`secretstore-iac tf: engine ${waiting} (Waiting v1.0.0; --engine)`, 'second']);
+    expect(err).toEqual([`secretstore-iac tf: engine ${waiting} (Waiting v1.0.0; --engine; providers from the registry (no provider mirror: SECRETSTORE_IAC_PROVIDER_MIRROR); configuration: 1 file laid fresh, ${EMPTY_STACK_DIGEST})`, 'second']);
   });
 });
 
@@ -337,5 +351,106 @@ describe('secretstore-iac tf: the guards on every engine command that can change
     const r = await run(deletesMount, '--allow-destroy', '--', 'apply');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--allow-destroy is only for `destroy`, `apply -destroy` and `plan -destroy -out=FILE`');
+  });
+});
+
+describe('secretstore-iac tf: the providers the engine starts are the builds the tool installed (issue 45)', () => {
+  // A toolchain cache with a provider mirror (SECRETSTORE_IAC_CACHE), a stack initialized from it,
+  // and a fake engine that records every call (the swapped provider "running" is the engine running
+  // at all: nothing starts a provider but the engine). `init` installs what TF_VAR_fake_install names (input variables reach the engine, issue 45).
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-tf-providers-'));
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+  const ADDRESS = 'registry.opentofu.org/hashicorp/vault';
+  const layPackage = (base: string, binary: string): string => {
+    const dir = path.join(base, ADDRESS, '5.9.0', 'linux_amd64');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'terraform-provider-vault_v5.9.0'), binary, { mode: 0o755 });
+    return dir;
+  };
+  const cache = path.join(root, 'cache');
+  const mirrored = layPackage(path.join(cache, 'provider-mirror'), 'the toolchain build');
+  const swapped = layPackage(path.join(root, 'evil'), 'a swapped build');
+  const lockText = (hash: string) => `provider "${ADDRESS}" {\n  version     = "5.9.0"\n  constraints = ">= 5.6.0, < 6.0.0"\n  hashes = [\n    "${hash}",\n  ]\n}\n`;
+  const outdir = path.join(root, 'cdktf.out');
+  const stackDir = path.join(outdir, 'stacks', 'app-roles');
+  fs.mkdirSync(stackDir, { recursive: true });
+  fs.writeFileSync(path.join(stackDir, 'cdk.tf.json'), '{}');
+  const calls = path.join(root, 'calls.txt');
+  const engine = path.join(root, 'fake-engine');
+  fs.writeFileSync(
+    engine,
+    [
+      '#!/bin/sh',
+      '[ "$1" = version ] && { echo "Fake v1.0.0"; exit 0; }',
+      `echo "$*" >> ${calls}`,
+      'if [ "$1" = init ] && [ -n "$TF_VAR_fake_install" ]; then',
+      `  rm -rf .terraform/providers; mkdir -p .terraform/providers/${ADDRESS}/5.9.0; cp -r "$TF_VAR_fake_install" .terraform/providers/${ADDRESS}/5.9.0/linux_amd64`,
+      '  printf "%s" "$TF_VAR_fake_lock" > .terraform.lock.hcl',
+      'fi',
+      'exit 0',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  let address = '';
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ initialized: true, sealed: false }));
+  });
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+
+  async function run(env: NodeJS.ProcessEnv, ...args: string[]) {
+    fs.rmSync(calls, { force: true });
+    const r = await tf(['app-roles', '--outdir', outdir, '--engine', engine, ...args], { PATH: process.env.PATH, SECRETSTORE_ADDR: address, SECRETSTORE_IAC_CACHE: cache, ...env });
+    return { ...r, ran: fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8').trim().split('\n') : [] };
+  }
+  const install = (from: string) => ({ TF_VAR_fake_install: from, TF_VAR_fake_lock: lockText(packageHashV1(from)) });
+
+  it('init from the mirror, then a guarded plan: run as given', async () => {
+    const init = await run(install(mirrored), '--', 'init', '-input=false');
+    expect([init.code, init.ran]).toEqual([0, ['init -input=false']]);
+    const plan = await run({}, '--refuse-replace', '--', 'plan', '-input=false');
+    expect([plan.code, plan.ran]).toEqual([0, ['plan -input=false']]);
+  });
+
+  it('an init that installs a swapped build (init -plugin-dir, run without the guard): refused after it (exit 4), its lock not kept; every later run refused before the engine starts', async () => {
+    const before = fs.readFileSync(path.join(stackDir, '.terraform.lock.hcl'), 'utf8');
+    const init = await run(install(swapped), '--', 'init', '-input=false', `-plugin-dir=${path.dirname(path.dirname(path.dirname(path.dirname(swapped))))}`);
+    expect(init.code).toBe(4);
+    expect(init.stderr).toContain('app-roles: the lock it wrote is not kept: the providers are not the builds the tool installed');
+    expect(init.stderr).toContain(`hashes to ${packageHashV1(swapped)}; expected ${packageHashV1(mirrored)}`);
+    expect(fs.readFileSync(path.join(stackDir, '.terraform.lock.hcl'), 'utf8')).toBe(before);
+    for (const args of [['--', 'plan'], ['--refuse-replace', '--', 'apply', '-auto-approve'], ['--', 'state', 'list']]) {
+      const r = await run({}, ...args);
+      expect({ args, code: r.code, ran: r.ran }).toEqual({ args, code: 4, ran: [] });
+      expect(r.stderr).toContain(`${ADDRESS} 5.9.0 (linux_amd64): installed .terraform/providers/${ADDRESS}/5.9.0/linux_amd64 hashes to ${packageHashV1(swapped)}`);
+    }
+    // The fix, as named: init again from the mirror.
+    fs.rmSync(path.join(stackDir, '.terraform'), { recursive: true });
+    expect((await run(install(mirrored), '--', 'init')).code).toBe(0);
+    expect((await run({}, '--', 'plan')).ran).toEqual(['plan']);
+  });
+
+  it('under --refuse-replace, providers lock and init -plugin-dir are refused before the engine runs; -lock=false on an apply is refused with or without the guard', async () => {
+    for (const args of [['--refuse-replace', '--', 'providers', 'lock', `-fs-mirror=${root}/evil`], ['--refuse-replace', '--', 'init', `-plugin-dir=${root}/evil`], ['--refuse-replace', '--', 'init', '-upgrade'], ['--', 'apply', '-lock=false', '-auto-approve'], ['--refuse-replace', '--', 'apply', '-lock=false', '-auto-approve']]) {
+      const r = await run({}, ...args);
+      expect({ args, code: r.code, ran: r.ran }).toEqual({ args, code: 4, ran: [] });
+    }
+  });
+
+  it('a lock file edited to add a swapped build\'s hash is refused before the engine starts (exit 4), naming the hash', async () => {
+    const lockFile = path.join(stackDir, '.terraform.lock.hcl');
+    const good = fs.readFileSync(lockFile, 'utf8');
+    fs.writeFileSync(lockFile, good.replace('  ]', `    "${packageHashV1(swapped)}",\n  ]`));
+    try {
+      const r = await run({}, '--', 'plan');
+      expect([r.code, r.ran]).toEqual([4, []]);
+      expect(r.stderr).toContain(`.terraform.lock.hcl lists ${packageHashV1(swapped)}; expected only ${packageHashV1(mirrored)}`);
+    } finally {
+      fs.writeFileSync(lockFile, good);
+    }
   });
 });

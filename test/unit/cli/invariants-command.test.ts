@@ -30,7 +30,7 @@ describe('secretstore-iac invariants check SOURCE --invariants FILE', () => {
   });
 
   it('exit 0 when none is broken; usage errors for a missing option, file or subcommand', async () => {
-    const f = file('ok.json', JSON.stringify([{ id: 'no-person-sudo', reason: 'r', who: 'person', paths: ['*'], capabilities: ['sudo'] }]));
+    const f = file('ok.json', JSON.stringify([{ id: 'no-ci-sudo', reason: 'r', who: 'ci', paths: ['*'], capabilities: ['sudo'] }]));
     const ok = await run('check', 'base', '--invariants', f, '--format', 'json');
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.out).violations).toEqual([]);
@@ -39,5 +39,60 @@ describe('secretstore-iac invariants check SOURCE --invariants FILE', () => {
     const sub = await run('verify', '--invariants', f);
     expect(sub.code).toBe(2);
     expect(sub.err).toContain('unknown subcommand "verify"');
+  });
+
+  it('an invariant that speaks of nobody is a usage error naming the invariant, the field and why', async () => {
+    const inv = (extra: object) => ({ id: 'no-ci-registry', reason: 'r', who: 'ci', paths: ['secret/data/registry/*'], capabilities: ['read'], ...extra });
+    const cases: Array<[object, RegExp]> = [
+      [{ who: { kind: 'ci', name: 'registry-ci' } }, /invariant "no-ci-registry"\.who = \{"kind":"ci","name":"registry-ci"\}: selects none of the \d+ declared identities: names are "<auth mount>\/<role>", e\.g\. "jwt\/registry-ci"/],
+      [{ who: { kind: 'ci', name: 'jwt/Registry-CI' } }, /\.who = .*: selects none of the \d+ declared identities: names are compared exactly, case included \("jwt\/registry-ci"\)/],
+      [{ except: [{ kind: 'any' }] }, /invariant "no-ci-registry"\.except = \[\{"kind":"any"\}\]: takes away every identity "who" selects/],
+      [{ except: [{ kind: 'any', name: '*' }] }, /\.except = .*takes away every identity "who" selects/],
+      [{ except: [{ kind: 'ci', name: 'jwt/nobody' }] }, /\.except\[0\] = .*takes away none of the \d+ identities "who" selects/],
+    ];
+    for (const [extra, message] of cases) {
+      const r = await run('check', 'base', '--invariants', file('sel.json', JSON.stringify([inv(extra)])));
+      expect([r.code, r.err]).toEqual([2, expect.stringMatching(message)]);
+    }
+  });
+
+  it('usage --invariants and access-diff --invariants refuse an invariant that speaks of nobody as invariants check does', async () => {
+    const nobody = file('nobody.json', JSON.stringify([{ id: 'no-ci-registry', reason: 'r', who: { kind: 'ci', name: 'registry-ci' }, paths: ['secret/data/registry/*'], capabilities: ['read'] }]));
+    const log = file('empty-audit.log', '');
+    const message = /invariant "no-ci-registry"\.who = \{"kind":"ci","name":"registry-ci"\}: selects none of the \d+ declared identities/;
+    for (const argv of [
+      ['usage', 'base', '--log', log, '--invariants', nobody],
+      ['access-diff', 'base', 'head-nothing-changed', '--invariants', nobody],
+    ]) {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runCli(argv, { env: {}, cwd: ACCESS_FIXTURES, isTerminal: false, stdout: (l) => out.push(l), stderr: (l) => err.push(l) });
+      expect([argv[0], code, err.join('\n')]).toEqual([argv[0], 2, expect.stringMatching(message)]);
+    }
+  });
+
+  it('a name pattern that would backtrack is matched in linear time', async () => {
+    const f = file('stars.json', JSON.stringify([{ id: 'stars', reason: 'r', who: { kind: 'any', name: `${'*'.repeat(40)}x` }, paths: ['secret/*'], capabilities: ['read'] }]));
+    const r = await run('check', 'base', '--invariants', f);
+    // No identity of the fixture ends in x: the invariant speaks of nobody, said at once.
+    expect([r.code, r.err]).toEqual([2, expect.stringContaining('selects none of the')]);
+  });
+
+  it('unreadable, oversized, non-regular or repeated --invariants: one sentence, no errno, no abort', async () => {
+    const big = file('big.yaml', `# ${'x'.repeat(1024 * 1024)}\n`);
+    const cases: Array<[string[], string]> = [
+      [['--invariants', path.join(dir, 'none.json')], `cannot read the invariants file ${path.join(dir, 'none.json')}: there is no such file`],
+      [['--invariants', dir], `the invariants file ${dir} is a directory`],
+      [['--invariants', ''], 'the invariants file name is empty'],
+      [['--invariants', '/dev/zero'], 'the invariants file /dev/zero is not a regular file'],
+      [['--invariants', big], `the invariants file ${big} is larger than 1048576 bytes (1 MiB)`],
+      [['--invariants', path.join(big, 'x')], 'a part of its path is not a directory'],
+      [['--invariants', big, '--invariants', big], '--invariants is given 2 times'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await run('check', 'base', ...args);
+      expect([r.code, r.err]).toEqual([2, expect.stringContaining(message)]);
+      expect(r.err).not.toMatch(/E[A-Z]{3,}|bad_alloc/);
+    }
   });
 });

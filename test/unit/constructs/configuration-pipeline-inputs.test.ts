@@ -7,6 +7,7 @@
  * `secretstore-iac pipeline` functions run here with a recording engine.
  */
 import * as fs from 'fs';
+import { APPROVED_OUTCOME } from '../pipeline/pipeline-fixture';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
@@ -41,7 +42,8 @@ afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }
 function jobContext(description: ReturnType<typeof readPipelineDescription>, env: NodeJS.ProcessEnv, files: Record<string, string> = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-inputs-'));
   dirs.push(dir);
-  for (const [name, content] of Object.entries(files)) {
+  // The default-branch review's verdict: the plans give what was approved (docs/pipelines.md §13).
+  for (const [name, content] of Object.entries({ 'approval-comparison.json': APPROVED_OUTCOME, ...files })) {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     fs.writeFileSync(path.join(dir, name), content);
   }

@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { chooseEngine, engineEnvironment } from '../../../lib/engine/engine-binary';
+import { chooseEngine } from '../../../lib/engine/engine-binary';
+import { buildEngineRunEnvironment } from '../../../lib/engine/engine-run-environment';
 
 const findEngine = (wanted: string | undefined, env: NodeJS.ProcessEnv): string => chooseEngine(wanted, env).path;
 import { runCli } from '../../../lib/cli/run-cli';
@@ -46,34 +47,22 @@ describe('chooseEngine', () => {
     expect(() => findEngine(undefined, { PATH: empty, SECRETSTORE_IAC_TOFU: '/nowhere/tofu' })).toThrow('no engine found: /nowhere/tofu is not on PATH');
   });
 
-  it('without a named engine, takes the OpenTofu npm run toolchain built, with its provider mirror, before PATH', () => {
+  it('without a named engine, takes the OpenTofu npm run toolchain built before PATH; a CLI configuration set by the caller changes nothing (the run writes its own)', () => {
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-engine-cache-'));
     fs.mkdirSync(path.join(cache, 'bin'));
     const built = executable(path.join(cache, 'bin', 'tofu'));
     fs.writeFileSync(path.join(cache, 'tofurc'), 'provider_installation {}\n');
-    const choice = chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache });
-    expect(choice).toEqual({ path: built, why: 'the OpenTofu npm run toolchain built', cliConfig: path.join(cache, 'tofurc') });
-    expect(engineEnvironment({ PATH: pathDir }, 'https://s.example', choice).TF_CLI_CONFIG_FILE).toBe(path.join(cache, 'tofurc'));
-    // A CLI configuration the user set wins; a named engine wins over the toolchain's.
-    const own = path.join(cache, 'own.tfrc');
-    fs.writeFileSync(own, 'provider_installation {}\n');
-    expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache, TF_CLI_CONFIG_FILE: own }).cliConfig).toBeUndefined();
-    // One that names no file would be ignored by the engine without a word: the mirror is kept, and the reason says so.
-    expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache, TF_CLI_CONFIG_FILE: '/nowhere/tofurc' })).toEqual({
-      path: built,
-      why: "the OpenTofu npm run toolchain built; TF_CLI_CONFIG_FILE=/nowhere/tofurc names no file, so the toolchain's provider mirror is used instead",
-      cliConfig: path.join(cache, 'tofurc'),
-    });
-    expect(chooseEngine(undefined, { PATH: pathDir, TF_CLI_CONFIG_FILE: '/nowhere/tofurc', SECRETSTORE_IAC_CACHE: path.join(cache, 'none') }).why).toBe(
-      'tofu on PATH; warning: TF_CLI_CONFIG_FILE=/nowhere/tofurc names no file: the engine ignores it (no provider mirror, the registry is asked); unset it or point it at a file',
-    );
+    expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache })).toEqual({ path: built, why: 'the OpenTofu npm run toolchain built' });
+    expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache, TF_CLI_CONFIG_FILE: '/nowhere/tofurc' })).toEqual({ path: built, why: 'the OpenTofu npm run toolchain built' });
     expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: cache, SECRETSTORE_IAC_TOFU: fromTofuVariable })).toEqual({ path: fromTofuVariable, why: 'SECRETSTORE_IAC_TOFU' });
     // Without the built one: PATH, and the reason says so.
     expect(chooseEngine(undefined, { PATH: pathDir, SECRETSTORE_IAC_CACHE: path.join(cache, 'none') })).toEqual({ path: tofuOnPath, why: 'tofu on PATH' });
   });
 
-  it('gives the engine the store address as VAULT_ADDR, keeping the rest of the environment', () => {
-    expect(engineEnvironment({ PATH: '/bin', VAULT_ADDR: 'https://old.example' }, 'https://s.example')).toEqual({ PATH: '/bin', VAULT_ADDR: 'https://s.example' });
+  it('gives the engine the store address as VAULT_ADDR, whatever the caller\'s VAULT_ADDR was', () => {
+    const run = buildEngineRunEnvironment({ PATH: '/bin', VAULT_ADDR: 'https://old.example' }, { cwd: process.cwd(), address: 'https://s.example' });
+    run.dispose();
+    expect(run.env).toMatchObject({ PATH: '/bin', VAULT_ADDR: 'https://s.example' });
   });
 });
 

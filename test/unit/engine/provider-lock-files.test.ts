@@ -7,13 +7,19 @@ import { derivedProviderLock, satisfiesConstraint } from '../../../lib/engine/pr
 // `secretstore-iac tf STACK -- init` keeps the stack's provider lock file where a configuration
 // repository commits it (locks/<stack>/.terraform.lock.hcl beside cdktf.json), not only in the
 // synthesized output, which is not committed. A fake engine stands in for OpenTofu: it prints the lock
-// file it finds and writes the one in $FAKE_LOCK (when set), then exits with $FAKE_EXIT.
+// file it finds (its h1: hash) and writes the one in $TF_VAR_fake_lock (when set), then exits with $TF_VAR_fake_exit (input variables reach the engine; other variables do not, issue 45).
+// No provider is installed here: the committed lock is the record, and only lock files in the form
+// the engine writes pass (lib/engine/installed-providers.ts).
+
+/** A lock file of one build whose only hash is `h1:<tag>`. */
+const lockOf = (tag: string): string =>
+  ['provider "registry.opentofu.org/hashicorp/vault" {', '  version     = "5.9.0"', '  constraints = ">= 5.6.0, < 6.0.0"', '  hashes = [', `    "h1:${tag}",`, '  ]', '}', ''].join('\n');
 
 const FAKE_ENGINE = [
   '#!/bin/sh',
-  'if [ -f .terraform.lock.hcl ]; then echo "engine saw: $(cat .terraform.lock.hcl)"; else echo "engine saw: no lock"; fi',
-  'if [ -n "$FAKE_LOCK" ]; then printf "%s" "$FAKE_LOCK" > .terraform.lock.hcl; fi',
-  'exit "${FAKE_EXIT:-0}"',
+  'if [ -f .terraform.lock.hcl ]; then echo "engine saw: $(grep -o \'h1:[^"]*\' .terraform.lock.hcl || cat .terraform.lock.hcl)"; else echo "engine saw: no lock"; fi',
+  'if [ -n "$TF_VAR_fake_lock" ]; then printf "%s" "$TF_VAR_fake_lock" > .terraform.lock.hcl; fi',
+  'exit "${TF_VAR_fake_exit:-0}"',
   '',
 ].join('\n');
 
@@ -52,7 +58,7 @@ const COMMIT_LINE = /^secretstore-iac tf: the engine (wrote|changed) the provide
 describe('provider lock files: committed in locks/<stack>/, used and updated by `tf STACK -- init`', () => {
   it('a first init: the lock the engine wrote is copied to locks/<stack>/ with one line saying to commit it', async () => {
     const repo = repository();
-    const r = await tf(repo, { FAKE_LOCK: 'lock v1' }, 'init');
+    const r = await tf(repo, { TF_VAR_fake_lock: 'lock v1' }, 'init');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('engine saw: no lock');
     expect(fs.readFileSync(repo.committed, 'utf8')).toBe('lock v1');
@@ -62,10 +68,10 @@ describe('provider lock files: committed in locks/<stack>/, used and updated by 
   it('a fresh output (a new clone): the committed lock is copied into the stack directory before the engine runs; unchanged, nothing to commit', async () => {
     const repo = repository();
     fs.mkdirSync(path.dirname(repo.committed), { recursive: true });
-    fs.writeFileSync(repo.committed, 'lock v1');
+    fs.writeFileSync(repo.committed, lockOf('v1'));
     const r = await tf(repo, {}, 'init');
-    expect(r.stdout).toBe('engine saw: lock v1');
-    expect(fs.readFileSync(repo.working, 'utf8')).toBe('lock v1');
+    expect(r.stdout).toBe('engine saw: h1:v1');
+    expect(fs.readFileSync(repo.working, 'utf8')).toBe(lockOf('v1'));
     expect(r.stderr).not.toMatch(COMMIT_LINE);
     expect(r.code).toBe(0);
   });
@@ -73,21 +79,21 @@ describe('provider lock files: committed in locks/<stack>/, used and updated by 
   it('the committed lock wins over a stale one an earlier run left in the stack directory', async () => {
     const repo = repository();
     fs.mkdirSync(path.dirname(repo.committed), { recursive: true });
-    fs.writeFileSync(repo.committed, 'lock v2 (pulled)');
-    fs.writeFileSync(repo.working, 'lock v1 (stale)');
+    fs.writeFileSync(repo.committed, lockOf('v2pulled'));
+    fs.writeFileSync(repo.working, lockOf('v1stale'));
     const r = await tf(repo, {}, 'validate');
-    expect(r.stdout).toBe('engine saw: lock v2 (pulled)');
-    expect(fs.readFileSync(repo.committed, 'utf8')).toBe('lock v2 (pulled)');
+    expect(r.stdout).toBe('engine saw: h1:v2pulled');
+    expect(fs.readFileSync(repo.committed, 'utf8')).toBe(lockOf('v2pulled'));
     expect(r.stderr).not.toMatch(COMMIT_LINE);
   });
 
   it('an upgrade (init -upgrade changes the lock): copied back, saying it changed', async () => {
     const repo = repository();
     fs.mkdirSync(path.dirname(repo.committed), { recursive: true });
-    fs.writeFileSync(repo.committed, 'lock v1');
-    const r = await tf(repo, { FAKE_LOCK: 'lock v2' }, 'init', '-upgrade');
-    expect(r.stdout).toBe('engine saw: lock v1');
-    expect(fs.readFileSync(repo.committed, 'utf8')).toBe('lock v2');
+    fs.writeFileSync(repo.committed, lockOf('v1'));
+    const r = await tf(repo, { TF_VAR_fake_lock: lockOf('v2') }, 'init', '-upgrade');
+    expect(r.stdout).toBe('engine saw: h1:v1');
+    expect(fs.readFileSync(repo.committed, 'utf8')).toBe(lockOf('v2'));
     expect(r.stderr.match(COMMIT_LINE)?.[1]).toBe('changed');
     expect(fs.readdirSync(path.dirname(repo.committed))).toEqual(['.terraform.lock.hcl']);
   });
@@ -95,16 +101,16 @@ describe('provider lock files: committed in locks/<stack>/, used and updated by 
   it('a failed engine run leaves the committed lock as it was', async () => {
     const repo = repository();
     fs.mkdirSync(path.dirname(repo.committed), { recursive: true });
-    fs.writeFileSync(repo.committed, 'lock v1');
-    const r = await tf(repo, { FAKE_LOCK: 'half-done', FAKE_EXIT: '1' }, 'init');
+    fs.writeFileSync(repo.committed, lockOf('v1'));
+    const r = await tf(repo, { TF_VAR_fake_lock: 'half-done', TF_VAR_fake_exit: '1' }, 'init');
     expect(r.code).toBe(1);
-    expect(fs.readFileSync(repo.committed, 'utf8')).toBe('lock v1');
+    expect(fs.readFileSync(repo.committed, 'utf8')).toBe(lockOf('v1'));
     expect(r.stderr).not.toMatch(COMMIT_LINE);
   });
 
   it('an output directory outside a configuration repository (no cdktf.json beside it): the lock stays in the stack directory only', async () => {
     const repo = repository(false);
-    const r = await tf(repo, { FAKE_LOCK: 'lock v1' }, 'init');
+    const r = await tf(repo, { TF_VAR_fake_lock: 'lock v1' }, 'init');
     expect(r.code).toBe(0);
     expect(fs.readFileSync(repo.working, 'utf8')).toBe('lock v1');
     expect(fs.existsSync(path.join(repo.root, 'locks'))).toBe(false);
@@ -143,7 +149,7 @@ describe('every synthesized stack gets its committed lock file', () => {
 
   it('the first init of one stack writes the lock of every other stack that has none, with its own constraints, and says to commit each', async () => {
     const repo = withStacks({ people: '>= 5.7.0, < 6.0.0', 'app-roles': '>= 5.6.0, < 6.0.0' });
-    const r = await tf(repo, { FAKE_LOCK: VAULT_LOCK('>= 5.6.0, < 6.0.0') }, 'init');
+    const r = await tf(repo, { TF_VAR_fake_lock: VAULT_LOCK('>= 5.6.0, < 6.0.0') }, 'init');
     expect(r.code).toBe(0);
     expect(fs.readFileSync(repo.lockOf('people'), 'utf8')).toBe(VAULT_LOCK('>= 5.7.0, < 6.0.0'));
     expect(fs.readFileSync(repo.lockOf('app-roles'), 'utf8')).toBe(VAULT_LOCK('>= 5.6.0, < 6.0.0'));
@@ -153,14 +159,25 @@ describe('every synthesized stack gets its committed lock file', () => {
     ]);
   });
 
+  it('in a CI job (CI=true), whose working copy is never committed, the lines say how to make each lock in a checkout instead of "commit it" (issue 47)', async () => {
+    const repo = withStacks({ people: '>= 5.7.0, < 6.0.0' });
+    const r = await tf(repo, { TF_VAR_fake_lock: VAULT_LOCK('>= 5.6.0, < 6.0.0'), CI: 'true' }, 'init');
+    expect(r.code).toBe(0);
+    expect(fs.readFileSync(repo.lockOf('people'), 'utf8')).toBe(VAULT_LOCK('>= 5.7.0, < 6.0.0'));
+    expect(r.stderr).not.toMatch(/commit it$/m);
+    expect(r.stderr.split('\n').filter((l) => l.includes('from this stack\'s provider lock'))).toEqual([
+      "secretstore-iac tf: wrote locks/people/.terraform.lock.hcl from this stack's provider lock (the same provider builds); this CI job's working copy is not committed: run `npx secretstore-iac tf people -- init` in a checkout and commit locks/people/",
+    ]);
+  });
+
   it('a stack that has its lock keeps it; one whose constraint the locked version does not meet is left to its own init; a failed run writes none', async () => {
     const repo = withStacks({ people: '>= 6.0.0', 'app-roles': '>= 5.6.0, < 6.0.0' });
     fs.mkdirSync(path.dirname(repo.lockOf('app-roles')), { recursive: true });
     fs.writeFileSync(repo.lockOf('app-roles'), 'committed by hand');
-    const failed = await tf(repo, { FAKE_LOCK: VAULT_LOCK('>= 5.6.0, < 6.0.0'), FAKE_EXIT: '1' }, 'init');
+    const failed = await tf(repo, { TF_VAR_fake_lock: VAULT_LOCK('>= 5.6.0, < 6.0.0'), TF_VAR_fake_exit: '1' }, 'init');
     expect(failed.code).toBe(1);
     expect(fs.existsSync(repo.lockOf('people'))).toBe(false);
-    const r = await tf(repo, { FAKE_LOCK: VAULT_LOCK('>= 5.6.0, < 6.0.0') }, 'init');
+    const r = await tf(repo, { TF_VAR_fake_lock: VAULT_LOCK('>= 5.6.0, < 6.0.0') }, 'init');
     expect(r.code).toBe(0);
     expect(fs.readFileSync(repo.lockOf('app-roles'), 'utf8')).toBe('committed by hand');
     expect(fs.existsSync(repo.lockOf('people'))).toBe(false);

@@ -9,7 +9,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { sealBookkeeping } from '../../../lib/engine/bookkeeping-seal';
-import { checkReleasedGrants, ReleasedGrantsRefused, releasedGrantsProblems } from '../../../lib/engine/released-grants-check';
+import { buildEngineRunEnvironment } from '../../../lib/engine/engine-run-environment';
+import { checkReleasedGrants, ReleasedGrantsRefused, releasedGrantsProblems, renderReleasedAccess } from '../../../lib/engine/released-grants-check';
 import { RETIRED_GRANTS_FILE } from '../../../lib/model/retired-grants-file';
 
 const OWN = 'path "sys/policies/acl/secretstore-iac-pipeline-ci-access" {\n  capabilities = ["read"]\n}';
@@ -35,30 +36,84 @@ const RELEASE = [
   change('vault_policy', 'registry-ci_policy_3', ['no-op'], { name: 'registry-ci' }, { name: 'registry-ci' }),
 ];
 
-describe('releasedGrantsProblems', () => {
-  it('passes a plan that only takes the kept grants away, in place', () => {
-    expect(releasedGrantsProblems({ resource_changes: RELEASE }, KEPT)).toEqual([]);
+/** The stack as its synthesis declares it: the role's own policies, the policy's own text. */
+const DECLARED = {
+  vault_jwt_auth_backend_role: { 'pipeline-apply_role_1': { ...ROLE, token_policies: ['${vault_policy.pipeline-apply_policy_2.name}', 'secretstore-iac-pipeline-app-roles'] } },
+  vault_policy: { 'pipeline-apply_policy_2': { name: 'secretstore-iac-pipeline', policy: OWN }, 'registry-ci_policy_3': { name: 'registry-ci', policy: 'a' } },
+};
+/** The retired stack `people`'s grant is the only name a release takes away. */
+const BASIS = { declared: DECLARED, isRetiredGrant: (name: string) => name === 'secretstore-iac-pipeline-people' };
+/** The role's own policy, unchanged: the plan's value its name is resolved from. */
+const POLICY_UNCHANGED = change('vault_policy', 'pipeline-apply_policy_2', ['no-op'], { name: 'secretstore-iac-pipeline' }, { name: 'secretstore-iac-pipeline' });
+const problemsOf = (changes: object[], kept: object = KEPT, basis = BASIS) => releasedGrantsProblems({ resource_changes: [...changes, POLICY_UNCHANGED] }, kept, basis).problems;
+
+describe('releasedGrantsProblems: the plan ends at exactly the declared values', () => {
+  it('passes a plan that takes exactly the kept grants away, in place, and says what each role and policy loses', () => {
+    expect(releasedGrantsProblems({ resource_changes: RELEASE }, KEPT, BASIS)).toEqual({
+      problems: [],
+      released: [
+        { address: 'vault_jwt_auth_backend_role.pipeline-apply_role_1', name: 'secretstore-iac-pipeline', loses: 'policy', what: 'secretstore-iac-pipeline-people' },
+        { address: 'vault_policy.pipeline-apply_policy_2', name: 'secretstore-iac-pipeline', loses: 'rule', what: 'sys/policies/acl/secretstore-iac-pipeline-people ["delete"]' },
+      ],
+    });
+    expect(renderReleasedAccess('ci-access', releasedGrantsProblems({ resource_changes: RELEASE }, KEPT, BASIS).released)).toEqual([
+      'ci-access: access change: role secretstore-iac-pipeline (vault_jwt_auth_backend_role.pipeline-apply_role_1) loses policy secretstore-iac-pipeline-people (a retired stack\'s grant)',
+      'ci-access: access change: policy secretstore-iac-pipeline (vault_policy.pipeline-apply_policy_2) loses rule sys/policies/acl/secretstore-iac-pipeline-people ["delete"] (on a retired stack\'s grant)',
+    ]);
+  });
+
+  const keptRole = ['secretstore-iac-pipeline', 'secretstore-iac-pipeline-app-roles', 'secretstore-iac-pipeline-people'];
+  const policyUpdate = (after: string) => change('vault_policy', 'pipeline-apply_policy_2', ['update'], { name: 'secretstore-iac-pipeline', policy: `${OWN}${KEPT_BLOCK}` }, { name: 'secretstore-iac-pipeline', policy: after });
+
+  it('refuses a prefix of the kept text that is not the declared text (a truncated policy)', () => {
+    expect(problemsOf([policyUpdate(OWN.slice(0, 30))])).toEqual([
+      `vault_policy.pipeline-apply_policy_2: policy becomes other than the stack declares (${JSON.stringify(OWN.slice(0, 30))}, declared a text of ${OWN.length} characters): a release ends at exactly the declared value`,
+    ]);
+    // Taking away only a part of the kept block is no release either.
+    expect(problemsOf([policyUpdate(`${OWN}\n# Kept`)])).toHaveLength(1);
+  });
+
+  it('refuses a subset of the kept list that is not the declared list (a role losing its own policy)', () => {
+    expect(problemsOf([roleUpdate(keptRole, ['secretstore-iac-pipeline-app-roles'])])).toEqual([
+      'vault_jwt_auth_backend_role.pipeline-apply_role_1: token_policies becomes other than the stack declares (["secretstore-iac-pipeline-app-roles"], declared ["secretstore-iac-pipeline", "secretstore-iac-pipeline-app-roles"]): a release ends at exactly the declared value',
+    ]);
+  });
+
+  it('refuses a removal of anything but a retired stack\'s grant, even when the plan ends at the declared value', () => {
+    const keptMore = { resource: { ...KEPT.resource, vault_jwt_auth_backend_role: { 'pipeline-apply_role_1': { token_policies: [...KEPT.resource.vault_jwt_auth_backend_role['pipeline-apply_role_1'].token_policies, 'registry-ci'] } } } };
+    expect(problemsOf([roleUpdate([...keptRole, 'registry-ci'], ['secretstore-iac-pipeline', 'secretstore-iac-pipeline-app-roles'])], keptMore)).toEqual([
+      'vault_jwt_auth_backend_role.pipeline-apply_role_1: token_policies loses "registry-ci": not a grant of a retired stack',
+    ]);
+    const otherRule = '\n# Kept by secretstore-iac moves\npath "secret/data/acme/*" {\n  capabilities = ["read"]\n}\n';
+    const keptText = { resource: { vault_policy: { 'pipeline-apply_policy_2': { policy: `${OWN}${otherRule}` } } } };
+    const textUpdate = change('vault_policy', 'pipeline-apply_policy_2', ['update'], { name: 'secretstore-iac-pipeline', policy: `${OWN}${otherRule}` }, { name: 'secretstore-iac-pipeline', policy: OWN });
+    expect(problemsOf([textUpdate], keptText)).toEqual([expect.stringMatching(/^vault_policy.pipeline-apply_policy_2: policy: the kept text holds more than the declared text and moves' blocks on retired stacks' grants/)]);
+    const grantRule = '\n# Kept\npath "sys/policies/acl/secretstore-iac-pipeline-ci-access" {\n  capabilities = ["delete"]\n}\n';
+    const keptGrant = { resource: { vault_policy: { 'pipeline-apply_policy_2': { policy: `${OWN}${grantRule}` } } } };
+    const grantUpdate = change('vault_policy', 'pipeline-apply_policy_2', ['update'], { name: 'secretstore-iac-pipeline', policy: `${OWN}${grantRule}` }, { name: 'secretstore-iac-pipeline', policy: OWN });
+    expect(problemsOf([grantUpdate], keptGrant)).toEqual(['vault_policy.pipeline-apply_policy_2: policy: the kept rule on sys/policies/acl/secretstore-iac-pipeline-ci-access is not on a grant of a retired stack']);
+  });
+
+  it('refuses a declared value only the engine knows (a template in the synthesis)', () => {
+    const basis = { ...BASIS, declared: { ...DECLARED, vault_policy: { ...DECLARED.vault_policy, 'pipeline-apply_policy_2': { name: 'secretstore-iac-pipeline', policy: `${OWN}\${var.extra}` } } } };
+    expect(problemsOf([policyUpdate(OWN)], KEPT, basis)).toEqual([expect.stringContaining('declared a value only the engine knows')]);
   });
 
   it('refuses every other change, naming the object and what it does', () => {
-    const problems = releasedGrantsProblems(
-      {
-        resource_changes: [
-          roleUpdate(['secretstore-iac-pipeline', 'secretstore-iac-pipeline-app-roles', 'secretstore-iac-pipeline-people'], ['secretstore-iac-pipeline', 'root']),
-          roleUpdate(['secretstore-iac-pipeline', 'secretstore-iac-pipeline-app-roles', 'secretstore-iac-pipeline-people'], ['secretstore-iac-pipeline'], { bound_audiences: ['https://evil.example'] }),
-          change('vault_policy', 'pipeline-apply_policy_2', ['update'], { name: 'secretstore-iac-pipeline', policy: `${OWN}${KEPT_BLOCK}` }, { name: 'secretstore-iac-pipeline', policy: `${OWN}\npath "secret/*" {\n  capabilities = ["read"]\n}` }),
-          change('vault_policy', 'pipeline-apply_policy_2', ['delete', 'create'], { name: 'secretstore-iac-pipeline', policy: `${OWN}${KEPT_BLOCK}` }, { name: 'secretstore-iac-pipeline', policy: OWN }),
-          change('vault_policy', 'registry-ci_policy_3', ['update'], { name: 'registry-ci', policy: 'a' }, { name: 'registry-ci', policy: 'b' }),
-          change('vault_policy', 'new_policy_4', ['create'], {}, { name: 'new' }),
-          roleUpdate(['secretstore-iac-pipeline'], ['secretstore-iac-pipeline']),
-        ],
-      },
-      KEPT,
-    );
-    expect(problems).toEqual([
-      'vault_jwt_auth_backend_role.pipeline-apply_role_1: token_policies becomes more than the stack declares without the kept grants',
+    expect(
+      problemsOf([
+        roleUpdate(keptRole, ['secretstore-iac-pipeline', 'root']),
+        roleUpdate(keptRole, ['secretstore-iac-pipeline', 'secretstore-iac-pipeline-app-roles'], { bound_audiences: ['https://evil.example'] }),
+        policyUpdate(`${OWN}\npath "secret/*" {\n  capabilities = ["read"]\n}`),
+        change('vault_policy', 'pipeline-apply_policy_2', ['delete', 'create'], { name: 'secretstore-iac-pipeline', policy: `${OWN}${KEPT_BLOCK}` }, { name: 'secretstore-iac-pipeline', policy: OWN }),
+        change('vault_policy', 'registry-ci_policy_3', ['update'], { name: 'registry-ci', policy: 'a' }, { name: 'registry-ci', policy: 'b' }),
+        change('vault_policy', 'new_policy_4', ['create'], {}, { name: 'new' }),
+        roleUpdate(['secretstore-iac-pipeline'], ['secretstore-iac-pipeline']),
+      ]),
+    ).toEqual([
+      expect.stringMatching(/^vault_jwt_auth_backend_role.pipeline-apply_role_1: token_policies becomes other than the stack declares/),
       'vault_jwt_auth_backend_role.pipeline-apply_role_1: changes bound_audiences, which moves did not keep',
-      'vault_policy.pipeline-apply_policy_2: policy becomes more than the stack declares without the kept grants',
+      expect.stringMatching(/^vault_policy.pipeline-apply_policy_2: policy becomes other than the stack declares/),
       'vault_policy.pipeline-apply_policy_2: delete, create: a release only updates in place',
       'vault_policy.registry-ci_policy_3: update: not an object whose grants moves kept',
       'vault_policy.new_policy_4: create: not an object whose grants moves kept',
@@ -75,9 +130,20 @@ describe('checkReleasedGrants: the override as moves sealed it, taken out of the
   function stack(plan: object) {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-release-'));
     dirs.push(root);
-    const stackDir = path.join(root, 'cdktf.out', 'stacks', 'ci-access');
-    fs.mkdirSync(stackDir, { recursive: true });
-    fs.writeFileSync(path.join(stackDir, 'cdk.tf.json'), '{}');
+    // A synthesized output: ci-access declares the pipeline role, app-roles its grant there.
+    const outdir = path.join(root, 'cdktf.out');
+    const stackDir = path.join(outdir, 'stacks', 'ci-access');
+    const meta = (p: string) => ({ '//': { metadata: { path: p } } });
+    const role = { ...DECLARED.vault_jwt_auth_backend_role['pipeline-apply_role_1'], ...meta('ci-access/pipeline-apply/role') };
+    const documents = {
+      'ci-access': { resource: { ...DECLARED, vault_jwt_auth_backend_role: { 'pipeline-apply_role_1': role } } },
+      'app-roles': { resource: { vault_policy: { 'secretstore-iac-grant-pipeline-apply': { name: 'secretstore-iac-pipeline-app-roles', policy: 'x', ...meta('app-roles/secretstore-iac-grant-pipeline-apply') } } } },
+    };
+    for (const [name, document] of Object.entries(documents)) {
+      fs.mkdirSync(path.join(outdir, 'stacks', name), { recursive: true });
+      fs.writeFileSync(path.join(outdir, 'stacks', name, 'cdk.tf.json'), JSON.stringify(document));
+    }
+    fs.writeFileSync(path.join(outdir, 'manifest.json'), JSON.stringify({ stacks: Object.fromEntries(Object.keys(documents).map((n) => [n, { synthesizedStackPath: `stacks/${n}/cdk.tf.json` }])) }));
     const content = `${JSON.stringify(KEPT, null, 2)}\n`;
     sealBookkeeping(stackDir, { [RETIRED_GRANTS_FILE]: content }, true);
     const kept = path.join(root, 'released-grants.json');
@@ -87,10 +153,20 @@ describe('checkReleasedGrants: the override as moves sealed it, taken out of the
     fs.writeFileSync(engine, `#!/bin/sh\ncat ${JSON.stringify(path.join(root, 'plan.json'))}\n`, { mode: 0o755 });
     return { stackDir, kept, engine };
   }
-  const check = (s: ReturnType<typeof stack>) => () => checkReleasedGrants('ci-access', s.stackDir, 'released.tfplan', s.kept, s.engine, { PATH: process.env.PATH });
+  // Every engine start goes through an engine run's environment (issue 45).
+  const run = buildEngineRunEnvironment({ PATH: process.env.PATH }, { cwd: process.cwd(), address: 'http://127.0.0.1:1' });
+  afterAll(() => run.dispose());
+  const check = (s: ReturnType<typeof stack>) => () => checkReleasedGrants('ci-access', s.stackDir, 'released.tfplan', s.kept, s.engine, run.env);
 
-  it('a release passes', () => {
-    expect(check(stack({ resource_changes: RELEASE }))).not.toThrow();
+  it('a release passes, and says what it takes away', () => {
+    expect(check(stack({ resource_changes: RELEASE }))()).toEqual([expect.objectContaining({ loses: 'policy', what: 'secretstore-iac-pipeline-people' }), expect.objectContaining({ loses: 'rule' })]);
+  });
+
+  it('takes the declared values from the stack\'s own cdk.tf.json: a plan ending at less is refused', () => {
+    const truncated = stack({ resource_changes: [RELEASE[0], change('vault_policy', 'pipeline-apply_policy_2', ['update'], { name: 'secretstore-iac-pipeline', policy: `${OWN}${KEPT_BLOCK}` }, { name: 'secretstore-iac-pipeline', policy: OWN.slice(0, 10) })] });
+    expect(check(truncated)).toThrow(/vault_policy.pipeline-apply_policy_2: policy becomes other than the stack declares/);
+    const lost = stack({ resource_changes: [roleUpdate(['secretstore-iac-pipeline', 'secretstore-iac-pipeline-people', 'secretstore-iac-pipeline-app-roles'], ['secretstore-iac-pipeline-app-roles']), RELEASE[1]] });
+    expect(check(lost)).toThrow(/token_policies becomes other than the stack declares/);
   });
 
   it('refuses a file that is not the sealed override, an override still in the stack, and a plan that does more', () => {

@@ -1,6 +1,7 @@
 /**
- * Issue 36: nothing in a stack directory is trusted that synthesis did not write. Before every engine
- * run, a file the engine would read that neither the synthesis nor the tool wrote is refused, and the
+ * Issues 36 and 45: nothing in a stack directory is trusted that synthesis did not write. Before every
+ * engine run, an entry that neither the synthesis, the tool nor the engine writes is refused (an
+ * allowlist: whatever its name, `#x.tf.json` included; issue 36 refused names the engine reads), and the
  * tool's own files (moves, adopt) are verified against the seal written with them. On a real store
  * and both engines: test/store/engine-tampering.store.test.ts.
  */
@@ -44,15 +45,30 @@ describe('the files a stack directory may hold', () => {
     expect(BOOKKEEPING_FILES.map((f) => f.name)).toEqual([MOVES_FILE, RETIRED_GRANTS_FILE, RETIRED_OWN_GRANTS_FILE, IMPORT_FILE]);
   });
 
-  it('a synthesized stack, with what the engine and the tool leave that the engine does not read, passes', () => {
+  it('a synthesized stack, with what the engine and the tool leave there, passes', () => {
     put('.terraform.lock.hcl', '');
+    put('.terraform.lock.hcl.4242.tmp', '');
     put('.terraform/providers/x', '');
     put('.terraform/environment', 'default');
+    put('terraform.tfstate', '{}');
+    put('terraform.tfstate.backup', '{}');
+    put('terraform.tfstate.1796182050.backup', '{}');
+    put('.terraform.tfstate.lock.info', '{}');
     put('plan.tfplan', '');
     put('app-roles.removals', '');
     put(`${MOVES_FILE}.writing-123`, '');
-    put('README.md', '');
     expect(stackDirectoryProblems(stackDir)).toEqual([]);
+  });
+
+  // Issue 45: an allowlist. README.md passed under issue 36 (the engine does not read it); now every
+  // entry nobody of the three writes is refused, so a name the engine reads tomorrow is refused today.
+  it.each(['README.md', '#team_override.tf.json', 'x#', '#x#', '.env', 'notes/', 'x.tfplan.json', 'cdk.tf.json.orig'])('%s, which neither the synthesis, the tool nor the engine writes, is refused', (name) => {
+    if (name.endsWith('/')) fs.mkdirSync(path.join(stackDir, name), { recursive: true });
+    else put(name);
+    const shown = JSON.stringify(name.replace(/\/$/, ''));
+    expect(stackDirectoryProblems(stackDir)).toEqual([
+      `${shown}: neither the synthesis, secretstore-iac nor the engine wrote it, and the engine may read it (configuration, variables or tests): what it changes is in no review. Fix: remove it (a stack directory holds only what the synthesis, the tool and the engine write); declare what it does in the configuration (stacks/*.ts) and synthesize again`,
+    ]);
   });
 
   it.each([
@@ -70,7 +86,7 @@ describe('the files a stack directory may hold', () => {
   ])('%s, which the engine reads and nobody wrote, is refused with the fix', (name) => {
     put(name);
     expect(stackDirectoryProblems(stackDir)).toEqual([
-      `${name}: the engine reads it (configuration, variables or tests), but neither the synthesis nor secretstore-iac wrote it: what it changes is in no review. Fix: remove it; declare what it does in the configuration (stacks/*.ts) and synthesize again`,
+      `${JSON.stringify(name)}: neither the synthesis, secretstore-iac nor the engine wrote it, and the engine may read it (configuration, variables or tests): what it changes is in no review. Fix: remove it (a stack directory holds only what the synthesis, the tool and the engine write); declare what it does in the configuration (stacks/*.ts) and synthesize again`,
     ]);
   });
 
@@ -79,7 +95,7 @@ describe('the files a stack directory may hold', () => {
     put('terraform.tfstate.d/other/terraform.tfstate', '{}');
     put('tests/x.tftest.hcl', '');
     const problems = stackDirectoryProblems(stackDir);
-    expect(problems.map((p) => p.split(':')[0])).toEqual(['terraform.tfstate.d/', 'tests/', '.terraform/environment selects another workspace than `default`']);
+    expect(problems.map((p) => p.split(':')[0])).toEqual(['"terraform.tfstate.d"', '"tests"', '.terraform/environment selects another workspace than `default`']);
   });
 
   it('every problem at once, in one GuardRefusal (exit 4) naming the stack', () => {
@@ -90,7 +106,7 @@ describe('the files a stack directory may hold', () => {
       refuseUntrustedStackDirectory(stackDir);
     } catch (e) {
       expect(e).toBeInstanceOf(GuardRefusal);
-      expect((e as Error).message).toMatch(/^app-roles: nothing run: .* holds 2 files the engine would read that neither the synthesis nor secretstore-iac wrote as it is:\n {2}a_override\.tf\.json: .*\n {2}terraform\.tfvars: /);
+      expect((e as Error).message).toMatch(/^app-roles: nothing run: .* holds 2 entries that neither the synthesis, secretstore-iac nor the engine wrote as it is:\n {2}"a_override\.tf\.json": .*\n {2}"terraform\.tfvars": /);
     }
   });
 
@@ -101,7 +117,7 @@ describe('the files a stack directory may hold', () => {
     for (const own of [[], ['--refuse-replace']]) {
       const r = await run(['tf', 'app-roles', '--outdir', head.outdir, '--engine', engine, ...own, '--', 'plan'], head.outdir, { PATH: process.env.PATH, SECRETSTORE_ADDR: 'http://127.0.0.1:9' });
       expect({ own, code: r.code, ran: r.stdout.includes('engine ran') }).toEqual({ own, code: 4, ran: false });
-      expect(r.stderr).toContain('evil_override.tf.json: the engine reads it');
+      expect(r.stderr).toContain('"evil_override.tf.json": neither the synthesis, secretstore-iac nor the engine wrote it');
     }
   });
 });
@@ -138,13 +154,20 @@ describe('the seal of the tool\'s own files', () => {
     fs.writeFileSync(file, `${JSON.stringify(override, null, 2)}\n`);
     expect(stackDirectoryProblems(ciAccess)).toEqual([
       `${RETIRED_GRANTS_FILE}: changed since \`secretstore-iac moves\` wrote it (its SHA-256 differs from ${SEAL_FILE}). Fix: remove it and run \`secretstore-iac moves BASE HEAD\` again (it writes the file and its seal); change the configuration, never this file`,
+      // Whatever the seal says (anyone can recompute it), the content is checked against the synthesis.
+      expect.stringMatching(new RegExp(`^${RETIRED_GRANTS_FILE.replace(/\./g, '\\.')}: vault_jwt_auth_backend_role\\.pipeline-apply_role_[0-9A-F]+: token_policies is not the declared list plus retired stacks' grants: not what \`secretstore-iac\` derives from the synthesis`)),
     ]);
   });
 
   it('a moves file without its seal, or one placed in a stack moves did not write it into, is refused', async () => {
     const { ciAccess, retired } = await moved();
     fs.copyFileSync(path.join(retired, MOVES_FILE), path.join(ciAccess, MOVES_FILE));
-    expect(bookkeepingProblems(ciAccess)).toEqual([expect.stringMatching(new RegExp(`^${MOVES_FILE.replace('.', '\\.')}: not recorded in ${SEAL_FILE} as written by \`secretstore-iac moves\`\\. Fix: remove it`))]);
+    expect(bookkeepingProblems(ciAccess)).toEqual([
+      expect.stringMatching(new RegExp(`^${MOVES_FILE.replace('.', '\\.')}: not recorded in ${SEAL_FILE} as written by \`secretstore-iac moves\`\\. Fix: remove it`)),
+      // A retired stack's engine settings in a stack the synthesis declares: not what moves derives there.
+      expect.stringContaining(`${MOVES_FILE}: holds a \`terraform\` block: the tool writes only \`removed\`, \`import\`, \`moved\` there`),
+      expect.stringContaining(`${MOVES_FILE}: holds a \`provider\` block`),
+    ]);
     fs.rmSync(path.join(retired, SEAL_FILE));
     expect(bookkeepingProblems(retired).map((p) => p.split(':')[0]).sort()).toEqual([MOVES_FILE, RETIRED_OWN_GRANTS_FILE].sort());
     expect(bookkeepingProblems(retired)[0]).toContain(`(${SEAL_FILE} is absent or not what the tool writes)`);

@@ -24,11 +24,14 @@ export const FIXTURE_OPTIONS: ConfigurationPipelineYamlOptions = {
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
-/** A job directory holding `files` and the fixture's description in cdktf.out. */
+/** The default-branch review's verdict that lets the apply jobs apply: the plans give what was approved (docs/pipelines.md §13). */
+export const APPROVED_OUTCOME = JSON.stringify({ status: 'equal', commit: 'c'.repeat(40), reason: 'the plans give exactly the change approved by !1', mergeRequests: [1], differences: [], stale: [] });
+
+/** A job directory holding `files` and the fixture's description in cdktf.out (and, unless `files` says otherwise, the verdict {@link APPROVED_OUTCOME}). */
 export function jobDirectory(files: Record<string, string>, options: ConfigurationPipelineYamlOptions = FIXTURE_OPTIONS): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-job-'));
   dirs.push(dir);
-  const all = { [path.join('cdktf.out', PIPELINE_DESCRIPTION_PATH)]: JSON.stringify(describePipeline(options)), ...files };
+  const all = { [path.join('cdktf.out', PIPELINE_DESCRIPTION_PATH)]: JSON.stringify(describePipeline(options)), 'approval-comparison.json': APPROVED_OUTCOME, ...files };
   for (const [name, content] of Object.entries(all)) {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     fs.writeFileSync(path.join(dir, name), content);

@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as http from 'http';
 import { AddressInfo } from 'net';
 import * as path from 'path';
+import { checkReviewSeal, readReviewedPlans } from '../../../lib/engine/reviewed-plan-check';
 import { PipelineReviewRunner, runReviewJob } from '../../../lib/pipeline/pipeline-review-job';
 import { jobDirectory, recordingContext } from './pipeline-fixture';
 
@@ -51,9 +52,27 @@ describe('default branch', () => {
     const diff = review(dir, 1, '{"plans":[{"stack":"app-roles"},{"stack":"ci-access"}]}');
     expect(await runReviewJob('default-branch', r.ctx, diff.runner)).toEqual({ exitCode: 0, stacks: ['app-roles', 'ci-access'] });
     expect(r.callLines()).toEqual(['tf app-roles -- init -input=false', 'tf ci-access -- init -input=false']);
-    expect(diff.calls).toEqual([['--plans', 'secretstore-iac-plans', '--format', 'json']]);
+    expect(diff.calls).toEqual([['--plans', 'secretstore-iac-plans', '--format', 'json', '--access-change', 'access-change.json']]);
     expect(fs.readFileSync(path.join(dir, 'reviewed-plans.json'), 'utf8')).toBe('{"plans":[{"stack":"app-roles"},{"stack":"ci-access"}]}\n');
     expect(r.lines).toContain('{"plans":[{"stack":"app-roles"},{"stack":"ci-access"}]}');
+  });
+
+  it('with SECRETSTORE_IAC_REVIEW_SECRET (protected, masked), reviewed-plans.json is sealed for this pipeline and commit, and an apply verifies it; without it, the log says it is not sealed (issue 45)', async () => {
+    const plans = '{"plans":[{"stack":"ci-access","file":"secretstore-iac-plans/ci-access.tfplan","sha256":"' + 'c'.repeat(64) + '"}]}';
+    const env = { SECRETSTORE_IAC_REVIEW_SECRET: 'protected secret', CI_PIPELINE_ID: '77', CI_COMMIT_SHA: 'd'.repeat(40) };
+    const dir = jobDirectory(PLANS);
+    const r = recordingContext(dir, env);
+    expect((await runReviewJob('default-branch', r.ctx, review(dir, 0, plans).runner)).exitCode).toBe(0);
+    const file = path.join(dir, 'reviewed-plans.json');
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).seal).toEqual({ hmac: expect.stringMatching(/^hmac-sha256:/), pipeline: '77', commit: env.CI_COMMIT_SHA });
+    expect(fs.readFileSync(file, 'utf8')).not.toContain('protected secret');
+    expect(r.lines.join('\n')).toContain('reviewed-plans.json is sealed with SECRETSTORE_IAC_REVIEW_SECRET (HMAC-SHA256, this pipeline and commit)');
+    expect(checkReviewSeal('ci-access', file, readReviewedPlans(file), env)).toContain('its seal verifies');
+    const unsealed = jobDirectory(PLANS);
+    const u = recordingContext(unsealed, {});
+    await runReviewJob('default-branch', u.ctx, review(unsealed, 0, plans).runner);
+    expect(fs.readFileSync(path.join(unsealed, 'reviewed-plans.json'), 'utf8')).toBe(`${plans}\n`);
+    expect(u.lines.join('\n')).toContain('reviewed-plans.json is not sealed (SECRETSTORE_IAC_REVIEW_SECRET is not set');
   });
 
   it('an error of the review (exit 3) fails the job: no review, no apply', async () => {
@@ -80,7 +99,7 @@ describe('merge request', () => {
       const r = recordingContext(dir, { SECRETSTORE_IAC_NOTE_TOKEN: TOKEN, CI_API_V4_URL: api.url, CI_PROJECT_ID: '42', CI_MERGE_REQUEST_IID: '7' });
       const diff = review(dir, 0, REPORT);
       expect((await runReviewJob('merge-request', r.ctx, diff.runner)).exitCode).toBe(0);
-      expect(diff.calls).toEqual([['--plans', 'secretstore-iac-plans', '--risk-flag-count', 'access-risk-flags.txt']]);
+      expect(diff.calls).toEqual([['--plans', 'secretstore-iac-plans', '--risk-flag-count', 'access-risk-flags.txt', '--access-change', 'access-change.json']]);
       const note = `${REPORT}\n### Stacks planned\n\n| a |\n`;
       expect(fs.readFileSync(path.join(dir, 'access-diff.md'), 'utf8')).toBe(note);
       expect(api.received).toEqual([{ url: '/api/v4/projects/42/merge_requests/7/notes', token: TOKEN, body: new URLSearchParams({ body: note }) }]);

@@ -14,6 +14,9 @@ import { pipelineBase, sharedSynthesisUse } from '../../../lib/pipeline/pipeline
 import { InProcessCommand, runSynthStep } from '../../../lib/pipeline/synth-step';
 import { RefSynthesizer } from '../../../lib/sources/ref-synthesizer';
 
+/** The cache's secret, as a protected job has it: without one, no entry is read (a plain seal is recomputable). */
+const TEST_CACHE_SECRET = 'test cache secret';
+
 const ZEROS = '0'.repeat(40);
 /** The shared copy's directory, as the synth job's cache entry restores it. */
 const SHARED = '.secretstore-iac/synth-shared';
@@ -72,7 +75,7 @@ if (process.env.SECRETSTORE_IAC_SYNTH_CACHE && !process.env.CDKTF_OUTDIR) consol
     const stdout: string[] = [];
     const stderr: string[] = [];
     const code = await runCli(['pipeline', 'synth', '--format', 'json'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SECRETSTORE_IAC_SYNTH_CACHE: '.cache', CI_COMMIT_SHA: commit, ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SECRETSTORE_IAC_SYNTH_CACHE: '.cache', SECRETSTORE_IAC_SYNTH_CACHE_SECRET: TEST_CACHE_SECRET, CI_COMMIT_SHA: commit, ...env },
       cwd: repo,
       isTerminal: false,
       stdout: (l) => stdout.push(l),
@@ -192,7 +195,7 @@ if (process.env.SECRETSTORE_IAC_SYNTH_CACHE && !process.env.CDKTF_OUTDIR) consol
       const r = await mergeRequest();
       expect(r.result).toMatchObject({ selected: ['two'], baseOrigin: 'target-pipeline', base: { ref: commits.base, commit: commits.base } });
       expect(worktreeSyntheses()).toBe(0);
-      expect(r.log).toContain(`base ${commits.base.slice(0, 12)}: its synthesis from the target branch's pipeline (the copy its synth job wrote to .secretstore-iac/synth-shared; key, tree and file digests verified): not compiled`);
+      expect(r.log).toContain(`base ${commits.base.slice(0, 12)}: its synthesis from the target branch's pipeline (the copy its synth job wrote to .secretstore-iac/synth-shared; key, tree and file digests match; unverified: a plain SHA-256 seal, which anyone who can write an unprotected cache can compute again, so it only decides this merge request's base): not compiled`);
       expect(r.read('cdktf.base.out/stacks/two/cdk.tf.json')).toContain('"config":"two\\n"');
       // A merge request's job never writes the shared entry: nothing left for the cache to upload.
       expect(fs.existsSync(path.join(repo, SHARED))).toBe(false);
@@ -241,7 +244,7 @@ if (process.env.SECRETSTORE_IAC_SYNTH_CACHE && !process.env.CDKTF_OUTDIR) consol
     git('checkout', '-q', '--detach', commits.base);
     fs.writeFileSync(path.join(repo, 'one.txt'), 'edited, not committed\n');
     const stdout: string[] = [];
-    const code = await runCli(['pipeline', 'synth', '--format', 'json'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, SECRETSTORE_IAC_SYNTH_CACHE: '.cache', CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: ZEROS }, cwd: repo, isTerminal: false, stdout: (l) => stdout.push(l), stderr: () => undefined });
+    const code = await runCli(['pipeline', 'synth', '--format', 'json'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, SECRETSTORE_IAC_SYNTH_CACHE: '.cache', SECRETSTORE_IAC_SYNTH_CACHE_SECRET: TEST_CACHE_SECRET, CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BEFORE_SHA: ZEROS }, cwd: repo, isTerminal: false, stdout: (l) => stdout.push(l), stderr: () => undefined });
     git('checkout', '-q', '--', 'one.txt');
     expect(code).toBe(0);
     expect(JSON.parse(stdout.join('\n'))).toMatchObject({ stored: false });
@@ -347,7 +350,7 @@ describe('secretstore-iac pipeline: one subcommand per job', () => {
   });
 
   it('an unknown job, none, an argument too many or an unknown format: usage error (2), naming the jobs or the rule', async () => {
-    expect(await cli('pipeline', 'synthesize')).toMatchObject({ code: 2, stderr: 'secretstore-iac pipeline: expects a job: synth, plan, apply, removals, review, drift, not "synthesize" (see secretstore-iac pipeline --help)' });
+    expect(await cli('pipeline', 'synthesize')).toMatchObject({ code: 2, stderr: 'secretstore-iac pipeline: expects a job: synth, plan, apply, removals, review, drift, confirm, not "synthesize" (see secretstore-iac pipeline --help)' });
     expect(await cli('pipeline')).toMatchObject({ code: 2, stderr: expect.stringContaining('expects a job: synth, plan') });
     expect((await cli('pipeline', 'synth', 'extra')).code).toBe(2);
     expect((await cli('pipeline', 'synth', '--format', 'yaml')).code).toBe(2);

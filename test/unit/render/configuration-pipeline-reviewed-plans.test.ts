@@ -16,6 +16,10 @@ import {
   renderConfigurationPipelineYaml,
   REVIEW_JOB,
   REVIEWED_PLANS_FILE,
+  ACCESS_CHANGE_FILE,
+  APPROVAL_COMPARISON_FILE,
+  CONFIRM_APPLY_JOB,
+  CONFIRMATION_FILE,
 } from '../../../lib/render/configuration-pipeline-yaml';
 import { checkReviewedPlan, readReviewedPlans } from '../../../lib/engine/reviewed-plan-check';
 import { pipelineEngineArgs } from '../../../lib/pipeline/pipeline-engine-steps';
@@ -46,8 +50,8 @@ const MR = '$CI_PIPELINE_SOURCE == "merge_request_event"';
 const render = (options: ConfigurationPipelineYamlOptions) => yaml.load(renderConfigurationPipelineYaml(options)) as Record<string, any>;
 const jobNames = (pipeline: Record<string, any>) => Object.keys(pipeline).filter((j) => Array.isArray(pipeline[j]?.script));
 const runsOn = (job: any, condition: string) => (job.rules ?? []).some((r: any) => r.if === condition);
-/** The commands of a job's script that apply saved plans (`pipeline apply`, `pipeline removals`). */
-const applies = (job: any): string[] => (job.script as string[]).flatMap((item) => item.split('\n')).filter((line) => /\b(pipeline (apply|removals)|tf .* -- apply)\b/.test(line));
+/** The commands of a job's script that apply saved plans (`pipeline apply`, `pipeline removals`, `pipeline confirm`). */
+const applies = (job: any): string[] => (job.script as string[]).flatMap((item) => item.split('\n')).filter((line) => /\b(pipeline (apply|removals|confirm)|tf .* -- apply)\b/.test(line));
 /** The jobs a job waits for and takes artifacts from. */
 const upstream = (job: any): string[] => [...(job.needs ?? []), ...(job.dependencies ?? [])];
 
@@ -57,8 +61,8 @@ describe.each(Object.entries(SHAPES))('pipeline %s: the default branch applies o
   const applying = jobs.filter((j) => applies(pipeline[j]).length > 0);
   const planJobs = (condition: string) => jobs.filter((j) => j.startsWith('secretstore-iac-plan-') && runsOn(pipeline[j], condition)).sort();
 
-  it('the jobs that apply: every stack apply job, shard apply job, the retired stacks\' and the manual removal job, all on the default branch only', () => {
-    const expected = jobs.filter((j) => /^secretstore-iac-apply-/.test(j)).concat('secretstore-iac-destroy-removed-objects');
+  it('the jobs that apply: every stack apply job, shard apply job, the retired stacks\' and the manual removal and confirmation jobs, all on the default branch only', () => {
+    const expected = jobs.filter((j) => /^secretstore-iac-apply-/.test(j)).concat('secretstore-iac-destroy-removed-objects', CONFIRM_APPLY_JOB);
     expect(applying.sort()).toEqual(expected.sort());
     expect(applying.length).toBeGreaterThanOrEqual(4);
     for (const j of applying) expect({ j, rules: pipeline[j].rules.map((r: any) => r.if) }).toEqual({ j, rules: [DEFAULT_BRANCH] });
@@ -66,7 +70,7 @@ describe.each(Object.entries(SHAPES))('pipeline %s: the default branch applies o
 
   it('every apply is of a saved plan, guarded, and checked against the review (--reviewed-plans reviewed-plans.json)', () => {
     // The jobs apply only through the pipeline commands, never the engine directly.
-    for (const j of applying) for (const line of applies(pipeline[j])) expect({ j, line }).toEqual({ j, line: expect.stringMatching(/^"\$SECRETSTORE_IAC_BIN" pipeline (apply|removals)\b/) });
+    for (const j of applying) for (const line of applies(pipeline[j])) expect({ j, line }).toEqual({ j, line: expect.stringMatching(/^"\$SECRETSTORE_IAC_BIN" pipeline (apply|removals|confirm)\b/) });
     // And every apply those commands run (test/unit/pipeline/pipeline-stack-jobs.test.ts asserts they run no other).
     for (const removals of [false, true]) {
       expect(pipelineEngineArgs.apply('/job', 'app-roles', removals)).toEqual([
@@ -85,6 +89,19 @@ describe.each(Object.entries(SHAPES))('pipeline %s: the default branch applies o
     for (const j of applying) expect({ j, review: upstream(pipeline[j]).includes(DEFAULT_BRANCH_REVIEW_JOB) }).toEqual({ j, review: true });
   });
 
+  it('the confirmation job (issue 46): manual, on the default branch, after the review, with every plan job\'s saved plans and the verdict; keeps who confirmed', () => {
+    const confirm = pipeline[CONFIRM_APPLY_JOB];
+    expect(confirm.rules).toEqual([{ if: DEFAULT_BRANCH, when: 'manual', allow_failure: true }]);
+    expect([...confirm.dependencies].sort()).toEqual(['secretstore-iac-synth', ...planJobs(DEFAULT_BRANCH), DEFAULT_BRANCH_REVIEW_JOB].sort());
+    expect(confirm.extends).toBe(pipeline['secretstore-iac-apply-retired'].extends);
+    expect(confirm.script).toEqual(['"$SECRETSTORE_IAC_BIN" pipeline confirm']);
+    expect(confirm.artifacts).toMatchObject({ when: 'always', paths: [CONFIRMATION_FILE] });
+    const stages: string[] = pipeline.stages;
+    expect(stages.indexOf(confirm.stage)).toBeGreaterThan(stages.indexOf('apply'));
+    // The default branch's review lists the commits since the one before the push: the whole history.
+    expect(pipeline[DEFAULT_BRANCH_REVIEW_JOB].variables).toMatchObject({ GIT_DEPTH: '0' });
+  });
+
   it('the review job: default branch only, after every plan job of its pipeline (their saved plans), before every apply; keeps reviewed-plans.json', () => {
     const review = pipeline[DEFAULT_BRANCH_REVIEW_JOB];
     expect(review.rules).toEqual([{ if: DEFAULT_BRANCH }]);
@@ -94,7 +111,8 @@ describe.each(Object.entries(SHAPES))('pipeline %s: the default branch applies o
     const stages: string[] = pipeline.stages;
     expect(stages.indexOf(review.stage)).toBeGreaterThan(stages.indexOf('plan'));
     for (const j of applying) expect(stages.indexOf(pipeline[j].stage)).toBeGreaterThan(stages.indexOf(review.stage));
-    expect(review.artifacts.paths).toEqual([REVIEWED_PLANS_FILE]);
+    // Beside the record: the access change and the verdict of the comparison with the approval (docs/pipelines.md §13).
+    expect(review.artifacts.paths).toEqual([REVIEWED_PLANS_FILE, ACCESS_CHANGE_FILE, APPROVAL_COMPARISON_FILE]);
     expect(review.script).toEqual(['"$SECRETSTORE_IAC_BIN" pipeline review --default-branch']);
   });
 

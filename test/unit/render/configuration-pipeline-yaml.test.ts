@@ -49,7 +49,7 @@ describe('the pipeline file', () => {
 
   it('each job but synth runs one `secretstore-iac pipeline` command', () => {
     for (const job of jobs.filter((j) => j !== 'secretstore-iac-synth')) {
-      expect({ job, script: pipeline[job].script }).toEqual({ job, script: [expect.stringMatching(/^"\$SECRETSTORE_IAC_BIN" pipeline (plan|apply|removals|review|drift)( --[a-z-]+( [A-Za-z0-9_.-]+)?)*$/)] });
+      expect({ job, script: pipeline[job].script }).toEqual({ job, script: [expect.stringMatching(/^"\$SECRETSTORE_IAC_BIN" pipeline (plan|apply|removals|review|drift|confirm)( --[a-z-]+( [A-Za-z0-9_.-]+)?)*$/)] });
     }
   });
 

@@ -55,6 +55,15 @@ describe('SSI-R16: no declared role breaks an access invariant', () => {
     expect(found[0]).toContain('granted by hand-written grant');
   });
 
+  it('an invariant that speaks of no declared role is a problem of its declaration, naming the field and why', () => {
+    const misspelt: AccessInvariant = { ...NO_CI_REGISTRY, who: { kind: 'ci', name: 'registry-ci' } };
+    const everyone: AccessInvariant = { ...NO_CI_REGISTRY, id: 'everyone-excepted', except: [{ kind: 'any' }] };
+    expect(findingsOf(SSI_R16, withInvariants(misspelt, everyone), withPeople())).toEqual([
+      expect.stringMatching(/^\[invariants\] SSI-R16 invariant "no-ci-registry"\.who = \{"kind":"ci","name":"registry-ci"\}: selects none of the \d+ declared identities: names are "<auth mount>\/<role>", e\.g\. "jwt\/registry-ci"$/),
+      expect.stringMatching(/^\[invariants\] SSI-R16 invariant "everyone-excepted"\.except = \[\{"kind":"any"\}\]: takes away every identity "who" selects/),
+    ]);
+  });
+
   it('is one of the rules of every synthesis: the app refuses to write and names the rule', () => {
     const app = new SecretStoreApp({ outdir: tempOutdir() });
     definePlatform(app, withPeople());
@@ -69,7 +78,7 @@ describe('SSI-R16: no declared role breaks an access invariant', () => {
     expect(app.problems().filter((p) => p.message.startsWith('SSI-R16')).map((p) => p.constructPath)).toEqual(['ci-access/registry-ci', 'ci-access/registry-ci']);
     const missing = new SecretStoreApp({ outdir: tempOutdir() });
     definePlatform(missing, { ...withPeople(), invariants: '/nonexistent/secretstore-iac-invariants.yaml' });
-    expect(missing.problems().filter((p) => p.constructPath === 'invariants').map((p) => p.message)).toEqual([expect.stringMatching(/^file = "\/nonexistent\/secretstore-iac-invariants.yaml": ENOENT/)]);
+    expect(missing.problems().filter((p) => p.constructPath === 'invariants').map((p) => p.message)).toEqual([expect.stringMatching(/^file = "\/nonexistent\/secretstore-iac-invariants.yaml": cannot read the invariants file \/nonexistent\/secretstore-iac-invariants.yaml: there is no such file$/)]);
   });
 
   it('reads a security team\'s file, and reports a bad declaration as a problem of the construct', () => {

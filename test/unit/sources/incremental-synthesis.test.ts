@@ -12,6 +12,9 @@ import { platformConfig } from '../../support/platform-config';
 import { SeededRandom } from '../../support/seeded-random';
 import { outputFiles } from '../../support/synthesized-platform';
 
+/** The cache's secret, as a protected job has it: without one, no entry is read (a plain seal is recomputable). */
+const TEST_CACHE_SECRET = 'test cache secret';
+
 // Issue 39: a stack whose inputs did not change since a synthesis the cache holds is not rendered
 // again; its cdk.tf.json comes from that synthesis. Reuse writes security policy, so the output of
 // an incremental synthesis must be byte for byte the full synthesis's, whatever changed.
@@ -34,7 +37,7 @@ function synth(config: PlatformConfig, incremental: IncrementalSynthesis | false
 }
 
 /** A cache holding the synthesis of `config` (with its render keys), as the synth job stores it. */
-function cacheOf(config: PlatformConfig, library = 'test-1.0.0', secret?: string): SynthesisCache {
+function cacheOf(config: PlatformConfig, library = 'test-1.0.0', secret: string = TEST_CACHE_SECRET): SynthesisCache {
   const cache = new SynthesisCache(dir('cache'), 16, secret);
   const { outdir } = synth(config, new IncrementalSynthesis(library));
   cache.store({ tree: `tree-${runs}`, library }, outdir);
@@ -212,12 +215,21 @@ describe('incremental synthesis: what is reused, what is rendered', () => {
     expect(IncrementalSynthesis.fromEnvironment({}, 'test-1.0.0')).toBeUndefined();
   });
 
+  it('without the secret nothing is reused, and the log says why: a plain seal is one anyone who can write the cache recomputes (issue 45)', () => {
+    const plain = cacheOf(sharded, 'test-1.0.0', undefined as unknown as string);
+    const unkeyed = new SynthesisCache(plain.dir, 16);
+    unkeyed.store({ tree: 'plain', library: 'test-1.0.0' }, synth(sharded, new IncrementalSynthesis('test-1.0.0')).outdir);
+    const run = synth(added, IncrementalSynthesis.fromEnvironment({ [SYNTH_CACHE_VARIABLE]: plain.dir }, 'test-1.0.0')!);
+    expect(run.app.lastIncremental).toMatchObject({ reused: [], from: expect.stringContaining('nothing reused: SECRETSTORE_IAC_SYNTH_CACHE_SECRET is not set, so the synthesis cache\'s entries are unverified') });
+    expect(withoutRecord(run.outdir)).toEqual(outputFiles(synth(added, false).outdir));
+  });
+
   it('a stack holding a value its key cannot name (a token other than a reference) is rendered every time, and records no key', () => {
     const withLazy = (app: SecretStoreApp) => {
       const stack = app.node.findChild('ci-access') as SecretStoreStack;
       new TerraformOutput(stack, 'lazy', { value: Token.asString({ resolve: () => 'computed', creationStack: [] }) });
     };
-    const cache = new SynthesisCache(dir('cache'));
+    const cache = new SynthesisCache(dir('cache'), 16, TEST_CACHE_SECRET);
     const first = synth(sharded, new IncrementalSynthesis('test-1.0.0'), withLazy);
     expect(Object.keys(JSON.parse(fs.readFileSync(path.join(first.outdir, RENDER_KEYS_FILE), 'utf8')).stacks)).not.toContain('ci-access');
     cache.store({ tree: 'lazy', library: 'test-1.0.0' }, first.outdir);
@@ -234,7 +246,7 @@ describe('incremental synthesis: what is reused, what is rendered', () => {
       const mount = appRoles.node.findChild('approle').node.findChild('backend') as unknown as { accessor: string };
       new TerraformOutput(stack, 'mount-accessor', { value: mount.accessor });
     };
-    const cache = new SynthesisCache(dir('cache'));
+    const cache = new SynthesisCache(dir('cache'), 16, TEST_CACHE_SECRET);
     const first = synth(sharded, new IncrementalSynthesis('test-1.0.0'), reader);
     expect(fs.readFileSync(path.join(first.outdir, 'stacks', 'reader', 'cdk.tf.json'), 'utf8')).toContain('terraform_remote_state');
     expect(fs.readFileSync(path.join(first.outdir, 'stacks', 'app-roles', 'cdk.tf.json'), 'utf8')).toContain('cross-stack-output-');

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Duration, SecretStoreStack } from '../../../lib';
-import { isEngineConfigurationFile, readStackDigests, StackDigest, stackDigest } from '../../../lib/sources/stack-digest';
+import { isDigestedFile, readStackDigests, StackDigest, stackDigest } from '../../../lib/sources/stack-digest';
 import { selectChangedStacks } from '../../../lib/sources/stack-selection';
 import { synthesizePlatform, tempOutdir } from '../../support/synthesized-platform';
 import { platformConfig } from '../../support/platform-config';
@@ -23,12 +23,12 @@ describe('A stack\'s digest covers the configuration the engine plans in its dir
     expect(longer.get('app-roles')!.digest).toBe(one.get('app-roles')!.digest);
   });
 
-  it('moves.tf.json and adopt-imports.tf.json count; the engine\'s files (.terraform/, lock file, saved plans, hidden files) do not', () => {
+  it('moves.tf.json and adopt-imports.tf.json count; the engine\'s files (.terraform/, lock file, saved plans, state, hidden files) do not', () => {
     const outdir = synthesizePlatform().outdir;
     const dir = path.join(outdir, 'stacks', 'ci-access');
     const before = stackDigest(dir).digest;
     fs.mkdirSync(path.join(dir, '.terraform'));
-    for (const f of ['.terraform.lock.hcl', 'ci.tfplan', '.hidden.tf.json', '#draft.tf', 'terraform.tfstate']) fs.writeFileSync(path.join(dir, f), 'x');
+    for (const f of ['.terraform.lock.hcl', 'ci.tfplan', '.hidden.tf.json', 'terraform.tfstate', 'terraform.tfstate.backup', 'ci.removals', 'moves.tf.json.writing-42']) fs.writeFileSync(path.join(dir, f), 'x');
     expect(stackDigest(dir).digest).toBe(before);
     fs.writeFileSync(path.join(dir, 'moves.tf.json'), '{"removed": []}');
     const withMoves = stackDigest(dir);
@@ -38,13 +38,20 @@ describe('A stack\'s digest covers the configuration the engine plans in its dir
     expect(stackDigest(dir).files).toEqual(['adopt-imports.tf.json', 'cdk.tf.json', 'moves.tf.json']);
   });
 
-  it('which names the engine loads: *.tf, *.tf.json, *.tofu(.json), terraform.tfvars(.json), *.auto.tfvars(.json)', () => {
-    for (const name of ['cdk.tf.json', 'main.tf', 'x.tofu', 'x.tofu.json', 'terraform.tfvars', 'terraform.tfvars.json', 'a.auto.tfvars', 'a.auto.tfvars.json', 'override.tf']) {
-      expect(isEngineConfigurationFile(name)).toBe(true);
+  // Issue 45: the digest covered the names the engine loads (a pattern list); `#draft.tf` was
+  // skipped though the engines load it (only names that also end in `#` are skipped). Now every file
+  // but the engine's data counts: a file the engine may read changes the digest, whatever its name.
+  it('every file but the engine\'s data and hidden names counts: #x.tf.json, x#, unknown names too', () => {
+    for (const name of ['cdk.tf.json', 'main.tf', 'x.tofu', 'terraform.tfvars', 'a.auto.tfvars.json', 'override.tf', '#x.tf', '#team_override.tf.json', 'x#', 'x.tf~', 'prod.tfvars', 'README.md', 'secretstore-iac-seal.json']) {
+      expect({ name, digested: isDigestedFile(name) }).toEqual({ name, digested: true });
     }
-    for (const name of ['.terraform.lock.hcl', 'plan.tfplan', 'terraform.tfstate', 'metadata.json', '.x.tf', '#x.tf', 'x.tf~', 'prod.tfvars']) {
-      expect(isEngineConfigurationFile(name)).toBe(false);
+    for (const name of ['.terraform.lock.hcl', '.x.tf', 'plan.tfplan', 'terraform.tfstate', 'terraform.tfstate.backup', 'errored.tfstate', 'crash.log', 'app-roles.removals', 'moves.tf.json.writing-123']) {
+      expect({ name, digested: isDigestedFile(name) }).toEqual({ name, digested: false });
     }
+    const dir = path.join(synthesizePlatform().outdir, 'stacks', 'ci-access');
+    const before = stackDigest(dir).digest;
+    fs.writeFileSync(path.join(dir, '#team_override.tf.json'), '{}');
+    expect(stackDigest(dir).digest).not.toBe(before);
   });
 
   it('the bytes and the name of each file count: the same bytes under two names are two different digests', () => {

@@ -8,6 +8,9 @@ import { RefSynthesizer } from '../../../lib/sources/ref-synthesizer';
 import { SynthesisCache, synthesisCacheDir, synthesisKey } from '../../../lib/sources/synthesis-cache';
 import { synthesisIdentity } from '../../../lib/sources/git-ref-synthesis';
 
+/** The cache's secret, as a protected job has it: without one, no entry is read (a plain seal is recomputable). */
+const TEST_CACHE_SECRET = 'test cache secret';
+
 // One synthesis per tree: a command given git refs synthesizes each tree once per run, and with the
 // synthesis cache (SECRETSTORE_IAC_SYNTH_CACHE) once per tree and library version across runs. The
 // repository's synthesis command (cdktf.json `app`) counts its runs in a file outside the repository
@@ -34,7 +37,7 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
   async function cliWith(cache: boolean, ...args: string[]) {
     const stdout: string[] = [];
     const stderr: string[] = [];
-    const code = await runCli(args, { env: cache ? { SECRETSTORE_IAC_SYNTH_CACHE: '.cache' } : {}, cwd: repo, isTerminal: false, stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) });
+    const code = await runCli(args, { env: cache ? { SECRETSTORE_IAC_SYNTH_CACHE: '.cache', SECRETSTORE_IAC_SYNTH_CACHE_SECRET: TEST_CACHE_SECRET } : {}, cwd: repo, isTerminal: false, stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) });
     return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
   }
   const cli = (...args: string[]) => cliWith(true, ...args);
@@ -102,7 +105,7 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
     expect(md.stdout).toContain(`same (${git('rev-parse', 'same').slice(0, 12)})`);
     expect(syntheses()).toBe(2);
     // Again: from the cache; OUTDIR, a synthesized output, is replaced.
-    expect((await cli('synth-ref', 'same~1', 'base.out')).stdout).toMatch(/into base\.out \(from the synthesis cache\)\.$/);
+    expect((await cli('synth-ref', 'same~1', 'base.out')).stdout).toMatch(/into base\.out \(from the synthesis cache, seal verified: HMAC-SHA256 with SECRETSTORE_IAC_SYNTH_CACHE_SECRET\)\.$/);
     expect(syntheses()).toBe(2);
     fs.mkdirSync(path.join(repo, 'other'));
     fs.writeFileSync(path.join(repo, 'other', 'keep.txt'), 'mine');
@@ -139,7 +142,7 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
     for (const dir of ['cache-file', 'cache-file/sub']) {
       const stdout: string[] = [];
       const stderr: string[] = [];
-      const code = await runCli(['synth-ref', 'main', `from-${dir.replace('/', '-')}.out`], { env: { SECRETSTORE_IAC_SYNTH_CACHE: dir }, cwd: repo, isTerminal: false, stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) });
+      const code = await runCli(['synth-ref', 'main', `from-${dir.replace('/', '-')}.out`], { env: { SECRETSTORE_IAC_SYNTH_CACHE: dir, SECRETSTORE_IAC_SYNTH_CACHE_SECRET: TEST_CACHE_SECRET }, cwd: repo, isTerminal: false, stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) });
       expect({ dir, code }).toEqual({ dir, code: 2 });
       expect(stderr.join('\n')).toContain(`SECRETSTORE_IAC_SYNTH_CACHE=${dir}: the synthesis cache cannot be written (${path.join(repo, 'cache-file')}${dir === 'cache-file' ? '' : ', above it,'} is a file, not a directory)`);
       expect(stderr.join('\n')).not.toMatch(/EEXIST|ENOTDIR/);
@@ -150,7 +153,7 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
 
   it('a corrupt entry (a file changed, missing, added; an unreadable record) is ignored, removed and synthesized again', async () => {
     const commit = git('rev-parse', 'main');
-    const cache = new SynthesisCache(path.join(root, 'cache'));
+    const cache = new SynthesisCache(path.join(root, 'cache'), 16, TEST_CACHE_SECRET);
     const key = synthesisKey(await synthesisIdentity(commit, repo, '0.0.0-test'));
     const entry = path.join(cache.dir, key);
     const corruptions: Array<[string, () => void]> = [
@@ -205,7 +208,7 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
   });
 
   it('keeps the most recently used entries only', async () => {
-    const cache = new SynthesisCache(path.join(root, 'small'), 2);
+    const cache = new SynthesisCache(path.join(root, 'small'), 2, TEST_CACHE_SECRET);
     const output = path.join(root, 'cache-src');
     fs.mkdirSync(output, { recursive: true });
     fs.writeFileSync(path.join(output, 'manifest.json'), '{"stacks":{}}');
@@ -237,8 +240,42 @@ describe('synthesis of git refs: each tree once per run, and once per cache', ()
     expect(progress.join('\n')).toContain('its seal does not verify with SECRETSTORE_IAC_SYNTH_CACHE_SECRET');
     // Written by someone without the secret (an unprotected job): never read with it.
     new SynthesisCache(dir, 4).store(identity, output);
-    expect(new SynthesisCache(dir, 4).lookup(key)).toBe(path.join(dir, key, 'out'));
     expect(sealed.lookup(key)).toBeUndefined();
+  });
+
+  it('without a secret, no entry is read: a plain SHA-256 seal is one anyone who can write the cache recomputes (issue 45)', () => {
+    const output = path.join(root, 'plain-out');
+    fs.mkdirSync(path.join(output, 'stacks', 'one'), { recursive: true });
+    fs.writeFileSync(path.join(output, 'manifest.json'), '{"stacks":{}}');
+    fs.writeFileSync(path.join(output, 'stacks', 'one', 'cdk.tf.json'), '{"resource":{"vault_policy":{"p":{"name":"registry-ci","policy":"x"}}}}');
+    const identity = { tree: 'plain', library: 'l' };
+    const key = synthesisKey(identity);
+    const dir = path.join(root, 'plain');
+    const plain = new SynthesisCache(dir, 4);
+    plain.store(identity, output);
+    // Forged as an attacker would: the file edited, its digest and the plain seal recomputed.
+    const entry = path.join(dir, key);
+    const forged = '{"resource":{"vault_policy":{"p":{"name":"registry-ci","policy":"path \\"secret/*\\" {\\n  capabilities = [\\"read\\"]\\n}"}}}}';
+    fs.writeFileSync(path.join(entry, 'out', 'stacks', 'one', 'cdk.tf.json'), forged);
+    const record = JSON.parse(fs.readFileSync(path.join(entry, 'entry.json'), 'utf8'));
+    record.files['stacks/one/cdk.tf.json'] = createHash('sha256').update(forged).digest('hex');
+    const text = JSON.stringify([record.format, record.key, record.identity.tree, record.identity.library, Object.entries(record.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+    record.seal = `sha256:${createHash('sha256').update(text).digest('hex')}`;
+    fs.writeFileSync(path.join(entry, 'entry.json'), JSON.stringify(record));
+    const progress: string[] = [];
+    expect(plain.lookup(key, (l) => progress.push(l))).toBeUndefined();
+    expect(plain.latest((l) => progress.push(l))).toBeUndefined();
+    expect(progress).toEqual([
+      `synthesis cache: the entry ${key.slice(0, 12)} is not read: SECRETSTORE_IAC_SYNTH_CACHE_SECRET is not set, so an entry's seal is a plain SHA-256 anyone who can write the cache can compute again (unverified): synthesizing again`,
+      'synthesis cache: not read: SECRETSTORE_IAC_SYNTH_CACHE_SECRET is not set, so an entry\'s seal is a plain SHA-256 anyone who can write the cache can compute again (unverified): nothing reused',
+    ]);
+    // With the secret the forged entry is refused too: its seal is not an HMAC of that secret.
+    expect(new SynthesisCache(dir, 4, TEST_CACHE_SECRET).lookup(key)).toBeUndefined();
+    // Only a use that trusts it no more than its own input reads it, and the log says "unverified".
+    new SynthesisCache(dir, 4).store(identity, output);
+    const shared = new SynthesisCache(dir, 4, undefined, 'a test\'s own input');
+    expect(shared.lookup(key)).toBe(path.join(dir, key, 'out'));
+    expect(shared.verification).toBe('unverified: a plain SHA-256 seal, read only for a test\'s own input');
   });
 
   it('the commands keep a protected job\'s entries apart and seal them with the secret the job has', async () => {

@@ -140,7 +140,7 @@ describe('AppRoleCredentialsFile', () => {
     if (process.getuid?.() !== 0) {
       fs.chmodSync(dir, 0o500);
       try {
-        expect(() => file.assertWritable()).toThrow(new CredentialsFileError(`cannot write ${file.path} (EACCES): run as a user who may write to ${dir}`));
+        expect(() => file.assertWritable()).toThrow(new CredentialsFileError(`cannot write ${file.path} (permission denied): run as a user who may write to ${dir}`));
       } finally {
         fs.chmodSync(dir, 0o700);
       }

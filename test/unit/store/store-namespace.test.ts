@@ -1,6 +1,6 @@
 import * as http from 'http';
 import { AddressInfo } from 'net';
-import { engineEnvironment } from '../../../lib/engine/engine-binary';
+import { buildEngineRunEnvironment } from '../../../lib/engine/engine-run-environment';
 import { renderCiLoginScript } from '../../../lib/render/ci-login-script';
 import { appRoleAutoAuthLines } from '../../../lib/render/agent-proxy-shared-hcl';
 import { StoreClient } from '../../../lib/store/store-client';
@@ -66,11 +66,16 @@ describe('the tools use the namespace the stacks were applied to', () => {
   });
 
   it('the engine gets the namespace and a BAO_TOKEN as the provider reads them (VAULT_NAMESPACE, VAULT_TOKEN)', () => {
-    const env = engineEnvironment({ BAO_TOKEN: 't', BAO_NAMESPACE: 'team' }, 'https://s.example', undefined, 'team');
+    const engineEnvironment = (env: NodeJS.ProcessEnv, namespace?: string): NodeJS.ProcessEnv => {
+      const run = buildEngineRunEnvironment(env, { cwd: process.cwd(), address: 'https://s.example', namespace });
+      run.dispose();
+      return run.env;
+    };
+    const env = engineEnvironment({ BAO_TOKEN: 't', BAO_NAMESPACE: 'team' }, 'team');
     expect(env.VAULT_NAMESPACE).toBe('team');
     expect(env.VAULT_TOKEN).toBe('t');
-    expect(engineEnvironment({ VAULT_TOKEN: 'v', BAO_TOKEN: 't' }, 'https://s.example').VAULT_TOKEN).toBe('v');
-    expect(engineEnvironment({}, 'https://s.example').VAULT_NAMESPACE).toBeUndefined();
+    expect(engineEnvironment({ VAULT_TOKEN: 'v', BAO_TOKEN: 't' }).VAULT_TOKEN).toBe('v');
+    expect(engineEnvironment({}).VAULT_NAMESPACE).toBeUndefined();
   });
 
   it('the store client sends X-Vault-Namespace on every request, and none in the root namespace', async () => {

@@ -26,6 +26,9 @@ describe('a command the tests need is installed, or its tests fail unless skippi
     const setup = fs.readFileSync(path.join(REPO_ROOT, 'scripts', 'setup.sh'), 'utf8');
     const checked = setup.match(/^\[ "\$mode" = --test \] && needed\+=\(([^)]+)\)/m)?.[1].split(/\s+/) ?? [];
     expect(checked).toContain(command);
-    expect(REQUIRED_COMMANDS[command]).toBe(command); // .ci/run installs the package named like the command
+    // .ci/run installs the package named like the command, or the one its case mapping names.
+    const pkg = REQUIRED_COMMANDS[command];
+    if (pkg === command) expect(setup).not.toMatch(new RegExp(`^\\s*${command}\\) pkgs\\+=`, 'm'));
+    else expect(setup).toMatch(new RegExp(`^\\s*${command}\\) pkgs\\+=\\(${pkg}\\) ;;$`, 'm'));
   });
 });

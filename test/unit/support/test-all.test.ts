@@ -35,18 +35,29 @@ function runTestAll(failing: readonly string[]): { status: number | null; stdout
 }
 
 const EVERY_SUITE = ['test', 'run package:check', 'run test:frameworks', 'run test:store'];
+/** The toolchain's build, started beside the unit tests (so its place among the calls is not fixed). */
+const TOOLCHAIN = 'run --silent toolchain';
+const suites = (calls: readonly string[]) => calls.filter((c) => c !== TOOLCHAIN);
 
 describe('npm run test:all runs every suite and reports every failure', () => {
-  it('all pass: every suite ran once, in order, exit 0', () => {
+  it('all pass: every suite ran once, in order, exit 0; the toolchain was built once, beside the unit tests', () => {
     const r = runTestAll([]);
-    expect(r.calls).toEqual(EVERY_SUITE);
+    expect(suites(r.calls)).toEqual(EVERY_SUITE);
+    expect(r.calls.filter((c) => c === TOOLCHAIN)).toHaveLength(1);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('test-all: every suite passed');
   });
 
+  it('a failed toolchain build is named, and every suite still runs, exit 1', () => {
+    const r = runTestAll([TOOLCHAIN]);
+    expect(suites(r.calls)).toEqual(EVERY_SUITE);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe('test-all: failed: toolchain for openbao (npm run toolchain, built while the unit tests ran)\n');
+  });
+
   it('a failing unit suite does not stop the store suites; both failures are named, exit 1', () => {
     const r = runTestAll(['test', 'run test:store']);
-    expect(r.calls).toEqual(EVERY_SUITE);
+    expect(suites(r.calls)).toEqual(EVERY_SUITE);
     expect(r.status).toBe(1);
     expect(r.stderr).toBe('test-all: failed: unit tests (npm test)\ntest-all: failed: store suites (npm run test:store)\n');
     expect(r.stdout).not.toContain('every suite passed');

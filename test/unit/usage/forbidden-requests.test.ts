@@ -29,7 +29,7 @@ async function forbidden(store: string, invariants: readonly AccessInvariant[]):
   const aggregator = new UsageAggregator(model, configuration);
   const collector = new ForbiddenRequestCollector(model, invariants);
   const counts: AuditReadCounts = { lines: 0, responses: 0, malformed: [], malformedCount: 0 };
-  for await (const e of readAuditEntries([fixture(store)], {}, counts)) collector.add(aggregator.attribute(e), e);
+  for await (const e of readAuditEntries([fixture(store)], {}, counts)) collector.add(aggregator.add(e), e);
   return collector.list();
 }
 

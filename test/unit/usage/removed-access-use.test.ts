@@ -208,7 +208,8 @@ describe('the note: encoding and content', () => {
     const { usage } = await review(BASE);
     const app = usage.identities.find((u) => u.identity === 'approle/orchestrator-dev')!;
     const hostile = 'secret/data/acme/dev/orchestrator/<img src=x>`|@all\n# title\u001b[31m';
-    const evil: UsageReport = { ...usage, identities: [{ ...app, used: [{ ...app.used[0], requests: [{ path: hostile, operation: 'read', count: 2, lastUse: '2026-11-30T00:00:00Z' }] }] }] };
+    // Its log ends at that request (a request after the log's end would be set apart, not counted).
+    const evil: UsageReport = { ...usage, seen: { ...usage.seen, last: '2026-11-30T00:00:00Z' }, identities: [{ ...app, used: [{ ...app.used[0], requests: [{ path: hostile, operation: 'read', count: 2, lastUse: '2026-11-30T00:00:00Z' }] }] }] };
     const head = variant('evil-gone', (_, { apps }) => delete apps.resource.vault_approle_auth_backend_role['orchestrator-dev_role_125D2539']);
     const { diff } = await review(head, 'openbao', evil);
     const md = note(diff);
@@ -313,7 +314,7 @@ describe('secretstore-iac access-diff --usage-log / --usage', () => {
     [['--usage-log', 'a.log', '--usage', 'u.json'], '--usage-log and --usage: give one or the other'],
     [['--since', '30d'], '--since and --until go with --usage-log'],
     [['--usage', 'u.json', '--until', '1d'], '--since and --until go with --usage-log'],
-    [['--usage-log', 'nope.log'], '--usage-log: no such audit log:'],
+    [['--usage-log', 'nope.log'], '--usage-log nope.log: no such file; give the path of the file audit device\'s log'],
     [['--usage-log', LOG('vault'), '--since', 'soon'], '--since soon: not a time'],
   ])('usage error (exit 2): %j', async (extra, message) => {
     const run = await cli(['access-diff', BASE, BASE, ...extra]);

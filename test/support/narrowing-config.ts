@@ -1,0 +1,93 @@
+/**
+ * A configuration source for the narrowing's tests (issue 47), what it evaluates to, its synthesized
+ * rules, and a usage report of a window in which some of its rules were used.
+ */
+import * as ts from 'typescript';
+import { AccessModel } from '../../lib/access/access-model';
+import { readStoreConfiguration } from '../../lib/access/store-configuration';
+import { PlatformConfig } from '../../lib/platform/platform-config';
+import { ruleSources } from '../../lib/usage/rule-sources';
+import { UsageAggregator, UsageReport } from '../../lib/usage/usage-report';
+import { synthesizePlatform } from './synthesized-platform';
+
+/** A configuration source as a user writes it: two accounts, a people group with three reads. */
+export const NARROWING_SOURCE = `import { Duration, PlatformConfig } from 'secretstore-iac';
+
+// The platform's configuration.
+export const platformConfig: PlatformConfig = {
+  settings: {
+    organisation: 'acme',
+    ciUrl: 'https://gitlab.acme.example',
+    registryHost: 'registry.acme.example',
+  },
+  ciJobTimeout: Duration.minutes(60),
+  accounts: {
+    // Mirrors packages nightly.
+    mirror: {
+      permissions: ['raw:read'],
+      usedBy: 'the mirror job',
+      consumers: ['mirror-sync'],
+    },
+    helm: { permissions: ['raw:read', 'raw:write'], usedBy: 'helm charts', readByCi: true },
+  },
+  people: {
+    discoveryUrl: 'https://sso.acme.example/application/o/secretstore',
+    clientId: 'secretstore',
+    storeUrl: 'https://vault.acme.example',
+    groups: {
+      ops: {
+        groups: ['ops'],
+        reads: [{ path: 'team/a' }, { path: 'team/b' }, { path: 'team/c', subtree: true }],
+      },
+    },
+  },
+};
+`;
+
+/** The PlatformConfig a source evaluates to (transpiled, `secretstore-iac` being this library). */
+export function evaluateConfigSource(source: string): PlatformConfig {
+  const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const exports: Record<string, unknown> = {};
+  const lib = require('../../lib');
+  new Function('require', 'exports', js)((name: string) => (name === 'secretstore-iac' ? lib : require(name)), exports);
+  return exports.platformConfig as PlatformConfig;
+}
+
+/** Every rule of every synthesized policy, as `policy rule` (a read's declaration `reads[i]` renumbers when one before it goes: not compared). */
+export function synthesizedRules(config: PlatformConfig): { rules: Set<string>; outdir: string } {
+  const { outdir } = synthesizePlatform(config);
+  const rules = new Set<string>();
+  for (const [name, policy] of readStoreConfiguration(outdir).policies) {
+    for (const rule of ruleSources(policy.text).keys()) rules.add(`${name} ${rule}`);
+  }
+  return { rules, outdir };
+}
+
+/**
+ * The report of a window in which `used` rules (`identity rule`) were used, three requests each, and
+ * nothing else: built from the aggregator's report of an empty log, those rules moved to `used`.
+ */
+export async function reportWithUse(outdir: string, used: readonly string[]): Promise<UsageReport> {
+  const configuration = readStoreConfiguration(outdir);
+  const aggregator = new UsageAggregator(await AccessModel.load(configuration), configuration);
+  const empty = aggregator.report({ lines: 0, responses: 0, malformed: [], malformedCount: 0 }, { since: '2026-09-01T00:00:00.000Z' });
+  const at = '2026-11-28T04:07:02.000Z';
+  return {
+    ...empty,
+    seen: { first: '2026-09-02T00:00:00.000Z', last: at },
+    identities: empty.identities.map((u) => {
+      const mine = u.unused.filter((g) => used.includes(`${u.identity} ${g.rule}`));
+      if (mine.length === 0) return u;
+      return {
+        ...u,
+        logins: 1,
+        lastSeen: at,
+        unused: u.unused.filter((g) => !mine.includes(g)),
+        used: mine.map((g) => ({ rule: g.rule, policies: g.policies.map((p) => p.name), operations: ['read'], count: 3, lastUse: at, requests: [{ path: g.rule.replace(/\/\*$/, '/x'), operation: 'read', count: 3, lastUse: at }] })),
+      };
+    }),
+  };
+}
+
+/** The rules used in the window of {@link reportWithUse} in the tests: one account, one read. */
+export const NARROWING_USED = ['jwt/registry-ci secret/data/registry/svc-helm', 'oidc/ops secret/data/team/b'];

@@ -1,0 +1,147 @@
+/**
+ * The narrowing (issue 47, "the narrowing as a change"): a usage report turned into the
+ * PlatformConfig change that removes the grants unused in the window, the edit of the configuration
+ * source, and the property that applying it and synthesizing again removes exactly those grants.
+ */
+import { narrowingOf } from '../../../lib/usage/narrowing';
+import { editPlatformConfig } from '../../../lib/usage/platform-config-edit';
+import { evaluateConfigSource, NARROWING_SOURCE as SOURCE, NARROWING_USED as USED, reportWithUse, synthesizedRules } from '../../support/narrowing-config';
+
+
+
+describe('the narrowing names, per unused declaration, the PlatformConfig field and its new value, with its evidence', () => {
+  it('accounts.mirror.readByCi, the unused reads of people.groups.ops; the spec\'s own declarations as no field; used ones not at all', async () => {
+    const { outdir } = synthesizedRules(evaluateConfigSource(SOURCE));
+    const { narrowing, unmatchedKeeps } = narrowingOf(await reportWithUse(outdir, USED));
+    expect(unmatchedKeeps).toEqual([]);
+    const fields = narrowing.items.filter((i) => i.field !== undefined).map((i) => [i.field, i.change]);
+    expect(fields).toEqual([
+      ['accounts.mirror.readByCi', 'accounts.mirror.readByCi: true -> false (accounts.mirror.consumers dropped, if any: SSI-R8)'],
+      ['people.groups.ops.reads[0]', 'people.groups.ops.reads[0] removed'],
+      ['people.groups.ops.reads[2]', 'people.groups.ops.reads[2] removed'],
+    ]);
+    const spec = narrowing.items.filter((i) => i.field === undefined);
+    expect(spec.map((i) => i.declaration)).toEqual(expect.arrayContaining(['ci-access/codequality', 'ci-access/svc-executor']));
+    for (const i of spec) expect(i.change).toMatch(/^no PlatformConfig field: the spec's .* no PlatformConfig field removes it$/);
+    const mirror = narrowing.items[0];
+    expect(mirror.evidence).toEqual([{ identity: 'jwt/registry-ci', logins: 1, requests: 3, lastSeen: '2026-11-28T04:07:02.000Z', rules: [{ rule: 'secret/data/registry/svc-mirror', capabilities: ['read'] }] }]);
+  });
+
+  it('roles that never logged in are listed with no edit; the order is deterministic', async () => {
+    const { outdir } = synthesizedRules(evaluateConfigSource(SOURCE));
+    const report = await reportWithUse(outdir, USED);
+    const a = narrowingOf(report).narrowing;
+    const b = narrowingOf({ ...report, identities: [...report.identities].reverse() }).narrowing;
+    expect(b).toEqual(a);
+    expect(a.idleRoles.map((i) => i.evidence[0].identity)).toContain('approle/orchestrator-dev');
+    expect(a.idleRoles.map((i) => i.evidence[0].identity)).not.toContain('oidc/ops');
+    expect(a.idleRoles.every((i) => i.edit === undefined)).toBe(true);
+  });
+});
+
+describe('--keep keeps a grant regardless and says so', () => {
+  it('a field, a field above it, or an identity; a --keep that names nothing is returned', async () => {
+    const { outdir } = synthesizedRules(evaluateConfigSource(SOURCE));
+    const report = await reportWithUse(outdir, USED);
+    const { narrowing, unmatchedKeeps } = narrowingOf(report, ['accounts.mirror', 'people.groups.ops.reads[2]', 'approle/orchestrator-dev', 'accounts.nope']);
+    const kept = [...narrowing.items, ...narrowing.idleRoles].filter((i) => i.keptBy !== undefined).map((i) => [i.field ?? i.evidence[0].identity, i.keptBy]);
+    expect(kept).toEqual([
+      ['accounts.mirror.readByCi', 'accounts.mirror'],
+      ['people.groups.ops.reads[2]', 'people.groups.ops.reads[2]'],
+      // The identity's rule (the spec's application: no field) and its role, never logged in.
+      ['approle/orchestrator-dev', 'approle/orchestrator-dev'],
+      ['approle/orchestrator-dev', 'approle/orchestrator-dev'],
+    ]);
+    expect(unmatchedKeeps).toEqual(['accounts.nope']);
+  });
+});
+
+describe('the edit of the configuration source: formatting kept', () => {
+  it('readByCi true set to false, readByCi added, consumers dropped, reads removed highest first; nothing else changes', () => {
+    const { text, applied, unsupported } = editPlatformConfig(
+      SOURCE,
+      [
+        { kind: 'remove-group-read', group: 'ops', index: 0 },
+        { kind: 'account-not-read-by-ci', account: 'mirror' },
+        { kind: 'account-not-read-by-ci', account: 'helm' },
+        { kind: 'remove-group-read', group: 'ops', index: 2 },
+      ],
+      'platform.config.ts',
+    );
+    expect(unsupported).toEqual([]);
+    expect(applied).toHaveLength(4);
+    const expected = SOURCE.replace(
+      `    mirror: {
+      permissions: ['raw:read'],
+      usedBy: 'the mirror job',
+      consumers: ['mirror-sync'],
+    },`,
+      `    mirror: {
+      readByCi: false,
+      permissions: ['raw:read'],
+      usedBy: 'the mirror job',
+    },`,
+    )
+      .replace("usedBy: 'helm charts', readByCi: true }", "usedBy: 'helm charts', readByCi: false }")
+      .replace("reads: [{ path: 'team/a' }, { path: 'team/b' }, { path: 'team/c', subtree: true }],", "reads: [{ path: 'team/b' }],");
+    expect(text).toBe(expected);
+  });
+});
+
+describe('property: applying the narrowing and synthesizing again removes exactly the unused grants and nothing else', () => {
+  it.each([
+    ['nothing kept', [] as string[]],
+    ['the mirror account kept', ['accounts.mirror']],
+    ['a read kept', ['people.groups.ops.reads[0]']],
+  ])('%s', async (_, keep) => {
+    const before = synthesizedRules(evaluateConfigSource(SOURCE));
+    const { narrowing } = narrowingOf(await reportWithUse(before.outdir, USED), keep);
+    const edits = narrowing.items.filter((i) => i.keptBy === undefined && i.edit !== undefined);
+    const { text, unsupported } = editPlatformConfig(SOURCE, edits.map((i) => i.edit!), 'platform.config.ts');
+    expect(unsupported).toEqual([]);
+    const after = synthesizedRules(evaluateConfigSource(text));
+    const removed = [...before.rules].filter((r) => !after.rules.has(r)).sort();
+    const added = [...after.rules].filter((r) => !before.rules.has(r));
+    // What was removed: each edited declaration's unused rules, as the narrowing listed them.
+    const expected = edits
+      .flatMap((i) => i.evidence.flatMap((e) => e.rules.map((r) => `${e.identity === 'jwt/registry-ci' ? 'registry-ci' : 'ops'} ${r.rule}`)));
+    expect(added).toEqual([]);
+    expect(removed).toEqual(expected.sort());
+    expect(edits).toHaveLength(3 - keep.length);
+    // The used grants stay.
+    expect([...after.rules].some((r) => r === 'registry-ci secret/data/registry/svc-helm')).toBe(true);
+    expect([...after.rules].some((r) => r === 'ops secret/data/team/b')).toBe(true);
+  });
+});
+
+describe('forms the edit cannot make are listed, never half-edited', () => {
+  const edits = [
+    { kind: 'account-not-read-by-ci', account: 'mirror' },
+    { kind: 'remove-group-read', group: 'ops', index: 1 },
+  ] as const;
+
+  it.each([
+    ['a variable', SOURCE.replace(/accounts: \{[\s\S]*?\n {2}\},\n/, 'accounts: sharedAccounts,\n'), 'accounts is sharedAccounts, not an object literal'],
+    ['a spread', SOURCE.replace('  accounts: {\n', '  accounts: {\n    ...sharedAccounts,\n'), 'the spread ...sharedAccounts in accounts'],
+    ['a computed value', SOURCE.replace("consumers: ['mirror-sync'],", "consumers: ['mirror-sync'],\n      readByCi: process.env.CI_READS === 'yes',"), "accounts.mirror.readByCi is process.env.CI_READS === 'yes', not the literal true"],
+  ])('%s: the account edit is listed with the construct, the rest made', (_, source, reason) => {
+    const { text, applied, unsupported } = editPlatformConfig(source, edits, 'platform.config.ts');
+    expect(unsupported).toEqual([{ edit: edits[0], change: 'set accounts.mirror.readByCi to false and drop accounts.mirror.consumers', reason }]);
+    expect(applied).toEqual([edits[1]]);
+    // The account's text is as it was: its consumers not dropped without its readByCi.
+    expect(text).toBe(source.replace("{ path: 'team/a' }, { path: 'team/b' }, ", "{ path: 'team/a' }, "));
+  });
+
+  it('reads behind a spread or a variable: listed', () => {
+    const spread = SOURCE.replace("reads: [{ path: 'team/a' },", "reads: [...baseReads, { path: 'team/a' },");
+    expect(editPlatformConfig(spread, [edits[1]], 'f.ts').unsupported[0].reason).toBe('the spread ...baseReads in people.groups.ops.reads (the index of reads[1] is not in the source)');
+    const variable = SOURCE.replace(/reads: \[.*\],/, 'reads: opsReads,');
+    expect(editPlatformConfig(variable, [edits[1]], 'f.ts').unsupported[0].reason).toBe('people.groups.ops.reads is opsReads, not an array literal');
+  });
+
+  it('a source with no PlatformConfig literal is an error saying so', () => {
+    expect(() => editPlatformConfig('export const x = 1;\n', [], 'stacks/platform.config.ts')).toThrow(
+      'stacks/platform.config.ts: no object literal typed PlatformConfig',
+    );
+  });
+});
