@@ -92,8 +92,9 @@ export class PathPatternAutomaton {
  * Every non-empty path counts for the decision: the store's HTTP server redirects a path written
  * with `//`, `.` or `..` segments to the cleaned one (Go's `http.ServeMux`), but the same path with
  * `%2F` or `%2E` reaches the ACL as it is (proven on both stores by
- * `test/store/invariants-exact.store.test.ts`), so a grant there is a grant. A witness is a clean
- * path whenever one exists.
+ * `test/store/invariants-exact.store.test.ts`), so a grant there is a grant. A path starting with
+ * `/` is not one: the store strips the leading `/`, so it is the request of the path without it.
+ * A witness is a clean path whenever one exists.
  */
 export const REQUEST_PATH_SHAPE = {
   /** Nothing read yet. */
@@ -103,6 +104,8 @@ export const REQUEST_PATH_SHAPE = {
    * not clean, the last character other than `/` or `/`.
    */
   step(state: number, char: string): number {
+    // The store strips a leading `/`: such a request is the one without it, a path of its own.
+    if (state === 0 && char === '/') return DEAD;
     if (state >= 5) return char === '/' ? 6 : 5;
     if (char === '/') return state === 4 ? 1 : 6;
     if (char === '.') return state === 0 || state === 1 ? 2 : state === 2 ? 3 : 4;
