@@ -9,6 +9,9 @@ import { SecretDeclaration } from '../model/secret-declaration';
 import { ValidationProblem } from '../model/validation-problem';
 import { SecretStoreStack } from './secret-store-stack';
 
+/** The keys of every registry service account's secret (spec §2.1: a username and a password). */
+export const REGISTRY_ACCOUNT_KEYS: readonly string[] = ['username', 'password'];
+
 /** Properties of {@link RegistryServiceAccount}. */
 export interface RegistryServiceAccountProps {
   /** The `{name}` of `svc-{name}`: `orchestrator` declares `svc-orchestrator`. */
@@ -79,7 +82,7 @@ export class RegistryServiceAccount extends Construct {
     this.usedBy = checked.value('usedBy', '');
     this.secret = new SecretDeclaration({
       path: KvPath.secret(settings.kvMount, `registry/${this.accountName}`),
-      keys: ['username', 'password'],
+      keys: REGISTRY_ACCOUNT_KEYS,
       consumers: checked.value('consumers', []),
       olderFormGrant: checked.value('olderFormGrant', false),
     });

@@ -118,6 +118,32 @@ describe(`exact invariants on the real store (${storeKind()}): every reported gr
     expect(invariantViolations([subject], [invariant]).map((v) => v.path)).toEqual([`${ROOT}f/./x`, `${ROOT}g/../x`]);
   });
 
+  it('a request path written with a leading %2F is the path without it (the store strips the leading /): the check searches no path starting with /', async () => {
+    // `+/inv/q` matches `/inv/q` (an empty first segment) but not `inv/q`.
+    const acl = await writePolicy('leading', [{ path: `+/${ROOT}q`, capabilities: ['read'] }]);
+    const token = await roleToken('leading', 'leading');
+    const raw = (urlPath: string) => {
+      const url = new URL(store.addr);
+      return new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: url.hostname, port: url.port, method: 'GET', path: `/v1/${urlPath}`, headers: { 'X-Vault-Token': token } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    };
+    // The rule grants where its first segment is a letter: the ACL lets it through (not 403).
+    expect(await raw(`w/${ROOT}q`)).not.toBe(403);
+    // Written %2F first, the store strips the `/`: `inv/q`, which no rule grants.
+    expect(await raw(`%2F${ROOT}q`)).toBe(403);
+    expect(acl.check('read', `${ROOT}q`).allowed).toBe(false);
+    // The check reports the letter path, never one starting with `/`.
+    const subject: InvariantSubject = { name: 'approle/leading', kind: 'application', acl };
+    const v = invariantViolations([subject], [{ id: 'no-read', reason: 'r', who: { kind: 'application' }, paths: ['*'], capabilities: ['read'] }]);
+    expect(v.map((x) => x.path)).toEqual([`w/${ROOT}q`]);
+  });
+
   it("issue 45's counterexamples: a deny on the old probe's paths no longer hides the grant, and the witness is allowed on the store", async () => {
     const shapes: Array<[RandomRule[], string]> = [
       [[{ path: `${ROOT}team/*`, capabilities: ['read'] }, { path: `${ROOT}team/+`, capabilities: ['deny'] }], `${ROOT}team/*`],

@@ -17,6 +17,8 @@ import * as path from 'node:path';
 import { Duration, JwtKeySource, SecretStoreApp } from '../../../lib';
 import { definePlatform, Platform } from '../../../lib/platform/platform';
 import { PlatformConfig } from '../../../lib/platform/platform-config';
+import { REGISTRY_ACCOUNT_KEYS } from '../../../lib/constructs/registry-service-account';
+import { SPEC_CI_SECRETS as SPEC_CI_SECRETS_DECLARED, SPEC_REGISTRY_ACCOUNTS } from '../../../lib/model/spec-platform-declarations';
 import { runEngine } from './engine';
 import { RunningStore, storeRequest, StoreResponse } from './store-server';
 import { storeKind } from './toolchain-env';
@@ -29,17 +31,16 @@ export const TEST_SETTINGS = {
   registryPorts: { push: 8443, pull: 8444 },
 } as const;
 
-/** CI job timeout of the test configuration (the CI store token's TTL). */
-/** Spec §2.3: the logical paths `registry-ci` reads (KV v2, mount `secret/`), with their keys. */
-export const SPEC_CI_SECRETS: Readonly<Record<string, readonly string[]>> = {
-  'registry/svc-orchestrator': ['username', 'password'],
-  'registry/svc-executor': ['username', 'password'],
-  'codequality/svc-orchestrator': ['token', 'url'],
-  'vulnmgmt/svc-orchestrator': ['token'],
-  'orchestrator/e2e-test-user': ['username', 'password'],
-  'testreport/svc-orchestrator': ['api_key'],
-};
+/**
+ * Spec §2.3: the logical paths `registry-ci` reads (KV v2, mount `secret/`), with their keys: the
+ * spec's accounts read by CI and its other CI secrets, read from the one place that declares them.
+ */
+export const SPEC_CI_SECRETS: Readonly<Record<string, readonly string[]>> = Object.fromEntries([
+  ...SPEC_REGISTRY_ACCOUNTS.filter((a) => a.readByCi).map((a) => [`registry/svc-${a.name}`, REGISTRY_ACCOUNT_KEYS] as const),
+  ...SPEC_CI_SECRETS_DECLARED.map((s) => [s.path, s.keys] as const),
+]);
 
+/** CI job timeout of the test configuration (the CI store token's TTL). */
 export const TEST_JOB_TIMEOUT = Duration.minutes(15);
 
 /**
