@@ -19,6 +19,12 @@ import { invariantViolations } from '../../../lib/invariants/invariant-check';
 import { violationText } from '../../../lib/invariants/invariant-violation';
 import { PolicyParser } from '../../../lib/acl/policy-parser';
 import { SynthStack } from '../../../lib/sources/synth-output';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { CommandContext } from '../../../lib/cli/command';
+import { ExitCode } from '../../../lib/cli/exit-code';
+import { runCli } from '../../../lib/cli/run-cli';
 
 const read = (path: string) => `path "${path}" {\n  capabilities = ["read"]\n}\n`;
 
@@ -202,5 +208,53 @@ describe('store namespaces in the access model (issue 45)', () => {
       { id: 'own-paths-only', reason: 'test', who: { kind: 'application' }, paths: ['@other-applications'], capabilities: ['read'] },
     ]);
     expect(violations).toEqual([]);
+  });
+
+  describe('the CLI on a synthesized output of three namespaces', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secretstore-iac-namespaces-'));
+      const stacks: Record<string, { synthesizedStackPath: string }> = {};
+      for (const s of [ROOT, NS1, NS2]) {
+        fs.mkdirSync(path.join(dir, 'stacks', s.name), { recursive: true });
+        const provider = s.namespace === '' ? [{}] : [{ namespace: s.namespace }];
+        fs.writeFileSync(path.join(dir, 'stacks', s.name, 'cdk.tf.json'), JSON.stringify({ provider: { vault: provider }, resource: s.resources }));
+        stacks[s.name] = { synthesizedStackPath: `stacks/${s.name}/cdk.tf.json` };
+      }
+      fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ stacks }));
+    });
+    afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    async function cli(argv: string[]) {
+      const stdout: string[] = [];
+      const stderr: string[] = [];
+      const context: CommandContext = { env: {}, cwd: dir, isTerminal: false, stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) };
+      const code = await runCli(argv, context);
+      return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
+    }
+
+    it('who-can asks which namespace (exit 2), then answers there, naming the identities with their namespace', async () => {
+      const ask = await cli(['who-can', 'read', 'secret/data/ns1-only/a', dir]);
+      expect(ask.code).toBe(ExitCode.usage);
+      expect(ask.stderr).toContain('several store namespaces ((root), ns1, ns2)');
+      const ns1 = await cli(['who-can', 'read', 'secret/data/ns1-only/a', dir, '--namespace', 'ns1']);
+      expect({ code: ns1.code, stdout: ns1.stdout }).toEqual({
+        code: ExitCode.ok,
+        stdout: 'read on secret/data/ns1-only/a in the namespace ns1:\n  approle/app (namespace ns1)  via "secret/data/ns1-only/*" (policies: app-x)',
+      });
+      const shared = await cli(['who-can', 'read', 'secret/data/shared/x', dir, '--namespace', '/ns1/']);
+      expect(shared.stdout).toBe('read on secret/data/shared/x in the namespace ns1:\n  approle/reader  via "ns1/secret/data/shared/*" (policies: reader)');
+      const root = await cli(['who-can', 'read', 'secret/data/ns1-only/a', dir, '--namespace', '', '--format', 'json']);
+      expect(JSON.parse(root.stdout).allowed).toEqual([]);
+      expect((await cli(['who-can', 'read', 'x', dir, '--namespace', 'sys'])).code).toBe(ExitCode.usage);
+    });
+
+    it('access names each identity with its namespace and lists unattached policies with theirs', async () => {
+      const r = await cli(['access', dir]);
+      expect(r.code).toBe(ExitCode.ok);
+      expect(r.stdout).toContain('## `approle/app` (namespace `ns2`)');
+      expect(r.stdout).toContain('**Problem:** policy "app-x" is not declared in the namespace ns2 in the synthesized stacks');
+      expect(r.stdout).toContain('- `unused (namespace ns1)`');
+    });
   });
 });
