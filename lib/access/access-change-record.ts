@@ -4,6 +4,7 @@ import { SavedPlan } from '../sources/saved-plan';
 import { ReportIdentity } from './access-report';
 import { BindingValue } from './identity';
 import { PlanReview } from './plan-review';
+import { labelOf } from './namespaced-name';
 
 /** The format name of an {@link AccessChangeRecord} (a new format is a new name, never a reinterpretation). */
 export const ACCESS_CHANGE_FORMAT = 'secretstore-iac/access-change/1';
@@ -30,7 +31,10 @@ export interface RecordedBindingChange {
 
 /** One identity's access change: added, removed, or its rules and bindings changed. */
 export interface RecordedIdentityChange {
+  /** The identity's name, with its namespace when not the root's (`approle/app (namespace ns1)`, `labelOf`). */
   readonly identity: string;
+  /** Its store namespace; absent for the root namespace. */
+  readonly namespace?: string;
   readonly method: string;
   readonly change: 'added' | 'removed' | 'changed';
   /** Sorted by path, then kind. */
@@ -132,6 +136,8 @@ function objectChanges(plan: SavedPlan): RecordedObjectChange[] {
   return out;
 }
 
+const namespaceOf = (i: { readonly namespace?: string }) => (i.namespace === undefined ? {} : { namespace: i.namespace });
+
 const byPathKind = (x: { path: string; kind: string }, y: { path: string; kind: string }) => compareStrings(x.path, y.path) || compareStrings(x.kind, y.kind);
 
 /**
@@ -141,10 +147,11 @@ const byPathKind = (x: { path: string; kind: string }, y: { path: string; kind: 
  */
 export function accessChangeRecord(review: PlanReview, plans: readonly SavedPlan[]): AccessChangeRecord {
   const identities: RecordedIdentityChange[] = [
-    ...review.diff.added.map((i) => ({ identity: i.name, method: i.method, change: 'added' as const, rules: wholeIdentityRules(i, 'after'), bindings: wholeIdentityBindings(i, 'after') })),
-    ...review.diff.removed.map((i) => ({ identity: i.name, method: i.method, change: 'removed' as const, rules: wholeIdentityRules(i, 'before'), bindings: wholeIdentityBindings(i, 'before') })),
+    ...review.diff.added.map((i) => ({ identity: labelOf(i), ...namespaceOf(i), method: i.method, change: 'added' as const, rules: wholeIdentityRules(i, 'after'), bindings: wholeIdentityBindings(i, 'after') })),
+    ...review.diff.removed.map((i) => ({ identity: labelOf(i), ...namespaceOf(i), method: i.method, change: 'removed' as const, rules: wholeIdentityRules(i, 'before'), bindings: wholeIdentityBindings(i, 'before') })),
     ...review.diff.changed.map((c) => ({
-      identity: c.name,
+      identity: labelOf(c),
+      ...namespaceOf(c),
       method: c.method,
       change: 'changed' as const,
       rules: c.rules.map((r) => ({ path: r.path, kind: r.kind, before: [...r.before], after: [...r.after], gained: [...r.gained], lost: [...r.lost] })),

@@ -1,6 +1,6 @@
 import { AccessDiff, hasAccessChange } from './access-diff';
 import { BindingChange, IdentityChange } from './identity-change';
-import { identitySection } from './access-report-markdown';
+import { identityHeading, identitySection } from './access-report-markdown';
 import { formatBinding } from './binding-format';
 import { mdCell, mdCode, mdMessage, mdTable, mdText, mdValue } from '../render/markdown-text';
 import { RISK_LABEL, RiskFlag } from './risk-flag';
@@ -37,7 +37,7 @@ export function renderAccessDiffMarkdown(diff: AccessDiff, sides: DiffSides): st
   if (sides.afterFlags !== undefined && sides.afterFlags.length > 0) out.push('', ...sides.afterFlags);
   for (const identity of diff.added) out.push('', ...identitySection(identity, '### Added:'));
   for (const identity of diff.removed) {
-    out.push('', `### Removed: ${mdCode(identity.name)}`, '');
+    out.push('', `### Removed: ${identityHeading(identity)}`, '');
     const paths = identity.rules.map((r) => `${mdCode(r.path)} (${r.capabilities.join(', ')})`);
     out.push(`Loses all access${paths.length > 0 ? `: ${paths.join(', ')}` : ''}.`);
   }
@@ -54,12 +54,12 @@ function appendFlags(out: string[], diff: AccessDiff): void {
 
 /** Whom a flag concerns: its auth method, or each identity a changed setting affects. */
 function flagSubject(flag: RiskFlag): string {
-  if (flag.authMethod !== undefined) return `auth method ${mdCode(`${flag.authMethod}/`)}`;
+  if (flag.authMethod !== undefined) return `auth method ${mdCode(`${flag.authMethod}/`)}${flag.namespace === undefined ? '' : ` (namespace ${mdCode(flag.namespace)})`}`;
   return (flag.identities.length > 0 ? flag.identities : [flag.identity]).map(mdCode).join(', ');
 }
 
 function changeSection(change: IdentityChange): string[] {
-  const out = [`### Changed: ${mdCode(change.name)}`];
+  const out = [`### Changed: ${identityHeading(change)}`];
   if (change.rules.length > 0) {
     out.push(
       '',

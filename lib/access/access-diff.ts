@@ -1,7 +1,8 @@
 import { AclRule } from '../acl/acl';
 import { capabilityNames } from '../acl/store-capability';
 import { AccessModel, IdentityAccess } from './access-model';
-import { ReportIdentity, accessReport } from './access-report';
+import { ReportIdentity, reportIdentities } from './access-report';
+import { labelOf } from './namespaced-name';
 import { BindingValue } from './identity';
 import { BindingChange, IdentityChange, RuleChange } from './identity-change';
 import { RiskFlag, riskFlags, sortRiskFlags } from './risk-flag';
@@ -21,7 +22,7 @@ export interface AccessDiff {
   readonly unchanged: number;
   /** Risks the change introduces. */
   readonly flags: readonly RiskFlag[];
-  /** Problems of head identities (missing policies, refused logins). */
+  /** Problems of head identities (missing policies, refused logins), each identity as `labelOf` names it. */
   readonly problems: ReadonlyArray<{ readonly identity: string; readonly problem: string }>;
 }
 
@@ -43,28 +44,26 @@ export interface AccessDiffOptions {
  * merging) is no change.
  */
 export function diffAccess(base: AccessModel, head: AccessModel, options: AccessDiffOptions = {}): AccessDiff {
-  const baseNames = new Set(base.identities.map((i) => i.identity.name));
-  const headNames = new Set(head.identities.map((i) => i.identity.name));
-  const added = head.identities.filter((i) => !baseNames.has(i.identity.name));
-  const removed = base.identities.filter((i) => !headNames.has(i.identity.name));
+  // An identity is the same on both sides when its namespace and name are (`labelOf`).
+  const added = head.identities.filter((i) => !base.get(labelOf(i.identity)));
+  const removed = base.identities.filter((i) => !head.get(labelOf(i.identity)));
   const changed: IdentityChange[] = [];
   let unchanged = 0;
   for (const after of head.identities) {
-    const before = base.get(after.identity.name);
+    const before = base.get(labelOf(after.identity));
     if (!before) continue;
     const change = identityChange(base, before, head, after);
     if (change.rules.length > 0 || change.bindings.length > 0) changed.push(change);
     else unchanged++;
   }
-  const report = (model: AccessModel, list: readonly IdentityAccess[]) =>
-    list.length === 0 ? [] : accessReport(model, { identities: list.map((i) => i.identity.name) }).identities;
+  const report = (model: AccessModel, list: readonly IdentityAccess[]) => reportIdentities(model, list);
   return {
     added: report(head, added),
     removed: report(base, removed),
     changed,
     unchanged,
     flags: sortRiskFlags([...invariantFlags(base, head, options.invariants ?? []), ...riskFlags(base, head, changed)]),
-    problems: head.identities.flatMap((i) => i.problems.map((problem) => ({ identity: i.identity.name, problem }))),
+    problems: head.identities.flatMap((i) => i.problems.map((problem) => ({ identity: labelOf(i.identity), problem }))),
   };
 }
 
@@ -72,9 +71,11 @@ function identityChange(base: AccessModel, before: IdentityAccess, head: AccessM
   const bindings = bindingChanges(before, after);
   const name = after.identity.name;
   const method = after.identity.method;
+  const namespace = after.identity.namespace;
+  const at = namespace === undefined ? {} : { namespace };
   // The same parsed policies (a shared parser returns the same object for the same text) and the
-  // same default policy: the same ACL, nothing to compare rule by rule.
-  if (base.builtinDefault === head.builtinDefault && samePolicies(before, after)) return { name, method, rules: [], bindings };
+  // same default policy of the identity's namespace: the same ACL, nothing to compare rule by rule.
+  if (base.builtinDefaultIn(namespace) === head.builtinDefaultIn(namespace) && samePolicies(before, after)) return { name, ...at, method, rules: [], bindings };
   const slots = (access: IdentityAccess) => new Map(access.acl.rules.map((r) => [r.path.slot, r]));
   const beforeRules = slots(before);
   const afterRules = slots(after);
@@ -82,8 +83,8 @@ function identityChange(base: AccessModel, before: IdentityAccess, head: AccessM
   // or detaching `default` shows as the binding token_no_default_policy instead). Only when both
   // sides have the built-in policy: when a side rewrites `default`, its rules are compared like any
   // other, so that what it drops shows as lost.
-  const bothBuiltin = base.builtinDefault && head.builtinDefault;
-  const defaultOrAbsent = (model: AccessModel, rule: AclRule | undefined) => !rule || (bothBuiltin && model.isBuiltinDefaultOnly(rule));
+  const bothBuiltin = base.builtinDefaultIn(namespace) && head.builtinDefaultIn(namespace);
+  const defaultOrAbsent = (model: AccessModel, rule: AclRule | undefined) => !rule || (bothBuiltin && model.isBuiltinDefaultOnly(rule, namespace));
   const rules: RuleChange[] = [];
   for (const slot of new Set([...beforeRules.keys(), ...afterRules.keys()])) {
     const b = beforeRules.get(slot);
@@ -93,7 +94,7 @@ function identityChange(base: AccessModel, before: IdentityAccess, head: AccessM
     if (change) rules.push(change);
   }
   rules.sort((x, y) => compareStrings(x.path, y.path) || compareStrings(x.kind, y.kind));
-  return { name, method, rules, bindings };
+  return { name, ...at, method, rules, bindings };
 }
 
 function samePolicies(before: IdentityAccess, after: IdentityAccess): boolean {

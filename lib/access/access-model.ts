@@ -4,7 +4,9 @@ import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_TEXT, ROOT_POLICY_NAME, defaultPoli
 import { StoreTarget } from '../model/store-target';
 import { PolicyParser } from '../acl/policy-parser';
 import { Identity } from './identity';
-import { JWT_METHOD_FIELDS, StoreConfiguration } from './store-configuration';
+import { JWT_METHOD_FIELDS, StoreConfiguration, declaredPolicyIn } from './store-configuration';
+import { labelOf, namespacedLabel } from './namespaced-name';
+import { compareStrings } from '../private/compare-strings';
 import { AuthMount, authMountsOfIdentities } from './auth-mount';
 import { MachinePathReasons } from './machine-path-reason';
 import { loginTokenPolicies, storeHeldPolicyText } from './login-token-policies';
@@ -63,42 +65,66 @@ export class AccessModel {
     // Texts read from a live store were accepted by it: a gap of the model marks the policy, it
     // does not stop the analysis of every other identity.
     const storeAccepted = configuration.liveStore === true;
-    const builtinDefault = !configuration.policies.has(DEFAULT_POLICY_NAME);
-    const textOf = (name: string): string | undefined => storeHeldPolicyText(name, configuration.policies.get(name)?.text, target.kind);
+    // Every policy is a namespace's own: an identity gets the policies of its namespace only, and
+    // each namespace has its own `default` (keys: namespacedLabel(name, namespace)).
+    const textOf = (namespace: string | undefined, name: string): string | undefined =>
+      storeHeldPolicyText(name, declaredPolicyIn(configuration, namespace, name)?.text, target.kind);
     const parsed = new Map<string, AclPolicy>();
-    const used = new Set(configuration.identities.flatMap(tokenPolicyNames));
-    for (const name of [...used].sort()) {
-      const text = textOf(name);
-      if (text !== undefined) parsed.set(name, await parser.parse(name, text, { kind: target.kind, storeAccepted }));
+    const used = new Map<string, { namespace?: string; name: string }>();
+    for (const identity of configuration.identities) {
+      for (const name of tokenPolicyNames(identity)) used.set(namespacedLabel(name, identity.namespace), { namespace: identity.namespace, name });
+    }
+    for (const key of [...used.keys()].sort()) {
+      const { namespace, name } = used.get(key)!;
+      const text = textOf(namespace, name);
+      if (text !== undefined) parsed.set(key, await parser.parse(name, text, { kind: target.kind, storeAccepted }));
     }
     const listLookup = listLookupOf(target);
     const evaluate = (identity: Identity) => access(identity, parsed, listLookup, target, configuration.liveStore === true);
     const identities = configuration.identities.map((identity) => (memo ? memo.of(identity, parsed, target, configuration.liveStore === true, evaluate) : evaluate(identity)));
-    const unattached = [...configuration.policies.keys()].filter((name) => !used.has(name)).sort();
+    const unattached = [...configuration.policies.keys()].filter((key) => !used.has(key)).sort();
+    const namespaces = new Set(configuration.namespaces ?? ['']);
+    for (const o of [...configuration.identities, ...configuration.policies.values()]) namespaces.add(o.namespace ?? '');
+    const defaults = new Map(
+      [...namespaces].map((namespace) => [
+        namespace,
+        {
+          builtin: declaredPolicyIn(configuration, namespace, DEFAULT_POLICY_NAME) === undefined,
+          text: textOf(namespace, DEFAULT_POLICY_NAME) ?? defaultPolicyText(target.kind),
+        },
+      ]),
+    );
     return new AccessModel(
       identities,
       unattached,
-      builtinDefault,
+      declaredPolicyIn(configuration, '', DEFAULT_POLICY_NAME) === undefined,
       configuration.stacks,
-      textOf(DEFAULT_POLICY_NAME) ?? defaultPolicyText(target.kind),
+      textOf('', DEFAULT_POLICY_NAME) ?? defaultPolicyText(target.kind),
       target,
       configuration.authMounts ?? authMountsOfIdentities(configuration.identities, JWT_METHOD_FIELDS),
       configuration.machinePathReasons ?? new Map(),
+      defaults,
     );
   }
 
   private readonly byName: ReadonlyMap<string, IdentityAccess>;
 
   private constructor(
-    /** Identities sorted by name. */
+    /** Identities sorted by name (then namespace, the root namespace's first). */
     readonly identities: readonly IdentityAccess[],
-    /** Declared policies no identity uses, sorted. */
+    /**
+     * Declared policies no identity of their namespace uses, sorted; a policy of another namespace
+     * than the root as `namespacedLabel` gives it (`app-x (namespace ns1)`).
+     */
     readonly unattachedPolicies: readonly string[],
-    /** True when `default` is the store's built-in policy (no stack rewrites it). */
+    /** True when the root namespace's `default` is the store's built-in policy (no stack rewrites it); see {@link builtinDefaultIn}. */
     readonly builtinDefault: boolean,
     /** Stacks read. */
     readonly stacks: readonly string[],
-    /** Text of the `default` policy every token carries: the declared one, else the built-in one. */
+    /**
+     * Text of the root namespace's `default` policy, which every token of it carries: the declared
+     * one, else the built-in one; see {@link defaultPolicyTextIn}.
+     */
     readonly defaultPolicyText: string = DEFAULT_POLICY_TEXT,
     /** The store the configuration targets, whose capabilities, `default` policy and LIST semantics the ACLs follow. */
     readonly store: StoreTarget = StoreTarget.DEFAULT,
@@ -106,21 +132,45 @@ export class AccessModel {
     readonly authMounts: readonly AuthMount[] = [],
     /** The stated reasons of people rules that reach CI or application paths, by identity and rule path. */
     readonly machinePathReasons: MachinePathReasons = new Map(),
+    /** Per store namespace of the configuration (`''` the root), whether its `default` is the built-in one, and its text. */
+    private readonly defaults: ReadonlyMap<string, { readonly builtin: boolean; readonly text: string }> = new Map([['', { builtin: builtinDefault, text: defaultPolicyText }]]),
   ) {
-    this.byName = new Map(identities.map((i) => [i.identity.name, i]));
+    this.byName = new Map(identities.map((i) => [labelOf(i.identity), i]));
   }
 
-  /** The identity named `name` (`jwt/registry-ci`), if any. */
+  /**
+   * The store namespaces of the configuration, sorted (`''` the root namespace): the stacks', the
+   * live store's, and those its identities and policies are in.
+   */
+  get namespaces(): readonly string[] {
+    return [...this.defaults.keys()].sort(compareStrings);
+  }
+
+  /** True when the `default` policy of `namespace` is the store's built-in one (no stack of the namespace rewrites it). */
+  builtinDefaultIn(namespace: string | undefined): boolean {
+    return this.defaults.get(namespace ?? '')?.builtin ?? true;
+  }
+
+  /** The text of the `default` policy every token of `namespace` carries (the declared one, else the built-in one). */
+  defaultPolicyTextIn(namespace: string | undefined): string {
+    return this.defaults.get(namespace ?? '')?.text ?? defaultPolicyText(this.store.kind);
+  }
+
+  /**
+   * The identity `name` (`jwt/registry-ci`) of the root namespace, or the one `labelOf` names
+   * (`jwt/registry-ci (namespace ns1)`), if any.
+   */
   get(name: string): IdentityAccess | undefined {
     return this.byName.get(name);
   }
 
   /**
-   * True when a rule comes from the built-in `default` policy alone: the same on every identity
-   * that has it, so reports fold it into one line.
+   * True when a rule of an identity of `namespace` (the root when undefined) comes from that
+   * namespace's built-in `default` policy alone: the same on every identity that has it, so reports
+   * fold it into one line.
    */
-  isBuiltinDefaultOnly(rule: AclRule): boolean {
-    return this.builtinDefault && rule.policies.length === 1 && rule.policies[0] === DEFAULT_POLICY_NAME;
+  isBuiltinDefaultOnly(rule: AclRule, namespace?: string): boolean {
+    return this.builtinDefaultIn(namespace) && rule.policies.length === 1 && rule.policies[0] === DEFAULT_POLICY_NAME;
   }
 }
 
@@ -141,7 +191,7 @@ export class IdentityAccessMemo {
 
   /** The access of `identity`: the one kept when its inputs are the same objects, else `evaluate`'s. */
   of(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, target: StoreTarget, liveStore: boolean, evaluate: (identity: Identity) => IdentityAccess): IdentityAccess {
-    const inputs = [String(target), liveStore, ...tokenPolicyNames(identity).flatMap((n) => [n, parsed.get(n)])];
+    const inputs = [String(target), liveStore, ...tokenPolicyNames(identity).flatMap((n) => [n, parsed.get(namespacedLabel(n, identity.namespace))])];
     const kept = this.kept.get(identity);
     if (kept !== undefined && kept.inputs.length === inputs.length && kept.inputs.every((v, i) => v === inputs[i])) return kept.access;
     const evaluated = evaluate(identity);
@@ -161,11 +211,13 @@ function access(identity: Identity, parsed: ReadonlyMap<string, AclPolicy>, list
     return { identity, tokenPolicies, acl: Acl.fromPolicies([]), policies: [], problems, loginRefused: true, unevaluated: new Map() };
   }
   const policies: AclPolicy[] = [];
+  // The store looks the names up in the identity's namespace: another namespace's policy of the same name is not it.
+  const inNamespace = identity.namespace === undefined ? '' : ` in the namespace ${identity.namespace}`;
   for (const name of tokenPolicies) {
-    const policy = parsed.get(name);
+    const policy = parsed.get(namespacedLabel(name, identity.namespace));
     if (policy) policies.push(policy);
-    else if (liveStore) problems.push(`policy "${name}" is missing on the store; the store ignores a policy it does not have, so it grants nothing until it is written (a declared policy: apply its stack)`);
-    else problems.push(`policy "${name}" is not declared in the synthesized stacks; the store ignores a policy it does not have, so it grants nothing here`);
+    else if (liveStore) problems.push(`policy "${name}" is missing on the store${inNamespace}; the store ignores a policy it does not have, so it grants nothing until it is written (a declared policy: apply its stack)`);
+    else problems.push(`policy "${name}" is not declared${inNamespace} in the synthesized stacks; the store ignores a policy it does not have, so it grants nothing here`);
   }
   const unevaluated = new Map<string, readonly string[]>();
   for (const policy of policies) {

@@ -38,7 +38,7 @@ export function renderAccessReportMarkdown(report: AccessReport): string {
 
 /** The Markdown lines of one identity (also used for identities added in a diff). */
 export function identitySection(identity: ReportIdentity, heading = '##'): string[] {
-  const out: string[] = [`${heading} ${mdCode(identity.name)}`, ''];
+  const out: string[] = [`${heading} ${identityHeading(identity)}`, ''];
   const where = identity.declaredAt ? `, ${mdCode(identity.declaredAt)}` : '';
   out.push(`${METHOD_LABEL[identity.method]} ${mdCode(identity.role)} on mount ${mdCode(identity.mount)} (stack ${mdCode(identity.stack)}${where}).`);
   if (identity.method === 'oidc') out.push(peopleLine(identity.bindings));
@@ -51,6 +51,14 @@ export function identitySection(identity: ReportIdentity, heading = '##'): strin
     out.push('', `Plus the ${identity.omittedDefaultRules} rules of the built-in ${mdCode('default')} policy.`);
   }
   return out;
+}
+
+/**
+ * An identity's name in a heading, in backticks, with its namespace when it is not the root's:
+ * `` `approle/app` (namespace `ns1`) ``.
+ */
+export function identityHeading(identity: { readonly name: string; readonly namespace?: string }): string {
+  return identity.namespace === undefined ? mdCode(identity.name) : `${mdCode(identity.name)} (namespace ${mdCode(identity.namespace)})`;
 }
 
 /** Who logs in as a people's role: the members of the groups its bound claims name. */

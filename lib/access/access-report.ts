@@ -3,6 +3,7 @@ import { RuleKind } from '../acl/rule-path';
 import { capabilityNames } from '../acl/store-capability';
 import { AccessModel, IdentityAccess } from './access-model';
 import { BindingValue, Identity } from './identity';
+import { labelOf } from './namespaced-name';
 
 /** One path pattern of an identity in a report. */
 export interface ReportRule {
@@ -21,7 +22,7 @@ export interface ReportRule {
 }
 
 /** One identity in a report: who it is (as in {@link Identity}), its bindings and its rules. */
-export interface ReportIdentity extends Pick<Identity, 'name' | 'method' | 'mount' | 'role' | 'stack' | 'declaredAt'> {
+export interface ReportIdentity extends Pick<Identity, 'name' | 'namespace' | 'method' | 'mount' | 'role' | 'stack' | 'declaredAt'> {
   /** Bindings, keyed by the provider's field names. */
   readonly bindings: Readonly<Record<string, BindingValue>>;
   /** Policies on its tokens (with `default` unless disabled). */
@@ -42,7 +43,7 @@ export interface AccessReport {
   readonly stacks: readonly string[];
   /** Identities sorted by name. */
   readonly identities: readonly ReportIdentity[];
-  /** Declared policies no identity uses. */
+  /** Declared policies no identity uses (one of another namespace than the root as `namespacedLabel` gives it). */
   readonly unattachedPolicies: readonly string[];
 }
 
@@ -50,7 +51,7 @@ export interface AccessReport {
 export interface AccessReportOptions {
   /** List the built-in `default` policy's rules on every identity. @default false */
   readonly includeDefault?: boolean;
-  /** Only identities whose name is in this list. @default all */
+  /** Only identities whose name (or `labelOf` label, for one of a namespace) is in this list. @default all */
   readonly identities?: readonly string[];
 }
 
@@ -61,9 +62,11 @@ export interface AccessReportOptions {
 export function accessReport(model: AccessModel, options: AccessReportOptions = {}): AccessReport {
   let selected = model.identities;
   if (options.identities && options.identities.length > 0) {
-    const missing = options.identities.filter((n) => !model.get(n));
-    if (missing.length > 0) throw new Error(`no identity named ${missing.join(', ')}; known: ${model.identities.map((i) => i.identity.name).join(', ')}`);
-    selected = model.identities.filter((i) => options.identities!.includes(i.identity.name));
+    // A name selects that identity in every namespace; a label (`approle/app (namespace ns1)`) one namespace's.
+    const named = (i: IdentityAccess, n: string) => i.identity.name === n || labelOf(i.identity) === n;
+    const missing = options.identities.filter((n) => !model.identities.some((i) => named(i, n)));
+    if (missing.length > 0) throw new Error(`no identity named ${missing.join(', ')}; known: ${model.identities.map((i) => labelOf(i.identity)).join(', ')}`);
+    selected = model.identities.filter((i) => options.identities!.some((n) => named(i, n)));
   }
   return {
     stacks: model.stacks,
@@ -72,24 +75,30 @@ export function accessReport(model: AccessModel, options: AccessReportOptions = 
   };
 }
 
-/** One merged ACL rule as a report row. */
-function reportRule(model: AccessModel, rule: AclRule): ReportRule {
+/** The report rows of some identities of a model (the diff's added and removed ones), in the order given. */
+export function reportIdentities(model: AccessModel, identities: readonly IdentityAccess[], includeDefault = false): ReportIdentity[] {
+  return identities.map((i) => reportIdentity(model, i, includeDefault));
+}
+
+/** One merged ACL rule of an identity of `namespace` as a report row. */
+function reportRule(model: AccessModel, rule: AclRule, namespace: string | undefined): ReportRule {
   return {
     path: rule.path.display,
     kind: rule.path.kind,
     capabilities: capabilityNames(rule.mask),
     policies: rule.policies,
     constraints: rule.constraints,
-    builtinDefault: model.isBuiltinDefaultOnly(rule),
+    builtinDefault: model.isBuiltinDefaultOnly(rule, namespace),
   };
 }
 
 function reportIdentity(model: AccessModel, access: IdentityAccess, includeDefault: boolean): ReportIdentity {
   const { identity } = access;
-  const rules = access.acl.rules.map((r) => reportRule(model, r));
+  const rules = access.acl.rules.map((r) => reportRule(model, r, identity.namespace));
   const shown = includeDefault ? rules : rules.filter((r) => !r.builtinDefault);
   return {
     name: identity.name,
+    ...(identity.namespace === undefined ? {} : { namespace: identity.namespace }),
     method: identity.method,
     mount: identity.mount,
     role: identity.role,

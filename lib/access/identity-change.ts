@@ -36,6 +36,8 @@ export interface BindingChange {
 export interface IdentityChange {
   /** Identity name. */
   readonly name: string;
+  /** Its store namespace; absent for the root namespace. */
+  readonly namespace?: string;
   /** Auth method. */
   readonly method: AuthMethod;
   /** Rule changes sorted by path; rules of the built-in `default` policy are left out. */

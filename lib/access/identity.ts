@@ -16,7 +16,8 @@ export type BindingValue = string | number | boolean | readonly string[] | Reado
  *
  * Identities are named `<auth mount path>/<role name>` (`jwt/registry-ci`,
  * `approle/orchestrator-dev`), the name the library's constructs use and the path prefix under
- * which the store addresses the role (`auth/jwt/role/registry-ci`).
+ * which the store addresses the role (`auth/jwt/role/registry-ci`) in its namespace. An identity
+ * of a namespace is told apart by {@link Identity.namespace} (`labelOf`: `approle/app (namespace ns1)`).
  */
 export interface Identity {
   /** `<mount>/<role>`. */
@@ -29,6 +30,11 @@ export interface Identity {
   readonly role: string;
   /** Stack that declares the role. */
   readonly stack: string;
+  /**
+   * The store namespace the role is in (`ns1`, canonical), absent for the root namespace. Its tokens
+   * get the policies of that namespace only: `app-x` of `ns1` is not `app-x` of the root.
+   */
+  readonly namespace?: string;
   /** Construct path of the role resource, when cdktf recorded it. */
   readonly declaredAt?: string;
   /** `token_policies`, lower-cased as the store stores them, sorted, without duplicates. */

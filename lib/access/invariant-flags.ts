@@ -5,9 +5,10 @@ import { invariantViolations } from '../invariants/invariant-check';
 import { InvariantViolation } from '../invariants/invariant-violation';
 import { invariantSubjects } from './invariant-subjects';
 import { assertInvariantsSelect } from '../invariants/invariant-selection';
+import { labelOf } from './namespaced-name';
 
 /** A violation's key: the same invariant, identity and rule on both sides is the same violation. */
-const keyOf = (v: InvariantViolation) => `${v.invariant}\u0000${v.identity}\u0000${v.rule}`;
+const keyOf = (v: InvariantViolation) => `${v.invariant}\u0000${labelOf({ name: v.identity, namespace: v.namespace })}\u0000${v.rule}`;
 
 /**
  * The review's flags of broken invariants: one per violation of `head` (identity, rule, invariant),
@@ -25,12 +26,13 @@ export function invariantFlags(base: AccessModel, head: AccessModel, invariants:
   return invariantViolations(subjects, invariants).map((v) => {
     const policies = v.policies.map((p) => `\`${p}\``).join(', ');
     const when = before.has(keyOf(v)) ? 'already broken on base, still broken by this change' : 'this change breaks it';
+    const identity = labelOf({ name: v.identity, namespace: v.namespace });
     return {
       kind: 'invariant-broken',
-      identity: v.identity,
-      identities: [v.identity],
+      identity,
+      identities: [identity],
       message:
-        `${when}: invariant \`${v.invariant}\` (${v.reason}): rule \`${v.rule}\` (${policies}) gives ${v.kind} identity \`${v.identity}\` ` +
+        `${when}: invariant \`${v.invariant}\` (${v.reason}): rule \`${v.rule}\` (${policies}) gives ${v.kind} identity \`${v.identity}\`${v.namespace === undefined ? '' : ` of the namespace \`${v.namespace}\``} ` +
         `${v.capabilities.map((c) => `\`${c}\``).join(', ')} on \`${v.path}\`, which \`${v.invariantPath}\`${v.owner === undefined ? '' : `, the own path of \`${v.owner}\`,`} covers`,
     };
   });

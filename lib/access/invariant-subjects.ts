@@ -44,6 +44,6 @@ export function invariantSubjects(model: AccessModel): InvariantSubject[] {
     .map((i) => {
       const kind = identityKindOf(i.identity);
       const own = kind === 'application' ? { ownPaths: i.acl.rules.filter(isSecretReadRule).map((r) => r.path.display) } : {};
-      return { name: i.identity.name, kind, acl: i.acl, ...own };
+      return { name: i.identity.name, ...(i.identity.namespace === undefined ? {} : { namespace: i.identity.namespace }), kind, acl: i.acl, ...own };
     });
 }

@@ -11,6 +11,7 @@ import { compareStrings } from '../private/compare-strings';
 import { MACHINE_PATH_KIND_LABEL } from '../model/machine-path-kind';
 import { MachinePathReached } from './machine-path-reason';
 import { AuthMount } from './auth-mount';
+import { labelOf, namespacedLabel } from './namespaced-name';
 
 /** Kinds of risk a change can bring, in the order a review reads them. */
 export type RiskKind =
@@ -66,6 +67,11 @@ export interface RiskFlag {
   readonly identities: readonly string[];
   /** For a login method flag: the auth method's mount path (`jwt`, `oidc`). */
   readonly authMethod?: string;
+  /**
+   * For a login method or `default` policy flag: the store namespace of that auth method or policy;
+   * absent for the root namespace. (Identities of a namespace are named as `labelOf` gives them.)
+   */
+  readonly namespace?: string;
   /** What happened, with paths and values in backticks. */
   readonly message: string;
   /** For a "people gain a path" flag: the CI and application paths the rule reaches, as the configuration records them. */
@@ -115,17 +121,18 @@ export function riskFlags(base: AccessModel, head: AccessModel, changed: readonl
   const flags: OneFlag[] = [];
   const settings: SettingRisk[] = [];
   for (const change of changed) {
-    const before = base.get(change.name)!;
-    const after = head.get(change.name)!;
+    const label = labelOf(change);
+    const before = base.get(label)!;
+    const after = head.get(label)!;
     flags.push(...ruleFlags(base, before, head, after));
     // The method's fields are the auth method's: flagged once per method (loginMethodFlags).
-    for (const b of change.bindings) if (!JWT_METHOD_FIELDS.includes(b.field)) settings.push(...bindingFlags(change.name, b.field, b.before, b.after));
+    for (const b of change.bindings) if (!JWT_METHOD_FIELDS.includes(b.field)) settings.push(...bindingFlags(label, b.field, b.before, b.after));
   }
   for (const access of head.identities) {
-    if (base.get(access.identity.name)) continue;
+    if (base.get(labelOf(access.identity))) continue;
     for (const rule of access.acl.rules) {
       if (maskHas(rule.mask, 'sudo')) {
-        flags.push({ kind: 'sudo', identity: access.identity.name, message: `new identity has \`sudo\` on \`${rule.path.display}\`` });
+        flags.push({ kind: 'sudo', identity: labelOf(access.identity), message: `new identity has \`sudo\` on \`${rule.path.display}\`` });
       }
     }
   }
@@ -133,13 +140,17 @@ export function riskFlags(base: AccessModel, head: AccessModel, changed: readonl
   flags.push(...sharedReadFlags(base, head));
   const all: RiskFlag[] = flags.map((f) => ({ ...f, identities: [f.identity] }));
   all.push(...groupSettings(settings), ...loginMethodFlags(base, head));
-  if (base.defaultPolicyText !== head.defaultPolicyText) {
-    const how = head.builtinDefault ? 'back to the built-in text' : base.builtinDefault ? 'rewritten by the configuration' : 'changed';
+  // Each namespace has its own `default`, on every token of that namespace.
+  for (const namespace of [...new Set([...base.namespaces, ...head.namespaces])].sort(compareStrings)) {
+    if (base.defaultPolicyTextIn(namespace) === head.defaultPolicyTextIn(namespace)) continue;
+    const how = head.builtinDefaultIn(namespace) ? 'back to the built-in text' : base.builtinDefaultIn(namespace) ? 'rewritten by the configuration' : 'changed';
+    const where = namespace === '' ? 'the store' : `the namespace \`${namespace}\``;
     all.push({
       kind: 'default-policy-changed',
-      identity: 'default',
+      identity: namespacedLabel('default', namespace),
       identities: [],
-      message: `the \`default\` policy is ${how}: it is on every token of the store, not only on the identities listed here`,
+      ...(namespace === '' ? {} : { namespace }),
+      message: `the \`default\` policy${namespace === '' ? '' : ` of the namespace \`${namespace}\``} is ${how}: it is on every token of ${where}, not only on the identities listed here`,
     });
   }
   return sortRiskFlags(all);
@@ -187,13 +198,15 @@ function groupSettings(settings: readonly SettingRisk[]): RiskFlag[] {
  * keys, CA certificates, client id): whoever the method accepts logs in as each of its roles.
  */
 function loginMethodFlags(base: AccessModel, head: AccessModel): RiskFlag[] {
-  const before = new Map(base.authMounts.map((m) => [m.path, m]));
+  // A mount is one namespace's: `jwt/` of `ns1` is not the root's.
+  const before = new Map(base.authMounts.map((m) => [namespacedLabel(m.path, m.namespace), m]));
   const flags: RiskFlag[] = [];
   for (const mount of head.authMounts) {
-    const roles = head.identities.filter((i) => i.identity.mount === mount.path).map((i) => i.identity.name);
+    const roles = head.identities.filter((i) => i.identity.mount === mount.path && i.identity.namespace === mount.namespace).map((i) => labelOf(i.identity));
     const who = roles.length > 0 ? `; whoever it accepts can log in as ${roles.map((r) => `\`${r}\``).join(', ')}` : '; no role uses it yet';
-    const flag = (kind: RiskKind, message: string): RiskFlag => ({ kind, identity: `${mount.path}/`, identities: roles, authMethod: mount.path, message: `${message}${who}` });
-    const old = before.get(mount.path);
+    const at = mount.namespace === undefined ? {} : { namespace: mount.namespace };
+    const flag = (kind: RiskKind, message: string): RiskFlag => ({ kind, identity: namespacedLabel(`${mount.path}/`, mount.namespace), identities: roles, authMethod: mount.path, ...at, message: `${message}${who}` });
+    const old = before.get(namespacedLabel(mount.path, mount.namespace));
     if (!old || old.type !== mount.type) {
       const settings = settingsText(mount);
       const what = old ? `the auth method at \`${mount.path}/\` is now \`${mount.type}\` (was \`${old.type}\`)` : `new \`${mount.type}\` auth method at \`${mount.path}/\``;
@@ -218,8 +231,8 @@ function settingsText(mount: AuthMount): string {
 }
 
 function ruleFlags(base: AccessModel, before: IdentityAccess, head: AccessModel, after: IdentityAccess): OneFlag[] {
-  const identity = after.identity.name;
-  const own = (model: AccessModel, access: IdentityAccess) => access.acl.rules.filter((r) => !model.isBuiltinDefaultOnly(r));
+  const identity = labelOf(after.identity);
+  const own = (model: AccessModel, access: IdentityAccess) => access.acl.rules.filter((r) => !model.isBuiltinDefaultOnly(r, access.identity.namespace));
   const beforeRules = own(base, before);
   const beforeBySlot = new Map(beforeRules.map((r) => [r.path.slot, r]));
   const afterRules = own(head, after);
@@ -325,9 +338,10 @@ function peopleFlags(base: AccessModel, head: AccessModel): OneFlag[] {
   const flags: OneFlag[] = [];
   for (const after of head.identities) {
     if (after.identity.method !== 'oidc' || after.loginRefused) continue;
-    const before = base.get(after.identity.name);
-    const old = new Map((before && !before.loginRefused ? before.acl.rules.filter((r) => !base.isBuiltinDefaultOnly(r)) : []).map((r) => [r.path.slot, r]));
-    for (const rule of after.acl.rules.filter((r) => !head.isBuiltinDefaultOnly(r))) {
+    const namespace = after.identity.namespace;
+    const before = base.get(labelOf(after.identity));
+    const old = new Map((before && !before.loginRefused ? before.acl.rules.filter((r) => !base.isBuiltinDefaultOnly(r, namespace)) : []).map((r) => [r.path.slot, r]));
+    for (const rule of after.acl.rules.filter((r) => !head.isBuiltinDefaultOnly(r, namespace))) {
       const gained = gainedCapabilities(old.get(rule.path.slot), rule);
       if (gained.length === 0) continue;
       const who = before ? 'gain' : 'new people role gets';
@@ -336,7 +350,7 @@ function peopleFlags(base: AccessModel, head: AccessModel): OneFlag[] {
       const why = stated ? `; stated reason (machinePathReason): ${JSON.stringify(stated.reason)}` : '';
       flags.push({
         kind: 'people-gained',
-        identity: after.identity.name,
+        identity: labelOf(after.identity),
         message: `${who} ${gained.map((c) => `\`${c}\``).join(', ')} on \`${rule.path.display}\`: a person can now use a path they could not${what}${why}`,
         ...(stated ? { machinePaths: stated.reaches, reason: stated.reason } : {}),
       });

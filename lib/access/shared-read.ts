@@ -3,12 +3,13 @@ import { witnessPath } from '../acl/rule-coverage';
 import { isSecretReadRule } from '../invariants/secret-read-rule';
 import { AccessModel, IdentityAccess } from './access-model';
 import { compareStrings } from '../private/compare-strings';
+import { labelOf } from './namespaced-name';
 
 /** One application able to read a path that another application's policy grants it. */
 export interface SharedRead {
-  /** The identity reading into another's paths. */
+  /** The identity reading into another's paths (`labelOf`: with its namespace when not the root's). */
   readonly reader: string;
-  /** The identity whose rule names the path. */
+  /** The identity whose rule names the path, of the reader's namespace. */
   readonly owner: string;
   /** A concrete path both can read. */
   readonly path: string;
@@ -26,6 +27,9 @@ export interface SharedRead {
  * the probe can read it, so a 1,000-application configuration costs a few thousand ACL lookups.
  * The probe is one path per rule, so two patterns that overlap only partly (neither covering
  * the other's probe) go unseen.
+ *
+ * Paths are a namespace's own: applications of two namespaces reading the same path read two
+ * different secrets, so only applications of one namespace are compared.
  *
  * @returns one entry per (reader, owner) pair, the first path found, sorted by reader then owner
  */
@@ -54,10 +58,10 @@ export function findSharedReads(model: AccessModel): SharedRead[] {
       for (const length of sortedLengths) {
         if (length > path.length) break;
         for (const reader of index.get(path.slice(0, length)) ?? []) {
-          if (reader === owner) continue;
-          const key = `${reader.identity.name}\u0000${owner.identity.name}`;
+          if (reader === owner || reader.identity.namespace !== owner.identity.namespace) continue;
+          const key = `${labelOf(reader.identity)}\u0000${labelOf(owner.identity)}`;
           if (found.has(key) || !reader.acl.check('read', path).allowed) continue;
-          found.set(key, { reader: reader.identity.name, owner: owner.identity.name, path, ownerRule: rule.path.display });
+          found.set(key, { reader: labelOf(reader.identity), owner: labelOf(owner.identity), path, ownerRule: rule.path.display });
         }
       }
     }

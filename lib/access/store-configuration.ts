@@ -5,7 +5,8 @@ import { compareStrings } from '../private/compare-strings';
 import { StoreTarget } from '../model/store-target';
 import { canonicalStoreNamespace } from '../model/store-namespace';
 import { storePolicyName } from '../model/store-policy-name';
-import { AuthMount } from './auth-mount';
+import { AuthMount, compareAuthMounts } from './auth-mount';
+import { labelOf, namespacedLabel } from './namespaced-name';
 import { MachinePathReasons, readMachinePathReasons } from './machine-path-reason';
 
 /** A policy declared by a `vault_policy` resource. */
@@ -16,6 +17,11 @@ export interface DeclaredPolicy {
   readonly text: string;
   /** Declaring stack. */
   readonly stack: string;
+  /**
+   * The store namespace it is written in (its stack's `settings.namespace`), canonical; absent for
+   * the root namespace. Only the identities of that namespace get it.
+   */
+  readonly namespace?: string;
   /** Construct path, when recorded. */
   readonly declaredAt?: string;
 }
@@ -25,9 +31,12 @@ export interface DeclaredPolicy {
  * All stacks of an output are taken to target the same store, as the platform's stacks do.
  */
 export interface StoreConfiguration {
-  /** Identities sorted by name. */
+  /** Identities sorted by name (then namespace, the root namespace's first). */
   readonly identities: readonly Identity[];
-  /** Policies by name. */
+  /**
+   * Policies by name in the root namespace, by `namespacedLabel(name, namespace)` in another
+   * (`app-x (namespace ns1)`): a namespace's policies are its own ({@link declaredPolicyIn}).
+   */
   readonly policies: ReadonlyMap<string, DeclaredPolicy>;
   /** Names of the stacks read, sorted. */
   readonly stacks: readonly string[];
@@ -50,6 +59,16 @@ export interface StoreConfiguration {
    * the stacks' `settings.namespace`, or the live store's namespace read. Absent: the root namespace.
    */
   readonly namespaces?: readonly string[];
+}
+
+/** The policy `name` of namespace `namespace` (`''` or undefined: the root) a configuration declares, if any. */
+export function declaredPolicyIn(configuration: Pick<StoreConfiguration, 'policies'>, namespace: string | undefined, name: string): DeclaredPolicy | undefined {
+  return configuration.policies.get(namespacedLabel(name, namespace));
+}
+
+/** Identities by name, then namespace (the root namespace's first): the order of {@link StoreConfiguration.identities}. */
+export function compareIdentities(a: Identity, b: Identity): number {
+  return compareStrings(a.name, b.name) || compareStrings(a.namespace ?? '', b.namespace ?? '');
 }
 
 /** Provider defaults for fields left unset (so that unset and default compare equal). */
@@ -177,57 +196,61 @@ export function storeConfigurationOf(
   };
   for (const stack of stacks) {
     const read = readings.of(stack);
+    // Mounts, policies and identities are keyed by namespace and name: two namespaces' never meet.
     for (const mount of read('mounts')) {
-      if (!mounts.has(mount.path)) mounts.set(mount.path, mount);
+      const key = namespacedLabel(mount.path, mount.namespace);
+      if (!mounts.has(key)) mounts.set(key, mount);
     }
     for (const policy of read('policies')) {
-      const existing = policies.get(policy.name);
+      const key = labelOf(policy);
+      const existing = policies.get(key);
       if (existing && existing.text !== policy.text) {
-        const kept = keep('policy', policy.name, existing, policy);
+        const kept = keep('policy', key, existing, policy);
         if (kept === undefined && existing.stack === policy.stack) {
           const at = [existing, policy].map((p) => p.declaredAt ?? 'a resource without construct path').join(' and ');
           throw new Error(
-            `stack ${policy.stack}: policy "${policy.name}" is written twice with different texts (${at}); ` +
+            `stack ${policy.stack}: policy "${key}" is written twice with different texts (${at}); ` +
               'the store would keep whichever text the engine writes last: declare each policy name once',
           );
         }
         if (kept === undefined) {
           throw new Error(
-            `policy "${policy.name}" is declared with different texts in stacks ${existing.stack} and ${policy.stack}; ` +
+            `policy "${key}" is declared with different texts in stacks ${existing.stack} and ${policy.stack}; ` +
               'the access analysis takes all stacks to target one store',
           );
         }
-        policies.set(policy.name, kept);
+        policies.set(key, kept);
         continue;
       }
-      policies.set(policy.name, policy);
+      policies.set(key, policy);
     }
     for (const identity of read('identities')) {
-      const existing = identities.get(identity.name);
+      const key = labelOf(identity);
+      const existing = identities.get(key);
       if (existing) {
-        const kept = keep('identity', identity.name, existing, identity);
+        const kept = keep('identity', key, existing, identity);
         if (kept === undefined) {
           throw new Error(
-            `identity ${identity.name} is declared in stacks ${existing.stack} and ${identity.stack}; ` +
+            `identity ${key} is declared in stacks ${existing.stack} and ${identity.stack}; ` +
               'the access analysis takes all stacks to target one store',
           );
         }
-        identities.set(identity.name, kept);
+        identities.set(key, kept);
         continue;
       }
-      identities.set(identity.name, identity);
+      identities.set(key, identity);
     }
   }
   const store = recordedStoreTarget(stacks);
   const namespaces = [...new Set(stacks.map((s) => canonicalStoreNamespace(s.namespace ?? '')))].sort(compareStrings);
   return {
-    identities: [...identities.values()].sort((a, b) => compareStrings(a.name, b.name)),
+    identities: [...identities.values()].sort(compareIdentities),
     policies,
     stacks: stacks.map((s) => s.name),
     ...(store ? { store } : {}),
     // Only when a stack applies in a namespace: a root-namespace configuration reads as before.
     ...(namespaces.some((n) => n !== '') ? { namespaces } : {}),
-    authMounts: [...mounts.values()].sort((a, b) => compareStrings(a.path, b.path)),
+    authMounts: [...mounts.values()].sort(compareAuthMounts),
     machinePathReasons: readMachinePathReasons(stacks),
     overridden: overridden.sort((a, b) => compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name)),
   };
@@ -299,7 +322,7 @@ function readPolicies(stack: SynthStack, resolver: ReferenceResolver): DeclaredP
     if (typeof name !== 'string' || typeof text !== 'string') {
       throw new Error(`${stack.name}: ${where}: "name" and "policy" must be strings`);
     }
-    return { name: storePolicyName(name), text, stack: stack.name, declaredAt: declaredAt(block) };
+    return { name: storePolicyName(name), text, stack: stack.name, ...namespaceOf(stack), declaredAt: declaredAt(block) };
   });
 }
 
@@ -309,7 +332,7 @@ function readAuthMounts(stack: SynthStack, resolver: ReferenceResolver): AuthMou
   for (const [id, block] of Object.entries(stack.resources.vault_auth_backend ?? {})) {
     const field = fieldReader(resolver, block, 'vault_auth_backend', `vault_auth_backend.${id}`);
     const type = String(field('type') ?? '');
-    out.push({ path: mountPath(field('path') ?? type), type, stack: stack.name, declaredAt: declaredAt(block), settings: {} });
+    out.push({ path: mountPath(field('path') ?? type), type, stack: stack.name, ...namespaceOf(stack), declaredAt: declaredAt(block), settings: {} });
   }
   for (const [id, block] of Object.entries(stack.resources.vault_jwt_auth_backend ?? {})) {
     const field = fieldReader(resolver, block, 'vault_jwt_auth_backend', `vault_jwt_auth_backend.${id}`);
@@ -318,7 +341,7 @@ function readAuthMounts(stack: SynthStack, resolver: ReferenceResolver): AuthMou
       const value = jwtMethodBinding(field(name));
       if (value !== undefined) settings[name] = value;
     }
-    out.push({ path: mountPath(field('path') ?? 'jwt'), type: String(field('type') ?? 'jwt'), stack: stack.name, declaredAt: declaredAt(block), settings });
+    out.push({ path: mountPath(field('path') ?? 'jwt'), type: String(field('type') ?? 'jwt'), stack: stack.name, ...namespaceOf(stack), declaredAt: declaredAt(block), settings });
   }
   return out;
 }
@@ -385,6 +408,7 @@ function identity(
     mount,
     role,
     stack: stack.name,
+    ...namespaceOf(stack),
     declaredAt: declaredAt(raw),
     tokenPolicies: [...new Set((Array.isArray(policies) ? policies : []).map((p) => storePolicyName(String(p))).filter((p) => p !== ''))].sort(),
     noDefaultPolicy: field('token_no_default_policy') === true,
@@ -425,6 +449,12 @@ function normalise(field: string, value: unknown, splitClaims: boolean): Binding
   }
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
   return JSON.stringify(value);
+}
+
+/** `{ namespace }` of a stack applied in a namespace (`settings.namespace`), `{}` for the root namespace. */
+function namespaceOf(stack: SynthStack): { namespace?: string } {
+  const namespace = canonicalStoreNamespace(stack.namespace ?? '');
+  return namespace === '' ? {} : { namespace };
 }
 
 function declaredAt(block: ResourceBlock): string | undefined {

@@ -4,6 +4,7 @@ import { STORE_CAPABILITIES, StoreCapability, capabilitiesOf, isDenyMask, maskHa
 import { STORE_KINDS, StoreTarget } from '../model/store-target';
 import { AccessModel } from './access-model';
 import { KnownKvMount, kvPathForm } from './kv-path-form';
+import { pathSeenFrom } from './namespaced-name';
 
 /** The words `who-can` asks about on the store `target`: its capabilities but `deny`, in documentation order. */
 export function whoCanCapabilities(target: StoreTarget): StoreCapability[] {
@@ -38,6 +39,8 @@ export function whoCanRefusal(word: string, target: StoreTarget): string | undef
 export interface WhoCanEntry {
   /** Identity name. */
   readonly identity: string;
+  /** The identity's store namespace; absent for the root namespace. */
+  readonly namespace?: string;
   /** The governing rule's path pattern. */
   readonly rule: string;
   /** Policies contributing to that rule. */
@@ -53,6 +56,8 @@ export interface WhoCanEntry {
 export interface WhoCanUnevaluated {
   /** Identity name. */
   readonly identity: string;
+  /** The identity's store namespace; absent for the root namespace. */
+  readonly namespace?: string;
   /** The policies not fully evaluated, each with why (the key, or what could not be read). */
   readonly policies: ReadonlyArray<{ readonly name: string; readonly reasons: readonly string[] }>;
 }
@@ -63,6 +68,8 @@ export interface WhoCanAnswer {
   readonly capability: StoreCapability;
   /** The request path asked about. */
   readonly path: string;
+  /** The store namespace the request is made in; absent for the root namespace. */
+  readonly namespace?: string;
   /**
    * The path the answer is for, as the store checks it: `/` appended for LIST and SCAN, the KV
    * form the mount serves (see {@link notes}).
@@ -93,6 +100,28 @@ export interface WhoCanOptions {
    * in the other version's form is answered for the form the mount serves, with a note.
    */
   readonly kvMounts?: readonly KnownKvMount[];
+  /**
+   * The store namespace the request is made in (`ns1`, canonical; `''` the root namespace). Paths
+   * are a namespace's own: a token of that namespace is checked at the path, one of a namespace
+   * above it at the path with the namespaces between in front (`ns1/secret/...` for a token of the
+   * root, as the store checks it), and one of any other namespace cannot act there.
+   * @default the model's namespace, when it has one only (the root namespace for a configuration without `settings.namespace`)
+   */
+  readonly namespace?: string;
+}
+
+/**
+ * The namespace {@link whoCan} answers for: the one given, else the model's only one.
+ * @throws Error naming the namespaces when the model has several and none is given
+ */
+export function whoCanNamespace(model: AccessModel, given?: string): string {
+  if (given !== undefined) return given;
+  const namespaces = model.namespaces;
+  if (namespaces.length === 1) return namespaces[0];
+  throw new Error(
+    `the configuration's identities are in several store namespaces (${namespaces.map((n) => (n === '' ? '(root)' : n)).join(', ')}), ` +
+      'whose paths are different objects: say which namespace the request is made in (--namespace)',
+  );
 }
 
 /**
@@ -107,6 +136,7 @@ export interface WhoCanOptions {
 export function whoCan(model: AccessModel, capability: StoreCapability, path: string, options: WhoCanOptions = {}): WhoCanAnswer {
   const refusal = whoCanRefusal(capability, model.store);
   if (refusal !== undefined) throw new Error(refusal);
+  const namespace = whoCanNamespace(model, options.namespace);
   const notes: string[] = [];
   const form = kvPathForm(capability, path, options.kvMounts ?? []);
   if (form) notes.push(form.note);
@@ -125,12 +155,16 @@ export function whoCan(model: AccessModel, capability: StoreCapability, path: st
   const notFullyEvaluated: WhoCanUnevaluated[] = [];
   for (const access of model.identities) {
     if (access.loginRefused) continue;
+    // The path as the identity's policies see it, or none: its tokens cannot act in that namespace.
+    const seen = pathSeenFrom(access.identity.namespace ?? '', namespace, asked);
+    if (seen === undefined) continue;
+    const at = access.identity.namespace === undefined ? {} : { namespace: access.identity.namespace };
     if (access.unevaluated.size > 0) {
-      notFullyEvaluated.push({ identity: access.identity.name, policies: [...access.unevaluated].map(([name, reasons]) => ({ name, reasons })) });
+      notFullyEvaluated.push({ identity: access.identity.name, ...at, policies: [...access.unevaluated].map(([name, reasons]) => ({ name, reasons })) });
     }
-    const decision = access.acl.check(capability, asked);
+    const decision = access.acl.check(capability, seen);
     if (!decision.rule) continue;
-    const entry = entryOf(access.identity.name, decision.rule);
+    const entry = entryOf(access.identity.name, access.identity.namespace, decision.rule);
     if (decision.allowed) allowed.push(entry);
     else if (isDenyMask(decision.rule.mask)) denied.push(entry);
     else if (decision.sudoPath !== undefined && maskHas(decision.rule.mask, capability)) needSudo.push(entry);
@@ -141,9 +175,15 @@ export function whoCan(model: AccessModel, capability: StoreCapability, path: st
         'the answer counts its other rules, and they may have more access than shown (listed below)',
     );
   }
-  return { capability, path, evaluatedPath, notes, allowed, denied, needSudo, notFullyEvaluated };
+  return { capability, path, ...(namespace === '' ? {} : { namespace }), evaluatedPath, notes, allowed, denied, needSudo, notFullyEvaluated };
 }
 
-function entryOf(identity: string, rule: AclRule): WhoCanEntry {
-  return { identity, rule: rule.path.display, policies: rule.policies, ...(rule.constraints.length > 0 ? { constraints: rule.constraints } : {}) };
+function entryOf(identity: string, namespace: string | undefined, rule: AclRule): WhoCanEntry {
+  return {
+    identity,
+    ...(namespace === undefined ? {} : { namespace }),
+    rule: rule.path.display,
+    policies: rule.policies,
+    ...(rule.constraints.length > 0 ? { constraints: rule.constraints } : {}),
+  };
 }

@@ -1,5 +1,7 @@
 import { AccessModel } from '../access/access-model';
-import { WhoCanAnswer, WhoCanEntry, whoCan, whoCanCapabilities, whoCanRefusal } from '../access/who-can';
+import { WhoCanAnswer, WhoCanEntry, whoCan, whoCanCapabilities, whoCanNamespace, whoCanRefusal } from '../access/who-can';
+import { namespacedLabel } from '../access/namespaced-name';
+import { canonicalStoreNamespace, storeNamespaceProblems } from '../model/store-namespace';
 import { STORE_KINDS, StoreTarget } from '../model/store-target';
 import { StoreCapability } from '../acl/store-capability';
 import { Command } from './command';
@@ -18,7 +20,7 @@ export const whoCanCommand: Command = {
   name: 'who-can',
   summary: 'the identities that can use a capability on a path, and through which rule',
   usage: [
-    'Usage: secretstore-iac who-can CAPABILITY PATH [SOURCE] [--format text|json]',
+    'Usage: secretstore-iac who-can CAPABILITY PATH [SOURCE] [--namespace NS] [--format text|json]',
     '',
     'Lists the identities whose tokens may use CAPABILITY (create, read, update, patch, delete,',
     'list, sudo; scan on OpenBao; subscribe, recover on HashiCorp Vault) on the request PATH',
@@ -34,9 +36,16 @@ export const whoCanCommand: Command = {
     'keys is marked "constrained"; identities holding a policy that is not fully evaluated are listed',
     'as "may have more access" (docs/access.md).',
     '',
+    'Paths and policies are a store namespace\'s own (OpenBao namespaces): PATH is a request made in',
+    'the namespace of the configuration (settings.namespace; the live store\'s: VAULT_NAMESPACE). When',
+    'the stacks are in several namespaces, --namespace NS says which ("" the root namespace); an',
+    'identity of a namespace above it is checked at the path with NS in front, as the store does, and',
+    'one of any other namespace cannot act there. Identities of a namespace are shown with it.',
+    '',
     SOURCE_HELP,
     `SOURCE defaults to ${DEFAULT_SOURCE}; \`${LIVE_SOURCE}\` reads the live store (VAULT_TOKEN, read/list only).`,
     '',
+    '  --namespace NS       the store namespace the request is made in',
     '  --format text|json   plain lines (default) or JSON',
     '',
     'Exit codes: 0 answered (even when nobody can), 2 usage error, 3 runtime error.',
@@ -44,7 +53,7 @@ export const whoCanCommand: Command = {
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
       args,
-      { format: { type: 'string' } },
+      { format: { type: 'string' }, namespace: { type: 'string' } },
       { min: 2, max: 3, names: 'CAPABILITY, PATH and an optional SOURCE' },
     );
     const format = formatOption(values.format, ['text', 'json'] as const, 'text');
@@ -67,7 +76,17 @@ export const whoCanCommand: Command = {
             : `${label} names no settings.store, so OpenBao is assumed`;
       throw new UsageError(`${refusal} (${terminalLine(whence)})`);
     }
-    const answered = whoCan(await AccessModel.load(configuration), capability as StoreCapability, path, { kvMounts });
+    const given = values.namespace === undefined ? undefined : canonicalStoreNamespace(String(values.namespace));
+    const problems = given === undefined || given === '' ? [] : storeNamespaceProblems('--namespace', given);
+    if (problems.length > 0) throw new UsageError(`--namespace "${terminalLine(given!)}" ${problems[0].rule}`);
+    const model = await AccessModel.load(configuration);
+    let namespace: string;
+    try {
+      namespace = whoCanNamespace(model, given);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const answered = whoCan(model, capability as StoreCapability, path, { kvMounts, namespace });
     // A live store without a single role was most often read in the wrong namespace: said, not left as "nobody".
     const answer =
       source === LIVE_SOURCE && configuration.identities.length === 0
@@ -92,7 +111,7 @@ export const whoCanCommand: Command = {
 function entryLine(e: WhoCanEntry, verb: 'via' | 'by'): string {
   const constrained = e.constraints ? `; constrained: ${terminalLine(e.constraints.join(', '))}` : '';
   // Identities, rules and policies may come from the live store: one escaped line each.
-  return `  ${terminalLine(e.identity)}  ${verb} "${terminalLine(e.rule)}" (policies: ${terminalLine(e.policies.join(', '))}${constrained})`;
+  return `  ${terminalLine(namespacedLabel(e.identity, e.namespace))}  ${verb} "${terminalLine(e.rule)}" (policies: ${terminalLine(e.policies.join(', '))}${constrained})`;
 }
 
 /**
@@ -101,7 +120,7 @@ function entryLine(e: WhoCanEntry, verb: 'via' | 'by'): string {
  * `sudo`, and those holding a policy that is not fully evaluated.
  */
 function whoCanText(answer: WhoCanAnswer): string[] {
-  const lines = [`${answer.capability} on ${terminalLine(answer.path)}:`];
+  const lines = [`${answer.capability} on ${terminalLine(answer.path)}${answer.namespace === undefined ? '' : ` in the namespace ${terminalLine(answer.namespace)}`}:`];
   for (const note of answer.notes) lines.push(`  note: ${terminalLine(note)}`);
   if (answer.allowed.length === 0) lines.push('  nobody');
   for (const e of answer.allowed) lines.push(entryLine(e, 'via'));
@@ -117,7 +136,7 @@ function whoCanText(answer: WhoCanAnswer): string[] {
     lines.push('may have more access: not fully evaluated:');
     for (const u of answer.notFullyEvaluated) {
       const policies = u.policies.map((p) => `policy "${p.name}": ${p.reasons.join('; ')}`).join('; ');
-      lines.push(`  ${terminalLine(u.identity)}  (${terminalLine(policies)})`);
+      lines.push(`  ${terminalLine(namespacedLabel(u.identity, u.namespace))}  (${terminalLine(policies)})`);
     }
   }
   return lines;

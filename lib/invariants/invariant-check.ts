@@ -20,7 +20,9 @@ import { InvariantViolation } from './invariant-violation';
  * violation per invariant, identity and rule, with the shortest such path; sorted by invariant,
  * identity, rule. The path `@other-applications` stands, for each identity, for the own paths of
  * every other application (`InvariantSubject.ownPaths`): a request path counts when it belongs to
- * another application and not to the identity ({@link PathOwnership}).
+ * another application and not to the identity ({@link PathOwnership}). Paths are a store namespace's
+ * own: an identity of a namespace is checked on its namespace's paths, and its "other applications"
+ * are those of its namespace.
  * @throws Error naming the invariant and the identity when their rules are too many to search
  */
 export function invariantViolations(subjects: readonly InvariantSubject[], invariants: readonly AccessInvariant[]): InvariantViolation[] {
@@ -28,7 +30,13 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
   const scopes = new InvariantScopes();
   // Identities whose rules near an invariant path are the same share its search.
   const cache: GrantWitnessCache = new Map();
-  const ownership = invariants.some((i) => i.paths.includes(OTHER_APPLICATIONS)) ? new PathOwnership(subjects) : undefined;
+  // One ownership per namespace: an application of another namespace owns paths of that namespace only.
+  const ownerships = new Map<string, PathOwnership>();
+  const ownershipOf = (namespace: string | undefined): PathOwnership => {
+    let o = ownerships.get(namespace ?? '');
+    if (o === undefined) ownerships.set(namespace ?? '', (o = new PathOwnership(subjects.filter((s) => s.namespace === namespace))));
+    return o;
+  };
   for (const invariant of invariants) {
     for (const subject of subjects) {
       if (!selects(invariant.who, subject.name, subject.kind)) continue;
@@ -43,7 +51,7 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
         const scope: SearchScope =
           pattern !== OTHER_APPLICATIONS
             ? { patterns: [RulePath.parse(pattern)], covers: (c, path) => (scopes.covers(pattern, c, path, acl) ? { invariantPath: pattern } : undefined), key: pattern }
-            : otherApplications(ownership!, subject.name);
+            : otherApplications(ownershipOf(subject.namespace), subject.name);
         let found: Map<AclRule, Map<StoreCapability, GrantWitness>>;
         try {
           found = grantWitnesses(acl, forbidden, scope, cache);
@@ -60,6 +68,7 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
           invariant: invariant.id,
           reason: invariant.reason,
           identity: subject.name,
+          ...(subject.namespace === undefined ? {} : { namespace: subject.namespace }),
           kind: subject.kind,
           capabilities: capabilityNames(capabilityMask(witnesses.keys())),
           rule: rule.path.display,
@@ -72,7 +81,9 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
       }
     }
   }
-  return out.sort((a, b) => compareStrings(a.invariant, b.invariant) || compareStrings(a.identity, b.identity) || compareStrings(a.rule, b.rule));
+  return out.sort(
+    (a, b) => compareStrings(a.invariant, b.invariant) || compareStrings(a.identity, b.identity) || compareStrings(a.namespace ?? '', b.namespace ?? '') || compareStrings(a.rule, b.rule),
+  );
 }
 
 /**

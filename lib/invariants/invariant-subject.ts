@@ -3,8 +3,13 @@ import { IdentityKind } from './identity-kind';
 
 /** An identity an invariant is checked on: its name, its kind and the ACL of its tokens. */
 export interface InvariantSubject {
-  /** `<auth mount>/<role>`. */
+  /** `<auth mount>/<role>` (what selectors match, in every namespace). */
   readonly name: string;
+  /**
+   * Its store namespace; absent for the root namespace. Its ACL's paths, the invariants' paths and
+   * the applications' own paths it is checked against are that namespace's.
+   */
+  readonly namespace?: string;
   /** What it is. */
   readonly kind: IdentityKind;
   /** The ACL of its tokens, as the store builds it. */

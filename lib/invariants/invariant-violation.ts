@@ -6,6 +6,8 @@ export interface InvariantViolation {
   readonly reason: string;
   /** The identity. */
   readonly identity: string;
+  /** Its store namespace; absent for the root namespace. */
+  readonly namespace?: string;
   /** Its kind. */
   readonly kind: string;
   /** The forbidden capabilities the rule grants, in documentation order. */
@@ -34,7 +36,7 @@ export function violationText(v: InvariantViolation): string {
   const policies = v.policies.length === 0 ? '' : `, ${v.policies.length === 1 ? 'policy' : 'policies'} ${v.policies.join(', ')}`;
   const declared = v.declaredBy.length === 0 ? '' : `; granted by ${v.declaredBy.join(', ')}`;
   return (
-    `${v.identity} (${v.kind}) can ${v.capabilities.join(', ')} ${v.path}${v.owner === undefined ? '' : `, ${invariantPathText(v)}`} (rule "${v.rule}"${policies}${declared}): ` +
+    `${v.namespace === undefined ? v.identity : `${v.identity} in the namespace ${v.namespace}`} (${v.kind}) can ${v.capabilities.join(', ')} ${v.path}${v.owner === undefined ? '' : `, ${invariantPathText(v)}`} (rule "${v.rule}"${policies}${declared}): ` +
     `breaks invariant "${v.invariant}" (${v.reason})`
   );
 }

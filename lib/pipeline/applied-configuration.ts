@@ -26,7 +26,7 @@ export async function appliedConfiguration(baseOutdir: string, headOutdir: strin
     capabilities(identity, kind, path) {
       const access = model.get(identity);
       const rule = access?.acl.rules.find((r) => r.path.kind === kind && r.path.display === path);
-      if (rule === undefined || (model.builtinDefault && model.isBuiltinDefaultOnly(rule))) return [];
+      if (rule === undefined || model.isBuiltinDefaultOnly(rule, access?.identity.namespace)) return [];
       return capabilityNames(rule.mask);
     },
     binding(identity, field) {

@@ -9,6 +9,8 @@ import { AuthMethod, Identity } from '../access/identity';
 import { DeclaredPolicy, JWT_METHOD_FIELDS, StoreConfiguration, jwtMethodBinding, roleBindings } from '../access/store-configuration';
 import { mapLimited } from '../private/map-limited';
 import { STORE_OBJECT_CATALOGUE } from '../catalogue/store-object-catalogue';
+import { canonicalStoreNamespace } from '../model/store-namespace';
+import { namespacedLabel } from '../access/namespaced-name';
 
 /** Policies every store has that no stack creates: never reported as unmanaged (the store's built-ins, one list with SSI-R9's). */
 export const BUILTIN_POLICIES: readonly string[] = RESERVED_POLICY_NAMES;
@@ -406,12 +408,14 @@ export async function readLiveStore(client: StoreClient): Promise<LiveStore> {
 /**
  * The live store as the configuration model the access report, diff and who-can use: one
  * identity per role (named `<mount>/<role>`, the JWT method's issuer and key source as bindings
- * as for a declared role), and every policy except `root` and an unchanged built-in `default` (kept out
+ * as for a declared role), in the namespace read (`LiveStore.namespace`), and every policy except `root` and an unchanged built-in `default` (kept out
  * so that the model treats it as the built-in, as it does for a synthesized output).
  * @param label the "stack" the identities and policies are attributed to
  */
 export function liveStoreConfiguration(store: LiveStore, label = 'store'): StoreConfiguration {
   const configs = new Map(store.jwtConfigs.map((c) => [c.mount, c.fields]));
+  // Everything read is of the namespace read: its roles get its policies only.
+  const namespace = store.namespace === undefined || store.namespace === '' ? {} : { namespace: canonicalStoreNamespace(store.namespace) };
   const identities: Identity[] = store.roles.map((r) => {
     const field = (name: string) => r.fields[name];
     const bindings = roleBindings(r.method, field, 'store');
@@ -428,6 +432,7 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
       mount: r.mount,
       role: r.role,
       stack: label,
+      ...namespace,
       tokenPolicies: [...new Set(policies.map((p) => storePolicyName(String(p))).filter((p) => p !== ''))].sort(compareStrings),
       noDefaultPolicy: r.fields.token_no_default_policy === true,
       bindings: Object.fromEntries(Object.entries(bindings).sort(([a], [b]) => compareStrings(a, b))),
@@ -439,7 +444,7 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
     const name = storePolicyName(listed);
     if (name === ROOT_POLICY_NAME) continue;
     if (name === DEFAULT_POLICY_NAME && isUnchangedDefault(store, text)) continue;
-    policies.set(name, { name, text, stack: label });
+    policies.set(namespacedLabel(name, namespace.namespace), { name, text, stack: label, ...namespace });
   }
   // The token method is every store's (and namespace's) own: not a login method a configuration adds.
   const authMounts = store.mounts
@@ -450,7 +455,7 @@ export function liveStoreConfiguration(store: LiveStore, label = 'store'): Store
         const value = config ? jwtMethodBinding(config[name]) : undefined;
         return value === undefined ? [] : [[name, value]];
       }));
-      return { path: m.path, type: m.type, stack: label, settings };
+      return { path: m.path, type: m.type, stack: label, ...namespace, settings };
     })
     .sort((a, b) => compareStrings(a.path, b.path));
   return {

@@ -11,7 +11,7 @@ import { mountTypeMismatch } from './mount-type-mismatch';
 import { describeMountAttributeChange, mountAttributeChanges } from './mount-attribute-changes';
 import { unconfiguredJwtMount } from './unconfigured-jwt-mount';
 import { BUILTIN_POLICIES, JWT_CONFIG_FIELDS, LiveStore, isBuiltinAuthMount, isUnchangedDefault, liveStoreConfiguration, normaliseConfigValue } from './live-store-reader';
-import { JWT_METHOD_FIELDS, StoreConfiguration } from '../access/store-configuration';
+import { JWT_METHOD_FIELDS, StoreConfiguration, declaredPolicyIn } from '../access/store-configuration';
 
 /** Kinds of drift, in the order a report lists them. */
 export type DriftKind = 'missing' | 'changed' | 'builtin-changed' | 'unmanaged';
@@ -131,7 +131,8 @@ export async function detectDrift(
       }
     } else if (o.kind === 'policy') {
       const text = live.policies.get(o.name);
-      const want = configuration.policies.get(o.name)?.text ?? '';
+      // The stacks' policy of the namespace read (drift reads the one namespace the stacks apply in).
+      const want = declaredPolicyIn(configuration, live.namespace, o.name)?.text ?? '';
       if (text === undefined) {
         findings.push({ kind: 'missing', ...at(o), identities: declaredUsersOf(o.name), summary: `policy ${o.name} is declared but missing on the store: it grants nothing until its stack is applied`, details: [] });
       } else if (text !== want) {
@@ -187,7 +188,7 @@ export async function detectDrift(
   // The built-in default policy changed on the store while no stack declares it.
   const liveDefault = live.policies.get(DEFAULT_POLICY_NAME);
   // Compared with the live store's own built-in text (Vault's has a control-group rule OpenBao's lacks).
-  if (!configuration.policies.has(DEFAULT_POLICY_NAME) && liveDefault !== undefined && !isUnchangedDefault(live, liveDefault)) {
+  if (declaredPolicyIn(configuration, live.namespace, DEFAULT_POLICY_NAME) === undefined && liveDefault !== undefined && !isUnchangedDefault(live, liveDefault)) {
     const builtin = defaultPolicyText(live.store?.kind ?? configuration.store?.kind);
     findings.push({
       kind: 'builtin-changed',

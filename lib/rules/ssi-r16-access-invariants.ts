@@ -60,7 +60,8 @@ export const SSI_R16: PlatformRule = {
     // The final documents, read once for the roles and their policies.
     const documents = finalDocuments(d.stacks[0] ?? d.invariants[0]);
     const roles = declaredRoles(d, documents);
-    const byName = new Map(roles.map((r) => [r.identityName, r]));
+    // By namespace and name: two namespaces' roles of one name are two roles.
+    const byName = new Map(roles.map((r) => [`${r.namespace}\u0000${r.identityName}`, r]));
     const finals = new FinalPolicies(d, target, documents);
     const subjects = roles.map((r) => finals.subjectOf(r));
     // An invariant that speaks of no declared role checks nothing: a problem of its declaration.
@@ -73,7 +74,7 @@ export const SSI_R16: PlatformRule = {
       const granted = v.declaredBy.length > 0 ? `; granted by ${v.declaredBy.join(', ')}` : '';
       const policies = `polic${v.policies.length === 1 ? 'y' : 'ies'} ${v.policies.join(', ')}`;
       return {
-        constructPath: byName.get(v.identity)!.path,
+        constructPath: byName.get(`${v.namespace ?? ''}\u0000${v.identity}`)!.path,
         problem: new ValidationProblem(
           `policy.rules["${v.rule}"]`,
           v.capabilities,
@@ -186,6 +187,8 @@ class FinalPolicies {
     const acl = Acl.fromPolicies(parsed, { store: this.target.kind, listLookup: listLookupOf(this.target) });
     return {
       name: role.identityName,
+      // Its namespace's paths: another namespace's applications own none of them (issue 45).
+      ...(role.namespace !== '' ? { namespace: role.namespace } : {}),
       kind: role.kind,
       acl,
       ...(role.ownPath !== undefined ? { ownPaths: [role.ownPath] } : {}),

@@ -1,5 +1,6 @@
 import { AccessDiff } from '../access/access-diff';
 import { AccessModel, IdentityAccess } from '../access/access-model';
+import { labelOf } from '../access/namespaced-name';
 import { RiskFlag, sortRiskFlags } from '../access/risk-flag';
 import { AclRule } from '../acl/acl';
 import { StoreCapability, capabilityNames, isDenyMask, isStoreCapability } from '../acl/store-capability';
@@ -94,7 +95,7 @@ function later(a: string | undefined, b: string): string {
 
 /** The rules of an identity a configuration declares (not those of the built-in `default` policy alone). */
 function ownRules(model: AccessModel, access: IdentityAccess): AclRule[] {
-  return access.acl.rules.filter((r) => !isDenyMask(r.mask) && !model.isBuiltinDefaultOnly(r));
+  return access.acl.rules.filter((r) => !isDenyMask(r.mask) && !model.isBuiltinDefaultOnly(r, access.identity.namespace));
 }
 
 /**
@@ -137,9 +138,11 @@ export function removedAccessUse(
     grants.set(key, found);
     return found;
   };
-  const changedRules = new Map(diff.changed.map((c) => [c.name, new Map(c.rules.map((r) => [r.path, r]))]));
-  const names = [...diff.removed.map((r) => r.name), ...diff.changed.map((c) => c.name)];
-  for (const name of names) {
+  // Identities by namespace and name (labelOf); the usage is of its namespace's identities only.
+  const changedRules = new Map(diff.changed.map((c) => [labelOf(c), new Map(c.rules.map((r) => [r.path, r]))]));
+  const usageNamespace = usage.namespace ?? '';
+  for (const identity of [...diff.removed, ...diff.changed]) {
+    const name = labelOf(identity);
     const before = base.get(name);
     if (!before || before.loginRefused) continue;
     const after = head.get(name);
@@ -160,7 +163,7 @@ export function removedAccessUse(
       const t = taken.get(rule.path.slot);
       if (t) grant(name, rule, t.removal, t.lost);
     }
-    for (const request of usedBy.get(name) ?? []) {
+    for (const request of (identity.namespace ?? '') === usageNamespace ? (usedBy.get(identity.name) ?? []) : []) {
       if (!isStoreCapability(request.operation, base.store.kind)) continue;
       const operation = request.operation as StoreCapability;
       const decision = before.acl.check(operation, request.path);

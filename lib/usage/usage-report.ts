@@ -1,10 +1,11 @@
 import { AccessModel, IdentityAccess } from '../access/access-model';
-import { StoreConfiguration } from '../access/store-configuration';
+import { StoreConfiguration, declaredPolicyIn } from '../access/store-configuration';
 import { AclRule } from '../acl/acl';
 import { StoreCapability, capabilityNames, isDenyMask, isStoreCapability } from '../acl/store-capability';
 import { DEFAULT_POLICY_NAME } from '../acl/default-policy';
 import { compareStrings } from '../private/compare-strings';
 import { canonicalStoreNamespace } from '../model/store-namespace';
+import { labelOf, namespacedLabel, pathSeenFrom } from '../access/namespaced-name';
 import { AuditEntry, AuditReadCounts, AuditWindow, inLogOrder, readAuditEntries } from './audit-log-reader';
 import { ruleSources } from './rule-sources';
 import { grantDeclaration } from './grant-declaration';
@@ -253,7 +254,8 @@ export class UsageAggregator {
     this.namespace = canonicalStoreNamespace(namespace ?? '');
     for (const access of model.identities) {
       const acc: IdentityAcc = { access, logins: 0, used: new Map(), denied: new Map() };
-      this.byName.set(access.identity.name, acc);
+      // By namespace and name: the login of `approle/app` in ns1 is not the root's `approle/app`'s.
+      this.byName.set(labelOf(access.identity), acc);
     }
   }
 
@@ -261,7 +263,7 @@ export class UsageAggregator {
   private loginOrigin(e: AuditEntry, mount: string): Origin {
     if (e.namespace !== this.namespace) return OTHER_NAMESPACE;
     const role = e.appRole ?? e.jwtRole;
-    const acc = role === undefined ? undefined : this.byName.get(`${mount}/${role}`);
+    const acc = role === undefined ? undefined : this.byName.get(namespacedLabel(`${mount}/${role}`, this.namespace));
     return acc ? { kind: 'identity', acc } : UNDECLARED;
   }
 
@@ -416,14 +418,14 @@ export class UsageAggregator {
           .map((r) => ({ path: r.path, operation: r.operation, count: r.count, lastUse: r.last })),
       }));
     const unused: UnusedGrant[] = acl.rules
-      .filter((r) => !isDenyMask(r.mask) && !acc.used.has(r.path.display) && r.policies.some((p) => p !== DEFAULT_POLICY_NAME || !this.model.builtinDefault))
+      .filter((r) => !isDenyMask(r.mask) && !acc.used.has(r.path.display) && r.policies.some((p) => p !== DEFAULT_POLICY_NAME || !this.model.builtinDefaultIn(identity.namespace)))
       .sort((a, b) => compareStrings(a.path.display, b.path.display))
       .map((r) => {
         const policies = r.policies.map((name) => {
-          const declaredAt = this.configuration.policies.get(name)?.declaredAt;
+          const declaredAt = declaredPolicyIn(this.configuration, identity.namespace, name)?.declaredAt;
           return declaredAt !== undefined ? { name, declaredAt } : { name };
         });
-        const declaredBy = [...new Set(r.policies.flatMap((name) => this.sourcesOf(name).get(r.path.display) ?? []))].sort(compareStrings);
+        const declaredBy = [...new Set(r.policies.flatMap((name) => this.sourcesOf(identity.namespace, name).get(r.path.display) ?? []))].sort(compareStrings);
         return { rule: r.path.display, capabilities: capabilityNames(r.mask), policies, declaredBy, fix: unusedFix(identity.name, r, declaredBy, isPipelineRole(identity.declaredAt)) };
       });
     const denied = [...acc.denied.values()]
@@ -446,24 +448,27 @@ export class UsageAggregator {
 
   private readonly sources = new Map<string, ReadonlyMap<string, readonly string[]>>();
 
-  /** The declarations behind each rule of a declared policy, read once per policy. */
-  private sourcesOf(policy: string): ReadonlyMap<string, readonly string[]> {
-    let found = this.sources.get(policy);
+  /** The declarations behind each rule of a declared policy of a namespace, read once per policy. */
+  private sourcesOf(namespace: string | undefined, policy: string): ReadonlyMap<string, readonly string[]> {
+    const key = namespacedLabel(policy, namespace);
+    let found = this.sources.get(key);
     if (!found) {
-      found = ruleSources(this.configuration.policies.get(policy)?.text ?? '');
-      this.sources.set(policy, found);
+      found = ruleSources(declaredPolicyIn(this.configuration, namespace, policy)?.text ?? '');
+      this.sources.set(key, found);
     }
     return found;
   }
 
-  /** The rules of the declared identities that allow a request. */
+  /** The rules of the declared identities that allow a request of the report's namespace (as the store checks it for each: {@link pathSeenFrom}). */
   private grantedBy(operation: string, path: string): GrantingRule[] {
     if (!isStoreCapability(operation, this.model.store.kind)) return [];
     const out: GrantingRule[] = [];
     for (const other of this.model.identities) {
       if (other.loginRefused) continue;
-      const decision = other.acl.check(operation as StoreCapability, path);
-      if (decision.allowed && decision.rule) out.push({ identity: other.identity.name, rule: decision.rule.path.display, policies: decision.rule.policies });
+      const seen = pathSeenFrom(other.identity.namespace ?? '', this.namespace, path);
+      if (seen === undefined) continue;
+      const decision = other.acl.check(operation as StoreCapability, seen);
+      if (decision.allowed && decision.rule) out.push({ identity: labelOf(other.identity), rule: decision.rule.path.display, policies: decision.rule.policies });
     }
     return out;
   }

@@ -2,7 +2,8 @@
  * Store namespaces (issue 28): `settings.namespace` puts the whole platform in one namespace of the
  * store, and every party names it the same way: the engine's provider (the provider block), the
  * CLI's own requests (`tf`'s checks, `drift`, `adopt`, `who-can live`: X-Vault-Namespace), the
- * generated CI login and the agent files. OpenBao has namespaces since 2.3 (its dev server serves
+ * generated CI login and the agent files. Issue 45: policies and roles are a namespace's own, and
+ * the access model's answers for same-named policies of two namespaces match the real tokens. OpenBao has namespaces since 2.3 (its dev server serves
  * them); HashiCorp Vault only in Enterprise and HCP, so on Vault open source this file checks that
  * the store refuses them and says so, instead of skipping silently.
  */
@@ -21,6 +22,11 @@ import { storeCli } from '../support/store/store-facts';
 import { runStoreCli } from '../support/store/store-cli';
 import { storeKind, toolchain } from '../support/store/toolchain-env';
 import { AgentRun, waitFor } from '../support/store/agent-run';
+import { AccessModel } from '../../lib/access/access-model';
+import { StoreConfiguration, compareIdentities } from '../../lib/access/store-configuration';
+import { whoCan } from '../../lib/access/who-can';
+import { liveStoreConfiguration, readLiveStore } from '../../lib/reconcile/live-store-reader';
+import { StoreClient } from '../../lib/store/store-client';
 
 const NAMESPACE = 'team-a';
 
@@ -296,6 +302,127 @@ if (storeKind() === 'vault') {
       expect(r.stdout).toContain(
         `note: the live store ${store.addr} (root namespace) has no JWT, OIDC or AppRole role at all: if the platform's stacks apply in a namespace (settings.namespace), set BAO_NAMESPACE or VAULT_NAMESPACE to it and ask again`,
       );
+    });
+
+    // Last: it mounts AppRole in the root namespace, which the tests above check is untouched.
+    it('two namespaces with a same-named policy of different texts: the live check answers each identity as its real token reads (200/403) (issue 45)', async () => {
+      const a = 'ns-a';
+      const b = 'ns-b';
+      const root = '';
+      // Each namespace's `app-x` grants its own path; the root's reader reaches into ns-a by the path ns-a/...
+      const texts: Record<string, string> = {
+        [root]: 'path "secret/data/root-only/*" {\n  capabilities = ["read"]\n}\n',
+        [a]: 'path "secret/data/a-only/*" {\n  capabilities = ["read"]\n}\n',
+        [b]: 'path "secret/data/b-only/*" {\n  capabilities = ["read"]\n}\n',
+      };
+      const ok = async (r: Promise<{ status: number; body: any }>) => {
+        const res = await r;
+        if (res.status >= 300) throw new Error(`store answered ${res.status}: ${JSON.stringify(res.body)}`);
+        return res;
+      };
+      const inNs = (ns: string) => (ns === root ? undefined : ns);
+      for (const ns of [a, b]) await ok(nsRequest(store, undefined, 'POST', `sys/namespaces/${ns}`, {}));
+      const paths = ['root-only', 'a-only', 'b-only', 'shared'];
+      for (const ns of [root, a, b]) {
+        const n = inNs(ns);
+        if (ns !== root) await ok(nsRequest(store, n, 'POST', 'sys/mounts/secret', { type: 'kv', options: { version: '2' } }));
+        await ok(nsRequest(store, n, 'POST', 'sys/auth/approle', { type: 'approle' }));
+        await ok(nsRequest(store, n, 'PUT', 'sys/policies/acl/app-x', { policy: texts[ns] }));
+        await ok(nsRequest(store, n, 'POST', 'auth/approle/role/app', { token_policies: ['app-x'], token_ttl: '10m' }));
+        for (const p of paths) {
+          const value = testSecretValues(['v']).v;
+          secrets.add(value);
+          await ok(nsRequest(store, n, 'POST', `secret/data/${p}/s`, { data: { v: value } }));
+        }
+      }
+      await ok(nsRequest(store, undefined, 'PUT', 'sys/policies/acl/reader', { policy: `path "${a}/secret/data/shared/*" {\n  capabilities = ["read"]\n}\n` }));
+      await ok(nsRequest(store, undefined, 'POST', 'auth/approle/role/reader', { token_policies: ['reader'], token_ttl: '10m' }));
+      /** A real token of a role: its own login, in its namespace. */
+      const login = async (ns: string, role: string): Promise<string> => {
+        const n = inNs(ns);
+        const roleId = (await ok(nsRequest(store, n, 'GET', `auth/approle/role/${role}/role-id`))).body.data.role_id;
+        const secretId = (await ok(nsRequest(store, n, 'POST', `auth/approle/role/${role}/secret-id`, {}))).body.data.secret_id;
+        secrets.add(secretId);
+        const token = (await ok(nsRequest(store, n, 'POST', 'auth/approle/login', { role_id: roleId, secret_id: secretId }, null))).body.auth.client_token;
+        secrets.add(token);
+        return token;
+      };
+      const identities = [
+        { ns: root, role: 'app', token: await login(root, 'app') },
+        { ns: a, role: 'app', token: await login(a, 'app') },
+        { ns: b, role: 'app', token: await login(b, 'app') },
+        { ns: root, role: 'reader', token: await login(root, 'reader') },
+      ];
+      const labelOf = (ns: string, role: string) => (ns === root ? `approle/${role}` : `approle/${role} (namespace ${ns})`);
+      const checked: string[] = [];
+      for (const requested of [root, a, b]) {
+        for (const p of paths) {
+          const apiPath = `secret/data/${p}/s`;
+          // The live check, as an operator runs it: who-can on the live store, in the namespace of the request.
+          const r = await runStoreCli(['who-can', 'read', apiPath, 'live', '--format', 'json'], {
+            cwd: fixture.dir,
+            addr: store.addr,
+            token: store.rootToken,
+            env: requested === root ? {} : { BAO_NAMESPACE: requested },
+          });
+          expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+          const answer = JSON.parse(r.stdout);
+          const allowed = new Set((answer.allowed as Array<{ identity: string; namespace?: string }>).map((e) => labelOf(e.namespace ?? root, e.identity.slice('approle/'.length))));
+          for (const i of identities) {
+            // The real token: its read in the namespace of the request (a token of another namespace: 403).
+            const res = await nsRequest(store, inNs(requested), 'GET', apiPath, undefined, i.token);
+            const label = labelOf(i.ns, i.role);
+            // The live store is read one namespace at a time: the root's reader is not among ns-a's roles.
+            const modelSays = i.ns === requested ? allowed.has(label) : undefined;
+            if (modelSays !== undefined) expect([requested, apiPath, label, modelSays ? 200 : 403]).toEqual([requested, apiPath, label, res.status]);
+            checked.push(`${requested || '(root)'} ${p} ${label}: ${res.status}`);
+          }
+        }
+      }
+      // Each app reads its own namespace's path only; the root's reader reads ns-a's shared path (ns-a/... in its policy).
+      expect(checked.filter((c) => c.endsWith(': 200')).sort()).toEqual([
+        '(root) root-only approle/app: 200',
+        'ns-a a-only approle/app (namespace ns-a): 200',
+        'ns-a shared approle/reader: 200',
+        'ns-b b-only approle/app (namespace ns-b): 200',
+      ]);
+      // The model of the three namespaces read together (each live read keyed by its namespace), asked per namespace, agrees with every token.
+      const reads = await Promise.all(
+        [root, a, b].map(async (ns) => liveStoreConfiguration(await readLiveStore(new StoreClient({ address: store.addr, token: store.rootToken, namespace: inNs(ns) })), `store (${ns || 'root'})`)),
+      );
+      const appOnly = (c: StoreConfiguration): StoreConfiguration => ({
+        ...c,
+        identities: c.identities.filter((i) => i.mount === 'approle'),
+        policies: new Map([...c.policies].filter(([, p]) => p.name === 'app-x' || p.name === 'reader')),
+      });
+      const together: StoreConfiguration = {
+        identities: reads.flatMap((c) => appOnly(c).identities).sort(compareIdentities),
+        policies: new Map(reads.flatMap((c) => [...appOnly(c).policies])),
+        stacks: reads.flatMap((c) => c.stacks),
+        liveStore: true,
+        namespaces: [root, a, b],
+        ...(reads[0].store ? { store: reads[0].store } : {}),
+      };
+      const model = await AccessModel.load(together);
+      expect(model.identities.map((i) => labelOf(i.identity.namespace ?? root, i.identity.role))).toEqual([
+        'approle/app',
+        'approle/app (namespace ns-a)',
+        'approle/app (namespace ns-b)',
+        'approle/reader',
+      ]);
+      for (const requested of [root, a, b]) {
+        for (const p of paths) {
+          const apiPath = `secret/data/${p}/s`;
+          const answer = whoCan(model, 'read', apiPath, { namespace: requested });
+          const allowed = new Set(answer.allowed.map((e) => labelOf(e.namespace ?? root, e.identity.slice('approle/'.length))));
+          for (const i of identities) {
+            const res = await nsRequest(store, inNs(requested), 'GET', apiPath, undefined, i.token);
+            const label = labelOf(i.ns, i.role);
+            expect([requested, apiPath, label, allowed.has(label) ? 200 : 403]).toEqual([requested, apiPath, label, res.status]);
+          }
+        }
+      }
+      expect(leakedValues(JSON.stringify(checked), [...secrets])).toEqual([]);
     });
   });
 }

@@ -308,7 +308,15 @@ describe('attribution by token lineage: the login that issued the token, never a
     });
 
     it('namespace ns1: its own logins and read only; the root namespace\'s are counted apart', async () => {
-      const r = await aggregate(configuration, entries, 'ns1/');
+      // The identities and policies of ns1 (issue 45: an identity without a namespace is the root
+      // namespace's, and ns1's logins are not its own).
+      const inNs1 = {
+        ...configuration,
+        identities: configuration.identities.map((i) => ({ ...i, namespace: 'ns1' })),
+        policies: new Map([...configuration.policies].map(([name, p]) => [`${name} (namespace ns1)`, { ...p, namespace: 'ns1' }])),
+        namespaces: ['ns1'],
+      };
+      const r = await aggregate(inNs1, entries, 'ns1/');
       expect(summary(r)).toEqual([
         ['approle/app', 2, [['secret/data/x', 1]], []],
         ['approle/bapp', 0, [], []],
