@@ -44,6 +44,42 @@ export const platformConfig: PlatformConfig = {
 };
 `;
 
+/** Where {@link narrowingSourceOn} puts {@link NARROWING_SOURCE}: a real store's test installation. */
+export interface NarrowingInstallation {
+  /** `settings` as the store test's configuration has them (`TEST_SETTINGS` and the store's kind). */
+  readonly settings: Readonly<Record<string, unknown>>;
+  /** The CI key source's public key (PEM): the test signs the job tokens with its private key. */
+  readonly publicKeyPem: string;
+  /** `ciJobTimeout`, in minutes. */
+  readonly jobTimeoutMinutes: number;
+  /** The OpenID provider's discovery URL (`people.discoveryUrl`). */
+  readonly discoveryUrl: string;
+  /** The store's address (`people.storeUrl`). */
+  readonly storeUrl: string;
+}
+
+/**
+ * {@link NARROWING_SOURCE} on a real store (the narrowing's store test): the same accounts and people
+ * group, word for word, with the installation's settings, the test's own CI key and the real OpenID
+ * provider and store in place of the example's placeholders.
+ * @throws Error when NARROWING_SOURCE no longer holds a text this replaces (the two must not drift apart)
+ */
+export function narrowingSourceOn(at: NarrowingInstallation): string {
+  const replace = (text: string, from: string, to: string) => {
+    if (!text.includes(from)) throw new Error(`NARROWING_SOURCE holds no ${JSON.stringify(from)}: narrowingSourceOn needs updating`);
+    return text.replace(from, to);
+  };
+  const settings = Object.entries(at.settings).map(([k, v]) => `    ${k}: ${JSON.stringify(v)},\n`).join('');
+  let source = replace(NARROWING_SOURCE, "import { Duration, PlatformConfig } from 'secretstore-iac';", "import { Duration, JwtKeySource, PlatformConfig } from 'secretstore-iac';");
+  source = replace(
+    source,
+    "  settings: {\n    organisation: 'acme',\n    ciUrl: 'https://gitlab.acme.example',\n    registryHost: 'registry.acme.example',\n  },\n  ciJobTimeout: Duration.minutes(60),\n",
+    `  settings: {\n${settings}  },\n  ciKeySource: JwtKeySource.publicKeys([${JSON.stringify(at.publicKeyPem)}]),\n  ciJobTimeout: Duration.minutes(${at.jobTimeoutMinutes}),\n`,
+  );
+  source = replace(source, "discoveryUrl: 'https://sso.acme.example/application/o/secretstore',", `discoveryUrl: ${JSON.stringify(at.discoveryUrl)},`);
+  return replace(source, "storeUrl: 'https://vault.acme.example',", `storeUrl: ${JSON.stringify(at.storeUrl)},`);
+}
+
 /** The PlatformConfig a source evaluates to (transpiled, `secretstore-iac` being this library). */
 export function evaluateConfigSource(source: string): PlatformConfig {
   const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;

@@ -43,7 +43,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<R
   child.stderr!.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
   const issuer = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`the OpenID provider did not start in 20 s\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`the OpenID provider did not start in 120 s\n${stderr}`)), 120_000);
     child.stdout!.on('data', (b: Buffer) => {
       out += b.toString('utf8');
       const line = out.split('\n').find((l) => l.startsWith('{'));

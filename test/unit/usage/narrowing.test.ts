@@ -5,9 +5,8 @@
  */
 import { narrowingOf } from '../../../lib/usage/narrowing';
 import { editPlatformConfig } from '../../../lib/usage/platform-config-edit';
-import { evaluateConfigSource, NARROWING_SOURCE as SOURCE, NARROWING_USED as USED, reportWithUse, synthesizedRules } from '../../support/narrowing-config';
-
-
+import { evaluateConfigSource, NARROWING_SOURCE as SOURCE, NARROWING_USED as USED, narrowingSourceOn, reportWithUse, synthesizedRules } from '../../support/narrowing-config';
+import { generateSigningKey } from '../../support/store/jwt-signer';
 
 describe('the narrowing names, per unused declaration, the PlatformConfig field and its new value, with its evidence', () => {
   it('accounts.mirror.readByCi, the unused reads of people.groups.ops; the spec\'s own declarations as no field; used ones not at all', async () => {
@@ -143,5 +142,24 @@ describe('forms the edit cannot make are listed, never half-edited', () => {
     expect(() => editPlatformConfig('export const x = 1;\n', [], 'stacks/platform.config.ts')).toThrow(
       'stacks/platform.config.ts: no object literal typed PlatformConfig',
     );
+  });
+});
+
+describe('the source of the store test (narrowingSourceOn): the same accounts and group on an installation', () => {
+  it('evaluates to the settings, key and URLs given, the accounts and people groups of NARROWING_SOURCE; it synthesizes', () => {
+    const { publicKeyPem } = generateSigningKey();
+    const settings = { organisation: 'acme', ciUrl: 'https://gitlab.test.example', registryHost: 'registry.test.example', registryPorts: { push: 8443, pull: 8444 }, store: { kind: 'vault' } };
+    const source = narrowingSourceOn({ settings, publicKeyPem, jobTimeoutMinutes: 15, discoveryUrl: 'http://127.0.0.1:4000', storeUrl: 'http://127.0.0.1:8200' });
+    const config = evaluateConfigSource(source);
+    const example = evaluateConfigSource(SOURCE);
+    expect(config.settings).toEqual(settings);
+    expect(config.ciJobTimeout?.toSeconds()).toBe(900);
+    expect(JSON.stringify(config.ciKeySource)).toContain(JSON.stringify(publicKeyPem.trim()).slice(1, 40));
+    expect(config.accounts).toEqual(example.accounts);
+    expect(config.people).toEqual({ ...example.people, discoveryUrl: 'http://127.0.0.1:4000', storeUrl: 'http://127.0.0.1:8200' });
+    // The text the narrowing edits is the example's, word for word.
+    const from = (text: string) => text.slice(text.indexOf('  accounts: {'));
+    expect(from(source).replace(/discoveryUrl: .*\n/, '').replace(/storeUrl: .*\n/, '')).toBe(from(SOURCE).replace(/discoveryUrl: .*\n/, '').replace(/storeUrl: .*\n/, ''));
+    expect(synthesizedRules(config).rules).toContain('registry-ci secret/data/registry/svc-mirror');
   });
 });
