@@ -10,10 +10,13 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
+const { INSTALL_SCRIPTS } = require('./published-manifest');
+
 const root = path.resolve(__dirname, '..');
 const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', ...opts });
 const failures = [];
 
+const manifestText = fs.readFileSync(path.join(root, 'package.json'), 'utf8');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-pack-'));
 try {
   const [pack] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dir]));
@@ -31,6 +34,13 @@ try {
   }
   console.log(`package-check: ${pack.filename}: ${files.length} files, ${(pack.size / 1024).toFixed(0)} KiB packed`);
   const tarball = path.join(dir, pack.filename);
+  // What a registry consumer installs: the packed manifest runs no script on install
+  // (scripts/published-manifest.js), and packing gave the repository its package.json back unchanged.
+  const packed = JSON.parse(run('tar', ['-xOzf', tarball, 'package/package.json']));
+  const installScripts = INSTALL_SCRIPTS.filter((name) => packed.scripts?.[name] !== undefined);
+  if (installScripts.length > 0) failures.push(`the packed package.json runs ${installScripts.join(', ')} on a consumer's install (scripts/published-manifest.js strips them)`);
+  if (fs.readFileSync(path.join(root, 'package.json'), 'utf8') !== manifestText) failures.push('npm pack left package.json changed (postpack restores it: scripts/published-manifest.js)');
+  if (fs.existsSync(path.join(root, '.package.json.before-pack'))) failures.push('npm pack left .package.json.before-pack behind (postpack removes it)');
   for (const [name, args] of [
     ['publint', ['publint', '--strict', tarball]],
     ['attw', ['attw', tarball, '--format', 'ascii']],

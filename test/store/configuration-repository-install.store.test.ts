@@ -61,6 +61,19 @@ async function ok(command: string, args: string[], cwd: string, env: NodeJS.Proc
   return r.output;
 }
 
+/**
+ * A consumer installing the package from a registry or a tarball runs no script of ours (issue 48):
+ * the installed manifest has none of the install lifecycle scripts and npm 11 printed no
+ * `install-scripts` warning about it.
+ */
+function expectNoInstallScript(installOutput: string, repo: string): void {
+  const installed = JSON.parse(fs.readFileSync(path.join(repo, 'node_modules', 'secretstore-iac', 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  expect(Object.keys(installed.scripts ?? {}).filter((name) => INSTALL_SCRIPTS.includes(name))).toEqual([]);
+  expect(installOutput).not.toMatch(/install-scripts|secretstore-iac@[^ ]* \(prepare/);
+}
+
+// The one list of install scripts, kept by the script that strips them when packing.
+const { INSTALL_SCRIPTS } = require(path.join(REPO_ROOT, 'scripts', 'published-manifest.js')) as { INSTALL_SCRIPTS: readonly string[] };
 const CLI = path.join(REPO_ROOT, 'dist', 'bin', 'secretstore-iac.js');
 const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const PROJECT_ID = '4444';
@@ -184,7 +197,7 @@ export const platformConfig: PlatformConfig = {
     const init = await ok(process.execPath, [CLI, 'init', 'secrets-config', '--package', url], root);
     expect(init).not.toContain('note:');
     const repo = path.join(root, 'secrets-config');
-    await ok('npm', ['install'], repo, npmEnv);
+    expectNoInstallScript(await ok('npm', ['install'], repo, npmEnv), repo);
     await configureAndCommit(root, repo, npmEnv, true);
     const out = await pipeline(root, repo, npmEnv, { ref: 'main', protected: true }, { CI_COMMIT_BEFORE_SHA: '0'.repeat(40) });
     for (const stack of STACKS) expect(out).toMatch(new RegExp(`secretstore-iac-apply-${stack}\\s+finished in`));
@@ -224,7 +237,7 @@ export const platformConfig: PlatformConfig = {
     const repo = path.join(root, 'secrets-config');
     expect(JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')).dependencies).toEqual({ 'secretstore-iac': `npm:@acme/secretstore-iac@^${VERSION}` });
     fs.writeFileSync(path.join(repo, '.npmrc'), npmrc);
-    await ok('npm', ['install'], repo, npmEnv);
+    expectNoInstallScript(await ok('npm', ['install'], repo, npmEnv), repo);
     // Installed from the registry under the name the configuration imports (npm takes the tarball
     // from the scope's registry in .npmrc: a lock file may record the URL or, with
     // omit-lockfile-registry-resolved, only the integrity); no token in the lock file.
