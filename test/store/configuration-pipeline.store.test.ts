@@ -22,36 +22,13 @@ import { createHash } from 'crypto';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import * as zlib from 'zlib';
 import { PROJECT_ID } from '../support/store/configuration-pipeline-harness';
 import { gitlabJobClaims, signJwt } from '../support/store/jwt-signer';
 import { jwtLogin, TEST_SETTINGS } from '../support/store/platform-fixture';
 import { PipelineScenario, ScenarioParts } from '../support/store/pipeline-scenario';
 import { postgresBinDir } from '../support/store/postgres-server';
 import { storeKind } from '../support/store/toolchain-env';
-
-/** The uncompressed entries of a zip archive (a saved plan), read through its central directory. */
-function zipEntries(file: string): Record<string, Buffer> {
-  const zip = fs.readFileSync(file);
-  const entries: Record<string, Buffer> = {};
-  // The end-of-central-directory record (no archive comment) gives the directory's offset.
-  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  let at = zip.readUInt32LE(end + 16);
-  while (zip.readUInt32LE(at) === 0x02014b50) {
-    const method = zip.readUInt16LE(at + 10);
-    const size = zip.readUInt32LE(at + 20);
-    const nameLength = zip.readUInt16LE(at + 28);
-    const extraLength = zip.readUInt16LE(at + 30);
-    const commentLength = zip.readUInt16LE(at + 32);
-    const local = zip.readUInt32LE(at + 42);
-    const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
-    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    const data = zip.subarray(start, start + size);
-    entries[name] = method === 8 ? zlib.inflateRawSync(data) : Buffer.from(data);
-    at += 46 + nameLength + extraLength + commentLength;
-  }
-  return entries;
-}
+import { planArchiveEntries } from '../../lib/sources/plan-archive';
 
 /**
  * The jobs of a gitlab-ci-local log that compiled the configuration: each line where npm runs the
@@ -200,9 +177,9 @@ describeOnOpenBao('the configuration repository\'s pipeline under gitlab-ci-loca
       expect(out).toMatch(new RegExp(`secretstore-iac-plan-${stack}\\s+finished in`));
       const plan = scenario.artifact(`secretstore-iac-plan-${stack}`, 'secretstore-iac-plans', `${stack}.tfplan`);
       // The saved plan is an artifact: neither the state's connection string nor a store token is in it.
-      const entries = zipEntries(plan);
-      expect(Object.keys(entries)).toContain('tfplan');
-      const text = Object.values(entries).map((b) => b.toString('latin1')).join('\n');
+      const entries = planArchiveEntries(fs.readFileSync(plan));
+      expect([...entries.keys()]).toContain('tfplan');
+      const text = [...entries.values()].map((b) => b.toString('latin1')).join('\n');
       expect(text).toContain('secretstore_iac_');
       expect(text).not.toContain(scenario.pg.connStr.replace(/\?.*$/, ''));
       expect(text).not.toContain(scenario.store.rootToken);

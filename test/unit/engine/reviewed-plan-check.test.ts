@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { checkReviewedPlan, checkReviewSeal, planConfigurationProblems, readReviewedPlans, REVIEW_SECRET_VARIABLE, sealReview, UnreviewedPlanRefused } from '../../../lib/engine/reviewed-plan-check';
-import { planConfigurationFiles } from '../../../lib/sources/plan-archive';
+import { planArchiveEntries, planConfigurationFiles } from '../../../lib/sources/plan-archive';
 import { planDigest } from '../../../lib/sources/saved-plan';
 
 const FIXTURE = path.join(__dirname, '..', '..', 'fixtures', 'saved-plan');
@@ -43,6 +43,14 @@ describe('a saved plan carries the configuration it was made from', () => {
     expect([...files.keys()].sort()).toEqual(['m-/cdk.tf.json', 'm-/other.tf.json', 'modules.json']);
     expect(files.get('m-/cdk.tf.json')!.equals(fs.readFileSync(path.join(FIXTURE, 'cdk.tf.json')))).toBe(true);
     expect(() => planConfigurationFiles(Buffer.from('not a zip'))).toThrow('not a saved plan: no zip archive');
+  });
+
+  it('every entry of a real plan is read by its name (the plan, the state before it, the snapshot); the snapshot is the tfconfig/ ones', () => {
+    const entries = planArchiveEntries(PLAN);
+    expect([...entries.keys()]).toEqual(expect.arrayContaining(['tfplan', 'tfstate', 'tfconfig/modules.json', 'tfconfig/m-/cdk.tf.json']));
+    const snapshot = planConfigurationFiles(PLAN);
+    expect([...entries.keys()].filter((n) => n.startsWith('tfconfig/')).map((n) => n.slice('tfconfig/'.length)).sort()).toEqual([...snapshot.keys()].sort());
+    expect([...planArchiveEntries(PLAN, (n) => n === 'tfplan').keys()]).toEqual(['tfplan']);
   });
 
   it('a plan made from the stack directory\'s files passes; one made from another configuration is refused, naming the file', () => {
