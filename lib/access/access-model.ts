@@ -77,7 +77,14 @@ export class AccessModel {
     for (const key of [...used.keys()].sort()) {
       const { namespace, name } = used.get(key)!;
       const text = textOf(namespace, name);
-      if (text !== undefined) parsed.set(key, await parser.parse(name, text, { kind: target.kind, storeAccepted }));
+      if (text === undefined) continue;
+      try {
+        parsed.set(key, await parser.parse(name, text, { kind: target.kind, storeAccepted }));
+      } catch (e) {
+        // Same-named policies of two namespaces are two objects: the error says which one.
+        if (namespace === undefined || namespace === '' || !(e instanceof Error)) throw e;
+        throw new Error((e as Error).message.replace(/^policy "([^"]*)": /, (_m, n: string) => `policy "${n}" (namespace ${namespace}): `));
+      }
     }
     const listLookup = listLookupOf(target);
     const evaluate = (identity: Identity) => access(identity, parsed, listLookup, target, configuration.liveStore === true);

@@ -258,3 +258,13 @@ describe('store namespaces in the access model (issue 45)', () => {
     });
   });
 });
+
+describe('a policy text the store would refuse is named with its namespace', () => {
+  const bad = 'path "secret/data/x" {\n  capabilities = ["fly"]\n}\n';
+  it('in ns1: the error says which of the same-named policies it is; at the root: the name alone, as before', async () => {
+    const ns1 = stack('ns1-apps', 'ns1', { app: ['app-x'] }, { 'app-x': bad });
+    await expect(model([ROOT, ns1])).rejects.toThrow(/^policy "app-x" \(namespace ns1\): /);
+    const root = stack('root-apps', '', { app: ['app-x'] }, { 'app-x': bad });
+    await expect(model([root])).rejects.toThrow(/^policy "app-x": /);
+  });
+});
