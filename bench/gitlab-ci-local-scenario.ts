@@ -21,6 +21,7 @@ import * as path from 'path';
 import { startPostgres } from '../test/support/store/postgres-server';
 import { BENCH_SETTINGS } from './bench-platform';
 import { JobTimeline, jobTimelines, timelineLines } from './pipeline-job-steps';
+import { longestNeedsChain, PipelineJobGraph, pipelineJobGraph } from './pipeline-needs-graph';
 import { CI_ACCESS, PARALLEL_STACKS, PROJECT_ID, seconds, StoreWorkspace } from './store-workspace';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -80,7 +81,33 @@ interface PipelineRun {
   /** Where the synth job's base came from, as its log says. */
   readonly baseFrom?: string;
   readonly load: string;
+  /** Bytes of each job's artifacts as gitlab-ci-local kept them (`.gitlab-ci-local/artifacts/<job>/`), by job. */
+  readonly artifactBytes: ReadonlyMap<string, number>;
+  /** Bytes of the pipeline's cache (`.gitlab-ci-local/cache/`) after it. */
+  readonly cacheBytes: number;
 }
+
+/** Bytes of the files below `dir` (0 when it does not exist); links are not followed. */
+function treeBytes(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  let bytes = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) bytes += treeBytes(p);
+    else if (entry.isFile()) bytes += fs.statSync(p).size;
+  }
+  return bytes;
+}
+
+/** Each job's artifact bytes below gitlab-ci-local's state folder. */
+function artifactBytesOf(state: string): Map<string, number> {
+  const dir = path.join(state, 'artifacts');
+  if (!fs.existsSync(dir)) return new Map();
+  return new Map(fs.readdirSync(dir).sort().map((job) => [job, treeBytes(path.join(dir, job))]));
+}
+
+/** Megabytes with one decimal. */
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 /** The system's load averages (1, 5, 15 min), printed beside every figure: the machine is shared. */
 export function loadavg(): string {
@@ -97,12 +124,17 @@ export function pipelineTargetS(applications: number): number {
 }
 
 /**
- * The critical path of a pipeline, by stage: each stage waits for the slowest job of the one before
- * (the plan jobs of the shards run side by side), so its figure is its slowest job's, from its start
- * to its artifacts exported; what is left of the pipeline's wall time is gitlab-ci-local's own work
- * between the jobs (parsing, artifacts copied, scheduling). Each job's steps under it.
+ * The critical path of a pipeline: the longest chain of its jobs through their `needs` (a job
+ * without waits for every job of the stages before), each counted from its start to its artifacts
+ * exported (bench/pipeline-needs-graph.ts): on the default branch the applies are a chain, each on
+ * the path. What is left of the pipeline's wall time is gitlab-ci-local's own work between the jobs
+ * (parsing, artifacts copied, scheduling). Beside it, for comparison with earlier figures, the sum of
+ * each stage's slowest job (which counts a chain of applies as one). Each job's steps under it.
  */
-export function criticalPath(p: { readonly s: number; readonly timelines: readonly JobTimeline[] }): string[] {
+export function criticalPath(p: { readonly s: number; readonly timelines: readonly JobTimeline[] }, graph: PipelineJobGraph): string[] {
+  const byJob = new Map(p.timelines.map((t) => [t.job, t]));
+  const chain = longestNeedsChain(graph, new Map(p.timelines.map((t) => [t.job, t.totalS])));
+  const short = (job: string) => job.replace(/^secretstore-iac-/, '');
   const stage = (label: string, match: (job: string) => boolean): [string, JobTimeline, number] | undefined => {
     const jobs = p.timelines.filter((t) => match(t.job));
     if (jobs.length === 0) return undefined;
@@ -114,11 +146,12 @@ export function criticalPath(p: { readonly s: number; readonly timelines: readon
     stage('review', (j) => /^secretstore-iac-access-diff/.test(j)),
     stage('apply', (j) => /^secretstore-iac-apply-/.test(j)),
   ].filter((x): x is [string, JobTimeline, number] => x !== undefined);
-  const sum = stages.reduce((a, [, t]) => a + t.totalS, 0);
+  const stageSum = stages.reduce((a, [, t]) => a + t.totalS, 0);
   const lines = [
-    `critical path: ${stages.map(([label, t, n]) => `${label} ${t.totalS.toFixed(1)} s${n > 1 ? ` (slowest of ${n})` : ''}`).join(' + ')} = ${sum.toFixed(1)} s; gitlab-ci-local between the jobs ${(p.s - sum).toFixed(1)} s`,
+    `critical path (needs): ${chain.jobs.map((j) => `${short(j)} ${byJob.get(j)!.totalS.toFixed(1)} s`).join(' -> ')} = ${chain.s.toFixed(1)} s; gitlab-ci-local between the jobs ${(p.s - chain.s).toFixed(1)} s`,
+    `slowest job of each stage (counts a chain as one job): ${stages.map(([label, t, n]) => `${label} ${t.totalS.toFixed(1)} s${n > 1 ? ` (of ${n})` : ''}`).join(' + ')} = ${stageSum.toFixed(1)} s`,
   ];
-  for (const [, t] of stages) lines.push(...timelineLines(t));
+  for (const job of chain.jobs) lines.push(...timelineLines(byJob.get(job)!));
   return lines;
 }
 
@@ -199,7 +232,7 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
       if (r.code !== 0) console.log(r.output.slice(-6000));
       const synthSteps = /secretstore-iac: synth steps: (.*)$/m.exec(r.output)?.[1].trim();
       const baseFrom = /secretstore-iac: base [0-9a-f]{12}: ([^(:]*)/m.exec(r.output)?.[1].trim();
-      return { s, code: r.code, timelines: jobTimelines(r.output), synthSteps, baseFrom, load: `${load} -> ${loadavg()}` };
+      return { s, code: r.code, timelines: jobTimelines(r.output), synthSteps, baseFrom, load: `${load} -> ${loadavg()}`, artifactBytes: artifactBytesOf(state), cacheBytes: treeBytes(path.join(state, 'cache')) };
     };
 
     // The default branch's pipeline of the base commit ran before (its synth job: it stores
@@ -234,8 +267,12 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
         console.log(`  ${round}: application ${applications} added (${applications} in all)`);
         for (const [label, p] of [['merge request (to the note)', mr], ['default branch (to applied)', merged]] as const) {
           console.log(`    ${label}: ${p.s.toFixed(1)} s, ${(p.s / pipelineTargetS(size)).toFixed(2)}x the ${pipelineTargetS(size)} s target, exit ${p.code}, ${p.timelines.length} jobs; load ${p.load}`);
-          for (const line of criticalPath(p)) console.log(`      ${line}`);
+          for (const line of criticalPath(p, pipelineJobGraph(fs.readFileSync(path.join(repo, '.gitlab', 'secretstore-iac.gitlab-ci.yml'), 'utf8')))) console.log(`      ${line}`);
           console.log(`      synth job's steps: ${p.synthSteps ?? '(not printed)'}; base ${p.baseFrom ?? '(not said)'}`);
+          const artifacts = [...p.artifactBytes].sort((a, b) => b[1] - a[1]);
+          console.log(
+            `      artifacts: ${mb(artifacts.reduce((a, [, b]) => a + b, 0))} in ${artifacts.length} jobs (each job that needs one imports it: largest ${artifacts.slice(0, 3).map(([j, b]) => `${j.replace(/^secretstore-iac-/, '')} ${mb(b)}`).join(', ') || 'none'}); the pipeline's cache ${mb(p.cacheBytes)}`,
+          );
           console.log(`      every job: ${p.timelines.map((t) => `${t.job.replace(/^secretstore-iac-/, '')} ${t.totalS.toFixed(1)} s`).join(', ')}`);
         }
         console.log(`    the added application's role on the store after the default branch: HTTP ${added.status}`);
