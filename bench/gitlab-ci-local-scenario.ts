@@ -19,6 +19,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { startPostgres } from '../test/support/store/postgres-server';
+import { toolchainCache } from '../lib/engine/toolchain-cache';
 import { BENCH_SETTINGS } from './bench-platform';
 import { JobTimeline, jobTimelines, timelineLines } from './pipeline-job-steps';
 import { longestNeedsChain, PipelineJobGraph, pipelineJobGraph } from './pipeline-needs-graph';
@@ -215,6 +216,9 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
         SECRETSTORE_IAC_INSTALL: `ln -sfn ${repo}/node_modules node_modules`,
         SECRETSTORE_IAC_TOFU: tools.SECRETSTORE_IAC_TOFU,
         TF_CLI_CONFIG_FILE: tools.TF_CLI_CONFIG_FILE,
+        // Where the tool finds its provider mirror: an engine run writes its own CLI configuration
+        // (issue 45), and the jobs' HOME is the workspace, whose ~/.cache holds none.
+        SECRETSTORE_IAC_CACHE: toolchainCache(process.env) ?? '',
         // No GitLab API here (no note token): the default branch would fail closed; the bench measures the apply (docs/pipelines.md §13's opt-out).
         SECRETSTORE_IAC_APPLY_UNBOUND: 'true',
       }).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
