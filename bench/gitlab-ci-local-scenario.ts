@@ -19,7 +19,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { startPostgres } from '../test/support/store/postgres-server';
+import { randomBytes } from 'crypto';
 import { toolchainCache } from '../lib/engine/toolchain-cache';
+import { SYNTH_CACHE_SECRET_VARIABLE } from '../lib/sources/synthesis-cache';
 import { BENCH_SETTINGS } from './bench-platform';
 import { JobTimeline, jobTimelines, timelineLines } from './pipeline-job-steps';
 import { longestNeedsChain, PipelineJobGraph, pipelineJobGraph } from './pipeline-needs-graph';
@@ -208,11 +210,17 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
     fs.rmSync(path.join(repo, 'cdktf.out'), { recursive: true, force: true });
     fs.rmSync(path.join(repo, 'dist'), { recursive: true, force: true });
 
+    const cacheSecret = randomBytes(32).toString('hex');
     const variables = (who: 'plan' | 'apply') =>
       Object.entries({
         SECRETSTORE_ADDR: ws.store.addr,
         PG_CONN_STR: pg.connStr,
         SECRETSTORE_ID_TOKEN: ws.jobToken(who),
+        // The default branch is protected (it writes the shared synthesis), a merge request's branch is not.
+        CI_COMMIT_REF_PROTECTED: who === 'apply' ? 'true' : 'false',
+        // The synthesis cache's key, a protected variable (docs/pipelines.md §7): without it the
+        // default branch reads none of its entries and synthesizes its base again.
+        ...(who === 'apply' ? { [SYNTH_CACHE_SECRET_VARIABLE]: cacheSecret } : {}),
         SECRETSTORE_IAC_INSTALL: `ln -sfn ${repo}/node_modules node_modules`,
         SECRETSTORE_IAC_TOFU: tools.SECRETSTORE_IAC_TOFU,
         TF_CLI_CONFIG_FILE: tools.TF_CLI_CONFIG_FILE,
@@ -224,14 +232,31 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
       }).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
     // Each pipeline starts without an earlier one's artifacts, builds or plugin cache; the pipeline's
     // `cache:` (the synthesis cache the default branch's synth job fills) is kept, as on a runner.
+    // GitLab keeps a protected ref's cache apart from the others' (except `unprotect: true` entries:
+    // the shared synthesis a merge request reads), which gitlab-ci-local does not: each side's cache
+    // is kept here and laid as gitlab-ci-local's before the pipeline of that side.
     const state = path.join(repo, '.gitlab-ci-local');
+    const caches = { protected: path.join(ws.work, 'cache-protected'), unprotected: path.join(ws.work, 'cache-unprotected') };
+    for (const dir of Object.values(caches)) fs.mkdirSync(dir, { recursive: true });
     const pipeline = async (who: 'plan' | 'apply', extra: string[]): Promise<PipelineRun> => {
-      if (fs.existsSync(state)) for (const entry of fs.readdirSync(state)) if (entry !== 'cache') fs.rmSync(path.join(state, entry), { recursive: true, force: true });
+      if (fs.existsSync(state)) for (const entry of fs.readdirSync(state)) fs.rmSync(path.join(state, entry), { recursive: true, force: true });
+      const side = who === 'apply' ? caches.protected : caches.unprotected;
+      fs.mkdirSync(state, { recursive: true });
+      fs.cpSync(side, path.join(state, 'cache'), { recursive: true, verbatimSymlinks: true });
       const load = loadavg();
       let r = { code: -1, output: '' };
       const s = await seconds(async () => {
         r = await run(GLCI, ['--shell-isolation', '--no-color', '--timestamps', '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE', ...variables(who), ...extra], repo, { ...process.env, HOME: ws.work });
       });
+      // The pipeline's cache back to its side; the shared entries (unprotect: true) to both.
+      const after = path.join(state, 'cache');
+      fs.rmSync(side, { recursive: true, force: true });
+      if (fs.existsSync(after)) fs.cpSync(after, side, { recursive: true, verbatimSymlinks: true });
+      else fs.mkdirSync(side, { recursive: true });
+      const other = who === 'apply' ? caches.unprotected : caches.protected;
+      for (const entry of fs.existsSync(after) ? fs.readdirSync(after) : []) {
+        if (entry.startsWith('secretstore-iac-synth-shared-')) fs.cpSync(path.join(after, entry), path.join(other, entry), { recursive: true, force: true, verbatimSymlinks: true });
+      }
       if (process.env.SECRETSTORE_IAC_BENCH_PIPELINE_LOG) fs.appendFileSync(process.env.SECRETSTORE_IAC_BENCH_PIPELINE_LOG, r.output);
       if (r.code !== 0) console.log(r.output.slice(-6000));
       const synthSteps = /secretstore-iac: synth steps: (.*)$/m.exec(r.output)?.[1].trim();
@@ -254,6 +279,7 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
     for (const [round, cpus, roundVariables] of rounds) {
       applications += 1;
       const branch = `feature-${applications}`;
+      const diffBase = git(repo, 'rev-parse', 'main');
       git(repo, 'checkout', '-q', '-b', branch);
       writeConfiguration(repo, ws, applications);
       git(repo, 'commit', '-q', '-am', `application ${applications}`);
@@ -261,7 +287,7 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
       try {
         // Let the load average see the stress before the first figure.
         if (stress) await new Promise((resolve) => setTimeout(resolve, 20_000));
-        const mr = await pipeline('plan', [...roundVariables, '--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=1']);
+        const mr = await pipeline('plan', [...roundVariables, '--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=1', '--variable', `CI_MERGE_REQUEST_DIFF_BASE_SHA=${diffBase}`]);
         git(repo, 'checkout', '-q', 'main');
         const before = git(repo, 'rev-parse', 'main');
         git(repo, 'merge', '-q', '--ff-only', branch);
