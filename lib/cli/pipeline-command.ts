@@ -75,7 +75,9 @@ export const pipelineCommand: Command = {
     `  confirm   the manual job ${CONFIRM_APPLY_JOB}: when the plans differ from what was approved (or`,
     '            no approval could be read), records GITLAB_USER_LOGIN as the confirmation and applies the',
     '            reviewed plans as they are',
-    '  drift     `plan -detailed-exitcode` of STACK (a schedule)',
+    `  drift     \`plan -detailed-exitcode\` of STACK (a schedule), saved in ${PLAN_DIR}/; on a drift, each`,
+    '            difference per identity and path (and object) from the review of that plan, in the',
+    '            words of the default branch\'s comparison; nothing is applied',
     '',
     '  --outdir DIR          the synthesized output (default cdktf.out)',
     '  --format text|json    text: the decisions and the engine\'s output (default); json: the engine\'s',
@@ -189,6 +191,6 @@ async function runJob(job: (typeof JOBS)[number], values: Readonly<Record<string
     case 'drift':
       only(['stack']);
       if (values.stack === undefined) throw new UsageError('drift expects --stack STACK');
-      return runDriftJob(String(values.stack), ctx);
+      return runDriftJob(String(values.stack), ctx, review);
   }
 }

@@ -1,7 +1,7 @@
-import { AccessChangeRecord, canonicalJson, RecordedObjectChange } from '../access/access-change-record';
+import { AccessChangeRecord } from '../access/access-change-record';
 import { BindingValue } from '../access/identity';
-import { STORE_CAPABILITIES } from '../acl/store-capability';
 import { compareStrings } from '../private/compare-strings';
+import { AccessChangeRow, accessChangeRows, capsText, changeText, driftText as driftWording, shown, valueText, whereOf } from './access-change-rows';
 import { ApprovalRecord } from './approval-record';
 
 /**
@@ -63,66 +63,15 @@ export interface AppliedConfiguration {
   sameDeclaration(stack: string, address: string): boolean | undefined;
 }
 
-/** One comparable row: a key, a display, a state before and after (canonical text). */
-interface Row {
-  readonly key: string;
-  readonly identity?: string;
-  readonly rule?: { readonly kind: string; readonly path: string };
-  readonly field?: string;
-  readonly object?: RecordedObjectChange;
-  readonly before: string;
-  readonly after: string;
-}
-
-/** Each capability's place in the store's documentation order (as `capabilityNames` gives them). */
-const CAPABILITY_ORDER = new Map<string, number>(STORE_CAPABILITIES.map((c, i) => [c, i]));
-const capabilityOrder = (c: string) => CAPABILITY_ORDER.get(c) ?? STORE_CAPABILITIES.length;
-
-/** Capabilities as one text per set: in documentation order (unknown words last), comma-separated (no capability holds a comma). */
-const capsText = (caps: readonly string[]) => {
-  let ordered = true;
-  for (let i = 1; i < caps.length && ordered; i++) ordered = capabilityOrder(caps[i - 1]) < capabilityOrder(caps[i]);
-  return (ordered ? caps : [...new Set(caps)].sort((a, b) => capabilityOrder(a) - capabilityOrder(b) || compareStrings(a, b))).join(',');
-};
-const valueText = (v: BindingValue | null) => (v !== null && typeof v === 'object' ? canonicalJson(v) : JSON.stringify(v));
-
-/** The rows of a record; each key one flat string (`join`), which a Map hashes once. */
-function rows(change: AccessChangeRecord): Row[] {
-  const out: Row[] = [];
-  for (const i of change.identities) {
-    for (const r of i.rules) {
-      out.push({ key: ['rule', i.identity, r.kind, r.path].join('\0'), identity: i.identity, rule: r, before: capsText(r.before), after: capsText(r.after) });
-    }
-    for (const b of i.bindings) out.push({ key: ['binding', i.identity, b.field].join('\0'), identity: i.identity, field: b.field, before: valueText(b.before), after: valueText(b.after) });
-  }
-  // An object has no "before" in the record: its action is the change.
-  for (const o of change.objects) out.push({ key: ['object', o.stack, o.address].join('\0'), object: o, before: '', after: o.action });
-  return out;
-}
-
-/** Where a row is, as the messages name it (computed only for a difference). */
-function whereOf(row: Row): string {
-  if (row.object !== undefined) return `object ${row.object.stack}: ${row.object.address}`;
-  return row.rule !== undefined ? `${row.identity} ${row.rule.path}` : `${row.identity} binding ${row.field}`;
-}
-
-/** A state as the messages show it. */
-function shown(row: Row, state: string): string {
-  if (row.object !== undefined) return state;
-  if (row.rule !== undefined) return state === '' ? 'none' : state.split(',').join(', ');
-  return state === 'null' ? 'unset' : state;
-}
-const changeText = (row: Row, before: string, after: string) => (row.object !== undefined ? after : `${shown(row, before)} → ${shown(row, after)}`);
-
 /** What the configuration applied before says of a row (canonical text), undefined when it cannot tell. */
-function appliedState(row: Row, applied: AppliedConfiguration | undefined): string | undefined {
+function appliedState(row: AccessChangeRow, applied: AppliedConfiguration | undefined): string | undefined {
   if (applied === undefined || row.identity === undefined) return undefined;
   if (row.rule !== undefined) return capsText(applied.capabilities(row.identity, row.rule.kind, row.rule.path));
   return valueText(applied.binding(row.identity, row.field!));
 }
 
 interface Expected {
-  readonly row: Row;
+  readonly row: AccessChangeRow;
   before: string;
   after: string;
   readonly by: number[];
@@ -139,7 +88,7 @@ interface Expected {
 export function compareWithApprovals(applying: AccessChangeRecord, approvals: readonly MergedApproval[], applied?: AppliedConfiguration): ApprovalComparison {
   const expected = new Map<string, Expected>();
   for (const { record } of approvals) {
-    for (const row of rows(record.change)) {
+    for (const row of accessChangeRows(record.change)) {
       const e = expected.get(row.key);
       if (e === undefined) expected.set(row.key, { row, before: row.before, after: row.after, by: [record.mergeRequest], conflict: false });
       else {
@@ -149,14 +98,14 @@ export function compareWithApprovals(applying: AccessChangeRecord, approvals: re
       }
     }
   }
-  const actual = new Map(rows(applying).map((r) => [r.key, r]));
+  const actual = new Map(accessChangeRows(applying).map((r) => [r.key, r]));
   const differences: ApprovalDifference[] = [];
   const note = (by: readonly number[]) => by.map((n) => `!${n}`).join(' and ');
   for (const key of [...new Set([...expected.keys(), ...actual.keys()])].sort(compareStrings)) {
     const e = expected.get(key);
     const a = actual.get(key);
     if (e !== undefined && a !== undefined && !e.conflict && e.before === a.before && e.after === a.after) continue;
-    const row = (a ?? e!.row) as Row;
+    const row = (a ?? e!.row) as AccessChangeRow;
     const where = whereOf(row);
     const approved = e === undefined ? undefined : { change: changeText(row, e.before, e.after), by: [...e.by] };
     const applyingText = a === undefined ? undefined : changeText(row, a.before, a.after);
@@ -164,7 +113,7 @@ export function compareWithApprovals(applying: AccessChangeRecord, approvals: re
     const lastApplied = appliedState(row, applied);
     const drifted = a !== undefined && lastApplied !== undefined && lastApplied !== a.before;
     const objectDrift = a?.object !== undefined && a.object.action === 'update' && applied?.sameDeclaration(a.object.stack, a.object.address) === true;
-    const driftText = (state: string) => `drift: the store has ${shown(row, state)} where the configuration applied before has ${shown(row, lastApplied!)}`;
+    const driftText = (state: string) => driftWording(row, state, lastApplied!, 'the configuration applied before');
     if (e?.conflict) {
       differences.push({ ...base, cause: 'other-merge-request', message: `${where}: changed by ${note(e.by)}, each reviewed against another state: ${a === undefined ? 'this pipeline changes nothing there' : `this pipeline applies ${applyingText}`}, which no note showed` });
     } else if (e !== undefined && a !== undefined && e.after === a.after) {

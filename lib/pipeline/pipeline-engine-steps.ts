@@ -60,6 +60,9 @@ export const pipelineEngineArgs = {
     const r = savedPlanPaths(dir, stack).released;
     return ['tf', stack, '--refuse-replace', '--released-grants', r.grants, '--', 'apply', '-input=false', '-lock-timeout=10m', r.plan];
   },
-  /** The schedule's drift check: exit 2 when the store differs from the configuration. */
-  drift: (stack: string): string[] => ['tf', stack, '--', 'plan', '-input=false', '-lock-timeout=10m', '-detailed-exitcode'],
+  /**
+   * The schedule's drift check: exit 2 when the store differs from the configuration. The plan is saved
+   * where the review reads plans, so that the job can name the drift per identity and path.
+   */
+  drift: (dir: string, stack: string): string[] => ['tf', stack, '--', 'plan', '-input=false', '-lock-timeout=10m', '-detailed-exitcode', `-out=${savedPlanPaths(dir, stack).plan}`],
 };

@@ -151,4 +151,23 @@ describeOnOpenBao('removals through the configuration pipeline: planned in the m
     expect(drift.output).toMatch(/No changes\./);
     expect(drift.code).toBe(0);
   });
+
+  it('a grant made by hand: the scheduled drift job names it per identity and path, as the default branch\'s comparison would, and applies nothing', async () => {
+    const role = await storeRequest(scenario.store, 'GET', 'auth/approle/role/orchestrator-dev');
+    expect(role.status).toBe(200);
+    const policyName = (role.body.data.token_policies as string[]).find((p) => p !== 'default')!;
+    const policyPath = `sys/policies/acl/${policyName}`;
+    const declared = (await storeRequest(scenario.store, 'GET', policyPath)).body.data.policy as string;
+    const byHand = `${declared}\npath "secret/data/acme/dev/payments/*" {\n  capabilities = ["read"]\n}\n`;
+    expect((await storeRequest(scenario.store, 'PUT', policyPath, { policy: byHand })).status).toBe(204);
+
+    const drift = await scenario.schedule('secretstore-iac-drift-app-roles');
+    expect(drift.output).toContain('secretstore-iac pipeline drift: app-roles: approle/orchestrator-dev secret/data/acme/dev/payments/*: drift: the store has read where the configuration has none; applying reverts it');
+    expect(drift.output).toContain('secretstore-iac pipeline drift: app-roles: drift: the store differs from the configuration (each difference above); nothing is applied; the job fails');
+    expect(drift.code).not.toBe(0);
+    // Nothing applied: the grant made by hand is still there.
+    expect((await storeRequest(scenario.store, 'GET', policyPath)).body.data.policy).toBe(byHand);
+    expect(drift.output).not.toContain(scenario.store.rootToken);
+    expect(drift.output).not.toContain(clientSecret);
+  });
 });

@@ -212,18 +212,94 @@ describe('release of the grants the roles kept of retired stacks: once every ret
 });
 
 describe('drift', () => {
-  it('plan -detailed-exitcode of the stack; the engine\'s 2 is a drift (the CLI\'s exit 1), 0 none', async () => {
+  const driftPlan = 'tf app-roles -- plan -input=false -lock-timeout=10m -detailed-exitcode -out=$DIR/secretstore-iac-plans/app-roles.tfplan';
+
+  it('plan -detailed-exitcode of the stack, saved; the engine\'s 2 is a drift (the CLI\'s exit 1), 0 none', async () => {
     for (const [engine, expected, line] of [
-      [2, { exitCode: 0, attention: 'drift' }, 'app-roles: drift: the store differs from the configuration (the plan above shows how); the job fails'],
+      [2, { exitCode: 0, attention: 'drift' }, 'app-roles: drift: the store differs from the configuration (the plan above shows how); nothing is applied; the job fails'],
       [0, { exitCode: 0 }, 'app-roles: no drift'],
       [3, { exitCode: 3 }, 'plan of app-roles ended with exit 3: the job fails'],
     ] as const) {
       const r = recordingContext(jobDirectory({}), {}, (a) => (a.includes('-detailed-exitcode') ? engine : 0));
       const { stacks: _stacks, ...result } = await runDriftJob('app-roles', r.ctx);
       expect(result).toEqual(expected);
-      expect(r.callLines()).toEqual([init('app-roles'), 'tf app-roles -- plan -input=false -lock-timeout=10m -detailed-exitcode']);
+      expect(r.callLines()).toEqual([init('app-roles'), driftPlan]);
       expect(r.lines.at(-1)).toBe(`secretstore-iac pipeline test: ${line}`);
     }
+  });
+
+  describe('names the drift per identity and path, in the words of the default branch\'s comparison (docs/pipelines.md §13)', () => {
+    const record = {
+      format: 'secretstore-iac/access-change/1',
+      identities: [
+        { identity: 'approle/orchestrator-dev', method: 'approle', change: 'changed', rules: [{ path: 'secret/data/acme/dev/payments/*', kind: 'acl', before: ['read'], after: [], gained: [], lost: ['read'] }], bindings: [{ field: 'token_ttl', before: 7200, after: 3600 }] },
+        { identity: 'jwt/registry-ci', method: 'jwt', change: 'changed', rules: [{ path: 'secret/data/registry/svc-mirror', kind: 'acl', before: [], after: ['read'], gained: ['read'], lost: [] }], bindings: [] },
+      ],
+      objects: [
+        { stack: 'app-roles', address: 'vault_approle_auth_backend_role.orchestrator-dev', action: 'update' },
+        { stack: 'app-roles', address: 'vault_policy.app-payments', action: 'create' },
+      ],
+      plans: [{ stack: 'app-roles', sha256: 'a'.repeat(64) }],
+      complete: true,
+    };
+    const drifted = (reviewExit: number, written: unknown) => {
+      const dir = jobDirectory({});
+      const r = recordingContext(dir, {}, (a) => {
+        if (!a.includes('-detailed-exitcode')) return 0;
+        // The engine saves the plan it was asked to.
+        const out = a.find((x) => x.startsWith('-out='))!.slice('-out='.length);
+        fs.writeFileSync(out, 'PK');
+        return 2;
+      });
+      const reviews: string[][] = [];
+      const review = async (args: readonly string[]) => {
+        reviews.push([...args]);
+        if (written !== undefined) fs.writeFileSync(path.join(dir, 'access-change.json'), JSON.stringify(written));
+        return { exitCode: reviewExit, stdout: '{}' };
+      };
+      return { dir, r, reviews, run: () => runDriftJob('app-roles', r.ctx, review) };
+    };
+
+    it('each binding, object and rule one line, sorted as the comparison sorts them (bindings, objects, rules); applying reverts each; nothing is applied', async () => {
+      const d = drifted(1, record);
+      const result = await d.run();
+      expect(result).toEqual({ exitCode: 0, attention: 'drift', stacks: ['app-roles'] });
+      expect(d.reviews).toEqual([['--plans', 'secretstore-iac-plans', '--format', 'json', '--access-change', 'access-change.json']]);
+      expect(d.r.callLines()).toEqual([init('app-roles'), driftPlan]);
+      expect(d.r.lines.slice(1).map((l) => l.replace('secretstore-iac pipeline test: ', ''))).toEqual([
+        'app-roles: approle/orchestrator-dev binding token_ttl: drift: the store has 7200 where the configuration has 3600; applying reverts it',
+        'app-roles: object app-roles: vault_approle_auth_backend_role.orchestrator-dev: drift: the store differs from the configuration; applying changes it back',
+        'app-roles: object app-roles: vault_policy.app-payments: drift: the store does not have it; applying creates it',
+        'app-roles: approle/orchestrator-dev secret/data/acme/dev/payments/*: drift: the store has read where the configuration has none; applying reverts it',
+        'app-roles: jwt/registry-ci secret/data/registry/svc-mirror: drift: the store has none where the configuration has read; applying reverts it',
+        'app-roles: drift: the store differs from the configuration (each difference above); nothing is applied; the job fails',
+      ]);
+    });
+
+    it('the comparison\'s drift reads the same (one wording: lib/pipeline/access-change-rows.ts)', () => {
+      const { compareWithApprovals } = require('../../../lib/pipeline/approval-comparison');
+      const applied = { capabilities: () => [], binding: () => null, sameDeclaration: () => undefined };
+      const c = compareWithApprovals(record, [], applied);
+      const line = c.differences.find((x: { where: string }) => x.where === 'approle/orchestrator-dev secret/data/acme/dev/payments/*').message;
+      expect(line).toContain('drift: the store has read where the configuration applied before has none');
+    });
+
+    it('a review that fails (exit above 1) or writes no record: the drift stands, the plan shows it', async () => {
+      for (const [exit, written] of [[3, record], [1, undefined]] as const) {
+        const d = drifted(exit, written);
+        const result = await d.run();
+        expect(result.attention).toBe('drift');
+        expect(d.r.lines.at(-2)).toBe(`secretstore-iac pipeline test: app-roles: the review of the drift plan failed (exit ${exit}): the plan above shows the drift`);
+        expect(d.r.lines.at(-1)).toBe('secretstore-iac pipeline test: app-roles: drift: the store differs from the configuration (the plan above shows how); nothing is applied; the job fails');
+      }
+    });
+
+    it('an earlier run\'s access change is not read as this one\'s', async () => {
+      const d = drifted(1, undefined);
+      fs.writeFileSync(path.join(d.dir, 'access-change.json'), JSON.stringify(record));
+      await d.run();
+      expect(d.r.lines.join('\n')).not.toContain('orchestrator-dev');
+    });
   });
 
   it('a schedule needs the input variables (no placeholder)', async () => {
