@@ -18,9 +18,11 @@ import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { GitLabStandIn } from '../test/support/gitlab-stand-in';
 import { startPostgres } from '../test/support/store/postgres-server';
 import { randomBytes } from 'crypto';
 import { toolchainCache } from '../lib/engine/toolchain-cache';
+import { DEFAULT_NOTE_TOKEN_VARIABLE } from '../lib/render/configuration-pipeline-yaml';
 import { SYNTH_CACHE_SECRET_VARIABLE } from '../lib/sources/synthesis-cache';
 import { BENCH_SETTINGS } from './bench-platform';
 import { JobTimeline, jobTimelines, timelineLines } from './pipeline-job-steps';
@@ -31,6 +33,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 /** Objects the engine writes at once in the bootstrap's applies (the engine's default is 10). */
 const BOOTSTRAP_PARALLELISM = 20;
 const GLCI = path.join(ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
+/** The user whose project access token posts the notes (the note token's user). */
+const NOTE_BOT = { id: 90, username: 'secretstore-iac-bot', token: `glpat-bench-${randomBytes(12).toString('hex')}` };
 
 /** Runs a command to its end; its output (job logs: no token is printed by the jobs) collected. */
 function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
@@ -79,6 +83,8 @@ interface PipelineRun {
   readonly s: number;
   readonly code: number;
   readonly timelines: readonly JobTimeline[];
+  /** gitlab-ci-local's output (the jobs' logs). */
+  readonly output: string;
   /** The synth job's `synth steps: ...` line (`secretstore-iac pipeline synth`), when it printed one. */
   readonly synthSteps?: string;
   /** Where the synth job's base came from, as its log says. */
@@ -167,6 +173,9 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
   console.log(`cold pipeline under gitlab-ci-local, ${size} applications in ${shards} hash shards, one added (a repository from secretstore-iac init; dependencies linked, not installed); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const ws = await StoreWorkspace.open(size, shards, storeBinary, tools);
   const pg = await startPostgres();
+  // The GitLab API endpoints the pipeline calls (the merge request's note posted, the default branch's
+  // comparison reading it back: docs/pipelines.md §13), so that the comparison is on the critical path.
+  const gitlab = await GitLabStandIn.start(PROJECT_ID, [NOTE_BOT]);
   try {
     // The configuration repository as a team makes it: the packed library, `init`, `npm install`.
     const repo = path.join(ws.work, 'config');
@@ -227,8 +236,11 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
         // Where the tool finds its provider mirror: an engine run writes its own CLI configuration
         // (issue 45), and the jobs' HOME is the workspace, whose ~/.cache holds none.
         SECRETSTORE_IAC_CACHE: toolchainCache(process.env) ?? '',
-        // No GitLab API here (no note token): the default branch would fail closed; the bench measures the apply (docs/pipelines.md §13's opt-out).
-        SECRETSTORE_IAC_APPLY_UNBOUND: 'true',
+        // The note token and the stand-in's API: the merge request posts its note with its approval
+        // record, the default branch compares its plans with it before it applies (docs/pipelines.md §13).
+        [DEFAULT_NOTE_TOKEN_VARIABLE]: NOTE_BOT.token,
+        CI_API_V4_URL: gitlab.apiUrl,
+        CI_PROJECT_ID: PROJECT_ID,
       }).flatMap(([k, v]) => ['--variable', `${k}=${v}`]);
     // Each pipeline starts without an earlier one's artifacts, builds or plugin cache; the pipeline's
     // `cache:` (the synthesis cache the default branch's synth job fills) is kept, as on a runner.
@@ -261,7 +273,7 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
       if (r.code !== 0) console.log(r.output.slice(-6000));
       const synthSteps = /secretstore-iac: synth steps: (.*)$/m.exec(r.output)?.[1].trim();
       const baseFrom = /secretstore-iac: base [0-9a-f]{12}: ([^(:]*)/m.exec(r.output)?.[1].trim();
-      return { s, code: r.code, timelines: jobTimelines(r.output), synthSteps, baseFrom, load: `${load} -> ${loadavg()}`, artifactBytes: artifactBytesOf(state), cacheBytes: treeBytes(path.join(state, 'cache')) };
+      return { s, code: r.code, output: r.output, timelines: jobTimelines(r.output), synthSteps, baseFrom, load: `${load} -> ${loadavg()}`, artifactBytes: artifactBytesOf(state), cacheBytes: treeBytes(path.join(state, 'cache')) };
     };
 
     // The default branch's pipeline of the base commit ran before (its synth job: it stores
@@ -283,16 +295,20 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
       git(repo, 'checkout', '-q', '-b', branch);
       writeConfiguration(repo, ws, applications);
       git(repo, 'commit', '-q', '-am', `application ${applications}`);
+      const iid = applications;
+      gitlab.mergeRequests.set(iid, { iid, state: 'opened', target_branch: 'main', sha: git(repo, 'rev-parse', 'HEAD'), merge_commit_sha: null, squash_commit_sha: null, commits: git(repo, 'rev-list', `main..${branch}`).split('\n') });
       const stress = cpus === undefined ? undefined : spawn('stress', ['--cpu', String(cpus)], { stdio: 'ignore' });
       try {
         // Let the load average see the stress before the first figure.
         if (stress) await new Promise((resolve) => setTimeout(resolve, 20_000));
-        const mr = await pipeline('plan', [...roundVariables, '--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', 'CI_MERGE_REQUEST_IID=1', '--variable', `CI_MERGE_REQUEST_DIFF_BASE_SHA=${diffBase}`]);
+        const mr = await pipeline('plan', [...roundVariables, '--variable', 'CI_PIPELINE_SOURCE=merge_request_event', '--variable', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main', '--variable', `CI_MERGE_REQUEST_IID=${iid}`, '--variable', `CI_MERGE_REQUEST_DIFF_BASE_SHA=${diffBase}`]);
         git(repo, 'checkout', '-q', 'main');
         const before = git(repo, 'rev-parse', 'main');
         git(repo, 'merge', '-q', '--ff-only', branch);
         git(repo, 'push', '-q', 'origin', 'main');
+        gitlab.mergeRequests.get(iid)!.state = 'merged';
         const merged = await pipeline('apply', [...roundVariables, '--variable', `CI_COMMIT_BEFORE_SHA=${before}`]);
+        const verdict = /secretstore-iac pipeline review: (the plans (give exactly|differ from)[^\n]*)/.exec(merged.output)?.[1] ?? '(no verdict in the log)';
         const added = await fetch(`${ws.store.addr}/v1/auth/approle/role/bench${applications - 1}-prod`, { headers: { 'X-Vault-Token': ws.store.rootToken } });
         console.log(`  ${round}: application ${applications} added (${applications} in all)`);
         for (const [label, p] of [['merge request (to the note)', mr], ['default branch (to applied)', merged]] as const) {
@@ -306,11 +322,13 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
           console.log(`      every job: ${p.timelines.map((t) => `${t.job.replace(/^secretstore-iac-/, '')} ${t.totalS.toFixed(1)} s`).join(', ')}`);
         }
         console.log(`    the added application's role on the store after the default branch: HTTP ${added.status}`);
+        console.log(`    the default branch's comparison with !${iid}'s approved note: ${verdict} (its time: the review job's step "the comparison with the approved notes" above)`);
       } finally {
         stress?.kill();
       }
     }
   } finally {
+    await gitlab.stop();
     await pg.stop();
     ws.close();
   }

@@ -40,6 +40,9 @@ export function stepOf(text: string): string | undefined {
     if (/: plan saved as /.test(message)) return `${job}: after the plan (guard, plan saved)`;
     if (/^reviewing the saved plans/.test(message)) return `${job}: review (init of each planned stack, show -json, access-diff)`;
     if (/: applied its reviewed plan/.test(message)) return `${job}: after the apply`;
+    // The default branch's comparison with the approved notes (docs/pipelines.md §13): its API calls and compare, then what follows.
+    if (/^comparing the plans with what the merge requests merged since /.test(message)) return `${job}: the comparison with the approved notes (GitLab API, compare)`;
+    if (/: the apply jobs apply them$|: nothing is applied automatically;/.test(message)) return `${job}: after the comparison (its verdict, the outcome written)`;
     return `${job}: ${message.length > 60 ? `${message.slice(0, 57)}...` : message}`;
   }
   if (/^secretstore-iac: synth steps:/.test(text)) return 'synth: after its synthesis steps';

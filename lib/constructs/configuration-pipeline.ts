@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { ConfigurationPipelineYamlOptions, renderConfigurationPipelineYaml, ShardJobGroup } from '../render/configuration-pipeline-yaml';
+import { ConfigurationPipelineYamlOptions, DEFAULT_NOTE_TOKEN_VARIABLE, renderConfigurationPipelineYaml, ShardJobGroup } from '../render/configuration-pipeline-yaml';
 import { describePipeline, PIPELINE_DESCRIPTION_PATH } from '../pipeline/pipeline-description';
 import { CONFIGURATION_PIPELINE_COPY } from '../render/configuration-gitlab-ci';
 import { ValidationProblem } from '../model/validation-problem';
@@ -109,7 +109,7 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
         if (!/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(label)) {
           problems.push(new ValidationProblem('acknowledgeLabel', label, 'must be a label name of letters, digits, "_", ".", ":" or "-"'));
         }
-        const variable = props.noteTokenVariable ?? 'SECRETSTORE_IAC_NOTE_TOKEN';
+        const variable = props.noteTokenVariable ?? DEFAULT_NOTE_TOKEN_VARIABLE;
         if (!/^[A-Z_][A-Z0-9_]*$/.test(variable)) {
           problems.push(new ValidationProblem('noteTokenVariable', variable, 'must be a CI/CD variable name (upper case, digits, "_")'));
         }
@@ -151,7 +151,7 @@ export class ConfigurationPipeline extends Construct implements IArtifactSource 
       applyRoleName: this.props.applyRole.roleName,
       planRoleName: this.props.planRole.roleName,
       acknowledgeLabel: this.props.acknowledgeLabel ?? 'access-risk-acknowledged',
-      noteTokenVariable: this.props.noteTokenVariable ?? 'SECRETSTORE_IAC_NOTE_TOKEN',
+      noteTokenVariable: this.props.noteTokenVariable ?? DEFAULT_NOTE_TOKEN_VARIABLE,
       installCommand: this.props.installCommand ?? 'npm ci --no-audit --no-fund',
       image: this.props.image,
       committedCopy: this.props.committedCopy ?? CONFIGURATION_PIPELINE_COPY,

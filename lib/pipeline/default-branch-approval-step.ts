@@ -75,6 +75,7 @@ export async function compareWithApprovedNotes(ctx: PipelineJobContext): Promise
   const api: GitLabApiTarget = { apiUrl: env.CI_API_V4_URL ?? '', projectId: env.CI_PROJECT_ID ?? '', token };
   const branch = env.CI_COMMIT_BRANCH || env.CI_DEFAULT_BRANCH || '';
   const before = env.CI_COMMIT_BEFORE_SHA ?? '';
+  ctx.log.decide(`comparing the plans with what the merge requests merged since ${before === '' || NO_COMMIT.test(before) ? 'the commit before the push' : before.slice(0, 12)} approved (their notes, through the GitLab API)`);
   const chain = before === '' || NO_COMMIT.test(before) ? [] : chainSince(ctx.dir, before, commit);
   if (chain.length === 0) ctx.log.decide(`no commit before the push (CI_COMMIT_BEFORE_SHA ${before === '' ? 'unset' : before.slice(0, 12)}): no merge request's approval covers this pipeline`);
   // Each merge request once, where it entered the chain (its oldest commit there): the merge's parent is that commit's first parent.

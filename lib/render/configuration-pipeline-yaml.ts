@@ -178,6 +178,9 @@ export const CONFIRM_APPLY_JOB = 'secretstore-iac-confirm-apply';
  * on the default branch, they apply unbound plans as before the binding (and say so in their logs).
  */
 export const APPLY_UNBOUND_VARIABLE = 'SECRETSTORE_IAC_APPLY_UNBOUND';
+
+/** The CI/CD variable holding the token that posts the merge requests' notes, unless the pipeline names another (`noteTokenVariable`). */
+export const DEFAULT_NOTE_TOKEN_VARIABLE = 'SECRETSTORE_IAC_NOTE_TOKEN';
 /** {@link CONFIRM_APPLY_JOB}'s artifact: who confirmed which difference (the confirmation of record). */
 export const CONFIRMATION_FILE = 'approval-confirmation.json';
 /** The merge request's review job: the note computed from the saved plans, the risk-flag gate. */

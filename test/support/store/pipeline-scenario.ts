@@ -20,7 +20,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { BIN_VARIABLE, OIDC_CLI_REDIRECT_URI } from '../../../lib';
-import { APPLY_UNBOUND_VARIABLE } from '../../../lib/render/configuration-pipeline-yaml';
+import { APPLY_UNBOUND_VARIABLE, DEFAULT_NOTE_TOKEN_VARIABLE } from '../../../lib/render/configuration-pipeline-yaml';
 import { REPO_ROOT } from '../paths';
 import { bootstrapStacks, CollectedRun, commitWithOrigin, copyLibraryInto, copyPipelineFile, git, GLCI, glciVariables, jobLines, pipelineJobToken, removeBuild, runCollected, synthesizeRepository } from './configuration-pipeline-harness';
 import { generateSigningKey, JwtSigningKey } from './jwt-signer';
@@ -62,7 +62,6 @@ export interface PipelineRun extends CollectedRun {
 const OWN_BIN: string = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).bin['secretstore-iac'];
 
 /** The configuration pipeline's note token variable (the default of `noteTokenVariable`). */
-const NOTE_TOKEN_VARIABLE = 'SECRETSTORE_IAC_NOTE_TOKEN';
 
 /** The default branch and the merge requests' target. */
 const MAIN = 'main';
@@ -224,7 +223,7 @@ export class PipelineScenario {
       // A scenario without a GitLab API (no note token) reads no approval: the default branch fails
       // closed (docs/pipelines.md §13), so it opts out, as documented, to apply as these scenarios test;
       // one with the stand-in (the note token among its variables) is bound.
-      ...(this.options.variables?.[NOTE_TOKEN_VARIABLE] ? {} : { [APPLY_UNBOUND_VARIABLE]: 'true' }),
+      ...(this.options.variables?.[DEFAULT_NOTE_TOKEN_VARIABLE] ? {} : { [APPLY_UNBOUND_VARIABLE]: 'true' }),
       ...(before === undefined ? {} : { CI_COMMIT_BEFORE_SHA: before }),
       ...this.protectedVariables,
       ...options.variables,

@@ -67,6 +67,16 @@ describe('the steps of a job', () => {
     expect(review.steps.map((s) => s.label)).toContain('review: review (init of each planned stack, show -json, access-diff)');
   });
 
+  it('the default branch\'s comparison with the approved notes is a step of its own, from its first line to its verdict', () => {
+    expect(stepOf('secretstore-iac pipeline review: comparing the plans with what the merge requests merged since 0123456789ab approved (their notes, through the GitLab API)')).toBe(
+      'review: the comparison with the approved notes (GitLab API, compare)',
+    );
+    expect(stepOf('secretstore-iac pipeline review: the plans give exactly the change approved by !7: the apply jobs apply them')).toBe('review: after the comparison (its verdict, the outcome written)');
+    expect(stepOf('secretstore-iac pipeline review: the plans differ from what the notes of !7 approved: 2 difference(s): nothing is applied automatically; the manual job x applies them once a person starts it')).toBe(
+      'review: after the comparison (its verdict, the outcome written)',
+    );
+  });
+
   it('leaves lines of no step to the step before', () => {
     expect(stepOf('random output of a command')).toBeUndefined();
     expect(stepOf('copied artifacts to cwd in 51 ms')).toBeUndefined();
