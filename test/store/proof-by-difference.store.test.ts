@@ -54,6 +54,15 @@
  * neither its synthesis nor `moves` explains (issue 45: the review equals the store's difference in
  * every round, shard retirements included).
  *
+ * The merge step (issue 46): the review also writes its canonical access change (`--access-change`), the
+ * approval of record, which is rendered into the note's approval section and read back from that text as
+ * the default branch reads it. Then, as the default branch's pipeline does, the changed stacks are planned
+ * again against the store as it is at the merge, reviewed, and that access change compared with the
+ * approved record (`compareWithApprovals`, the pipeline's own comparison): it must be equal (nothing
+ * changed the store between review and merge here; approval-of-record.store.test.ts makes it differ), and
+ * the merge's plans, not the review's, are applied, so that "the store's difference equals the review"
+ * below is "the store's difference equals the approved note".
+ *
  * What "the review equals the store's difference, exactly" means here:
  * - The identities are read from the store, not from the configuration: every role of every JWT, OIDC and
  *   AppRole mount (`sys/auth`, `LIST auth/<mount>/role`). The identities that appear on the store are
@@ -97,6 +106,9 @@ import { Platform } from '../../lib/platform/platform';
 import { ApplicationSharding } from '../../lib/model/application-sharding';
 import { SEAL_FILE } from '../../lib/engine/bookkeeping-seal';
 import { RETIRED_GRANTS_FILE } from '../../lib/model/retired-grants-file';
+import { parseAccessChangeRecord } from '../../lib/access/access-change-record';
+import { compareWithApprovals } from '../../lib/pipeline/approval-comparison';
+import { approvalRecordOf, readApprovalSection, renderApprovalSection } from '../../lib/pipeline/approval-record';
 import { definePlatform } from '../../lib/platform/platform';
 import { PlatformConfig } from '../../lib/platform/platform-config';
 import { SeededRandom } from '../support/seeded-random';
@@ -681,7 +693,7 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
     }
     let applied = synthesized();
     let appliedPatterns = declaredPatterns();
-    const counts = { applied: 0, refusedSynthesis: 0, refusedGuard: 0, pairs: 0, reviewedChanges: 0, moved: 0, retired: 0, released: 0 };
+    const counts = { applied: 0, mergedAsApproved: 0, refusedSynthesis: 0, refusedGuard: 0, pairs: 0, reviewedChanges: 0, moved: 0, retired: 0, released: 0 };
     for (let step = 1; step <= CHANGES; step++) {
       const change = drawChange(random, base, step);
       const label = `seed ${runRandom.seed} (${engine.name}), change ${step}: ${change.label}`;
@@ -768,12 +780,12 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
         continue;
       }
       expect({ label, refused: change.refused }).toEqual({ label, refused: undefined });
-      const reviewed = await cli(['access-diff', '--plans', plans, '--engine', engine.binary, '--format', 'json']);
+      // The merge request's review, and its approval of record (the canonical access change its note carries).
+      const approvedFile = path.join(fixture.dir, `approved-${step}.json`);
+      const reviewed = await cli(['access-diff', '--plans', plans, '--engine', engine.binary, '--format', 'json', '--access-change', approvedFile]);
       expect({ label, code: reviewed.code === 0 || reviewed.code === 1, stderr: reviewed.stderr }).toEqual({ label, code: true, stderr: '' });
       const review = JSON.parse(reviewed.stdout);
       expect({ label, complete: review.complete, plans: review.plans.map((p: any) => p.stack) }).toEqual({ label, complete: true, plans: sorted(planned) });
-      const reviewFile = path.join(fixture.dir, `review-${step}.json`);
-      fs.writeFileSync(reviewFile, reviewed.stdout);
       // Probe every pattern the review named as well (a pattern no synthesis declares included).
       const reported = [...review.diff.added, ...review.diff.removed].flatMap((i: any) => i.rules.map((r: any) => r.path));
       const allProbes = sorted([...probes, ...[...reported, ...review.diff.changed.flatMap((c: any) => c.rules.map((r: any) => r.path))].map(probeOf)]);
@@ -783,8 +795,32 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
       // issue 45 it was seen one change later, as a change no review of that round showed).
       const beyond = changing.filter((s) => !changedStacks.includes(s));
       expect({ label, plannedChangesBeyondTheChange: beyond }).toEqual({ label, plannedChangesBeyondTheChange: [] });
-      for (const stack of planned.filter((s) => changing.includes(s))) {
-        const run = await tf(stack, ['--refuse-replace', '--allow-removals', '--reviewed-plans', reviewFile], ['apply', '-input=false', path.join(plans, `${stack}.tfplan`)]);
+      // The merge step (issue 46), as the default branch's pipeline does it: the changed stacks planned
+      // again against the store as it is at the merge, its own plans reviewed, and that access change
+      // compared with the approved record read back from the note's text, before anything is applied.
+      // Equal: the merge's plans are applied, and the store's difference must be the approved note's
+      // (compared below with the merge request's review); different: the pipeline stops (nothing applied).
+      const note = readApprovalSection(renderApprovalSection(approvalRecordOf(parseAccessChangeRecord(JSON.parse(fs.readFileSync(approvedFile, 'utf8')), approvedFile), step + 1, 'head', 'target')));
+      if (!('record' in note)) throw new Error(`${label}: the approval record does not read back from its note: ${note.problem}`);
+      const mergePlans = path.join(fixture.dir, `merge-plans-${step}`);
+      fs.mkdirSync(mergePlans);
+      const mergeChanging: string[] = [];
+      for (const stack of changedStacks) {
+        const plan = await tf(stack, ['--refuse-replace', '--allow-removals'], ['plan', '-input=false', `-out=${path.join(mergePlans, `${stack}.tfplan`)}`]);
+        expect({ label, step: 'merge', stack, code: plan.code, stderr: plan.code === 0 ? '' : plan.stderr }).toEqual({ label, step: 'merge', stack, code: 0, stderr: '' });
+        if (!/No changes\./.test(plan.stdout)) mergeChanging.push(stack);
+      }
+      const mergeFile = path.join(fixture.dir, `merge-${step}.json`);
+      const mergeReviewed = changedStacks.length === 0 ? undefined : await cli(['access-diff', '--plans', mergePlans, '--engine', engine.binary, '--format', 'json', '--access-change', mergeFile]);
+      if (mergeReviewed !== undefined) expect({ label, step: 'merge', code: mergeReviewed.code === 0 || mergeReviewed.code === 1, stderr: mergeReviewed.stderr }).toEqual({ label, step: 'merge', code: true, stderr: '' });
+      const merging = mergeReviewed === undefined ? parseAccessChangeRecord({ format: note.record.change.format, identities: [], objects: [], plans: [], complete: true }, 'none') : parseAccessChangeRecord(JSON.parse(fs.readFileSync(mergeFile, 'utf8')), mergeFile);
+      const verdict = compareWithApprovals(merging, [{ record: note.record }]);
+      expect({ label, step: 'merge', differences: verdict.differences.map((d) => d.message), changing: sorted(mergeChanging) }).toEqual({ label, step: 'merge', differences: [], changing: sorted(changing) });
+      counts.mergedAsApproved++;
+      const mergeReviewFile = path.join(fixture.dir, `merge-review-${step}.json`);
+      if (mergeReviewed !== undefined) fs.writeFileSync(mergeReviewFile, mergeReviewed.stdout);
+      for (const stack of planned.filter((s) => mergeChanging.includes(s))) {
+        const run = await tf(stack, ['--refuse-replace', '--allow-removals', '--reviewed-plans', mergeReviewFile], ['apply', '-input=false', path.join(mergePlans, `${stack}.tfplan`)]);
         expect({ label, stack, code: run.code, stderr: run.code === 0 ? '' : run.stderr }).toEqual({ label, stack, code: 0, stderr: '' });
       }
       const after = await record(allProbes);
@@ -846,7 +882,7 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
       appliedPatterns = declaredPatterns();
     }
     process.stdout.write(
-      `proof-by-difference [${storeKind()}, ${engine.label}]: seed ${runRandom.seed}, ${CHANGES} changes: ${counts.applied} applied (${counts.reviewedChanges} with an access change reviewed, ${counts.moved} with moves between stacks, ${counts.retired} retiring stacks, ${counts.released} released kept grants), ` +
+      `proof-by-difference [${storeKind()}, ${engine.label}]: seed ${runRandom.seed}, ${CHANGES} changes: ${counts.applied} applied (${counts.mergedAsApproved} merged as approved: the merge's own plans equal the approved note; ${counts.reviewedChanges} with an access change reviewed, ${counts.moved} with moves between stacks, ${counts.retired} retiring stacks, ${counts.released} released kept grants), ` +
         `${counts.refusedSynthesis} refused at synthesis, ${counts.refusedGuard} refused by the guard; ${counts.pairs} identity × path answers compared; ${Math.round((Date.now() - started) / 1000)} s\n`,
     );
   });
