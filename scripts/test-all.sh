@@ -11,8 +11,15 @@ suite() {
   local name=$1 start=$SECONDS
   shift
   echo "test-all: $name"
-  "$@" || failed+=("$name")
-  echo "test-all: $name done in $((SECONDS - start)) s"
+  local rc=0
+  "$@" || rc=$?
+  # A failure said where it happens, not only at the end (a long store run hides an early one).
+  if ((rc != 0)); then
+    failed+=("$name")
+    echo "test-all: $name FAILED (exit $rc) after $((SECONDS - start)) s; the other suites still run"
+  else
+    echo "test-all: $name passed in $((SECONDS - start)) s"
+  fi
 }
 # The unit tests need no toolchain: on a new machine the first store's toolchain (OpenBao, OpenTofu, the
 # provider: the cold Go build) is built while they run, and waited for before the suites that use it.

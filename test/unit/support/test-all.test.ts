@@ -62,4 +62,14 @@ describe('npm run test:all runs every suite and reports every failure', () => {
     expect(r.stderr).toBe('test-all: failed: unit tests (npm test)\ntest-all: failed: store suites (npm run test:store)\n');
     expect(r.stdout).not.toContain('every suite passed');
   });
+
+  it('a failure is said where it happens, before the suites after it run (a long store run does not hide an early one)', () => {
+    const r = runTestAll(['run package:check']);
+    const lines = r.stdout.split('\n');
+    const failedAt = lines.findIndex((l) => /^test-all: package check \(npm run package:check\) FAILED \(exit 1\) after \d+ s; the other suites still run$/.test(l));
+    expect(failedAt).toBeGreaterThan(-1);
+    expect(failedAt).toBeLessThan(lines.indexOf('test-all: store suites (npm run test:store)'));
+    expect(lines).toContainEqual(expect.stringMatching(/^test-all: unit tests \(npm test\) passed in \d+ s$/));
+    expect(r.status).toBe(1);
+  });
 });
