@@ -5,7 +5,9 @@
  * package) declaring N generated applications in hash shards, state in a throw-away PostgreSQL,
  * bootstrapped by an administrator; then one application added, first as a merge request (the
  * pipeline to the note: synth (which compiles), plans with the read-only role, access diff), then merged (the
- * default-branch pipeline: synth, plans and applies with the apply role). Each pipeline starts
+ * default-branch pipeline: synth, plans, the comparison with the merge request's approved note and the
+ * applies with the apply role; the note is posted to and read back from a local stand-in for the GitLab
+ * API, test/support/gitlab-stand-in.ts). Each pipeline starts
  * cold: no `.gitlab-ci-local` state from an earlier run (no artifacts, no plugin cache). Wall time of
  * each pipeline and of each job, as gitlab-ci-local reports it. Job tokens are signed with the key the
  * store's JWT method trusts (gitlab-ci-local mints none).
@@ -322,7 +324,8 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
           console.log(`      every job: ${p.timelines.map((t) => `${t.job.replace(/^secretstore-iac-/, '')} ${t.totalS.toFixed(1)} s`).join(', ')}`);
         }
         console.log(`    the added application's role on the store after the default branch: HTTP ${added.status}`);
-        console.log(`    the default branch's comparison with !${iid}'s approved note: ${verdict} (its time: the review job's step "the comparison with the approved notes" above)`);
+        const comparisonS = merged.timelines.flatMap((t) => t.steps).find((x) => x.label.endsWith(': the comparison with the approved notes (GitLab API, compare)'))?.s;
+        console.log(`    the default branch's comparison with !${iid}'s approved note (on its critical path, in the review job: GitLab API calls and compare): ${comparisonS === undefined ? '(no such step in the log)' : `${comparisonS.toFixed(2)} s`}; ${verdict}`);
       } finally {
         stress?.kill();
       }
