@@ -241,6 +241,20 @@ class FinalPolicies {
         for (const rule of policy?.rules ?? []) sources.set(rule.path.slot, [overridden !== undefined ? `policy ${overridden}` : o.constructPath]);
       }
     }
+    if (block !== undefined && text?.unresolved !== undefined) {
+      // A text the engine learns only when it plans (a file, a data source): its rules cannot be
+      // evaluated here, and counting none would pass any invariant; the role's tokens carry it.
+      const overridden = doc.overrideOf(block, 'policy');
+      this.unreadable.push({
+        constructPath: o.constructPath,
+        problem: new ValidationProblem(
+          'policy',
+          o.name.key,
+          `is not known at synthesis (${text.unresolved})${overridden !== undefined ? `; policy ${overridden}` : ''}: the access invariants cannot be decided on a role that carries it; write the policy text as a literal`,
+          'SSI-R16',
+        ),
+      });
+    }
     const read = { ...(policy !== undefined ? { policy } : {}), sources };
     this.parsed.set(o, read);
     return read;

@@ -8,6 +8,7 @@ import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { JwtAuthBackendRole } from '@cdktf/provider-vault/lib/jwt-auth-backend-role';
 import { Construct } from 'constructs';
 import { TerraformBackend, TerraformStack } from '../../../lib/framework/framework';
+import { Fn } from 'cdktf';
 import { postgresState, SecretStoreApp, SSI_R1, SSI_R15, SSI_R2 } from '../../../lib';
 import { definePlatform } from '../../../lib/platform/platform';
 import { FinalStackDocument } from '../../../lib/constructs/final-stack-document';
@@ -336,6 +337,12 @@ describe('SSI-R16 and invariants check count the default policy as the store att
     const checked = await handEditedGrants(() => undefined);
     expect(checked).toContain(r16Grants(found).find((g) => g!.startsWith('jwt/registry-ci ')));
     expect(r16Grants(found)).toEqual(checked);
+  });
+
+  it('a written default whose text the engine learns only when it plans (a file) is reported, not counted as granting nothing', () => {
+    const fromFile = (p: Platform) => void new Policy(p.ciAccess, 'user_default', { name: 'default', policy: Fn.file('default.hcl') });
+    const found = findingsOf(SSI_R16, withInvariant(fromFile));
+    expect(found).toEqual([expect.stringMatching(/^\[ci-access\/user_default\] SSI-R16 policy = "default": is not known at synthesis \(.+\): the access invariants cannot be decided on a role that carries it; write the policy text as a literal$/)]);
   });
 
   it('with token_no_default_policy = true the role carries no default: nothing is reported for it, by either', async () => {
