@@ -24,7 +24,7 @@ import { GitLabStandIn } from '../test/support/gitlab-stand-in';
 import { startPostgres } from '../test/support/store/postgres-server';
 import { randomBytes } from 'crypto';
 import { toolchainCache } from '../lib/engine/toolchain-cache';
-import { DEFAULT_NOTE_TOKEN_VARIABLE } from '../lib/render/configuration-pipeline-yaml';
+import { DEFAULT_NOTE_TOKEN_VARIABLE, SHARED_SYNTH_CACHE_KEY_PREFIX } from '../lib/render/configuration-pipeline-yaml';
 import { SYNTH_CACHE_SECRET_VARIABLE } from '../lib/sources/synthesis-cache';
 import { BENCH_SETTINGS } from './bench-platform';
 import { JobTimeline, jobTimelines, timelineLines } from './pipeline-job-steps';
@@ -269,7 +269,7 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
       else fs.mkdirSync(side, { recursive: true });
       const other = who === 'apply' ? caches.unprotected : caches.protected;
       for (const entry of fs.existsSync(after) ? fs.readdirSync(after) : []) {
-        if (entry.startsWith('secretstore-iac-synth-shared-')) fs.cpSync(path.join(after, entry), path.join(other, entry), { recursive: true, force: true, verbatimSymlinks: true });
+        if (entry.startsWith(SHARED_SYNTH_CACHE_KEY_PREFIX)) fs.cpSync(path.join(after, entry), path.join(other, entry), { recursive: true, force: true, verbatimSymlinks: true });
       }
       if (process.env.SECRETSTORE_IAC_BENCH_PIPELINE_LOG) fs.appendFileSync(process.env.SECRETSTORE_IAC_BENCH_PIPELINE_LOG, r.output);
       if (r.code !== 0) console.log(r.output.slice(-6000));

@@ -149,6 +149,8 @@ export const SYNTH_CACHE_DIR = '.secretstore-iac/synth-cache';
 export const SHARED_SYNTH_DIR = '.secretstore-iac/synth-shared';
 /** The synth job's variable naming the commit of its {@link SHARED_SYNTH_DIR} cache entry (set by its rules). */
 export const SHARED_SYNTH_COMMIT_VARIABLE = 'SECRETSTORE_IAC_SHARED_SYNTH_COMMIT';
+/** The key of the {@link SHARED_SYNTH_DIR} cache entry, before its commit (`unprotect: true`: protected and unprotected pipelines share it). */
+export const SHARED_SYNTH_CACHE_KEY_PREFIX = 'secretstore-iac-synth-shared-';
 /**
  * The default-branch review job's artifact: `access-diff --plans ... --format json` of the pipeline's
  * saved plans, with each plan file's SHA-256. Every apply job applies a saved plan only with
@@ -348,7 +350,7 @@ function jobCache(dependencies: 'pull' | 'pull-push', synthesis = false): object
       ? [
           { key: 'secretstore-iac-synth', paths: [SYNTH_CACHE_DIR] },
           // The copy merge-request pipelines read, one entry per commit, shared with unprotected pipelines.
-          { key: `secretstore-iac-synth-shared-$${SHARED_SYNTH_COMMIT_VARIABLE}`, paths: [SHARED_SYNTH_DIR], unprotect: true },
+          { key: `${SHARED_SYNTH_CACHE_KEY_PREFIX}$${SHARED_SYNTH_COMMIT_VARIABLE}`, paths: [SHARED_SYNTH_DIR], unprotect: true },
         ]
       : []),
     { key: { files: ['package-lock.json'], prefix: 'secretstore-iac-deps' }, paths: ['node_modules'], policy: dependencies },
