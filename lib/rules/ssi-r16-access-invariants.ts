@@ -160,10 +160,24 @@ class FinalPolicies {
     const { doc, block, namespace } = role;
     const attachedBy = block === undefined ? undefined : doc.overrideOf(block, 'token_policies');
     const given = block?.body.token_policies;
+    const unknown: string[] = [];
     const listed = (Array.isArray(given) ? given : []).flatMap((entry) => {
       const v = finalAttributeValue({ entry }, 'entry', doc, this.documents);
+      if (v?.unresolved !== undefined) unknown.push(`${String(entry)} (${v.unresolved})`);
       return v === undefined || v.unresolved !== undefined ? [] : [String(v.value)];
     });
+    if (unknown.length > 0) {
+      // A policy name the engine learns only when it plans could be any policy: dropping it would pass every invariant.
+      this.unreadable.push({
+        constructPath: role.path,
+        problem: new ValidationProblem(
+          'token_policies',
+          unknown.join(', '),
+          `holds a policy name not known at synthesis: the access invariants cannot be decided on ${role.identityName}; write each policy name as plain text or a reference to a policy of the configuration${attachedBy !== undefined ? `; token_policies ${attachedBy}` : ''}`,
+          'SSI-R16',
+        ),
+      });
+    }
     // The store adds `default` at login unless the role's final token_no_default_policy is true.
     const noDefault = block === undefined ? undefined : finalAttributeValue(block.body, 'token_no_default_policy', doc, this.documents);
     const names = loginTokenPolicies(listed, noDefault?.unresolved === undefined && noDefault?.value === true);

@@ -8,7 +8,7 @@ import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { JwtAuthBackendRole } from '@cdktf/provider-vault/lib/jwt-auth-backend-role';
 import { Construct } from 'constructs';
 import { TerraformBackend, TerraformStack } from '../../../lib/framework/framework';
-import { Fn } from 'cdktf';
+import { Fn, TerraformVariable } from 'cdktf';
 import { postgresState, SecretStoreApp, SSI_R1, SSI_R15, SSI_R2 } from '../../../lib';
 import { definePlatform } from '../../../lib/platform/platform';
 import { FinalStackDocument } from '../../../lib/constructs/final-stack-document';
@@ -343,6 +343,17 @@ describe('SSI-R16 and invariants check count the default policy as the store att
     const fromFile = (p: Platform) => void new Policy(p.ciAccess, 'user_default', { name: 'default', policy: Fn.file('default.hcl') });
     const found = findingsOf(SSI_R16, withInvariant(fromFile));
     expect(found).toEqual([expect.stringMatching(/^\[ci-access\/user_default\] SSI-R16 policy = "default": is not known at synthesis \(.+\): the access invariants cannot be decided on a role that carries it; write the policy text as a literal$/)]);
+  });
+
+  it('a role\'s token_policies entry the engine learns only when it plans (a variable) is reported, not dropped', () => {
+    const fromVariable = (p: Platform) => {
+      const extra = new TerraformVariable(p.ciAccess, 'extra_policy', { type: 'string' });
+      p.ciAccess.registryCi.role.addOverride('token_policies', ['registry-ci', extra.stringValue]);
+    };
+    const found = findingsOf(SSI_R16, withInvariant(fromVariable));
+    expect(found).toEqual([
+      expect.stringMatching(/^\[ci-access\/registry-ci\] SSI-R16 token_policies = "\$\{var\.extra_policy\} \(.+\)": holds a policy name not known at synthesis: the access invariants cannot be decided on jwt\/registry-ci; write each policy name as plain text or a reference to a policy of the configuration; token_policies set by addOverride\('token_policies', …\) on ci-access\/registry-ci\/role$/),
+    ]);
   });
 
   it('with token_no_default_policy = true the role carries no default: nothing is reported for it, by either', async () => {
