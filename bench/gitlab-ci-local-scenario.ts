@@ -27,7 +27,7 @@ import { toolchainCache } from '../lib/engine/toolchain-cache';
 import { DEFAULT_NOTE_TOKEN_VARIABLE, SHARED_SYNTH_CACHE_KEY_PREFIX } from '../lib/render/configuration-pipeline-yaml';
 import { SYNTH_CACHE_SECRET_VARIABLE } from '../lib/sources/synthesis-cache';
 import { BENCH_SETTINGS } from './bench-platform';
-import { JobTimeline, jobTimelines, timelineLines } from './pipeline-job-steps';
+import { COMPARISON_STEP, JobTimeline, jobTimelines, timelineLines } from './pipeline-job-steps';
 import { longestNeedsChain, PipelineJobGraph, pipelineJobGraph } from './pipeline-needs-graph';
 import { CI_ACCESS, PARALLEL_STACKS, PROJECT_ID, seconds, StoreWorkspace } from './store-workspace';
 
@@ -324,7 +324,7 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
           console.log(`      every job: ${p.timelines.map((t) => `${t.job.replace(/^secretstore-iac-/, '')} ${t.totalS.toFixed(1)} s`).join(', ')}`);
         }
         console.log(`    the added application's role on the store after the default branch: HTTP ${added.status}`);
-        const comparisonS = merged.timelines.flatMap((t) => t.steps).find((x) => x.label.endsWith(': the comparison with the approved notes (GitLab API, compare)'))?.s;
+        const comparisonS = merged.timelines.flatMap((t) => t.steps).find((x) => x.label.endsWith(`: ${COMPARISON_STEP}`))?.s;
         console.log(`    the default branch's comparison with !${iid}'s approved note (on its critical path, in the review job: GitLab API calls and compare): ${comparisonS === undefined ? '(no such step in the log)' : `${comparisonS.toFixed(2)} s`}; ${verdict}`);
       } finally {
         stress?.kill();

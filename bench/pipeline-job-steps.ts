@@ -22,6 +22,9 @@ export interface JobTimeline {
   readonly totalS: number;
 }
 
+/** The label (after `<job>: `) of the default branch's comparison with the approved notes: its API calls and compare. */
+export const COMPARISON_STEP = 'the comparison with the approved notes (GitLab API, compare)';
+
 /** Seconds of a gitlab-ci-local duration (`540 ms`, `12.3 s`, `1.03 min`). */
 export function durationS(text: string): number {
   let s = 0;
@@ -41,7 +44,7 @@ export function stepOf(text: string): string | undefined {
     if (/^reviewing the saved plans/.test(message)) return `${job}: review (init of each planned stack, show -json, access-diff)`;
     if (/: applied its reviewed plan/.test(message)) return `${job}: after the apply`;
     // The default branch's comparison with the approved notes (docs/pipelines.md §13): its API calls and compare, then what follows.
-    if (/^comparing the plans with what the merge requests merged since /.test(message)) return `${job}: the comparison with the approved notes (GitLab API, compare)`;
+    if (/^comparing the plans with what the merge requests merged since /.test(message)) return `${job}: ${COMPARISON_STEP}`;
     if (/: the apply jobs apply them$|: nothing is applied automatically;/.test(message)) return `${job}: after the comparison (its verdict, the outcome written)`;
     return `${job}: ${message.length > 60 ? `${message.slice(0, 57)}...` : message}`;
   }

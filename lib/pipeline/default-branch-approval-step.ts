@@ -1,7 +1,7 @@
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { accessChangeDigest, AccessChangeRecord, NO_ACCESS_CHANGE, parseAccessChangeRecord } from '../access/access-change-record';
+import { accessChangeDigest, AccessChangeRecord, NO_ACCESS_CHANGE } from '../access/access-change-record';
 import { mdCode, mdTable } from '../render/markdown-text';
 import { ACCESS_CHANGE_FILE, APPLY_UNBOUND_VARIABLE, BASE_OUTPUT, CONFIRM_APPLY_JOB } from '../render/configuration-pipeline-yaml';
 import { appliedConfiguration } from './applied-configuration';
@@ -9,6 +9,7 @@ import { ApprovalComparison, compareWithApprovals, MergedApproval } from './appr
 import { ApprovalOutcome, writeApprovalOutcome } from './approval-outcome';
 import { approvedRecordOf } from './approval-record';
 import { GitLabApiTarget, gitlabCommitMergeRequests, gitlabCurrentUser, gitlabMergeRequestNotes, gitlabPostCommitComment, gitlabPostMergeRequestNote } from './gitlab-api';
+import { readJobAccessChange } from './job-access-change';
 import { jobOutdir, PipelineJobContext } from './pipeline-job-context';
 
 /** Forty zeros: GitLab's "no commit" (a new branch, a pipeline started by hand). */
@@ -46,8 +47,7 @@ function chainSince(dir: string, before: string, head: string): ChainCommit[] {
  */
 export async function compareWithApprovedNotes(ctx: PipelineJobContext): Promise<ApprovalOutcome> {
   const env = ctx.env;
-  const file = path.join(ctx.dir, ACCESS_CHANGE_FILE);
-  const applying: AccessChangeRecord = fs.existsSync(file) ? parseAccessChangeRecord(JSON.parse(fs.readFileSync(file, 'utf8')), ACCESS_CHANGE_FILE) : NO_ACCESS_CHANGE;
+  const applying: AccessChangeRecord = readJobAccessChange(ctx.dir) ?? NO_ACCESS_CHANGE;
   const tokenVariable = ctx.description.noteTokenVariable;
   const token = env[tokenVariable] ?? '';
   const finish = (outcome: ApprovalOutcome) => {

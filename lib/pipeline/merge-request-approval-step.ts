@@ -1,8 +1,7 @@
-import * as fs from 'fs';
-import * as path from 'path';
-import { NO_ACCESS_CHANGE, parseAccessChangeRecord } from '../access/access-change-record';
+import { NO_ACCESS_CHANGE } from '../access/access-change-record';
 import { ACCESS_CHANGE_FILE } from '../render/configuration-pipeline-yaml';
 import { approvalRecordOf, renderApprovalSection } from './approval-record';
+import { readJobAccessChange } from './job-access-change';
 import { PipelineJobContext } from './pipeline-job-context';
 
 /** Forty zeros: GitLab's "no commit". */
@@ -23,10 +22,7 @@ export function mergeRequestApprovalSection(ctx: PipelineJobContext): string | u
     ctx.log.decide(`no approval record in the note: ${missing.join(', ')} not set (GitLab sets them in a merge request's pipeline); the default branch finds no approval of this change`);
     return undefined;
   }
-  const file = path.join(ctx.dir, ACCESS_CHANGE_FILE);
-  const change = fs.existsSync(file)
-    ? parseAccessChangeRecord(JSON.parse(fs.readFileSync(file, 'utf8')), ACCESS_CHANGE_FILE)
-    : NO_ACCESS_CHANGE;
+  const change = readJobAccessChange(ctx.dir) ?? NO_ACCESS_CHANGE;
   // A merged-results pipeline runs on the merge result: the merge request's head is its source branch's commit.
   const head = env.CI_MERGE_REQUEST_SOURCE_BRANCH_SHA || env.CI_COMMIT_SHA!;
   const record = approvalRecordOf(change, Number(env.CI_MERGE_REQUEST_IID), head, env.CI_MERGE_REQUEST_DIFF_BASE_SHA!);

@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseAccessChangeRecord } from '../access/access-change-record';
 import { ACCESS_CHANGE_FILE, PLAN_DIR } from '../render/configuration-pipeline-yaml';
 import { driftLines } from './access-change-rows';
+import { readJobAccessChange } from './job-access-change';
 import { pipelineEngineArgs, savedPlanPaths } from './pipeline-engine-steps';
 import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 import { PipelineReviewRunner } from './pipeline-review-job';
@@ -47,12 +47,11 @@ export async function runDriftJob(stack: string, ctx: PipelineJobContext, review
 /** Logs the drift of the saved plan per identity and path; false when the review could not give it (the plan still shows it). */
 async function driftByIdentity(stack: string, ctx: PipelineJobContext, review: PipelineReviewRunner): Promise<boolean> {
   const r = await review(['--plans', PLAN_DIR, '--format', 'json', '--access-change', ACCESS_CHANGE_FILE]);
-  const file = path.join(ctx.dir, ACCESS_CHANGE_FILE);
-  if (r.exitCode > 1 || !fs.existsSync(file)) {
+  const record = r.exitCode > 1 ? undefined : readJobAccessChange(ctx.dir);
+  if (record === undefined) {
     ctx.log.decide(`${stack}: the review of the drift plan failed (exit ${r.exitCode}): the plan above shows the drift`, stack);
     return false;
   }
-  const record = parseAccessChangeRecord(JSON.parse(fs.readFileSync(file, 'utf8')), ACCESS_CHANGE_FILE);
   const lines = driftLines(record);
   for (const line of lines) ctx.log.decide(`${stack}: ${line}`, stack);
   if (!record.complete) ctx.log.decide(`${stack}: the plan holds values known only on apply: the plan above shows them`, stack);

@@ -229,8 +229,8 @@ class FinalPolicies {
     const sources = new Map<string, string[]>();
     let policy: AclPolicy | undefined;
     const text = block === undefined ? undefined : finalAttributeValue(block.body, 'policy', doc, this.documents);
+    const overridden = block === undefined ? undefined : doc.overrideOf(block, 'policy');
     if (block !== undefined && text !== undefined && text.unresolved === undefined) {
-      const overridden = doc.overrideOf(block, 'policy');
       try {
         policy = this.parser.parseNow(o.name.key, String(text.value), this.target.kind);
       } catch (e) {
@@ -258,7 +258,6 @@ class FinalPolicies {
     if (block !== undefined && text?.unresolved !== undefined) {
       // A text the engine learns only when it plans (a file, a data source): its rules cannot be
       // evaluated here, and counting none would pass any invariant; the role's tokens carry it.
-      const overridden = doc.overrideOf(block, 'policy');
       this.unreadable.push({
         constructPath: o.constructPath,
         problem: new ValidationProblem(
