@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { ACCESS_CHANGE_FILE, PLAN_DIR } from '../render/configuration-pipeline-yaml';
+import { ACCESS_CHANGE_FILE } from '../render/configuration-pipeline-yaml';
 import { driftLines } from './access-change-rows';
 import { readJobAccessChange } from './job-access-change';
 import { pipelineEngineArgs, savedPlanPaths } from './pipeline-engine-steps';
@@ -36,7 +36,7 @@ export async function runDriftJob(stack: string, ctx: PipelineJobContext, review
     return { exitCode: init, stacks: [] };
   }
   if (code === 2) {
-    const named = review !== undefined && fs.existsSync(planFile) ? await driftByIdentity(stack, ctx, review) : false;
+    const named = review !== undefined && fs.existsSync(planFile) ? await driftByIdentity(stack, planFile, ctx, review) : false;
     ctx.log.decide(`${stack}: drift: the store differs from the configuration (${named ? 'each difference above' : 'the plan above shows how'}); nothing is applied; the job fails`, stack);
     return { exitCode: 0, attention: 'drift', stacks: [stack] };
   }
@@ -44,9 +44,13 @@ export async function runDriftJob(stack: string, ctx: PipelineJobContext, review
   return { exitCode: code, stacks: [stack] };
 }
 
-/** Logs the drift of the saved plan per identity and path; false when the review could not give it (the plan still shows it). */
-async function driftByIdentity(stack: string, ctx: PipelineJobContext, review: PipelineReviewRunner): Promise<boolean> {
-  const r = await review(['--plans', PLAN_DIR, '--format', 'json', '--access-change', ACCESS_CHANGE_FILE]);
+/**
+ * Logs the drift of the stack's saved plan per identity and path; false when the review could not give
+ * it (the plan still shows it). Only this plan is reviewed (`--plan STACK=FILE`), not whatever else lies
+ * in the plans directory: another stack's plan there (an artifact downloaded on a laptop) is no drift of this stack.
+ */
+async function driftByIdentity(stack: string, planFile: string, ctx: PipelineJobContext, review: PipelineReviewRunner): Promise<boolean> {
+  const r = await review(['--plan', `${stack}=${planFile}`, '--format', 'json', '--access-change', ACCESS_CHANGE_FILE]);
   const record = r.exitCode > 1 ? undefined : readJobAccessChange(ctx.dir);
   if (record === undefined) {
     ctx.log.decide(`${stack}: the review of the drift plan failed (exit ${r.exitCode}): the plan above shows the drift`, stack);

@@ -264,7 +264,8 @@ describe('drift', () => {
       const d = drifted(1, record);
       const result = await d.run();
       expect(result).toEqual({ exitCode: 0, attention: 'drift', stacks: ['app-roles'] });
-      expect(d.reviews).toEqual([['--plans', 'secretstore-iac-plans', '--format', 'json', '--access-change', 'access-change.json']]);
+      // Only this stack's plan: another plan lying in the directory is not reviewed as its drift.
+      expect(d.reviews).toEqual([['--plan', `app-roles=${path.join(d.dir, 'secretstore-iac-plans', 'app-roles.tfplan')}`, '--format', 'json', '--access-change', 'access-change.json']]);
       expect(d.r.callLines()).toEqual([init('app-roles'), driftPlan]);
       expect(d.r.lines.slice(1).map((l) => l.replace('secretstore-iac pipeline test: ', ''))).toEqual([
         'app-roles: approle/orchestrator-dev binding token_ttl: drift: the store has 7200 where the configuration has 3600; applying reverts it',
