@@ -8,11 +8,14 @@
 # (test/support/store/engine-matrix.ts; scripts/jest-summary.js counts them).
 #
 # With two stores and at least two cpus the runs go side by side ("lanes"): a store test spends about
-# half its time waiting for a store, an engine or a pipeline, so two runs fill the cores that one
-# leaves idle (the CI machine's wall time, docs/store-tests.md). The second store's run works in a
-# copy of this repository (its own dist/, node_modules linked): some tests build dist/ (`npm run
-# demo`, `npm run bench:store`, `npm pack`), which must not rewrite files the other run is loading.
-# Its output is kept in a file and printed when it ends.
+# half its time waiting for a store, an engine or a pipeline, so two lanes fill the cores that one
+# leaves idle (the CI machine's wall time, docs/store-tests.md). The second lane works in a copy of
+# this repository (its own dist/, node_modules linked): some tests build dist/ (`npm run demo`,
+# `npm run bench:store`, `npm pack`), which must not rewrite files the other lane is loading. The
+# whole suite (no extra arguments) goes through one queue of (store, file) shared by both lanes
+# (scripts/store-lanes.js): each lane takes its store's files, then the other store's, so neither
+# idles while the other has files left. With extra arguments each lane runs one store's jest, and
+# the second's output is kept in a file and printed when it ends.
 #
 #   SECRETSTORE_IAC_STORES       stores to run, in order (default: "openbao vault")
 #   SECRETSTORE_IAC_STORE_LANES  "parallel" (default with two stores and >= 2 cpus) or "serial"
@@ -60,6 +63,13 @@ if [[ $lanes == parallel && ${#store_list[@]} == 2 ]]; then
   ln -s "$PWD/node_modules" "$lane/repo/node_modules"
   (cd "$lane/repo" && npm run --silent build >"$lane/build.log" 2>&1) || { cat "$lane/build.log" >&2; echo "test-store: the lane copy did not build" >&2; exit 1; }
   second=${store_list[1]}
+  if (($# == 0)); then
+    # The whole suite: one queue of (store, file) for both lanes (scripts/store-lanes.js), so that the
+    # lane whose store has fewer files takes the other's when its own are done.
+    echo "test-store: two lanes side by side, here and in a copy ($lane/repo), sharing the files of ${store_list[*]}"
+    node scripts/store-lanes.js --reports "$reports" --stores "$stores" "$PWD" "$lane/repo" || status=1
+    exit $status
+  fi
   echo "test-store: ${store_list[0]} here and $second in a copy ($lane/repo), side by side; $second's output follows when it ends"
   # The second store's toolchain first (scripts/toolchain.sh holds a lock: a test of the first lane that
   # builds the toolchain itself, `npm run demo`, waits for it rather than building beside it).

@@ -30,13 +30,30 @@ function verdaccioPackages(): string {
   const version = (JSON.parse(manifest) as { dependencies: Record<string, string> }).dependencies.verdaccio;
   const dir = path.join(cacheDir(), 'verdaccio', `npm-${version}-${createHash('sha256').update(manifest).update(lock).digest('hex').slice(0, 12)}`);
   if (!fs.existsSync(path.join(dir, '.installed'))) {
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'package.json'), manifest);
-    fs.writeFileSync(path.join(dir, 'package-lock.json'), lock);
-    // --ignore-scripts: Verdaccio needs no install script to serve packages.
-    execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-    fs.writeFileSync(path.join(dir, '.installed'), `${new Date().toISOString()}\n`);
+    // Installed beside and renamed into place: the two store lanes (scripts/store-lanes.js) may both
+    // install it at once, and neither may see the other's half-installed directory.
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
+    const building = fs.mkdtempSync(`${dir}.installing-`);
+    try {
+      fs.writeFileSync(path.join(building, 'package.json'), manifest);
+      fs.writeFileSync(path.join(building, 'package-lock.json'), lock);
+      // --ignore-scripts: Verdaccio needs no install script to serve packages.
+      execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: building, stdio: ['ignore', 'ignore', 'pipe'] });
+      fs.writeFileSync(path.join(building, '.installed'), `${new Date().toISOString()}\n`);
+      const installed = () => fs.existsSync(path.join(dir, '.installed'));
+      try {
+        fs.renameSync(building, dir);
+      } catch {
+        // The other lane's rename came first (its directory is the same install), or an install of
+        // an older version of this helper was interrupted there: removed, and renamed once more.
+        if (!installed()) {
+          fs.rmSync(dir, { recursive: true, force: true });
+          fs.renameSync(building, dir);
+        }
+      }
+    } finally {
+      fs.rmSync(building, { recursive: true, force: true });
+    }
   }
   return dir;
 }

@@ -92,9 +92,11 @@ export function toolchain(): Toolchain {
         `(reads/writes ${envFile}) or set the variables`,
     );
   }
-  // One cache per store: scripts/test-store.sh runs the two stores' suites side by side, and two
-  // engines installing into one plugin cache at once race (one of them fails).
-  const pluginCacheDir = path.join(dir, 'plugin-cache', store);
+  // One cache per store and lane: scripts/test-store.sh runs two lanes side by side (each may run
+  // files of either store: scripts/store-lanes.js), and two engines installing into one plugin cache
+  // at once race (one of them fails).
+  const lane = process.env.SECRETSTORE_IAC_STORE_LANE;
+  const pluginCacheDir = path.join(dir, 'plugin-cache', lane && /^lane-\d+$/.test(lane) ? `${store}-${lane}` : store);
   fs.mkdirSync(pluginCacheDir, { recursive: true });
   cached = { store, bao: bao!, tofu: tofu!, cliConfig: cliConfig!, pluginCacheDir, cacheDir: dir };
   return cached;
