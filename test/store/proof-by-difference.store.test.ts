@@ -59,9 +59,13 @@
  * the default branch reads it. Then, as the default branch's pipeline does, the changed stacks are planned
  * again against the store as it is at the merge, reviewed, and that access change compared with the
  * approved record (`compareWithApprovals`, the pipeline's own comparison): it must be equal (nothing
- * changed the store between review and merge here; approval-of-record.store.test.ts makes it differ), and
- * the merge's plans, not the review's, are applied, so that "the store's difference equals the review"
- * below is "the store's difference equals the approved note".
+ * changed the store between review and merge), and the merge's plans, not the review's, are applied, so
+ * that "the store's difference equals the review" below is "the store's difference equals the approved
+ * note". In the first round where it can, then about one round in three, a person grants by hand between review and merge (a policy of
+ * their own added to the token_policies of a role the change touches): then the comparison must differ,
+ * naming that binding as drift (read against the configuration applied before, the base's synthesis),
+ * and every other difference must be drift too; the merge's plans are applied as the manual job does once a person
+ * confirms, they revert the grant, and the store's difference is still exactly the approved note's.
  *
  * What "the review equals the store's difference, exactly" means here:
  * - The identities are read from the store, not from the configuration: every role of every JWT, OIDC and
@@ -107,6 +111,7 @@ import { ApplicationSharding } from '../../lib/model/application-sharding';
 import { SEAL_FILE } from '../../lib/engine/bookkeeping-seal';
 import { RETIRED_GRANTS_FILE } from '../../lib/model/retired-grants-file';
 import { parseAccessChangeRecord } from '../../lib/access/access-change-record';
+import { appliedConfiguration } from '../../lib/pipeline/applied-configuration';
 import { compareWithApprovals } from '../../lib/pipeline/approval-comparison';
 import { approvalRecordOf, readApprovalSection, renderApprovalSection } from '../../lib/pipeline/approval-record';
 import { definePlatform } from '../../lib/platform/platform';
@@ -603,6 +608,40 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
     return { caps, policies };
   }
 
+  /** The stack whose latest synthesis declares the JWT or AppRole role `<mount>/<role>` (by role name), if exactly one does. */
+  const roleStack = (name: string): string | undefined => {
+    const role = name.split('/').slice(1).join('/');
+    const holding = fixture.stacks.filter((s) => {
+      const resource = fixture.stackJson(s).resource ?? {};
+      return ['vault_jwt_auth_backend_role', 'vault_approle_auth_backend_role'].some((type) => Object.values((resource[type] ?? {}) as Record<string, any>).some((b) => b.role_name === role));
+    });
+    return holding.length === 1 ? holding[0] : undefined;
+  };
+
+  /**
+   * The first round that can have one, then one in three: a grant made by hand on the store after the review (a policy `hand-<step>`
+   * reading `secret/data/hand-<step>/*`, added to the live token_policies of a JWT or AppRole role the
+   * review changes, in a stack whose plan changes something), or none.
+   */
+  async function grantByHand(step: number, review: any, changing: readonly string[], first: boolean): Promise<{ identity: string; policy: string; path: string } | undefined> {
+    const candidates = sorted(review.diff.changed.map((c: any) => String(c.name)).filter((n: string) => !n.startsWith('oidc/') && changing.includes(roleStack(n) ?? '')));
+    if (candidates.length === 0 || (!first && random.int(3) !== 0)) return undefined;
+    const identity = random.pick(candidates);
+    const grant = { identity, policy: `hand-${step}`, path: `secret/data/hand-${step}/*` };
+    const policy = await storeRequest(store, 'PUT', `sys/policies/acl/hand-${step}`, { policy: `path "${grant.path}" {\n  capabilities = ["read"]\n}\n` });
+    expect(policy.status).toBe(204);
+    const [mount, ...role] = identity.split('/');
+    const rolePath = `auth/${mount}/role/${role.join('/')}`;
+    const live = await storeRequest(store, 'GET', rolePath);
+    expect(live.status).toBe(200);
+    // A JWT role's update is checked as a whole: without its role_type the method takes `oidc` and
+    // asks for allowed_redirect_uris (400), so the person's request repeats it.
+    const roleType = live.body.data.role_type === undefined ? {} : { role_type: live.body.data.role_type };
+    const updated = await storeRequest(store, 'POST', rolePath, { ...roleType, token_policies: [...(live.body.data.token_policies ?? []), `hand-${step}`] });
+    expect({ identity, status: updated.status, body: updated.status === 204 ? '' : updated.body }).toEqual({ identity, status: 204, body: '' });
+    return grant;
+  }
+
   /** The capabilities a list of reported rules gives on a path (union of those matching it). */
   const fromRules = (rules: ReadonlyArray<{ path: string; capabilities: readonly string[] }>, p: string) =>
     sorted(rules.filter((r) => matches(r.path, p)).flatMap((r) => r.capabilities)).filter((c) => c !== 'deny');
@@ -693,7 +732,7 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
     }
     let applied = synthesized();
     let appliedPatterns = declaredPatterns();
-    const counts = { applied: 0, mergedAsApproved: 0, refusedSynthesis: 0, refusedGuard: 0, pairs: 0, reviewedChanges: 0, moved: 0, retired: 0, released: 0 };
+    const counts = { applied: 0, mergedAsApproved: 0, driftConfirmed: 0, refusedSynthesis: 0, refusedGuard: 0, pairs: 0, reviewedChanges: 0, moved: 0, retired: 0, released: 0 };
     for (let step = 1; step <= CHANGES; step++) {
       const change = drawChange(random, base, step);
       const label = `seed ${runRandom.seed} (${engine.name}), change ${step}: ${change.label}`;
@@ -795,6 +834,10 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
       // issue 45 it was seen one change later, as a change no review of that round showed).
       const beyond = changing.filter((s) => !changedStacks.includes(s));
       expect({ label, plannedChangesBeyondTheChange: beyond }).toEqual({ label, plannedChangesBeyondTheChange: [] });
+      // In the first round that can have one, then about one in three, a person grants by hand between the review and the merge (an
+      // emergency grant): a policy of their own added to the token_policies of a role the change
+      // touches, in a stack the change applies (issue 46: the approval of record against drift).
+      const handGrant = await grantByHand(step, review, changing, counts.driftConfirmed === 0);
       // The merge step (issue 46), as the default branch's pipeline does it: the changed stacks planned
       // again against the store as it is at the merge, its own plans reviewed, and that access change
       // compared with the approved record read back from the note's text, before anything is applied.
@@ -814,9 +857,28 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
       const mergeReviewed = changedStacks.length === 0 ? undefined : await cli(['access-diff', '--plans', mergePlans, '--engine', engine.binary, '--format', 'json', '--access-change', mergeFile]);
       if (mergeReviewed !== undefined) expect({ label, step: 'merge', code: mergeReviewed.code === 0 || mergeReviewed.code === 1, stderr: mergeReviewed.stderr }).toEqual({ label, step: 'merge', code: true, stderr: '' });
       const merging = mergeReviewed === undefined ? parseAccessChangeRecord({ format: note.record.change.format, identities: [], objects: [], plans: [], complete: true }, 'none') : parseAccessChangeRecord(JSON.parse(fs.readFileSync(mergeFile, 'utf8')), mergeFile);
-      const verdict = compareWithApprovals(merging, [{ record: note.record }]);
-      expect({ label, step: 'merge', differences: verdict.differences.map((d) => d.message), changing: sorted(mergeChanging) }).toEqual({ label, step: 'merge', differences: [], changing: sorted(changing) });
-      counts.mergedAsApproved++;
+      if (handGrant === undefined) {
+        const verdict = compareWithApprovals(merging, [{ record: note.record }]);
+        expect({ label, step: 'merge', differences: verdict.differences.map((d) => d.message), changing: sorted(mergeChanging) }).toEqual({ label, step: 'merge', differences: [], changing: sorted(changing) });
+        counts.mergedAsApproved++;
+      } else {
+        // The hand grant is not applied silently: the comparison differs, and with the configuration
+        // applied before (the base's synthesis) names it as drift on the identity's policies; every
+        // other difference is drift too (the role object the revert updates). Then the plans are applied as the manual job does once a person starts
+        // it (the confirmation of record): they revert the grant, so the store's difference below is
+        // still exactly the approved note's.
+        const unread = compareWithApprovals(merging, [{ record: note.record }]);
+        expect({ label, step: 'merge', equal: unread.equal }).toEqual({ label, step: 'merge', equal: false });
+        const verdict = compareWithApprovals(merging, [{ record: note.record }], await appliedConfiguration(baseDir, path.join(fixture.dir, 'cdktf.out')));
+        // Named by the binding the person added (the policy's own text is not the configuration's, so
+        // no plan holds its paths): `approle/x binding token_policies: drift: the store has [..., "hand-N"] ...`.
+        const onGrant = verdict.differences.filter((d) => d.where.startsWith(`${handGrant.identity} `) && d.message.includes(`"${handGrant.policy}"`));
+        expect({ label, step: 'merge', hand: handGrant, named: onGrant.map((d) => d.cause), differences: onGrant.length === 1 ? [] : verdict.differences.map((d) => `${d.cause}: ${d.message}`) }).toEqual({ label, step: 'merge', hand: handGrant, named: ['drift'], differences: [] });
+        expect({ label, step: 'merge', reverts: onGrant[0].message }).toEqual({ label, step: 'merge', reverts: expect.stringContaining('applying reverts it') });
+        expect({ label, step: 'merge', causes: [...new Set(verdict.differences.map((d) => d.cause))], changing: sorted(mergeChanging) }).toEqual({ label, step: 'merge', causes: ['drift'], changing: sorted(changing) });
+        counts.driftConfirmed++;
+        process.stdout.write(`${label}: a grant made by hand between review and merge (${handGrant.identity} given ${handGrant.policy}, reading ${handGrant.path}) named as drift: ${onGrant[0].message}\n`);
+      }
       const mergeReviewFile = path.join(fixture.dir, `merge-review-${step}.json`);
       if (mergeReviewed !== undefined) fs.writeFileSync(mergeReviewFile, mergeReviewed.stdout);
       for (const stack of planned.filter((s) => mergeChanging.includes(s))) {
@@ -882,7 +944,7 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
       appliedPatterns = declaredPatterns();
     }
     process.stdout.write(
-      `proof-by-difference [${storeKind()}, ${engine.label}]: seed ${runRandom.seed}, ${CHANGES} changes: ${counts.applied} applied (${counts.mergedAsApproved} merged as approved: the merge's own plans equal the approved note; ${counts.reviewedChanges} with an access change reviewed, ${counts.moved} with moves between stacks, ${counts.retired} retiring stacks, ${counts.released} released kept grants), ` +
+      `proof-by-difference [${storeKind()}, ${engine.label}]: seed ${runRandom.seed}, ${CHANGES} changes: ${counts.applied} applied (${counts.mergedAsApproved} merged as approved: the merge's own plans equal the approved note; ${counts.driftConfirmed} with a grant made by hand between review and merge, named as drift and applied on confirmation; ${counts.reviewedChanges} with an access change reviewed, ${counts.moved} with moves between stacks, ${counts.retired} retiring stacks, ${counts.released} released kept grants), ` +
         `${counts.refusedSynthesis} refused at synthesis, ${counts.refusedGuard} refused by the guard; ${counts.pairs} identity × path answers compared; ${Math.round((Date.now() - started) / 1000)} s\n`,
     );
   });
