@@ -22,8 +22,8 @@ export function invariantFlags(base: AccessModel, head: AccessModel, invariants:
   const subjects = invariantSubjects(head);
   // Head is what the change makes: an invariant that speaks of nobody there checks nothing.
   assertInvariantsSelect(subjects, invariants);
-  const before = new Set(invariantViolations(invariantSubjects(base), invariants).map(keyOf));
-  return invariantViolations(subjects, invariants).map((v) => {
+  const before = new Set(invariantViolations(invariantSubjects(base), invariants, base.namespaces).map(keyOf));
+  return invariantViolations(subjects, invariants, head.namespaces).map((v) => {
     const policies = v.policies.map((p) => `\`${p}\``).join(', ');
     const when = before.has(keyOf(v)) ? 'already broken on base, still broken by this change' : 'this change breaks it';
     const identity = labelOf({ name: v.identity, namespace: v.namespace });

@@ -45,9 +45,10 @@ export const invariantsCommand: Command = {
     if (values.invariants === undefined) throw new UsageError('--invariants FILE is required: the access invariants to check (docs/invariants.md)');
     const invariants = readInvariantsOption(values.invariants as string[], context.cwd);
     const { configuration, label } = await loadConfiguration(positionals[1] ?? DEFAULT_SOURCE, context);
-    const subjects = invariantSubjects(await AccessModel.load(configuration));
+    const model = await AccessModel.load(configuration);
+    const subjects = invariantSubjects(model);
     usageOnSelection(() => assertInvariantsSelect(subjects, invariants));
-    const violations = invariantViolations(subjects, invariants);
+    const violations = invariantViolations(subjects, invariants, model.namespaces);
     if (format === 'json') context.stdout(terminalJson({ source: label, invariants: invariants.length, identities: configuration.identities.length, violations }));
     else {
       const head = `${terminalLine(label)}: ${configuration.identities.length} identities, ${invariants.length} invariants, ${violations.length} ${violations.length === 1 ? 'violation' : 'violations'}`;

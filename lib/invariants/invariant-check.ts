@@ -22,10 +22,15 @@ import { InvariantViolation } from './invariant-violation';
  * every other application (`InvariantSubject.ownPaths`): a request path counts when it belongs to
  * another application and not to the identity ({@link PathOwnership}). Paths are a store namespace's
  * own: an identity of a namespace is checked on its namespace's paths, and its "other applications"
- * are those of its namespace.
+ * are those of its namespace. A rule can also reach into a namespace below the identity's (the store
+ * checks a request to `ns1`'s `secret/data/x` against a root token's rules as the path
+ * `ns1/secret/data/x`): each namespace below it that the subjects or `namespaces` name is searched as
+ * well, its invariant paths and its applications' own paths behind that prefix, where the identity
+ * owns nothing; a violation's path then carries the prefix (`ns1/secret/data/x`).
+ * @param namespaces further namespaces to search (a live store's, the configuration's), beside the subjects'
  * @throws Error naming the invariant and the identity when their rules are too many to search
  */
-export function invariantViolations(subjects: readonly InvariantSubject[], invariants: readonly AccessInvariant[]): InvariantViolation[] {
+export function invariantViolations(subjects: readonly InvariantSubject[], invariants: readonly AccessInvariant[], namespaces: readonly string[] = []): InvariantViolation[] {
   const out: InvariantViolation[] = [];
   const scopes = new InvariantScopes();
   // Identities whose rules near an invariant path are the same share its search.
@@ -37,6 +42,12 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
     if (o === undefined) ownerships.set(namespace ?? '', (o = new PathOwnership(subjects.filter((s) => s.namespace === namespace))));
     return o;
   };
+  const known = [...new Set([...subjects.map((s) => s.namespace ?? ''), ...namespaces.map((n) => n.replace(/^\/+|\/+$/g, ''))])].sort(compareStrings);
+  /** The request-path prefixes under which a subject of `namespace` reaches each namespace: '' for its own, `child/` for those below it. */
+  const reach = (namespace: string | undefined): ReadonlyArray<{ readonly namespace: string; readonly prefix: string }> => {
+    const own = namespace ?? '';
+    return known.flatMap((n) => (n === own ? [{ namespace: n, prefix: '' }] : own === '' ? [{ namespace: n, prefix: `${n}/` }] : n.startsWith(`${own}/`) ? [{ namespace: n, prefix: `${n.slice(own.length + 1)}/` }] : []));
+  };
   for (const invariant of invariants) {
     for (const subject of subjects) {
       if (!selects(invariant.who, subject.name, subject.kind)) continue;
@@ -47,18 +58,24 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
       if (forbidden.length === 0) continue;
       // Per rule, the witnesses of the first invariant path (in declared order) it breaks.
       const byRule = new Map<AclRule, Map<StoreCapability, GrantWitness>>();
-      for (const pattern of invariant.paths) {
-        const scope: SearchScope =
-          pattern !== OTHER_APPLICATIONS
-            ? { patterns: [RulePath.parse(pattern)], covers: (c, path) => (scopes.covers(pattern, c, path, acl) ? { invariantPath: pattern } : undefined), key: pattern }
-            : otherApplications(ownershipOf(subject.namespace), subject.name);
-        let found: Map<AclRule, Map<StoreCapability, GrantWitness>>;
-        try {
-          found = grantWitnesses(acl, forbidden, scope, cache);
-        } catch (error) {
-          throw new Error(`invariant "${invariant.id}" on ${subject.name}: ${(error as Error).message}`);
+      for (const { namespace, prefix } of reach(subject.namespace)) {
+        for (const pattern of invariant.paths) {
+          const scope: SearchScope =
+            pattern !== OTHER_APPLICATIONS
+              ? {
+                  patterns: [RulePath.parse(`${prefix}${pattern}`)],
+                  covers: (c, path) => (path.startsWith(prefix) && scopes.covers(pattern, c, path.slice(prefix.length), acl) ? { invariantPath: pattern } : undefined),
+                  key: `${prefix}${pattern}`,
+                }
+              : otherApplications(ownershipOf(namespace === '' ? undefined : namespace), prefix === '' ? subject.name : undefined, prefix);
+          let found: Map<AclRule, Map<StoreCapability, GrantWitness>>;
+          try {
+            found = grantWitnesses(acl, forbidden, scope, cache);
+          } catch (error) {
+            throw new Error(`invariant "${invariant.id}" on ${subject.name}: ${(error as Error).message}`);
+          }
+          for (const [rule, witnesses] of found) if (!byRule.has(rule)) byRule.set(rule, witnesses);
         }
-        for (const [rule, witnesses] of found) if (!byRule.has(rule)) byRule.set(rule, witnesses);
       }
       for (const rule of acl.rules) {
         const witnesses = byRule.get(rule);
@@ -88,15 +105,18 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
 
 /**
  * `@other-applications` for `identity`: the request paths whose governing own path (by the store's
- * priority among every application's own paths) is another application's and not the identity's.
+ * priority among every application's own paths) is another application's and not the identity's;
+ * behind `prefix` for a namespace below the identity's, where it owns nothing (`identity` undefined).
  */
-function otherApplications(ownership: PathOwnership, identity: string): SearchScope {
+function otherApplications(ownership: PathOwnership, identity: string | undefined, prefix = ''): SearchScope {
+  const behind = (p: RulePath) => (prefix === '' ? p : RulePath.parse(`${prefix}${p.display}`));
   return {
-    patterns: ownership.owned.filter((o) => o.owner !== identity).map((o) => o.path),
-    deciding: ownership.patterns,
+    patterns: ownership.owned.filter((o) => o.owner !== identity).map((o) => behind(o.path)),
+    deciding: ownership.patterns.map(behind),
     covers: (_c, path) => {
-      const owner = ownership.governing(path);
-      return owner === undefined || owner.owners.includes(identity) ? undefined : { invariantPath: owner.pattern, owner: owner.owners[0] };
+      if (!path.startsWith(prefix)) return undefined;
+      const owner = ownership.governing(path.slice(prefix.length));
+      return owner === undefined || (identity !== undefined && owner.owners.includes(identity)) ? undefined : { invariantPath: owner.pattern, owner: owner.owners[0] };
     },
   };
 }

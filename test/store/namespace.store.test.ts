@@ -25,6 +25,8 @@ import { AgentRun, waitFor } from '../support/store/agent-run';
 import { AccessModel } from '../../lib/access/access-model';
 import { StoreConfiguration, compareIdentities } from '../../lib/access/store-configuration';
 import { whoCan } from '../../lib/access/who-can';
+import { invariantSubjects } from '../../lib/access/invariant-subjects';
+import { invariantViolations } from '../../lib/invariants/invariant-check';
 import { liveStoreConfiguration, readLiveStore } from '../../lib/reconcile/live-store-reader';
 import { StoreClient } from '../../lib/store/store-client';
 
@@ -422,6 +424,17 @@ if (storeKind() === 'vault') {
           }
         }
       }
+      // The invariants read the same model exactly: "nobody reads secret/data/shared/*" (in any
+      // namespace) is broken by exactly the identities whose real token read a shared secret (200),
+      // the root's reader through its ns-a/... rule, named behind the prefix (issue 45).
+      const sharedReaders = checked.filter((c) => c.includes(' shared ') && c.endsWith(': 200')).map((c) => c.slice(c.indexOf(' shared ') + ' shared '.length, -': 200'.length)).sort();
+      const violations = invariantViolations(
+        invariantSubjects(model),
+        [{ id: 'nobody-reads-shared', reason: 'test', who: { kind: 'any' }, paths: ['secret/data/shared/*'], capabilities: ['read'] }],
+        model.namespaces,
+      );
+      expect(violations.map((v) => labelOf(v.namespace ?? root, v.identity.slice('approle/'.length))).sort()).toEqual(sharedReaders);
+      expect(violations.map((v) => [v.rule, v.path.slice(0, `${a}/secret/data/shared/`.length)])).toEqual([[`${a}/secret/data/shared/*`, `${a}/secret/data/shared/`]]);
       expect(leakedValues(JSON.stringify(checked), [...secrets])).toEqual([]);
     });
   });

@@ -195,6 +195,29 @@ describe('store namespaces in the access model (issue 45)', () => {
     expect(flags.map((f) => f.identity)).toEqual(['approle/app']);
   });
 
+  it("invariants: a root rule that reaches into ns1 (`ns1/secret/...`, `+/secret/...`) breaks ns1's invariant paths and other applications' paths there, found behind the prefix; ns1's own identities never reach the root", async () => {
+    const peek = stack('root-peek', '', { peek: ['peek'] }, { peek: read('ns1/secret/data/ns1-only/*') });
+    const wide = stack('root-wide', '', { wide: ['wide'] }, { wide: read('+/secret/data/ns1-default') });
+    const m = await model([ROOT, peek, wide, NS1, NS2]);
+    const subjects = invariantSubjects(m);
+    const nobodyReadsShared = { id: 'nobody-reads-shared', reason: 'test', who: { kind: 'any' as const }, paths: ['secret/data/shared/*', 'secret/data/ns1-default'], capabilities: ['read' as const] };
+    const found = invariantViolations(subjects, [nobodyReadsShared]);
+    expect(found.map((v) => [v.identity, v.namespace ?? '', v.rule, v.path])).toEqual([
+      // ns1's app reads its own ns1-default (its namespace's default policy): its own namespace's path.
+      ['approle/app', 'ns1', 'secret/data/ns1-default', 'secret/data/ns1-default'],
+      ['approle/reader', '', 'ns1/secret/data/shared/*', expect.stringMatching(/^ns1\/secret\/data\/shared\//)],
+      // `+` matches the namespace's segment: ns1 and ns2 (whose default is the store's) both reached, the first found named.
+      ['approle/wide', '', '+/secret/data/ns1-default', 'ns1/secret/data/ns1-default'],
+    ]);
+    expect(violationText(found[1])).toMatch(/^approle\/reader \(application\) can read ns1\/secret\/data\/shared\/\S* \(rule "ns1\/secret\/data\/shared\/\*", policy reader\)/);
+    // ns1's application owns secret/data/ns1-only/* in ns1: the root's peek reads another application's path there.
+    const own = invariantViolations(invariantSubjects(await model([ROOT, peek, NS1])), [{ id: 'own-paths-only', reason: 'test', who: { kind: 'application', name: 'approle/peek' }, paths: ['@other-applications'], capabilities: ['read'] }]);
+    expect(own.map((v) => [v.identity, v.rule, v.owner, v.path])).toEqual([['approle/peek', 'ns1/secret/data/ns1-only/*', 'approle/app', expect.stringMatching(/^ns1\/secret\/data\/ns1-only\//)]]);
+    // A namespace only the caller knows (a live store's, with no identity of the configuration) is searched too.
+    const alone = invariantViolations(invariantSubjects(await model([wide])), [{ ...nobodyReadsShared, paths: ['secret/data/ns1-default'] }], ['', 'ns3']);
+    expect(alone.map((v) => [v.identity, v.path])).toEqual([['approle/wide', 'ns3/secret/data/ns1-default']]);
+  });
+
   it('applications of two namespaces reading the same path read two secrets: no shared read, no other application\'s path', async () => {
     const same = (name: string, namespace: string) => stack(name, namespace, { app: ['app-x'], other: ['other'] }, { 'app-x': read('secret/data/a/*'), other: read('secret/data/b/*') });
     const oneNamespace = await model([stack('root-apps', '', { app: ['app-x'], other: ['other'] }, { 'app-x': read('secret/data/a/*'), other: read('secret/data/a/*') })]);
