@@ -9,9 +9,9 @@ import { labelOf } from './namespaced-name';
 export interface SharedRead {
   /** The identity reading into another's paths (`labelOf`: with its namespace when not the root's). */
   readonly reader: string;
-  /** The identity whose rule names the path, of the reader's namespace. */
+  /** The identity whose rule names the path, of the reader's namespace or one below it. */
   readonly owner: string;
-  /** A concrete path both can read. */
+  /** A concrete path both can read, as the reader requests it (behind the owner's namespace prefix when that is below the reader's). */
   readonly path: string;
   /** The owner's rule the path was taken from. */
   readonly ownerRule: string;
@@ -29,7 +29,10 @@ export interface SharedRead {
  * the other's probe) go unseen.
  *
  * Paths are a namespace's own: applications of two namespaces reading the same path read two
- * different secrets, so only applications of one namespace are compared.
+ * different secrets, so only applications of one namespace are compared, and an application of a
+ * namespace above the owner's, whose rule reaches into it behind its prefix (the store checks a root
+ * token's request to `ns1`'s `secret/data/x` as `ns1/secret/data/x`): probed with that prefix, the
+ * path reported as the reader requests it (`ns1/secret/data/x`).
  *
  * @returns one entry per (reader, owner) pair, the first path found, sorted by reader then owner
  */
@@ -49,19 +52,26 @@ export function findSharedReads(model: AccessModel): SharedRead[] {
     }
   }
   const sortedLengths = [...lengths].sort((a, b) => a - b);
+  const namespaces = [...new Set(apps.map((a) => a.identity.namespace ?? ''))];
+  /** The namespaces whose applications can reach `namespace`'s paths, each with the prefix its requests carry: its own (''), and each above it. */
+  const readersOf = (namespace: string): ReadonlyArray<{ readonly namespace: string; readonly prefix: string }> =>
+    namespaces.flatMap((n) => (n === namespace ? [{ namespace: n, prefix: '' }] : n === '' && namespace !== '' ? [{ namespace: n, prefix: `${namespace}/` }] : namespace.startsWith(`${n}/`) ? [{ namespace: n, prefix: `${namespace.slice(n.length + 1)}/` }] : []));
   const found = new Map<string, SharedRead>();
   for (const owner of apps) {
     for (const rule of owner.acl.rules) {
       if (!secretRead(rule)) continue;
       const path = witnessPath(rule.path);
       if (!owner.acl.check('read', path).allowed) continue;
-      for (const length of sortedLengths) {
-        if (length > path.length) break;
-        for (const reader of index.get(path.slice(0, length)) ?? []) {
-          if (reader === owner || reader.identity.namespace !== owner.identity.namespace) continue;
-          const key = `${labelOf(reader.identity)}\u0000${labelOf(owner.identity)}`;
-          if (found.has(key) || !reader.acl.check('read', path).allowed) continue;
-          found.set(key, { reader: labelOf(reader.identity), owner: labelOf(owner.identity), path, ownerRule: rule.path.display });
+      for (const { namespace, prefix } of readersOf(owner.identity.namespace ?? '')) {
+        const probe = `${prefix}${path}`;
+        for (const length of sortedLengths) {
+          if (length > probe.length) break;
+          for (const reader of index.get(probe.slice(0, length)) ?? []) {
+            if (reader === owner || (reader.identity.namespace ?? '') !== namespace) continue;
+            const key = `${labelOf(reader.identity)}\u0000${labelOf(owner.identity)}`;
+            if (found.has(key) || !reader.acl.check('read', probe).allowed) continue;
+            found.set(key, { reader: labelOf(reader.identity), owner: labelOf(owner.identity), path: probe, ownerRule: rule.path.display });
+          }
         }
       }
     }

@@ -15,6 +15,7 @@ import { invariantSubjects } from '../../../lib/access/invariant-subjects';
 import { declaredPolicyIn, storeConfigurationOf } from '../../../lib/access/store-configuration';
 import { whoCan } from '../../../lib/access/who-can';
 import { findSharedReads } from '../../../lib/access/shared-read';
+import { labelOf } from '../../../lib/access/namespaced-name';
 import { invariantViolations } from '../../../lib/invariants/invariant-check';
 import { violationText } from '../../../lib/invariants/invariant-violation';
 import { PolicyParser } from '../../../lib/acl/policy-parser';
@@ -213,6 +214,8 @@ describe('store namespaces in the access model (issue 45)', () => {
     // ns1's application owns secret/data/ns1-only/* in ns1: the root's peek reads another application's path there.
     const own = invariantViolations(invariantSubjects(await model([ROOT, peek, NS1])), [{ id: 'own-paths-only', reason: 'test', who: { kind: 'application', name: 'approle/peek' }, paths: ['@other-applications'], capabilities: ['read'] }]);
     expect(own.map((v) => [v.identity, v.rule, v.owner, v.path])).toEqual([['approle/peek', 'ns1/secret/data/ns1-only/*', 'approle/app', expect.stringMatching(/^ns1\/secret\/data\/ns1-only\//)]]);
+    // The review's shared-read flag sees it too: the root's peek reads ns1's application's path.
+    expect(findSharedReads(await model([ROOT, peek, NS1])).map((r) => [r.reader, r.owner, r.path])).toEqual([['approle/peek', labelOf({ name: 'approle/app', namespace: 'ns1' }), expect.stringMatching(/^ns1\/secret\/data\/ns1-only\//)]]);
     // A namespace only the caller knows (a live store's, with no identity of the configuration) is searched too.
     const alone = invariantViolations(invariantSubjects(await model([wide])), [{ ...nobodyReadsShared, paths: ['secret/data/ns1-default'] }], ['', 'ns3']);
     expect(alone.map((v) => [v.identity, v.path])).toEqual([['approle/wide', 'ns3/secret/data/ns1-default']]);
