@@ -3,21 +3,28 @@ import { IdentityKind } from './identity-kind';
 /**
  * Which identities an invariant speaks of: a kind (or `any`) and, optionally, a name pattern on
  * the identity's name `<auth mount>/<role>` (`jwt/secretstore-iac-pipeline`), where `*` stands for
- * any run of characters, `/` included.
+ * any run of characters, `/` included, and the store namespace the identity is in.
  */
 export interface IdentitySelector {
   /** The kind of identity, or `any`. */
   readonly kind: IdentityKind | 'any';
   /** A pattern on the identity's name; every identity of the kind when absent. */
   readonly name?: string;
+  /**
+   * The store namespace the identity is in, canonical (`ns1`, `team/ns2`; `''` the root namespace):
+   * `approle/app` of the root and of `ns1` are two identities of one name.
+   * @default every namespace
+   */
+  readonly namespace?: string;
 }
 
 /** The longest name pattern a selector may have (characters): matching stays cheap whatever is written. */
 export const MAX_NAME_PATTERN_LENGTH = 256;
 
-/** True when `selector` selects the identity `name` of kind `kind`. */
-export function selects(selector: IdentitySelector, name: string, kind: IdentityKind): boolean {
+/** True when `selector` selects the identity `name` of kind `kind` in the store namespace `namespace` (`''` the root). */
+export function selects(selector: IdentitySelector, name: string, kind: IdentityKind, namespace = ''): boolean {
   if (selector.kind !== 'any' && selector.kind !== kind) return false;
+  if (selector.namespace !== undefined && selector.namespace !== namespace) return false;
   return selector.name === undefined || nameMatches(selector.name, name);
 }
 

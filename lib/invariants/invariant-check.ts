@@ -50,8 +50,8 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
   };
   for (const invariant of invariants) {
     for (const subject of subjects) {
-      if (!selects(invariant.who, subject.name, subject.kind)) continue;
-      if ((invariant.except ?? []).some((e) => selects(e, subject.name, subject.kind))) continue;
+      if (!selects(invariant.who, subject.name, subject.kind, subject.namespace)) continue;
+      if ((invariant.except ?? []).some((e) => selects(e, subject.name, subject.kind, subject.namespace))) continue;
       const acl = subject.acl;
       if (acl.isRoot) continue;
       const forbidden = forbiddenCapabilities(invariant, acl.store);

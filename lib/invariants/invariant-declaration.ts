@@ -3,6 +3,7 @@ import { ValidationProblem } from '../model/validation-problem';
 import { AccessInvariant, INVARIANT_CAPABILITY_WORDS, OTHER_APPLICATIONS } from './access-invariant';
 import { IDENTITY_KINDS } from './identity-kind';
 import { IdentitySelector, MAX_NAME_PATTERN_LENGTH } from './identity-selector';
+import { canonicalStoreNamespace, storeNamespaceProblems } from '../model/store-namespace';
 
 /** Invariants read from a declaration, with every problem found in it. */
 export interface InvariantDeclaration {
@@ -13,7 +14,7 @@ export interface InvariantDeclaration {
 }
 
 const INVARIANT_KEYS = new Set(['id', 'reason', 'who', 'except', 'paths', 'capabilities']);
-const SELECTOR_KEYS = new Set(['kind', 'name']);
+const SELECTOR_KEYS = new Set(['kind', 'name', 'namespace']);
 const ID = /^[a-z0-9][a-z0-9._-]*$/;
 
 /** The longest invariant path pattern (characters). */
@@ -95,11 +96,11 @@ function readSelector(value: unknown, at: string, problems: ValidationProblem[])
   // A bare kind is the short form: `who: ci`.
   const selector = typeof value === 'string' ? { kind: value } : value;
   if (!isRecord(selector)) {
-    problems.push(new ValidationProblem(at, value, `must be a kind (${kinds.join(', ')}) or an object { kind, name }`));
+    problems.push(new ValidationProblem(at, value, `must be a kind (${kinds.join(', ')}) or an object { kind, name, namespace }`));
     return undefined;
   }
   for (const key of Object.keys(selector)) {
-    if (!SELECTOR_KEYS.has(key)) problems.push(new ValidationProblem(`${at}.${key}`, selector[key], 'is not a field of an identity selector (kind, name)'));
+    if (!SELECTOR_KEYS.has(key)) problems.push(new ValidationProblem(`${at}.${key}`, selector[key], 'is not a field of an identity selector (kind, name, namespace)'));
   }
   const kind = selector.kind ?? 'any';
   if (typeof kind !== 'string' || !kinds.includes(kind)) {
@@ -115,7 +116,19 @@ function readSelector(value: unknown, at: string, problems: ValidationProblem[])
     problems.push(new ValidationProblem(`${at}.name`, `${name.slice(0, 40)}...`, `is ${name.length} characters long: a name pattern has at most ${MAX_NAME_PATTERN_LENGTH}`));
     return undefined;
   }
-  return { kind: kind as IdentitySelector['kind'], ...(name !== undefined ? { name } : {}) };
+  const namespace = selector.namespace;
+  if (namespace !== undefined && typeof namespace !== 'string') {
+    problems.push(new ValidationProblem(`${at}.namespace`, namespace, 'must be a store namespace ("ns1", "team/ns2"; "" the root namespace)'));
+    return undefined;
+  }
+  if (namespace !== undefined && namespace !== '') {
+    const found = storeNamespaceProblems(`${at}.namespace`, namespace);
+    if (found.length > 0) {
+      problems.push(...found);
+      return undefined;
+    }
+  }
+  return { kind: kind as IdentitySelector['kind'], ...(name !== undefined ? { name } : {}), ...(namespace !== undefined ? { namespace: canonicalStoreNamespace(namespace) } : {}) };
 }
 
 function stringList(value: unknown, at: string, what: string, problems: ValidationProblem[]): string[] {

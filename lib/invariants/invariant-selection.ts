@@ -15,27 +15,35 @@ export function invariantSelectionProblems(subjects: readonly InvariantSubject[]
   const declared = `${subjects.length} declared ${subjects.length === 1 ? 'identity' : 'identities'}`;
   for (const invariant of invariants) {
     const at = `invariant "${invariant.id}"`;
-    const selected = subjects.filter((s) => selects(invariant.who, s.name, s.kind));
+    const selected = subjects.filter((s) => selects(invariant.who, s.name, s.kind, s.namespace));
     if (selected.length === 0) {
       problems.push(new ValidationProblem(`${at}.who`, invariant.who, `selects none of the ${declared}${hint(invariant.who, subjects)}`));
       continue;
     }
     const except = invariant.except ?? [];
     except.forEach((e, j) => {
-      if (!selected.some((s) => selects(e, s.name, s.kind))) {
+      if (!selected.some((s) => selects(e, s.name, s.kind, s.namespace))) {
         problems.push(new ValidationProblem(`${at}.except[${j}]`, e, `takes away none of the ${selected.length} identities "who" selects${hint(e, selected)}`));
       }
     });
-    if (except.length > 0 && selected.every((s) => except.some((e) => selects(e, s.name, s.kind)))) {
+    if (except.length > 0 && selected.every((s) => except.some((e) => selects(e, s.name, s.kind, s.namespace)))) {
       problems.push(new ValidationProblem(`${at}.except`, except, `takes away every identity "who" selects (${selected.length}), so the invariant speaks of nobody: narrow "except" or drop the invariant`));
     }
   }
   return problems;
 }
 
-/** What a selector that selects nothing may have meant: the `<auth mount>/<role>` form, the case, the kind. */
+/** What a selector that selects nothing may have meant: another namespace, the `<auth mount>/<role>` form, the case, the kind. */
 function hint(selector: IdentitySelector, subjects: readonly InvariantSubject[]): string {
   if (subjects.length === 0) return '';
+  if (selector.namespace !== undefined) {
+    // Selected but in another namespace: say where they are.
+    const elsewhere = subjects.filter((s) => selects({ ...selector, namespace: undefined }, s.name, s.kind));
+    if (elsewhere.length > 0) {
+      const places = [...new Set(elsewhere.map((s) => (s.namespace === undefined ? 'the root namespace ("")' : `"${s.namespace}"`)))].sort();
+      return `: the namespace "${selector.namespace}" has none of them; they are in ${places.join(', ')}`;
+    }
+  }
   const name = selector.name;
   if (name !== undefined) {
     const byRole = subjects.filter((s) => nameMatches(name, s.name.slice(s.name.indexOf('/') + 1)));

@@ -66,7 +66,8 @@ export class ForbiddenRequestCollector {
     const kind = identityKindOf(identity.identity);
     const denied = e.error !== undefined && /permission denied/.test(e.error);
     for (const invariant of this.invariants) {
-      if (!selects(invariant.who, name, kind) || (invariant.except ?? []).some((x) => selects(x, name, kind))) continue;
+      const namespace = identity.identity.namespace ?? '';
+      if (!selects(invariant.who, name, kind, namespace) || (invariant.except ?? []).some((x) => selects(x, name, kind, namespace))) continue;
       if (!forbiddenCapabilities(invariant, store).includes(e.operation)) continue;
       if (!invariant.paths.some((p) => this.covers(p, name, e, identity))) continue;
       const key = `${invariant.id}\u0000${name}\u0000${e.operation}\u0000${e.path}`;

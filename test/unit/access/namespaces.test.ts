@@ -15,6 +15,8 @@ import { invariantSubjects } from '../../../lib/access/invariant-subjects';
 import { declaredPolicyIn, storeConfigurationOf } from '../../../lib/access/store-configuration';
 import { whoCan } from '../../../lib/access/who-can';
 import { findSharedReads } from '../../../lib/access/shared-read';
+import { readInvariantDeclaration } from '../../../lib/invariants/invariant-declaration';
+import { invariantSelectionProblems } from '../../../lib/invariants/invariant-selection';
 import { labelOf } from '../../../lib/access/namespaced-name';
 import { invariantViolations } from '../../../lib/invariants/invariant-check';
 import { violationText } from '../../../lib/invariants/invariant-violation';
@@ -219,6 +221,26 @@ describe('store namespaces in the access model (issue 45)', () => {
     // A namespace only the caller knows (a live store's, with no identity of the configuration) is searched too.
     const alone = invariantViolations(invariantSubjects(await model([wide])), [{ ...nobodyReadsShared, paths: ['secret/data/ns1-default'] }], ['', 'ns3']);
     expect(alone.map((v) => [v.identity, v.path])).toEqual([['approle/wide', 'ns3/secret/data/ns1-default']]);
+  });
+
+  it('a selector with a namespace selects the identities of that namespace only; one that selects none there says where they are', async () => {
+    const m = await model([ROOT, NS1, NS2]);
+    const subjects = invariantSubjects(m);
+    const noOwnRead = (who: object) => ({ id: 'x', reason: 'test', who, paths: ['secret/data/ns1-only/*', 'secret/data/root-only/*'], capabilities: ['read' as const] });
+    const violators = (who: object) => invariantViolations(subjects, [noOwnRead(who) as never]).map((v) => [v.identity, v.namespace ?? '']);
+    expect(violators({ kind: 'application', name: 'approle/app' })).toEqual([['approle/app', ''], ['approle/app', 'ns1']]);
+    expect(violators({ kind: 'application', name: 'approle/app', namespace: 'ns1' })).toEqual([['approle/app', 'ns1']]);
+    expect(violators({ kind: 'application', name: 'approle/app', namespace: '' })).toEqual([['approle/app', '']]);
+    // Read from a file, as the security team writes it: canonical (slashes), checked, and a selection of nobody named.
+    const { invariants, problems } = readInvariantDeclaration([
+      { id: 'a', reason: 'r', who: { kind: 'application', namespace: '/ns1/' }, paths: ['secret/*'], capabilities: ['read'] },
+      { id: 'b', reason: 'r', who: { kind: 'application', namespace: 'ns 1' }, paths: ['secret/*'], capabilities: ['read'] },
+      { id: 'c', reason: 'r', who: { kind: 'application', namespace: 7 }, paths: ['secret/*'], capabilities: ['read'] },
+    ]);
+    expect(invariants[0].who).toEqual({ kind: 'application', namespace: 'ns1' });
+    expect(problems.map((p) => p.field)).toEqual(['invariants[1].who.namespace', 'invariants[2].who.namespace']);
+    const nowhere = invariantSelectionProblems(subjects, [{ id: 'd', reason: 'r', who: { kind: 'application', name: 'approle/reader', namespace: 'ns1' }, paths: ['secret/*'], capabilities: ['read'] }]);
+    expect(nowhere.map((p) => p.rule)).toEqual([expect.stringMatching(/: the namespace "ns1" has none of them; they are in the root namespace \(""\)$/)]);
   });
 
   it('applications of two namespaces reading the same path read two secrets: no shared read, no other application\'s path', async () => {
