@@ -4,6 +4,7 @@ import { isSecretReadRule } from '../invariants/secret-read-rule';
 import { AccessModel, IdentityAccess } from './access-model';
 import { compareStrings } from '../private/compare-strings';
 import { labelOf } from './namespaced-name';
+import { pathSeenFrom } from '../model/store-namespace';
 
 /** One application able to read a path that another application's policy grants it. */
 export interface SharedRead {
@@ -53,9 +54,12 @@ export function findSharedReads(model: AccessModel): SharedRead[] {
   }
   const sortedLengths = [...lengths].sort((a, b) => a - b);
   const namespaces = [...new Set(apps.map((a) => a.identity.namespace ?? ''))];
-  /** The namespaces whose applications can reach `namespace`'s paths, each with the prefix its requests carry: its own (''), and each above it. */
+  /** The namespaces whose applications can reach `namespace`'s paths, each with the prefix its requests carry ({@link pathSeenFrom}): its own (''), and each above it. */
   const readersOf = (namespace: string): ReadonlyArray<{ readonly namespace: string; readonly prefix: string }> =>
-    namespaces.flatMap((n) => (n === namespace ? [{ namespace: n, prefix: '' }] : n === '' && namespace !== '' ? [{ namespace: n, prefix: `${namespace}/` }] : namespace.startsWith(`${n}/`) ? [{ namespace: n, prefix: `${namespace.slice(n.length + 1)}/` }] : []));
+    namespaces.flatMap((n) => {
+      const prefix = pathSeenFrom(n, namespace, '');
+      return prefix === undefined ? [] : [{ namespace: n, prefix }];
+    });
   const found = new Map<string, SharedRead>();
   for (const owner of apps) {
     for (const rule of owner.acl.rules) {

@@ -4,7 +4,7 @@ import { STORE_CAPABILITIES, StoreCapability, capabilitiesOf, isDenyMask, maskHa
 import { STORE_KINDS, StoreTarget } from '../model/store-target';
 import { AccessModel } from './access-model';
 import { KnownKvMount, kvPathForm } from './kv-path-form';
-import { pathSeenFrom } from './namespaced-name';
+import { pathSeenFrom } from '../model/store-namespace';
 
 /** The words `who-can` asks about on the store `target`: its capabilities but `deny`, in documentation order. */
 export function whoCanCapabilities(target: StoreTarget): StoreCapability[] {

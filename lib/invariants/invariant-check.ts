@@ -4,6 +4,7 @@ import { StoreCapability, capabilityMask, capabilityNames } from '../acl/store-c
 import { InvariantScopes } from './invariant-scope';
 import { PathOwnership } from './path-ownership';
 import { compareStrings } from '../private/compare-strings';
+import { canonicalStoreNamespace, pathSeenFrom } from '../model/store-namespace';
 import { AccessInvariant, OTHER_APPLICATIONS, forbiddenCapabilities } from './access-invariant';
 import { selects } from './identity-selector';
 import { GrantWitness, GrantWitnessCache, SearchScope, grantWitnesses } from './grant-witness';
@@ -42,12 +43,13 @@ export function invariantViolations(subjects: readonly InvariantSubject[], invar
     if (o === undefined) ownerships.set(namespace ?? '', (o = new PathOwnership(subjects.filter((s) => s.namespace === namespace))));
     return o;
   };
-  const known = [...new Set([...subjects.map((s) => s.namespace ?? ''), ...namespaces.map((n) => n.replace(/^\/+|\/+$/g, ''))])].sort(compareStrings);
-  /** The request-path prefixes under which a subject of `namespace` reaches each namespace: '' for its own, `child/` for those below it. */
-  const reach = (namespace: string | undefined): ReadonlyArray<{ readonly namespace: string; readonly prefix: string }> => {
-    const own = namespace ?? '';
-    return known.flatMap((n) => (n === own ? [{ namespace: n, prefix: '' }] : own === '' ? [{ namespace: n, prefix: `${n}/` }] : n.startsWith(`${own}/`) ? [{ namespace: n, prefix: `${n.slice(own.length + 1)}/` }] : []));
-  };
+  const known = [...new Set([...subjects.map((s) => s.namespace ?? ''), ...namespaces.map(canonicalStoreNamespace)])].sort(compareStrings);
+  /** The request-path prefixes under which a subject of `namespace` reaches each namespace ({@link pathSeenFrom}): '' for its own, `child/` for those below it. */
+  const reach = (namespace: string | undefined): ReadonlyArray<{ readonly namespace: string; readonly prefix: string }> =>
+    known.flatMap((n) => {
+      const prefix = pathSeenFrom(namespace ?? '', n, '');
+      return prefix === undefined ? [] : [{ namespace: n, prefix }];
+    });
   for (const invariant of invariants) {
     for (const subject of subjects) {
       if (!selects(invariant.who, subject.name, subject.kind, subject.namespace)) continue;

@@ -36,3 +36,16 @@ export function storeNamespaceProblems(field: string, value: string): Validation
   }
   return problems;
 }
+
+/**
+ * The path a request made in namespace `requested` is checked at by the policies of a token of
+ * namespace `token`, as the store checks it (OpenBao prefixes each policy's paths with its
+ * namespace and the request's path with the request's namespace): the path itself in the same
+ * namespace, the child namespaces' path in front of it for a token of an ancestor namespace;
+ * undefined when the token's namespace is neither (the store refuses the token there).
+ */
+export function pathSeenFrom(token: string, requested: string, path: string): string | undefined {
+  if (token === requested) return path;
+  if (token === '') return `${requested}/${path}`;
+  return requested.startsWith(`${token}/`) ? `${requested.slice(token.length + 1)}/${path}` : undefined;
+}

@@ -5,7 +5,8 @@ import { StoreCapability, capabilityNames, isDenyMask, isStoreCapability } from 
 import { DEFAULT_POLICY_NAME } from '../acl/default-policy';
 import { compareStrings } from '../private/compare-strings';
 import { canonicalStoreNamespace } from '../model/store-namespace';
-import { labelOf, namespacedLabel, pathSeenFrom } from '../access/namespaced-name';
+import { labelOf, namespacedLabel } from '../access/namespaced-name';
+import { pathSeenFrom } from '../model/store-namespace';
 import { AuditEntry, AuditReadCounts, AuditWindow, inLogOrder, readAuditEntries } from './audit-log-reader';
 import { ruleSources } from './rule-sources';
 import { grantDeclaration } from './grant-declaration';

@@ -608,32 +608,31 @@ forEachEngine(`proof by difference: the review before an apply equals the store'
     return { caps, policies };
   }
 
-  /** The stack whose latest synthesis declares the JWT or AppRole role `<mount>/<role>` (by role name), if exactly one does. */
-  const declaresRole = (json: any, name: string): boolean => {
+  /** The address (`vault_jwt_auth_backend_role.<id>`) of the JWT or AppRole role `<mount>/<role>` in a stack's synthesis, by role name. */
+  const roleAddressIn = (json: any, name: string): string | undefined => {
     const role = name.split('/').slice(1).join('/');
     const resource = json?.resource ?? {};
-    return ['vault_jwt_auth_backend_role', 'vault_approle_auth_backend_role'].some((type) => Object.values((resource[type] ?? {}) as Record<string, any>).some((b) => b.role_name === role));
-  };
-  /** The role's resource address in its stack (`vault_jwt_auth_backend_role.<id>`), by role name. */
-  const roleAddress = (name: string): string | undefined => {
-    const stack = roleStack(name);
-    const role = name.split('/').slice(1).join('/');
-    const resource = stack === undefined ? {} : (fixture.stackJson(stack).resource ?? {});
     for (const type of ['vault_jwt_auth_backend_role', 'vault_approle_auth_backend_role']) {
       const id = Object.entries((resource[type] ?? {}) as Record<string, any>).find(([, b]) => b.role_name === role)?.[0];
       if (id !== undefined) return `${type}.${id}`;
     }
     return undefined;
   };
+  /** The stack whose latest synthesis declares the role, if exactly one does. */
   const roleStack = (name: string): string | undefined => {
-    const holding = fixture.stacks.filter((s) => declaresRole(fixture.stackJson(s), name));
+    const holding = fixture.stacks.filter((s) => roleAddressIn(fixture.stackJson(s), name) !== undefined);
     return holding.length === 1 ? holding[0] : undefined;
+  };
+  /** The role's address in that stack. */
+  const roleAddress = (name: string): string | undefined => {
+    const stack = roleStack(name);
+    return stack === undefined ? undefined : roleAddressIn(fixture.stackJson(stack), name);
   };
   /** Whether the base's synthesis (`baseDir`) declares the role in the same stack: a role that moves between stacks this round is imported there. */
   const roleStays = (name: string, baseDir: string): boolean => {
     const stack = roleStack(name);
     const file = stack === undefined ? undefined : path.join(baseDir, 'stacks', stack, 'cdk.tf.json');
-    return file !== undefined && fs.existsSync(file) && declaresRole(JSON.parse(fs.readFileSync(file, 'utf8')), name);
+    return file !== undefined && fs.existsSync(file) && roleAddressIn(JSON.parse(fs.readFileSync(file, 'utf8')), name) !== undefined;
   };
 
   /**
