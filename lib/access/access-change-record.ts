@@ -1,10 +1,11 @@
 import { createHash } from 'crypto';
 import { compareStrings } from '../private/compare-strings';
-import { SavedPlan } from '../sources/saved-plan';
+import { PlannedResource, SavedPlan } from '../sources/saved-plan';
 import { ReportIdentity } from './access-report';
 import { BindingValue } from './identity';
 import { PlanReview } from './plan-review';
 import { labelOf } from './namespaced-name';
+import { importedObjects, storeKey } from './plan-store-configuration';
 
 /** The format name of an {@link AccessChangeRecord} (a new format is a new name, never a reinterpretation). */
 export const ACCESS_CHANGE_FORMAT = 'secretstore-iac/access-change/1';
@@ -48,6 +49,15 @@ export interface RecordedObjectChange {
   readonly stack: string;
   readonly address: string;
   readonly action: 'create' | 'update' | 'delete' | 'forget';
+  /**
+   * Present (true) when the change only sets the object back to what was last applied: the engine's
+   * refresh found it changed outside the engine (the plan's `resource_drift`; for an object moved
+   * between stacks, the forgetting plan's copy, its state, differs from what the import read from
+   * the store), and every attribute the change sets equals
+   * its last applied value (an update), or the object was deleted and is created again with them.
+   * @default absent: the change is the configuration's, or more than a revert
+   */
+  readonly revertsDrift?: true;
 }
 
 /**
@@ -120,21 +130,63 @@ function wholeIdentityBindings(identity: ReportIdentity, side: 'before' | 'after
   return Object.entries(values).map(([field, value]) => ({ field, before: side === 'before' ? value : null, after: side === 'after' ? value : null }));
 }
 
-/** The objects a saved plan changes: by its prior (refreshed) state and its planned values. */
-function objectChanges(plan: SavedPlan): RecordedObjectChange[] {
+/**
+ * True when every attribute `after` sets (an update: that differs from `before`; a create: all it
+ * knows) is the value last applied: the change reverts drift and nothing else.
+ */
+function revertsTo(lastApplied: PlannedResource | undefined, after: PlannedResource, before: PlannedResource | undefined): boolean {
+  if (lastApplied === undefined) return false;
+  for (const [attribute, value] of Object.entries(after.values)) {
+    const text = canonicalJson(value);
+    if (before !== undefined && text === canonicalJson(before.values[attribute])) continue;
+    if (text !== canonicalJson(lastApplied.values[attribute])) return false;
+  }
+  // An attribute the update leaves unknown (absent after) but had before is not set back.
+  return before === undefined || Object.keys(before.values).every((k) => k in after.values);
+}
+
+/**
+ * The objects a saved plan changes: by its prior (refreshed) state and its planned values. `lastApplied`
+ * holds, per store object, the values last applied where some plan's refresh found it drifted.
+ */
+function objectChanges(plan: SavedPlan, lastApplied: ReadonlyMap<string, PlannedResource>): RecordedObjectChange[] {
   const before = new Map(plan.before.map((r) => [r.address, r]));
   const after = new Map(plan.after.map((r) => [r.address, r]));
   const out: RecordedObjectChange[] = [];
+  const reverts = (a: PlannedResource, b: PlannedResource | undefined) => (revertsTo(lastApplied.get(storeKey(a)), a, b) ? { revertsDrift: true as const } : {});
   for (const address of new Set([...before.keys(), ...after.keys()])) {
     const b = before.get(address);
     const a = after.get(address);
     if (plan.forgotten.includes(address)) out.push({ stack: plan.stack, address, action: 'forget' });
-    else if (b === undefined) out.push({ stack: plan.stack, address, action: 'create' });
+    else if (b === undefined) out.push({ stack: plan.stack, address, action: 'create', ...reverts(a!, undefined) });
     else if (a === undefined) out.push({ stack: plan.stack, address, action: 'delete' });
-    else if (canonicalJson(b.values) !== canonicalJson(a.values)) out.push({ stack: plan.stack, address, action: 'update' });
+    else if (canonicalJson(b.values) !== canonicalJson(a.values)) out.push({ stack: plan.stack, address, action: 'update', ...reverts(a, b) });
   }
   return out;
 }
+
+/**
+ * Per store object ({@link storeKey}), the values last applied, where it drifted: a plan's refresh
+ * found it changed (`resource_drift`), or it moved between stacks and the forgetting plan's copy (its
+ * state, which the engine may not refresh for a `removed` block: Terraform 1.11.4 does not) differs
+ * from what the importing plan read from the store.
+ */
+function lastAppliedObjects(plans: readonly SavedPlan[]): Map<string, PlannedResource> {
+  const out = new Map<string, PlannedResource>();
+  const imported = importedObjects(plans);
+  const read = new Map<string, PlannedResource>();
+  for (const plan of plans) for (const r of plan.before) if (!plan.forgotten.includes(r.address) && imported.has(storeKey(r))) read.set(storeKey(r), r);
+  for (const plan of plans) {
+    for (const r of plan.before) {
+      const key = storeKey(r);
+      const fromStore = read.get(key);
+      if (plan.forgotten.includes(r.address) && fromStore !== undefined && canonicalJson(r.values) !== canonicalJson(fromStore.values)) out.set(key, r);
+    }
+  }
+  for (const plan of plans) for (const r of plan.lastApplied) out.set(storeKey(r), r);
+  return out;
+}
+
 
 const namespaceOf = (i: { readonly namespace?: string }) => (i.namespace === undefined ? {} : { namespace: i.namespace });
 
@@ -159,10 +211,11 @@ export function accessChangeRecord(review: PlanReview, plans: readonly SavedPlan
     })),
   ].map((i) => ({ ...i, rules: [...i.rules].sort(byPathKind), bindings: [...i.bindings].sort((x, y) => compareStrings(x.field, y.field)) }));
   identities.sort((a, b) => compareStrings(a.identity, b.identity));
+  const drifted = lastAppliedObjects(plans);
   return {
     format: ACCESS_CHANGE_FORMAT,
     identities,
-    objects: plans.flatMap(objectChanges).sort((a, b) => compareStrings(a.stack, b.stack) || compareStrings(a.address, b.address)),
+    objects: plans.flatMap((p) => objectChanges(p, drifted)).sort((a, b) => compareStrings(a.stack, b.stack) || compareStrings(a.address, b.address)),
     plans: [...plans].map((p) => ({ stack: p.stack, sha256: p.sha256 })).sort((a, b) => compareStrings(a.stack, b.stack)),
     complete: review.complete,
   };
@@ -180,7 +233,7 @@ export function parseAccessChangeRecord(value: unknown, source: string): AccessC
   if (!Array.isArray(r?.identities) || !r.identities.every((i) => typeof i?.identity === 'string' && ['added', 'removed', 'changed'].includes(i.change) && Array.isArray(i.rules) && i.rules.every((x: RecordedRuleChange) => typeof x?.path === 'string' && typeof x.kind === 'string' && strings(x.before) && strings(x.after)) && Array.isArray(i.bindings) && i.bindings.every((b: RecordedBindingChange) => typeof b?.field === 'string'))) {
     problems.push('identities: must be a list of {identity, change, rules, bindings}');
   }
-  if (!Array.isArray(r?.objects) || !r.objects.every((o) => typeof o?.stack === 'string' && typeof o.address === 'string' && ['create', 'update', 'delete', 'forget'].includes(o.action))) problems.push('objects: must be a list of {stack, address, action}');
+  if (!Array.isArray(r?.objects) || !r.objects.every((o) => typeof o?.stack === 'string' && typeof o.address === 'string' && ['create', 'update', 'delete', 'forget'].includes(o.action) && (o.revertsDrift === undefined || o.revertsDrift === true))) problems.push('objects: must be a list of {stack, address, action, revertsDrift?: true}');
   if (!Array.isArray(r?.plans) || !r.plans.every((p) => typeof p?.stack === 'string' && typeof p.sha256 === 'string')) problems.push('plans: must be a list of {stack, sha256}');
   if (typeof r?.complete !== 'boolean') problems.push('complete: must be true or false');
   if (problems.length > 0) throw new Error(`${source}: not an access-change record: ${problems.join('; ')}`);

@@ -27,9 +27,9 @@ export interface PlanStoreConfigurations {
  * A stack without a plan is read from the synthesized output on both sides, so that identities and
  * policies declared across stacks still meet; a planned stack's object wins over another stack's
  * different declaration of the same name (listed in `overridden`). An object one plan forgets (it stays on the store)
- * and another plan keeps is counted once: after, as the keeping plan has it; before, as the forgetting
- * plan's state has it (the other plan imports it: the engine shows an import's `before` as the object
- * read from the store, the same object).
+ * and another plan keeps is counted once: after, as the keeping plan has it; before, as the keeping
+ * plan's import read it from the store (the engine shows an import's `before` as the object read
+ * from the store; the forgetting plan's copy may be its state, not refreshed).
  * @throws Error naming the stack when two plans are given for one stack, or as {@link storeConfigurationOf}
  *   (two planned stacks, or one, declaring one name differently)
  */
@@ -49,13 +49,11 @@ export function planStoreConfigurations(synthesized: readonly SynthStack[], plan
     ...[...byStack.values()].map((plan) => planStack(plan, pick(plan), synthByName.get(plan.stack), after ? plan.unknowns : [])),
   ].sort((a, b) => compareStrings(a.name, b.name));
   const afterResources = (plan: SavedPlan) => plan.after.filter((r) => !(plan.forgotten.includes(r.address) && keptAfter.has(storeKey(r))));
-  // Objects some plan forgets, by store name, with the stacks forgetting them: before, that stack's state holds them.
-  const forgottenBy = new Map<string, string[]>();
-  for (const p of plans) {
-    for (const r of p.before) if (p.forgotten.includes(r.address)) forgottenBy.set(storeKey(r), [...(forgottenBy.get(storeKey(r)) ?? []), p.stack]);
-  }
-  const beforeResources = (plan: SavedPlan) =>
-    plan.before.filter((r) => plan.forgotten.includes(r.address) || !(forgottenBy.get(storeKey(r)) ?? []).some((s) => s !== plan.stack));
+  // Before, an object one plan forgets and another imports is the import's: read from the store at
+  // the plan, where the forgetting plan's copy may be its state unrefreshed (Terraform 1.11.4 does not
+  // refresh an object a `removed` block forgets), so a change made by hand since the last apply shows.
+  const imported = importedObjects(plans);
+  const beforeResources = (plan: SavedPlan) => plan.before.filter((r) => !(plan.forgotten.includes(r.address) && imported.has(storeKey(r))));
   // A planned stack's objects win over another stack's synthesized declaration of the same name:
   // before, its refreshed state is what the store has; after, its apply writes them.
   const preferred = new Set(byStack.keys());
@@ -66,6 +64,17 @@ export function planStoreConfigurations(synthesized: readonly SynthStack[], plan
   return { base, head, planned: [...preferred].sort(compareStrings), unplanned: unplanned.map((s) => s.name), overridden };
 }
 
+/**
+ * The store objects ({@link storeKey}) some plan holds before without forgetting them while another
+ * plan forgets them: moved between stacks, imported by the first.
+ */
+export function importedObjects(plans: readonly SavedPlan[]): Set<string> {
+  const forgotten = new Set<string>();
+  const kept = new Set<string>();
+  for (const p of plans) for (const r of p.before) (p.forgotten.includes(r.address) ? forgotten : kept).add(storeKey(r));
+  return new Set([...kept].filter((k) => forgotten.has(k)));
+}
+
 /** What an attribute unknown until apply reads as: a name that says so, no rule, no policy, no binding. */
 const UNKNOWN_TEXT = '(unknown until apply)';
 const UNKNOWN_VALUE: Readonly<Record<string, unknown>> = {
@@ -74,8 +83,11 @@ const UNKNOWN_VALUE: Readonly<Record<string, unknown>> = {
   token_no_default_policy: false,
 };
 
-/** The store object a resource is, as its catalogue entry names it (`role of auth/approle` + `billing`); its address otherwise. */
-function storeKey(r: PlannedResource): string {
+/**
+ * The store object a resource is, as its catalogue entry names it (`role of auth/approle` + `billing`);
+ * its address otherwise: one key for one object whichever stack's plan shows it.
+ */
+export function storeKey(r: PlannedResource): string {
   const kind = storeObjectKind(r.type);
   if (kind === undefined) return `address\0${r.address}`;
   try {

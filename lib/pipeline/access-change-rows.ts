@@ -85,6 +85,23 @@ const OBJECT_DRIFT: Readonly<Record<RecordedObjectChange['action'], string>> = {
 };
 
 /**
+ * What a change that only sets an object back to what was last applied says of the store (the
+ * engine's refresh found it changed: {@link RecordedObjectChange.revertsDrift}).
+ */
+const REVERTED_DRIFT: Readonly<Partial<Record<RecordedObjectChange['action'], string>>> = {
+  create: "the store no longer has it since it was last applied (the engine's refresh); applying creates it again as applied",
+  update: "the store changed it since it was last applied (the engine's refresh); applying sets back what was applied",
+};
+
+/**
+ * The one wording of an object's drift (`drift: ...`), in the drift job and the comparison alike: what
+ * the engine's refresh saw where the change reverts it, else what applying would do to it.
+ */
+export function objectDriftText(object: RecordedObjectChange): string {
+  return `drift: ${(object.revertsDrift === true ? REVERTED_DRIFT[object.action] : undefined) ?? OBJECT_DRIFT[object.action]}`;
+}
+
+/**
  * The drift a plan of the configuration against the store shows, one line per row, sorted by key: in a
  * drift plan "before" is what the store has and "after" what the configuration declares, so applying
  * reverts every line. An object's line names what applying would do to it.
@@ -94,7 +111,7 @@ export function driftLines(record: AccessChangeRecord): string[] {
     .sort((a, b) => compareStrings(a.key, b.key))
     .map((row) =>
       row.object !== undefined
-        ? `${whereOf(row)}: drift: ${OBJECT_DRIFT[row.object.action]}`
+        ? `${whereOf(row)}: ${objectDriftText(row.object)}`
         : `${whereOf(row)}: ${driftText(row, row.before, row.after, 'the configuration')}; applying reverts it`,
     );
 }

@@ -1,7 +1,7 @@
-import { AccessChangeRecord } from '../access/access-change-record';
+import { AccessChangeRecord, RecordedObjectChange } from '../access/access-change-record';
 import { BindingValue } from '../access/identity';
 import { compareStrings } from '../private/compare-strings';
-import { AccessChangeRow, accessChangeRows, capsText, changeText, driftText as driftWording, shown, valueText, whereOf } from './access-change-rows';
+import { AccessChangeRow, accessChangeRows, capsText, changeText, driftText as driftWording, objectDriftText, shown, valueText, whereOf } from './access-change-rows';
 import { ApprovalRecord } from './approval-record';
 
 /**
@@ -53,14 +53,13 @@ export interface MergedApproval {
 
 /**
  * The configuration applied before this pipeline (the base's synthesis), asked only where the two
- * changes differ: an identity's capabilities on a path pattern (`[]`: no rule, or no such identity),
- * a binding's value (`null`: unset), and whether a resource is declared the same in base and head.
+ * changes differ: an identity's capabilities on a path pattern (`[]`: no rule, or no such identity)
+ * and a binding's value (`null`: unset). An object's drift is not asked here: the engine's own
+ * refresh says it ({@link RecordedObjectChange.revertsDrift}).
  */
 export interface AppliedConfiguration {
   capabilities(identity: string, kind: string, path: string): readonly string[];
   binding(identity: string, field: string): BindingValue | null;
-  /** True: declared the same in both; false: declared differently (or only in one); undefined: cannot tell. */
-  sameDeclaration(stack: string, address: string): boolean | undefined;
 }
 
 /** What the configuration applied before says of a row (canonical text), undefined when it cannot tell. */
@@ -112,7 +111,8 @@ export function compareWithApprovals(applying: AccessChangeRecord, approvals: re
     const base = { where, ...(approved ? { approved } : {}), ...(applyingText !== undefined ? { applying: applyingText } : {}) };
     const lastApplied = appliedState(row, applied);
     const drifted = a !== undefined && lastApplied !== undefined && lastApplied !== a.before;
-    const objectDrift = a?.object !== undefined && a.object.action === 'update' && applied?.sameDeclaration(a.object.stack, a.object.address) === true;
+    // Told by the engine's refresh (resource_drift), not by comparing declarations: exact whatever the block's text.
+    const objectDrift = a?.object?.revertsDrift === true;
     const driftText = (state: string) => driftWording(row, state, lastApplied!, 'the configuration applied before');
     if (e?.conflict) {
       differences.push({ ...base, cause: 'other-merge-request', message: `${where}: changed by ${note(e.by)}, each reviewed against another state: ${a === undefined ? 'this pipeline changes nothing there' : `this pipeline applies ${applyingText}`}, which no note showed` });
@@ -130,7 +130,7 @@ export function compareWithApprovals(applying: AccessChangeRecord, approvals: re
     } else if (a !== undefined) {
       differences.push(
         drifted || objectDrift
-          ? { ...base, cause: 'drift', message: `${where}: ${objectDrift ? 'drift: the store differs from the configuration, which declares it the same as before' : driftText(a.before)}; applying reverts it (${applyingText})` }
+          ? { ...base, cause: 'drift', message: `${where}: ${objectDrift ? `${objectDriftText(a.object!)} (${applyingText})` : `${driftText(a.before)}; applying reverts it (${applyingText})`}` }
           : { ...base, cause: 'unapproved', message: `${where}: ${applyingText}, a change no note showed (a commit without a merge request, a change in the merge commit, or a merge request without a trusted record)` },
       );
     } else {

@@ -10,7 +10,7 @@ import { ApprovalOutcome, writeApprovalOutcome } from './approval-outcome';
 import { approvedRecordOf } from './approval-record';
 import { GitLabApiTarget, gitlabCommitMergeRequests, gitlabCurrentUser, gitlabMergeRequestNotes, gitlabPostCommitComment, gitlabPostMergeRequestNote } from './gitlab-api';
 import { readJobAccessChange } from './job-access-change';
-import { jobOutdir, PipelineJobContext } from './pipeline-job-context';
+import { PipelineJobContext } from './pipeline-job-context';
 
 /** Forty zeros: GitLab's "no commit" (a new branch, a pipeline started by hand). */
 const NO_COMMIT = /^0{40}$/;
@@ -104,7 +104,7 @@ export async function compareWithApprovedNotes(ctx: PipelineJobContext): Promise
   if (!comparison.equal) {
     // Only now the configuration applied before is read: it tells drift from a change of the configuration.
     const baseOutdir = path.join(ctx.dir, BASE_OUTPUT);
-    const applied = fs.existsSync(path.join(baseOutdir, 'manifest.json')) ? await appliedConfiguration(baseOutdir, jobOutdir(ctx)) : undefined;
+    const applied = fs.existsSync(path.join(baseOutdir, 'manifest.json')) ? await appliedConfiguration(baseOutdir) : undefined;
     if (applied === undefined) ctx.log.decide(`no ${BASE_OUTPUT}/ (the base's synthesis): drift cannot be told from a change of the configuration`);
     else comparison = compareWithApprovals(applying, approvals, applied);
   }

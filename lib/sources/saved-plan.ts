@@ -65,6 +65,12 @@ export interface SavedPlan {
   readonly after: readonly PlannedResource[];
   /** Addresses of objects the plan forgets (`removed` blocks): they stay on the store, out of state. */
   readonly forgotten: readonly string[];
+  /**
+   * Objects the engine's refresh found changed outside it since they were last applied (the plan's
+   * `resource_drift`), each with the values it last applied (`change.before`): drift the engine
+   * itself saw, sorted by address.
+   */
+  readonly lastApplied: readonly PlannedResource[];
   /** Attributes the review reads that are unknown until apply, sorted. */
   readonly unknowns: readonly UnknownPlanValue[];
   /** Changes the review does not read (other resource types, objects in a namespace of their own), sorted by address. */
@@ -155,6 +161,14 @@ export function readSavedPlan(document: unknown, stack: string, file: string, sh
       }
     }
   }
+  if (!Array.isArray(document.resource_drift) && document.resource_drift !== undefined) throw bad('resource_drift is not a list');
+  const lastApplied = new Map<string, PlannedResource>();
+  for (const rd of (document.resource_drift ?? []) as unknown[]) {
+    if (!isRecord(rd) || !isRecord(rd.change) || typeof rd.address !== 'string' || typeof rd.type !== 'string') throw bad('a resource drift without address, type or change');
+    if (rd.mode === 'data' || !isRecord(rd.change.before)) continue;
+    const name = typeof rd.name === 'string' ? rd.name : rd.address;
+    lastApplied.set(rd.address, { address: rd.address, type: rd.type, name, topLevel: rd.address === `${rd.type}.${name}`, values: rd.change.before });
+  }
   const sorted = (m: Map<string, PlannedResource>) => [...m.values()].sort((a, b) => compareStrings(a.address, b.address));
   return {
     stack,
@@ -164,6 +178,7 @@ export function readSavedPlan(document: unknown, stack: string, file: string, sh
     before: sorted(before),
     after: sorted(after),
     forgotten: forgotten.sort(compareStrings),
+    lastApplied: sorted(lastApplied),
     unknowns: unknowns.sort((a, b) => compareStrings(a.address, b.address) || compareStrings(a.attribute, b.attribute)),
     unreviewed: unreviewed.sort((a, b) => compareStrings(a.address, b.address)),
     partial: document.complete === false,

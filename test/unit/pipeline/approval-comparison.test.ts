@@ -21,10 +21,9 @@ const change = (identities: RecordedIdentityChange[], objects: AccessChangeRecor
 const approved = (iid: number, c: AccessChangeRecord, target = BASE, mergeParent: string | undefined = target) => ({ record: approvalRecordOf(c, iid, `${iid}`.repeat(40).slice(0, 40), target), ...(mergeParent !== undefined ? { mergeParent } : {}) });
 
 /** The configuration applied before: `caps` per identity and path, everything else unset. */
-const appliedBefore = (caps: Record<string, string[]>, same = true): AppliedConfiguration => ({
+const appliedBefore = (caps: Record<string, string[]>): AppliedConfiguration => ({
   capabilities: (identity, _kind, path) => caps[`${identity} ${path}`] ?? [],
   binding: () => null,
-  sameDeclaration: () => same,
 });
 
 describe('equal: applied as approved', () => {
@@ -110,10 +109,19 @@ describe('different: named by cause', () => {
     expect(direct.differences.map((d) => d.cause)).toEqual(['unapproved']);
   });
 
-  it('an object no note showed: drift when the configuration declares it as before, else a change no note showed', () => {
-    const object = change([], [{ stack: 'app-roles', address: 'vault_policy.orchestrator', action: 'update' }]);
-    expect(compareWithApprovals(object, [], appliedBefore({}, true)).differences.map((d) => d.cause)).toEqual(['drift']);
-    expect(compareWithApprovals(object, [], appliedBefore({}, false)).differences.map((d) => d.cause)).toEqual(['unapproved']);
+  it('an object no note showed: drift when the engine refreshed it as drifted and the change only sets back what was applied (revertsDrift), else a change no note showed', () => {
+    const update = { stack: 'app-roles', address: 'vault_policy.orchestrator', action: 'update' as const };
+    const reverted = compareWithApprovals(change([], [{ ...update, revertsDrift: true }]), [], appliedBefore({}));
+    expect(reverted.differences.map((d) => [d.cause, d.message])).toEqual([
+      ['drift', "object app-roles: vault_policy.orchestrator: drift: the store changed it since it was last applied (the engine's refresh); applying sets back what was applied (update)"],
+    ]);
+    const recreated = compareWithApprovals(change([], [{ ...update, action: 'create', revertsDrift: true }]), [], appliedBefore({}));
+    expect(recreated.differences.map((d) => [d.cause, d.message])).toEqual([
+      ['drift', "object app-roles: vault_policy.orchestrator: drift: the store no longer has it since it was last applied (the engine's refresh); applying creates it again as applied (create)"],
+    ]);
+    // Whether the base's declaration reads the same is not asked: the engine's refresh decides, whatever the block's text.
+    expect(compareWithApprovals(change([], [update]), [], appliedBefore({})).differences.map((d) => d.cause)).toEqual(['unapproved']);
+    expect(compareWithApprovals(change([], [update]), []).differences.map((d) => d.cause)).toEqual(['unapproved']);
   });
 
   it('an approved change this pipeline does not make: not applied', () => {

@@ -14,13 +14,15 @@ const HEAD = 'a'.repeat(40);
 const TARGET = 'b'.repeat(40);
 const BOT = { id: 90, username: 'project_42_bot' };
 
-const plan = (stack: string, before: Record<string, unknown>, after: Record<string, unknown>, forgotten: string[] = []): SavedPlan => ({
+const resources = (byAddress: Record<string, unknown>) => Object.entries(byAddress).map(([address, values]) => ({ address, type: address.split('.')[0], name: address.split('.')[1], topLevel: true, values: values as Record<string, unknown> }));
+const plan = (stack: string, before: Record<string, unknown>, after: Record<string, unknown>, forgotten: string[] = [], lastApplied: Record<string, unknown> = {}): SavedPlan => ({
   stack,
   file: `secretstore-iac-plans/${stack}.tfplan`,
   sha256: `${stack.length}`.repeat(64).slice(0, 64),
   before: Object.entries(before).map(([address, values]) => ({ address, type: address.split('.')[0], name: address.split('.')[1], topLevel: true, values: values as Record<string, unknown> })),
   after: Object.entries(after).map(([address, values]) => ({ address, type: address.split('.')[0], name: address.split('.')[1], topLevel: true, values: values as Record<string, unknown> })),
   forgotten,
+  lastApplied: resources(lastApplied),
   unknowns: [],
   unreviewed: [],
   partial: false,
@@ -92,8 +94,67 @@ describe('the canonical access change', () => {
     expect(c.objects).toEqual([{ stack: 'app-roles-02', address: 'vault_policy.p', action: 'forget' }]);
   });
 
+  describe('an object the engine refreshed as drifted: revertsDrift only where the change sets back exactly what was last applied', () => {
+    const role = (policies: string[], ttl = 600) => ({ role_name: 'billing-dev', backend: 'approle', token_policies: policies, token_ttl: ttl });
+    const record = (...plans: SavedPlan[]) => accessChangeRecord(review('as-given').review, plans).objects;
+    const address = 'vault_approle_auth_backend_role.billing';
+    it('a grant by hand reverted: the update sets back the policies last applied', () => {
+      expect(record(plan('app-roles', { [address]: role(['billing-dev', 'hand']) }, { [address]: role(['billing-dev']) }, [], { [address]: role(['billing-dev']) }))).toEqual([{ stack: 'app-roles', address, action: 'update', revertsDrift: true }]);
+    });
+    it('the update also changes what was applied (a new TTL): more than a revert', () => {
+      expect(record(plan('app-roles', { [address]: role(['billing-dev', 'hand']) }, { [address]: role(['billing-dev'], 1200) }, [], { [address]: role(['billing-dev']) }))).toEqual([{ stack: 'app-roles', address, action: 'update' }]);
+    });
+    it('no drift refreshed: the update is the configuration\'s', () => {
+      expect(record(plan('app-roles', { [address]: role(['billing-dev']) }, { [address]: role(['billing-dev', 'x']) }))).toEqual([{ stack: 'app-roles', address, action: 'update' }]);
+    });
+    it('a role moved between stacks: the import\'s update reverts the drift the forgetting plan refreshed (one store object, two addresses)', () => {
+      const moved = 'vault_approle_auth_backend_role.billing_moved';
+      expect(
+        record(
+          plan('app-roles', { [address]: role(['billing-dev', 'hand']) }, { [address]: role(['billing-dev', 'hand']) }, [address], { [address]: role(['billing-dev']) }),
+          plan('app-roles-02', { [moved]: role(['billing-dev', 'hand']) }, { [moved]: role(['billing-dev']) }),
+        ),
+      ).toEqual([
+        { stack: 'app-roles', address, action: 'forget' },
+        { stack: 'app-roles-02', address: moved, action: 'update', revertsDrift: true },
+      ]);
+    });
+    it('a role moved between stacks whose forgetting plan did not refresh it (Terraform: a `removed` block\'s object is its state): its copy is the values last applied, the import read the store', () => {
+      const moved = 'vault_approle_auth_backend_role.billing_moved';
+      expect(
+        record(
+          plan('app-roles', { [address]: role(['billing-dev']) }, { [address]: role(['billing-dev']) }, [address]),
+          plan('app-roles-02', { [moved]: role(['billing-dev', 'hand']) }, { [moved]: role(['billing-dev']) }),
+        ),
+      ).toEqual([
+        { stack: 'app-roles', address, action: 'forget' },
+        { stack: 'app-roles-02', address: moved, action: 'update', revertsDrift: true },
+      ]);
+      // The same copies, no drift: the import's update is the configuration's (a new TTL), not a revert.
+      expect(
+        record(
+          plan('app-roles', { [address]: role(['billing-dev']) }, { [address]: role(['billing-dev']) }, [address]),
+          plan('app-roles-02', { [moved]: role(['billing-dev']) }, { [moved]: role(['billing-dev'], 1200) }),
+        ),
+      ).toEqual([
+        { stack: 'app-roles', address, action: 'forget' },
+        { stack: 'app-roles-02', address: moved, action: 'update' },
+      ]);
+    });
+    it('deleted by hand and created again as last applied (its computed Role ID unknown): reverts; created with other values: not', () => {
+      const { token_ttl: _unknown, ...known } = role(['billing-dev']);
+      expect(record(plan('app-roles', {}, { [address]: known }, [], { [address]: role(['billing-dev']) }))).toEqual([{ stack: 'app-roles', address, action: 'create', revertsDrift: true }]);
+      expect(record(plan('app-roles', {}, { [address]: role(['billing-dev', 'x']) }, [], { [address]: role(['billing-dev']) }))).toEqual([{ stack: 'app-roles', address, action: 'create' }]);
+    });
+    it('an attribute the update leaves unknown (absent after) is not set back', () => {
+      const { token_ttl: _unknown, ...known } = role(['billing-dev']);
+      expect(record(plan('app-roles', { [address]: role(['billing-dev', 'hand']) }, { [address]: known }, [], { [address]: role(['billing-dev']) }))).toEqual([{ stack: 'app-roles', address, action: 'update' }]);
+    });
+  });
+
   it('read back: what is not a record of this format is refused, naming the fields', () => {
     expect(parseAccessChangeRecord(JSON.parse(canonicalJson(change())), 'f')).toEqual(change());
+    expect(() => parseAccessChangeRecord({ ...change(), objects: [{ stack: 's', address: 'a.b', action: 'update', revertsDrift: 'yes' }] }, 'f')).toThrow(/objects: must be a list of \{stack, address, action, revertsDrift\?: true\}/);
     expect(() => parseAccessChangeRecord({ format: 'other', identities: 1 }, 'access-change.json')).toThrow(/access-change\.json: not an access-change record: format: .*; identities: .*; objects: .*; plans: .*; complete/);
   });
 });

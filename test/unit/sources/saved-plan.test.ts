@@ -92,6 +92,22 @@ describe('readSavedPlan: a stack as the saved plan shows it (show -json)', () =>
     expect(plan.after.find((r) => r.address === POLICY)!.values.policy).toBe('x');
   });
 
+  it('lastApplied: each managed object the refresh found changed outside the engine (resource_drift), with the values last applied; data sources left out', () => {
+    const handGranted = { ...applied.get(ROLE)!, token_policies: ['orchestrator-dev', 'hand'] };
+    const drift = (address: string, before: unknown, after: unknown, mode = 'managed') => ({ address, mode, type: address.split('.')[0], name: address.split('.')[1], provider_name: 'registry.opentofu.org/hashicorp/vault', change: { actions: [after === null ? 'delete' : 'update'], before, after } });
+    const plan = read(
+      planDocument(appRoles, [{ address: ROLE, actions: ['update'], before: handGranted, after: applied.get(ROLE)! }], {
+        resource_drift: [drift(ROLE, applied.get(ROLE)!, handGranted), drift(POLICY, applied.get(POLICY)!, null), drift('data.vault_generic_secret.x', {}, {}, 'data')],
+      }),
+    );
+    expect(plan.lastApplied.map((r) => [r.address, r.values])).toEqual([
+      [ROLE, applied.get(ROLE)],
+      [POLICY, applied.get(POLICY)],
+    ]);
+    expect(read(planDocument(appRoles, [])).lastApplied).toEqual([]);
+    expect(() => read(planDocument(appRoles, [], { resource_drift: {} }))).toThrow('resource_drift is not a list');
+  });
+
   it('refuses what is not a saved plan\'s JSON, and an errored plan, naming the file and stack', () => {
     expect(() => read([])).toThrow('app-roles.tfplan (stack app-roles): not the JSON of `show -json` of a saved plan: not a JSON object');
     expect(() => read({ format_version: '2.0', resource_changes: [] })).toThrow('format_version "2.0" is not 1.x');
