@@ -5,6 +5,7 @@ import { processRunning } from '../private/process-running';
 import { filesDigest } from '../sources/stack-digest';
 import { bookkeepingProblems, SEAL_FILE } from './bookkeeping-seal';
 import { PROVIDER_LOCK_FILE } from './provider-lock-files';
+import { COPIED_ENGINE_RECORDS, ENGINE_DATA_DIR, engineRecordProblems } from './engine-records';
 import { isEngineData, TRUSTED_ENGINE_FILES, UntrustedStackDirectory } from './stack-directory-guard';
 
 /**
@@ -133,9 +134,10 @@ function makeRunDirectory(runs: string, prefix: string): string {
  * - the configuration ({@link readLaidConfiguration}) is copied: each file read once, and the
  *   bookkeeping checked against its seal on the copies themselves, the bytes the engine reads
  *   (a file that changed since the guard, with or without its seal, is refused);
- * - the engine's data ({@link isEngineData}) is linked: `.terraform/` (providers, backend
- *   configuration, workspace: written through the link into the stack's), saved plans, removals
- *   lists and local state files; the lock file is copied (the engine replaces it by a rename,
+ * - the engine's data ({@link isEngineData}) is linked: saved plans, removals lists and local state
+ *   files; `.terraform/` is a directory of its own, its records (backend configuration, workspace)
+ *   copied and checked against the laid `cdk.tf.json` ({@link engineRecordProblems}), its
+ *   providers and modules linked; the lock file is copied (the engine replaces it by a rename,
  *   which would replace a link) and brought back when the run changed it ({@link EngineWorkingDirectory.finish});
  * - nothing else: an override or variables file, `tests/`, a file added after the guard passed.
  * @param readsConfiguration false for `show -json PLANFILE` (a saved plan carries its configuration):
@@ -161,6 +163,7 @@ export function layEngineWorkingDirectory(given: string, args: readonly string[]
     const { files, laid } = readsConfiguration ? readLaidConfiguration(stackDir) : { files: [], laid: { files: [], digest: filesDigest([]) } };
     for (const { name, bytes } of files) fs.writeFileSync(path.join(dir, name), bytes, { mode: 0o644 });
     const linked = new Map<string, string>();
+    let engineDataDir: LaidEngineDataDirectory | undefined;
     let lock: Buffer | undefined;
     let names: string[];
     try {
@@ -180,12 +183,16 @@ export function layEngineWorkingDirectory(given: string, args: readonly string[]
         fs.writeFileSync(path.join(dir, name), lock, { mode: 0o644 });
         continue;
       }
+      if (name === ENGINE_DATA_DIR && isDirectory(from)) {
+        engineDataDir = layEngineDataDirectory(from, path.join(dir, name));
+        continue;
+      }
       fs.symlinkSync(from, path.join(dir, name));
       linked.set(name, from);
     }
     if (readsConfiguration) {
-      // The seal's check, on the copies: what it verifies is what the engine reads.
-      const problems = bookkeepingProblems(dir, path.basename(stackDir));
+      // The seal's check and the engine's records, on the copies: what they verify is what the engine reads.
+      const problems = [...bookkeepingProblems(dir, path.basename(stackDir)), ...engineRecordProblems(dir)];
       if (problems.length > 0) throw new UntrustedStackDirectory(stackDir, problems);
     }
     const copied = new Set(files.map((f) => f.name));
@@ -198,6 +205,7 @@ export function layEngineWorkingDirectory(given: string, args: readonly string[]
         if (finished) return;
         finished = true;
         try {
+          if (engineDataDir !== undefined) bringBackEngineData(engineDataDir);
           bringBack(dir, stackDir, copied, linked, lock);
         } finally {
           removeDir();
@@ -207,6 +215,90 @@ export function layEngineWorkingDirectory(given: string, args: readonly string[]
   } catch (e) {
     removeDir();
     throw e;
+  }
+}
+
+const isDirectory = (file: string) => {
+  try {
+    return fs.statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** `.terraform/` as laid: the records copied (with the bytes laid), every other entry linked. */
+interface LaidEngineDataDirectory {
+  readonly from: string;
+  readonly to: string;
+  readonly copied: ReadonlyMap<string, Buffer>;
+  readonly linked: ReadonlyMap<string, string>;
+}
+
+/**
+ * Lays the stack's `.terraform/` as a directory of its own: the engine's records that choose what it
+ * reads ({@link COPIED_ENGINE_RECORDS}: the backend configuration, the workspace) copied, so that
+ * the check of them ({@link engineRecordProblems}) reads the bytes the engine reads; every other
+ * entry (installed providers, modules) linked, written through.
+ */
+function layEngineDataDirectory(from: string, to: string): LaidEngineDataDirectory {
+  fs.mkdirSync(to, { mode: 0o700 });
+  const copied = new Map<string, Buffer>();
+  const linked = new Map<string, string>();
+  for (const name of fs.readdirSync(from).sort()) {
+    const source = path.join(from, name);
+    if (COPIED_ENGINE_RECORDS.has(name)) {
+      let bytes: Buffer;
+      try {
+        bytes = fs.readFileSync(source);
+      } catch {
+        continue;
+      }
+      fs.writeFileSync(path.join(to, name), bytes, { mode: 0o600 });
+      copied.set(name, bytes);
+      continue;
+    }
+    fs.symlinkSync(source, path.join(to, name));
+    linked.set(name, source);
+  }
+  return { from, to, copied, linked };
+}
+
+/**
+ * Brings back what the run changed in a laid `.terraform/` ({@link layEngineDataDirectory}): a
+ * record it wrote or changed (an `init`, a `workspace select`) replaces the stack's by a rename,
+ * one it removed goes; a new entry (`providers/` of a first `init`) is moved in, and so is one that
+ * replaced a linked entry (the stack's goes); a link still laid is the stack's own entry, written
+ * through.
+ */
+function bringBackEngineData(laid: LaidEngineDataDirectory): void {
+  let left: Set<string>;
+  try {
+    if (!fs.lstatSync(laid.to).isDirectory()) return;
+    left = new Set(fs.readdirSync(laid.to));
+  } catch {
+    return;
+  }
+  for (const [name, to] of laid.linked) {
+    if (left.has(name)) continue;
+    try {
+      if (!fs.lstatSync(to).isDirectory()) fs.rmSync(to, { force: true });
+    } catch {
+      // Gone already.
+    }
+  }
+  for (const name of laid.copied.keys()) if (!left.has(name)) fs.rmSync(path.join(laid.from, name), { force: true });
+  for (const name of [...left].sort()) {
+    const file = path.join(laid.to, name);
+    const stat = fs.lstatSync(file);
+    if (stat.isSymbolicLink() && laid.linked.get(name) === fs.readlinkSync(file)) continue;
+    const bytes = laid.copied.get(name);
+    if (bytes !== undefined && stat.isFile() && fs.readFileSync(file).equals(bytes)) continue;
+    const target = path.join(laid.from, name);
+    // An entry the run replaced (a linked `providers/` removed and made again) replaces the stack's;
+    // a new one the stack has meanwhile (another run's) stays the stack's.
+    if (laid.linked.has(name)) fs.rmSync(target, { recursive: true, force: true });
+    else if (stat.isDirectory() && fs.existsSync(target)) continue;
+    fs.renameSync(file, target);
   }
 }
 

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { BOOKKEEPING_FILES, bookkeepingProblems, SEAL_FILE, SYNTHESIZED_STACK_FILE } from './bookkeeping-seal';
+import { ENGINE_DATA_DIR, engineRecordProblems } from './engine-records';
 import { GuardRefusal } from './guard-refusal';
 import { PROVIDER_LOCK_FILE } from './provider-lock-files';
 import { REMOVALS_SUFFIX } from '../render/configuration-pipeline-yaml';
@@ -19,7 +20,7 @@ export const TRUSTED_ENGINE_FILES: ReadonlySet<string> = new Set([SYNTHESIZED_ST
  * configuration, variables or tests.
  */
 const ENGINE_DATA: ReadonlySet<string> = new Set([
-  '.terraform',
+  ENGINE_DATA_DIR,
   PROVIDER_LOCK_FILE,
   'terraform.tfstate',
   'terraform.tfstate.backup',
@@ -57,8 +58,9 @@ function knownEntry(name: string): boolean {
  * line each naming the entry and the fix. An allowlist: every entry that is not a file of the
  * synthesis, of the tool or of the engine ({@link knownEntry}) is refused, whatever its name (an
  * override file, `#team_override.tf.json`, variables, `tests/`, a file the engines of today skip);
- * likewise a workspace other than `default` selected (`.terraform/environment`) and the tool's own
- * files changed since it wrote them ({@link bookkeepingProblems}). Sorted by name.
+ * likewise the engine's records choosing another workspace or backend configuration than the
+ * synthesis declares ({@link engineRecordProblems}) and the tool's own files changed since it
+ * wrote them ({@link bookkeepingProblems}). Sorted by name.
  */
 export function stackDirectoryProblems(stackDir: string): string[] {
   let names: string[];
@@ -74,15 +76,7 @@ export function stackDirectoryProblems(stackDir: string): string[] {
       `${JSON.stringify(name)}: neither the synthesis, secretstore-iac nor the engine wrote it, and the engine may read it (configuration, variables or tests): what it changes is in no review. Fix: remove it (a stack directory holds only what the synthesis, the tool and the engine write); declare what it does in the configuration (stacks/*.ts) and synthesize again`,
     );
   }
-  try {
-    const workspace = fs.readFileSync(path.join(stackDir, '.terraform', 'environment'), 'utf8').trim();
-    if (workspace !== '' && workspace !== 'default') {
-      problems.push(`.terraform/environment selects another workspace than \`default\`: another state than the one the guards and \`drift\` read. Fix: \`secretstore-iac tf STACK -- workspace select default\`, or remove .terraform/environment`);
-    }
-  } catch {
-    // No workspace selected: the default one.
-  }
-  return [...problems, ...bookkeepingProblems(stackDir)];
+  return [...problems, ...engineRecordProblems(stackDir), ...bookkeepingProblems(stackDir)];
 }
 
 /**

@@ -20,7 +20,10 @@
  * is refused before any plan, so it costs no engine run (but the retired stack's `init`). The
  * argument forms of the guard matrix (destroy, replace, taint, state rm/mv/push/replace-provider,
  * import, workspace delete, -state, -state-out, -chdir, unknown options, test) are refused too, with
- * the state's addresses and the store as they were.
+ * the state's addresses and the store as they were. The engine's backend record in `.terraform/`
+ * edited to another state file (its hash kept, so both engines use the record's path and not the
+ * block's) plans every object as new on the engine directly, and is refused through `tf` (plan,
+ * apply, init), naming the attribute and never its value.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -322,6 +325,33 @@ forEachEngine('issue 36: the engine runs only what the guards reviewed (environm
       expect(fs.readdirSync(path.join(fixture.dir, 'cdktf.out')).filter((n) => n.startsWith('.secretstore-iac'))).toEqual([]);
       fs.rmSync(path.join(stackDir, 'fresh.tfplan'), { force: true });
       await expectStoreUnchanged();
+    });
+
+    it(engine.title('a backend record in .terraform/ giving the declared backend another state file (its hash kept, as `init -backend-config` leaves it) works on the engine run directly; through tf --refuse-replace it is refused (exit 4) naming the attribute, and the store is unchanged'), async () => {
+      const stackDir = fixture.stackDir('app-roles');
+      const recordFile = path.join(stackDir, '.terraform', 'terraform.tfstate');
+      const original = fs.readFileSync(recordFile, 'utf8');
+      const record = JSON.parse(original);
+      expect(record.backend.type).toBe('local');
+      const elsewhere = path.join(fixture.dir, 'elsewhere.tfstate');
+      record.backend.config.path = elsewhere;
+      fs.writeFileSync(recordFile, JSON.stringify(record));
+      try {
+        // The engine itself uses the record, not the block (same hash): an empty state, so every object is new.
+        const direct = await fixture.engine('app-roles', ['plan', '-input=false', '-lock=false']);
+        expect({ code: direct.code, plansCreates: /Plan: [1-9]\d* to add/.test(direct.stdout) }).toEqual({ code: 0, plansCreates: true });
+        fs.rmSync(elsewhere, { force: true });
+        for (const args of [['--refuse-replace', '--', 'plan', '-input=false'], ['--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], ['--', 'init', '-input=false']]) {
+          const r = await tf('app-roles', args);
+          expect({ args, code: r.code, named: r.stderr.includes('.terraform/terraform.tfstate (the engine\'s backend record) gives the "local" backend `path` other than cdk.tf.json declares'), value: r.stderr.includes(elsewhere) }).toEqual({ args, code: 4, named: true, value: false });
+        }
+        expect(fs.existsSync(elsewhere)).toBe(false);
+      } finally {
+        fs.writeFileSync(recordFile, original);
+      }
+      await expectStoreUnchanged();
+      const again = await tf('app-roles', ['--refuse-replace', '--', 'plan', '-input=false']);
+      expect({ code: again.code, stderr: again.code === 0 ? '' : again.stderr, noChanges: again.stdout.includes('No changes.') }).toEqual({ code: 0, stderr: '', noChanges: true });
     });
   });
 });

@@ -41,7 +41,10 @@ function fixture(options: { terraformDir?: boolean } = {}): { outdir: string; st
   const stackDir = path.join(outdir, 'stacks', 'app-roles');
   fs.mkdirSync(stackDir, { recursive: true });
   fs.writeFileSync(path.join(stackDir, 'cdk.tf.json'), '{"terraform":{"backend":{"local":{"path":"../../../terraform.app-roles.tfstate"}}}}');
-  if (options.terraformDir !== false) fs.mkdirSync(path.join(stackDir, '.terraform'));
+  if (options.terraformDir !== false) {
+    fs.mkdirSync(path.join(stackDir, '.terraform', 'providers'), { recursive: true });
+    fs.writeFileSync(path.join(stackDir, '.terraform', 'terraform.tfstate'), backendRecord({ path: '../../../terraform.app-roles.tfstate', workspace_dir: null }));
+  }
   fs.writeFileSync(path.join(stackDir, '.terraform.lock.hcl'), 'old lock\n');
   fs.writeFileSync(path.join(stackDir, 'saved.tfplan'), 'saved plan');
   fs.writeFileSync(path.join(stackDir, 'terraform.tfstate'), '{"version":4}');
@@ -57,7 +60,9 @@ function fixture(options: { terraformDir?: boolean } = {}): { outdir: string; st
       '(cd ../../.. && pwd -P) > "$rec.up"',
       'for a in "$@"; do case "$a" in -out=*) echo "new plan" > "${a#-out=}";; esac; done',
       'case "$1" in',
-      '  init) mkdir -p .terraform/providers && echo installed > .terraform/providers/marker; echo "new lock" > .terraform.lock.hcl.tmp && mv .terraform.lock.hcl.tmp .terraform.lock.hcl;;',
+      '  init) mkdir -p .terraform/providers && echo installed > .terraform/providers/marker; echo "new lock" > .terraform.lock.hcl.tmp && mv .terraform.lock.hcl.tmp .terraform.lock.hcl; echo "{\\"version\\":3,\\"backend\\":{\\"type\\":\\"local\\",\\"config\\":{\\"path\\":\\"../../../terraform.app-roles.tfstate\\"},\\"hash\\":1}}" > .terraform/terraform.tfstate;;',
+      '  workspace) echo "$3" > .terraform/environment;;',
+      '  records) cat .terraform/terraform.tfstate > "$rec.record";;',
       '  apply) cat "$2" > "$rec.applied";;',
       '  crash) echo boom > crash.log; echo "{}" > junk_override.tf.json; exit 1;;',
       '  unlock) echo "{}" > .terraform.tfstate.lock.info && rm .terraform.tfstate.lock.info;;',
@@ -71,6 +76,11 @@ function fixture(options: { terraformDir?: boolean } = {}): { outdir: string; st
 }
 
 const runsOf = (outdir: string) => path.join(outdir, ENGINE_RUNS_DIR);
+
+/** The backend record `init` writes in `.terraform/` (OpenTofu 1.12.6's shape): the local backend with `config`. */
+function backendRecord(config: Record<string, unknown>, type = 'local'): string {
+  return `${JSON.stringify({ version: 3, terraform_version: '1.12.6', backend: { type, config, hash: 1234 } }, null, 2)}\n`;
+}
 
 describe('the engine runs in a working directory laid fresh from the stack directory', () => {
   it('holds the synthesis\'s file and the engine\'s data only, beside stacks/ at a stack\'s depth: `../../../` is the same directory', async () => {
@@ -95,7 +105,10 @@ describe('the engine runs in a working directory laid fresh from the stack direc
       expect(fs.readdirSync(laid.dir).sort()).toEqual(['.terraform', '.terraform.lock.hcl', 'cdk.tf.json', 'saved.tfplan', 'terraform.tfstate']);
       // The configuration is a copy (not a link to a file that can change), the data links to the stack's.
       expect(fs.lstatSync(path.join(laid.dir, 'cdk.tf.json')).isFile()).toBe(true);
-      expect(fs.readlinkSync(path.join(laid.dir, '.terraform'))).toBe(path.join(stackDir, '.terraform'));
+      // `.terraform/` is a directory of its own: its providers linked (written through), its records copied.
+      expect(fs.lstatSync(path.join(laid.dir, '.terraform')).isDirectory()).toBe(true);
+      expect(fs.readlinkSync(path.join(laid.dir, '.terraform', 'providers'))).toBe(path.join(stackDir, '.terraform', 'providers'));
+      expect(fs.lstatSync(path.join(laid.dir, '.terraform', 'terraform.tfstate')).isFile()).toBe(true);
       expect(fs.readlinkSync(path.join(laid.dir, 'terraform.tfstate'))).toBe(path.join(stackDir, 'terraform.tfstate'));
       expect(fs.lstatSync(path.join(laid.dir, '.terraform.lock.hcl')).isFile()).toBe(true);
       expect(laid.laid).toEqual({ files: ['cdk.tf.json'], digest: readLaidConfiguration(stackDir).laid.digest });
@@ -188,6 +201,65 @@ describe('the engine runs in a working directory laid fresh from the stack direc
     expect(fs.existsSync(runsOf(outdir))).toBe(false);
     await expect(runEngine(engine, ['plan'], stackDir, run.env, io)).rejects.toThrow(UntrustedStackDirectory);
     expect(() => seen('cwd')).toThrow();
+  });
+
+  describe('the engine\'s records in .terraform/ (backend configuration, workspace) are copied and checked against the laid cdk.tf.json; the rest of .terraform/ is linked', () => {
+    it('a backend record giving the declared backend another path (init -backend-config, or written by hand, its hash kept) is refused, naming the attribute, never its value; nothing started', async () => {
+      const { outdir, stackDir, engine, seen } = fixture();
+      fs.writeFileSync(path.join(stackDir, '.terraform', 'terraform.tfstate'), backendRecord({ path: '/elsewhere/secret-free.tfstate', workspace_dir: null }));
+      const refused = () => layEngineWorkingDirectory(stackDir, ['plan']);
+      expect(refused).toThrow(UntrustedStackDirectory);
+      expect(refused).toThrow('.terraform/terraform.tfstate (the engine\'s backend record) gives the "local" backend `path` other than cdk.tf.json declares');
+      expect(refused).not.toThrow(/elsewhere/);
+      expect(fs.existsSync(runsOf(outdir))).toBe(false);
+      await expect(runEngine(engine, ['plan'], stackDir, run.env, io)).rejects.toThrow(UntrustedStackDirectory);
+      expect(() => seen('cwd')).toThrow();
+      // An attribute the block does not set, set in the record: named too; unset (null) ones are the block's.
+      fs.writeFileSync(path.join(stackDir, '.terraform', 'terraform.tfstate'), backendRecord({ path: '../../../terraform.app-roles.tfstate', workspace_dir: '/other' }));
+      expect(refused).toThrow('gives the "local" backend `workspace_dir` other than cdk.tf.json declares');
+    });
+
+    it('what the check reads is what the engine reads: a record changed after the guard is refused on the copy', () => {
+      const { stackDir } = fixture();
+      const laid = layEngineWorkingDirectory(stackDir, ['plan']);
+      try {
+        // Changed in the stack after laying: the run reads the copy, unchanged.
+        fs.writeFileSync(path.join(stackDir, '.terraform', 'terraform.tfstate'), backendRecord({ path: '/elsewhere.tfstate' }));
+        expect(JSON.parse(fs.readFileSync(path.join(laid.dir, '.terraform', 'terraform.tfstate'), 'utf8')).backend.config.path).toBe('../../../terraform.app-roles.tfstate');
+      } finally {
+        laid.finish();
+      }
+      // The stack's changed record is not overwritten by the unchanged copy, and the next start refuses it.
+      expect(JSON.parse(fs.readFileSync(path.join(stackDir, '.terraform', 'terraform.tfstate'), 'utf8')).backend.config.path).toBe('/elsewhere.tfstate');
+      expect(() => layEngineWorkingDirectory(stackDir, ['plan'])).toThrow('`path` other than cdk.tf.json declares');
+    });
+
+    it('another workspace selected is refused, on the copy too; a record of another backend type is the engine\'s own refusal (init), not this check\'s', () => {
+      const { stackDir } = fixture();
+      fs.writeFileSync(path.join(stackDir, '.terraform', 'environment'), 'other\n');
+      expect(() => layEngineWorkingDirectory(stackDir, ['plan'])).toThrow('.terraform/environment selects another workspace than `default`');
+      fs.writeFileSync(path.join(stackDir, '.terraform', 'environment'), 'default\n');
+      fs.writeFileSync(path.join(stackDir, '.terraform', 'terraform.tfstate'), backendRecord({ conn_str: null, schema_name: 'x' }, 'pg'));
+      layEngineWorkingDirectory(stackDir, ['plan']).finish();
+      fs.writeFileSync(path.join(stackDir, '.terraform', 'plugin_path'), '["/tmp/elsewhere"]');
+      expect(() => layEngineWorkingDirectory(stackDir, ['plan'])).toThrow('.terraform/plugin_path: not what `init` writes from the tool\'s mirror (the record of `init -plugin-dir`: every later `init` installs providers from there)');
+      fs.rmSync(path.join(stackDir, '.terraform', 'plugin_path'));
+      fs.writeFileSync(path.join(stackDir, '.terraform', 'terraform.tfstate'), '{not json');
+      expect(() => layEngineWorkingDirectory(stackDir, ['plan'])).toThrow("is not JSON: what backend the engine would use cannot be checked");
+    });
+
+    it('records the run writes (init, workspace select) are brought back into the stack\'s .terraform/; the links stay the stack\'s entries', async () => {
+      const { stackDir, engine, seen } = fixture();
+      fs.rmSync(path.join(stackDir, '.terraform', 'terraform.tfstate'));
+      expect(await runEngine(engine, ['init'], stackDir, run.env, io)).toBe(0);
+      expect(JSON.parse(fs.readFileSync(path.join(stackDir, '.terraform', 'terraform.tfstate'), 'utf8')).backend.type).toBe('local');
+      expect(fs.readFileSync(path.join(stackDir, '.terraform', 'providers', 'marker'), 'utf8')).toBe('installed\n');
+      expect(fs.lstatSync(path.join(stackDir, '.terraform', 'providers')).isDirectory()).toBe(true);
+      expect(await runEngine(engine, ['workspace', 'select', 'default'], stackDir, run.env, io)).toBe(0);
+      expect(fs.readFileSync(path.join(stackDir, '.terraform', 'environment'), 'utf8')).toBe('default\n');
+      expect(await runEngine(engine, ['records'], stackDir, run.env, io)).toBe(0);
+      expect(JSON.parse(seen('record')).backend.config.path).toBe('../../../terraform.app-roles.tfstate');
+    });
   });
 
   it('a killed run\'s directory (its pid no longer runs) is removed by the next run; a live one\'s is kept', async () => {
