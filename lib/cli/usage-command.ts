@@ -1,7 +1,9 @@
 import { AccessModel } from '../access/access-model';
 import { renderUsageMarkdown } from '../usage/usage-markdown';
 import { usageOfAuditLog } from '../usage/usage-report';
+import { renderUsageMatrixSvg } from '../usage/usage-matrix-svg';
 import { renderUsageText } from '../usage/usage-text';
+import { outputFilePath, writeOutputFile } from './output-file';
 import { Command } from './command';
 import { formatOption, parseCommandArguments } from './command-arguments';
 import { ExitCode } from './exit-code';
@@ -21,7 +23,7 @@ export const usageCommand: Command = {
   name: 'usage',
   summary: "how the declared access is used: grants used and never used, denied requests, failed logins, from the store's audit log",
   usage: [
-    'Usage: secretstore-iac usage [SOURCE] --log FILE [--log FILE...] [--since TIME] [--until TIME] [--format md|json|text]',
+    'Usage: secretstore-iac usage [SOURCE] --log FILE [--log FILE...] [--since TIME] [--until TIME] [--format md|json|text] [--matrix FILE]',
     '',
     "Reads the store's file audit device (JSON lines, OpenBao and HashiCorp Vault; plain or gzip-compressed,",
     'rotated files given one --log each, in any order), streamed line by line, and maps each request to',
@@ -50,6 +52,8 @@ export const usageCommand: Command = {
     '                      allowed or not; any makes the exit code 1',
     '  --format md|json|text   Markdown (default), JSON (the usage file access-diff --usage reads:',
     '                      docs/usage.md), or plain lines for the terminal',
+    '  --matrix FILE       also write the identity × grant matrix as an SVG picture for the review:',
+    '                      per identity and rule used, never used, or (per path) denied; a tooltip per cell',
     '',
     'Exit codes: 0 report written, nothing denied and no failed login; 1 report written with denied',
     'requests, failed logins or entries dated in the future; 2 usage error (a --log that is no readable',
@@ -58,7 +62,7 @@ export const usageCommand: Command = {
   async run(args, context) {
     const { values, positionals } = parseCommandArguments(
       args,
-      { log: { type: 'string', multiple: true }, ...AUDIT_WINDOW_OPTIONS, format: { type: 'string' }, invariants: { type: 'string', multiple: true } },
+      { log: { type: 'string', multiple: true }, ...AUDIT_WINDOW_OPTIONS, format: { type: 'string' }, invariants: { type: 'string', multiple: true }, matrix: { type: 'string' } },
       { min: 0, max: 1, names: 'at most one SOURCE' },
     );
     const format = formatOption(values.format, ['md', 'json', 'text'] as const, 'md');
@@ -66,6 +70,7 @@ export const usageCommand: Command = {
     if (logs.length === 0) throw new UsageError('--log FILE is required: the file audit device\'s log (sys/audit, type "file", options.file_path)');
     const window = auditWindowOption(values, Date.now());
     const files = auditLogFiles(logs, context.cwd, '--log');
+    const matrixFile = typeof values.matrix === 'string' ? outputFilePath('--matrix', values.matrix, context.cwd) : undefined;
     const invariants = values.invariants === undefined ? undefined : readInvariantsOption(values.invariants as string[], context.cwd);
     const { configuration } = await loadConfiguration(positionals[0] ?? DEFAULT_SOURCE, context);
     const model = await AccessModel.load(configuration);
@@ -81,6 +86,7 @@ export const usageCommand: Command = {
       ...(forbidden === undefined ? {} : { observe: (identity, entry) => forbidden.add(identity, entry) }),
     });
     const forbiddenRequests = forbidden?.list();
+    if (matrixFile !== undefined) writeOutputFile('--matrix', matrixFile, renderUsageMatrixSvg(report));
     if (format === 'json') context.stdout(terminalJson(forbiddenRequests === undefined ? report : { ...report, forbidden: forbiddenRequests }));
     else if (format === 'text') context.stdout([renderUsageText(report), ...(forbiddenRequests === undefined ? [] : ['', forbiddenRequestsText(forbiddenRequests)])].join('\n'));
     else context.stdout([renderUsageMarkdown(report).trimEnd(), ...(forbiddenRequests === undefined ? [] : ['', forbiddenRequestsMarkdown(forbiddenRequests).trimEnd()])].join('\n'));
