@@ -9,6 +9,9 @@ import { PipelineJobContext, PipelineJobResult } from '../pipeline/pipeline-job-
 import { PipelineJobLog } from '../pipeline/pipeline-job-log';
 import { runApplyJob, runRetiredApplyJob } from '../pipeline/pipeline-apply-job';
 import { runDriftJob } from '../pipeline/pipeline-drift-job';
+import { PipelineUsageRunner, runUsageJob } from '../pipeline/pipeline-usage-job';
+import { AUDIT_LOG_VARIABLE, USAGE_FILE, USAGE_MATRIX_FILE, USAGE_SINCE_VARIABLE } from '../render/configuration-pipeline-yaml';
+import { usageCommand } from './usage-command';
 import { runPlanJob } from '../pipeline/pipeline-plan-job';
 import { runRemovalsJob } from '../pipeline/pipeline-removals-job';
 import { ACCESS_DIFF_NOTE, PipelineReviewRunner, runReviewJob } from '../pipeline/pipeline-review-job';
@@ -24,7 +27,7 @@ import { runCommand } from './run-command';
 import { UsageError } from './usage-error';
 
 /** The jobs this command runs itself; `synth` is its own command ({@link pipelineSynthCommand}). */
-const JOBS = ['plan', 'apply', 'removals', 'review', 'drift', 'confirm'] as const;
+const JOBS = ['plan', 'apply', 'removals', 'review', 'drift', 'confirm', 'usage'] as const;
 
 /**
  * `secretstore-iac pipeline JOB ...`: what a job of the generated configuration pipeline does, as one
@@ -32,7 +35,7 @@ const JOBS = ['plan', 'apply', 'removals', 'review', 'drift', 'confirm'] as cons
  */
 export const pipelineCommand: Command = {
   name: 'pipeline',
-  summary: 'run a job of the configuration pipeline: synth, plan, apply, removals, review, confirm or drift (also on a laptop)',
+  summary: 'run a job of the configuration pipeline: synth, plan, apply, removals, review, confirm, drift or usage (also on a laptop)',
   usage: [
     'Usage: secretstore-iac pipeline synth [...]   (secretstore-iac pipeline synth --help)',
     '       secretstore-iac pipeline plan (--stack STACK | --group GROUP --job N | --retired) [--merge-request]',
@@ -41,6 +44,7 @@ export const pipelineCommand: Command = {
     '       secretstore-iac pipeline review (--merge-request | --default-branch)',
     '       secretstore-iac pipeline drift --stack STACK',
     '       secretstore-iac pipeline confirm',
+    '       secretstore-iac pipeline usage',
     '       [--outdir DIR] [--format text|json] on each',
     '',
     'Each job of the generated configuration pipeline (cdktf.out/ci/secretstore-iac.gitlab-ci.yml) is',
@@ -78,6 +82,10 @@ export const pipelineCommand: Command = {
     `  drift     \`plan -detailed-exitcode\` of STACK (a schedule), saved in ${PLAN_DIR}/; on a drift, each`,
     '            difference per identity and path (and object) from the review of that plan, in the',
     '            words of the default branch\'s comparison; nothing is applied',
+    `  usage     the usage report of the configuration over the store's audit log ${AUDIT_LOG_VARIABLE} names`,
+    `            (paths on the runner or https:// URLs; ${USAGE_SINCE_VARIABLE}: its --since): ${USAGE_FILE}`,
+    `            and ${USAGE_MATRIX_FILE}, artifacts; the merge request's review reads ${USAGE_FILE} of the`,
+    '            default branch\'s latest pipeline (GitLab API, the note token) into its note (docs/usage.md §9)',
     '',
     '  --outdir DIR          the synthesized output (default cdktf.out)',
     '  --format text|json    text: the decisions and the engine\'s output (default); json: the engine\'s',
@@ -128,8 +136,13 @@ export const pipelineCommand: Command = {
       const exitCode = await runCommand(accessDiffCommand, [...reviewArgs, ...(outdirArgument !== undefined ? ['--outdir', outdir] : [])], { ...context, isTerminal: false, stdout: (l) => lines.push(l) });
       return { exitCode, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '' };
     };
+    const usage: PipelineUsageRunner = async (usageArgs) => {
+      const lines: string[] = [];
+      const exitCode = await runCommand(usageCommand, usageArgs, { ...context, isTerminal: false, stdout: (l) => lines.push(l) });
+      return { exitCode, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '' };
+    };
     const ctx: PipelineJobContext = { dir: context.cwd, outdir, description: readPipelineDescription(outdir), env: context.env, log, engine, tokens: storeStackTokens(context.env) };
-    const result = await runJob(job as (typeof JOBS)[number], values, ctx, review);
+    const result = await runJob(job as (typeof JOBS)[number], values, ctx, review, usage);
     const exitCode = pipelineExitCode(result);
     if (format === 'json') context.stdout(terminalJson({ job, exitCode, stacks: result.stacks, decisions: log.decisions }));
     return exitCode;
@@ -158,7 +171,7 @@ function jobTarget(values: Readonly<Record<string, unknown>>, retiredAllowed: bo
 }
 
 /** Runs one job with its options checked. */
-async function runJob(job: (typeof JOBS)[number], values: Readonly<Record<string, unknown>>, ctx: PipelineJobContext, review: PipelineReviewRunner): Promise<PipelineJobResult> {
+async function runJob(job: (typeof JOBS)[number], values: Readonly<Record<string, unknown>>, ctx: PipelineJobContext, review: PipelineReviewRunner, usage: PipelineUsageRunner): Promise<PipelineJobResult> {
   const only = (allowed: readonly string[]) => {
     const extra = ['stack', 'group', 'job', 'retired', 'merge-request', 'default-branch'].filter((o) => values[o] !== undefined && !allowed.includes(o));
     if (extra.length > 0) throw new UsageError(`pipeline ${job} does not take ${extra.map((o) => `--${o}`).join(', ')}`);
@@ -188,6 +201,9 @@ async function runJob(job: (typeof JOBS)[number], values: Readonly<Record<string
     case 'confirm':
       only([]);
       return runConfirmationJob(readPipelineSelection(ctx.dir, { selected: true, retired: true }), ctx);
+    case 'usage':
+      only([]);
+      return runUsageJob(ctx, usage);
     case 'drift':
       only(['stack']);
       if (values.stack === undefined) throw new UsageError('drift expects --stack STACK');

@@ -1,8 +1,9 @@
 /**
  * The GitLab REST API calls the configuration pipeline makes, with a token in `PRIVATE-TOKEN`
  * (never in a message), following GitLab's documented request and response shapes (REST API v4):
- * `GET /user`, the notes of a merge request, the merge requests of a commit, and posting a note to
- * a merge request or a comment to a commit. Only the fields the pipeline reads are typed.
+ * `GET /user`, the notes of a merge request, the merge requests of a commit, posting a note to
+ * a merge request or a comment to a commit, and one file of a branch's latest job artifacts. Only
+ * the fields the pipeline reads are typed.
  */
 
 /** Where the API is and as whom the pipeline calls it. */
@@ -122,4 +123,26 @@ export async function gitlabPostMergeRequestNote(target: GitLabApiTarget, iid: s
 /** Posts `note` as a comment of commit `sha` (`POST .../repository/commits/:sha/comments`, form-encoded). */
 export async function gitlabPostCommitComment(target: GitLabApiTarget, sha: string, note: string): Promise<void> {
   await request(target, 'POST', `${project(target)}/repository/commits/${encodeURIComponent(sha)}/comments`, { note });
+}
+
+/**
+ * One file of the artifacts of job `job` in the latest successful pipeline of branch `ref`
+ * (`GET /projects/:id/jobs/artifacts/:ref_name/raw/*artifact_path?job=name`, GitLab's "download a
+ * single artifact file from a specific tag or branch"): its text, or undefined when GitLab has none
+ * (404: no such job in that pipeline, or its artifacts expired).
+ * @throws Error naming the URL and the status (never the token) for any other answer
+ */
+export async function gitlabBranchArtifactFile(target: GitLabApiTarget, ref: string, artifactPath: string, job: string): Promise<string | undefined> {
+  const route = `${project(target)}/jobs/artifacts/${encodeURIComponent(ref)}/raw/${artifactPath.split('/').map(encodeURIComponent).join('/')}?job=${encodeURIComponent(job)}`;
+  const url = `${target.apiUrl.replace(/\/+$/, '')}${route}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { 'PRIVATE-TOKEN': target.token } });
+  } catch (e) {
+    throw new Error(`${url}: ${(e as Error).message}`);
+  }
+  const text = await response.text().catch(() => '');
+  if (response.status === 404) return undefined;
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}${text ? `: ${text.slice(0, 200).replace(/\s+/g, ' ')}` : ''}`);
+  return text;
 }

@@ -4,6 +4,7 @@ import { terminalLine } from '../private/terminal-text';
 import { ACCEPT_RISK_VARIABLE, ACCESS_CHANGE_FILE, CHANGED_STACKS_NOTE, PLAN_DIR, REVIEWED_PLANS_FILE } from '../render/configuration-pipeline-yaml';
 import { REVIEW_SECRET_VARIABLE, sealReview } from '../engine/reviewed-plan-check';
 import { compareWithApprovedNotes } from './default-branch-approval-step';
+import { defaultBranchUsageFile } from './default-branch-usage';
 import { mergeRequestApprovalSection } from './merge-request-approval-step';
 import { postMergeRequestNote } from './merge-request-note';
 import { pipelineEngineArgs } from './pipeline-engine-steps';
@@ -92,7 +93,9 @@ export async function runReviewJob(kind: 'merge-request' | 'default-branch', ctx
     flags = 0;
     write(RISK_FLAG_COUNT_FILE, '0\n');
   } else {
-    const r = await review(['--plans', PLAN_DIR, '--risk-flag-count', RISK_FLAG_COUNT_FILE, '--access-change', ACCESS_CHANGE_FILE]);
+    // The default branch's usage file, when its pipeline keeps one: each removed or narrowed grant's last use (docs/usage.md §9).
+    const usage = await defaultBranchUsageFile(ctx);
+    const r = await review(['--plans', PLAN_DIR, '--risk-flag-count', RISK_FLAG_COUNT_FILE, '--access-change', ACCESS_CHANGE_FILE, ...(usage !== undefined ? ['--usage', usage] : [])]);
     if (r.exitCode > 1) {
       write(ACCESS_DIFF_NOTE, r.stdout);
       ctx.log.show(r.stdout);

@@ -185,6 +185,21 @@ export const APPLY_UNBOUND_VARIABLE = 'SECRETSTORE_IAC_APPLY_UNBOUND';
 export const DEFAULT_NOTE_TOKEN_VARIABLE = 'SECRETSTORE_IAC_NOTE_TOKEN';
 /** {@link CONFIRM_APPLY_JOB}'s artifact: who confirmed which difference (the confirmation of record). */
 export const CONFIRMATION_FILE = 'approval-confirmation.json';
+/** The job that writes the usage file from the store's audit log (schedule and default branch, when {@link AUDIT_LOG_VARIABLE} is set). */
+export const USAGE_JOB = 'secretstore-iac-usage';
+
+/** Where the store's operators make the audit log available to the usage job: paths on the runner or `https://` URLs, separated by spaces (rotated files each). */
+export const AUDIT_LOG_VARIABLE = 'SECRETSTORE_IAC_AUDIT_LOG';
+
+/** The usage window's start (`usage --since`: an ISO time or `90d`); unset: the whole log. */
+export const USAGE_SINCE_VARIABLE = 'SECRETSTORE_IAC_USAGE_SINCE';
+
+/** The usage file the job keeps as an artifact (`usage --format json`), which the merge request's review reads. */
+export const USAGE_FILE = 'usage.json';
+
+/** The identity × grant picture beside it (`usage --matrix`). */
+export const USAGE_MATRIX_FILE = 'usage.svg';
+
 /** The merge request's review job: the note computed from the saved plans, the risk-flag gate. */
 export const REVIEW_JOB = 'secretstore-iac-access-diff';
 /** The default branch's review job: it records the saved plans the apply jobs may apply ({@link REVIEWED_PLANS_FILE}). */
@@ -565,6 +580,17 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     script: [pipelineCommand('review', '--default-branch')],
     artifacts: { paths: [REVIEWED_PLANS_FILE, ACCESS_CHANGE_FILE, APPROVAL_COMPARISON_FILE], expire_in: '1 week' },
   };
+  // The usage file (docs/usage.md §9): on schedules and on the default branch (so that the branch's
+  // latest successful pipeline, where GitLab's API finds a job's artifact by branch, has one), only
+  // when the operators make the store's audit log available to it. It reads no store.
+  jobs[USAGE_JOB] = {
+    stage: 'plan',
+    extends: JOB,
+    rules: rules(`${SCHEDULE} && $${AUDIT_LOG_VARIABLE}`, `${DEFAULT_BRANCH} && $${AUDIT_LOG_VARIABLE}`),
+    needs: ['secretstore-iac-synth'],
+    script: [pipelineCommand('usage')],
+    artifacts: { paths: [USAGE_FILE, USAGE_MATRIX_FILE], expire_in: '90 days' },
+  };
   jobs[REVIEW_JOB] = {
     stage: 'review',
     extends: JOB,
@@ -610,7 +636,7 @@ function header(options: ConfigurationPipelineYamlOptions): string[] {
     '   include:',
     `     - local: ${c(options.committedCopy)}`,
     '',
-    ' Each job runs one command: `secretstore-iac pipeline synth|plan|apply|review|removals|drift ...`',
+    ' Each job runs one command: `secretstore-iac pipeline synth|plan|apply|review|removals|drift|usage ...`',
     ` (docs/pipelines.md §11), run as the bin ${BIN_VARIABLE} names (in variables: below; a CI/CD`,
     ' variable of that name overrides it); its log says, one line per decision, what it decided and why, and the',
     ' same command reproduces it on a laptop from the job\'s artifacts.',
@@ -623,6 +649,8 @@ function header(options: ConfigurationPipelineYamlOptions): string[] {
     ' after the stacks it depends on, retired stacks last. A plan that destroys an object the',
     ` configuration declares nowhere any more is applied only by the manual job ${DESTROY_REMOVED_JOB}.`,
     ' Schedule: plan -detailed-exitcode per stack; a drift fails the job.',
+    ` With ${AUDIT_LOG_VARIABLE} set (the store's audit log: paths or https:// URLs), ${USAGE_JOB} writes the usage`,
+    ` file (${USAGE_FILE}) on schedules and the default branch; each merge request's note reads it.`,
     ` Store tokens: JWT login (${LOGIN}) as "${c(options.planRoleName)}" (merge requests, read only) or`,
     ` "${c(options.applyRoleName)}" (protected branches). SECRETSTORE_ADDR and PG_CONN_STR (the state) are`,
     ' CI/CD variables; no store token is.',

@@ -8,7 +8,10 @@
  * - `PUT /projects/:id/merge_requests/:iid/notes/:note_id` (`body`; only the note's author: 403 otherwise);
  * - `GET /projects/:id/repository/commits/:sha/merge_requests` (the merge requests holding the commit,
  *   or merged by it as their merge or squash commit);
- * - `POST /projects/:id/repository/commits/:sha/comments` (`note`; 201).
+ * - `POST /projects/:id/repository/commits/:sha/comments` (`note`; 201);
+ * - `GET /projects/:id/jobs/artifacts/:ref_name/raw/*artifact_path?job=name` (one file of the job's
+ *   artifacts in the branch's latest successful pipeline, as {@link GitLabStandIn.setBranchArtifact}
+ *   put it; 404 `{"message":"404 Not found"}` otherwise, as GitLab answers).
  * Anything else is 404, and is recorded: a test can assert which endpoints were called.
  */
 import * as http from 'http';
@@ -58,6 +61,8 @@ export class GitLabStandIn {
   readonly notes = new Map<number, StandInNote[]>();
   readonly commitComments = new Map<string, { note: string; author: string }[]>();
   readonly requests: StandInRequest[] = [];
+  /** Artifact files by `ref`, job and path: what the branch's latest successful pipeline keeps. */
+  private readonly branchArtifacts = new Map<string, string>();
   private nextNote = 1;
   private clock = Date.UTC(2026, 11, 1, 12, 0, 0);
 
@@ -81,6 +86,13 @@ export class GitLabStandIn {
   /** Stops the server. */
   stop(): Promise<void> {
     return new Promise((r) => this.server.close(() => r()));
+  }
+
+  /** Puts `text` as the file `artifactPath` of job `job` in the latest successful pipeline of branch `ref`; undefined removes it. */
+  setBranchArtifact(ref: string, job: string, artifactPath: string, text: string | undefined): void {
+    const key = [ref, job, artifactPath].join('\0');
+    if (text === undefined) this.branchArtifacts.delete(key);
+    else this.branchArtifacts.set(key, text);
   }
 
   /** Adds a note as `username` (a person posting by hand, or the bot). */
@@ -159,6 +171,14 @@ export class GitLabStandIn {
         if (typeof note !== 'string' || note === '') return send(400, { message: { note: ["can't be blank"] } });
         this.commitComments.set(sha, [...(this.commitComments.get(sha) ?? []), { note, author: user.username }]);
         return send(201, { note, author: { id: user.id, username: user.username } });
+      }
+      m = /^\/jobs\/artifacts\/([^/]+)\/raw\/(.+)$/.exec(rest);
+      if (m !== null && req.method === 'GET') {
+        const text = this.branchArtifacts.get([decodeURIComponent(m[1]), url.searchParams.get('job') ?? '', m[2].split('/').map(decodeURIComponent).join('/')].join('\0'));
+        if (text === undefined) return send(404, { message: '404 Not found' });
+        this.requests.push({ method: req.method, path: url.pathname, user: user.username, status: 200 });
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        return void res.end(text);
       }
       return send(404, { message: '404 Not Found' });
     });

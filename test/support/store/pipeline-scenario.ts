@@ -26,6 +26,7 @@ import { bootstrapStacks, CollectedRun, commitWithOrigin, copyLibraryInto, copyP
 import { generateSigningKey, JwtSigningKey } from './jwt-signer';
 import { RunningOidcProvider, startOidcProvider } from './oidc-provider';
 import { RunningPostgres, startPostgres } from './postgres-server';
+import { startAuditedStore } from './audit-device';
 import { RunningStore, startStore } from './store-server';
 import { toolchain } from './toolchain-env';
 
@@ -50,6 +51,8 @@ export interface PipelineScenarioOptions {
   readonly variables?: Readonly<Record<string, string>>;
   /** Protected CI/CD variables: default-branch pipelines and the bootstrap get them, merge requests do not. */
   readonly protectedVariables?: Readonly<Record<string, string>>;
+  /** A file audit device on the store, writing to {@link PipelineScenario.auditLog} (docs/usage.md §1). */
+  readonly audited?: boolean;
 }
 
 /** A finished pipeline (or some of its jobs): exit code, the whole log, and one job's lines. */
@@ -70,6 +73,8 @@ const MAIN = 'main';
 export class PipelineScenario {
   /** The protected variables, the synthesis cache's secret included (docs/pipelines.md §7). */
   readonly protectedVariables: Readonly<Record<string, string>>;
+  /** The store's file audit log, when `audited`. */
+  auditLog: string | undefined;
 
   private constructor(
     readonly store: RunningStore,
@@ -87,13 +92,15 @@ export class PipelineScenario {
 
   /** Starts the parts, writes, commits and pushes the repository, and bootstraps. */
   static async start(options: PipelineScenarioOptions): Promise<PipelineScenario> {
+    const auditLog = path.join(os.tmpdir(), `${options.name}-audit-${randomBytes(6).toString('hex')}.log`);
     const [store, pg, provider] = await Promise.all([
-      startStore(),
+      options.audited === true ? startAuditedStore(auditLog) : startStore(),
       startPostgres(),
       options.oidc === undefined ? Promise.resolve(undefined) : startOidcProvider({ ...options.oidc, redirectUris: [OIDC_CLI_REDIRECT_URI] }),
     ]);
     const root = fs.mkdtempSync(path.join(os.tmpdir(), `${options.name}-`));
     const scenario = new PipelineScenario(store, pg, generateSigningKey(), provider, root, path.join(root, 'config'), options);
+    if (options.audited === true) scenario.auditLog = auditLog;
     try {
       await scenario.setUp();
     } catch (e) {
@@ -133,6 +140,7 @@ export class PipelineScenario {
   async stop(): Promise<void> {
     await this.provider?.stop();
     await this.store.stop();
+    if (this.auditLog !== undefined) fs.rmSync(this.auditLog, { force: true });
     await this.pg.stop();
     fs.rmSync(this.root, { recursive: true, force: true });
   }

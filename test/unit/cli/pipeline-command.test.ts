@@ -78,7 +78,7 @@ describe('secretstore-iac pipeline', () => {
 
   it.each([
     [[], 'expects a job: synth, plan, apply, removals, review, drift'],
-    [['deploy'], 'expects a job: synth, plan, apply, removals, review, drift, confirm, not "deploy"'],
+    [['deploy'], 'expects a job: synth, plan, apply, removals, review, drift, confirm, usage, not "deploy"'],
     [['plan'], 'give one of --stack STACK, --group GROUP --job N, --retired'],
     [['plan', '--stack', 'a', '--retired'], 'give one of --stack STACK, --group GROUP --job N, --retired'],
     [['plan', '--group', 'g'], '--group GROUP goes with --job N'],

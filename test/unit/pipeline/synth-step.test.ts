@@ -350,7 +350,7 @@ describe('secretstore-iac pipeline: one subcommand per job', () => {
   });
 
   it('an unknown job, none, an argument too many or an unknown format: usage error (2), naming the jobs or the rule', async () => {
-    expect(await cli('pipeline', 'synthesize')).toMatchObject({ code: 2, stderr: 'secretstore-iac pipeline: expects a job: synth, plan, apply, removals, review, drift, confirm, not "synthesize" (see secretstore-iac pipeline --help)' });
+    expect(await cli('pipeline', 'synthesize')).toMatchObject({ code: 2, stderr: 'secretstore-iac pipeline: expects a job: synth, plan, apply, removals, review, drift, confirm, usage, not "synthesize" (see secretstore-iac pipeline --help)' });
     expect(await cli('pipeline')).toMatchObject({ code: 2, stderr: expect.stringContaining('expects a job: synth, plan') });
     expect((await cli('pipeline', 'synth', 'extra')).code).toBe(2);
     expect((await cli('pipeline', 'synth', '--format', 'yaml')).code).toBe(2);

@@ -8,8 +8,8 @@ import { PIPELINE_OPTIONS } from '../../support/pipeline-options';
 
 const pipeline = yaml.load(renderConfigurationPipelineYaml(PIPELINE_OPTIONS)) as Record<string, any>;
 
-/** The jobs whose command may run `init` (every `secretstore-iac pipeline` job but synth, which runs no engine: plan, apply, removals, drift, review). */
-const installing = Object.entries(pipeline).filter(([, job]) => Array.isArray(job?.script) && job.script.some((item: string) => /SECRETSTORE_IAC_BIN" pipeline (?!synth\b)/.test(item)));
+/** The jobs whose command may run `init` (every `secretstore-iac pipeline` job but synth and usage, which run no engine: plan, apply, removals, drift, review). */
+const installing = Object.entries(pipeline).filter(([, job]) => Array.isArray(job?.script) && job.script.some((item: string) => /SECRETSTORE_IAC_BIN" pipeline (?!synth\b|usage\b)/.test(item)));
 /** A job with the hidden jobs it extends merged in, as GitLab merges them (hashes deeply; a list replaced). */
 function resolved(name: string): any {
   const job = pipeline[name];

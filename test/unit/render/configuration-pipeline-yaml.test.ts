@@ -33,6 +33,20 @@ describe('the pipeline file', () => {
     expect(JSON.stringify(describePipeline({ ...OPTIONS, stacks: [...OPTIONS.stacks].reverse() }))).toBe(JSON.stringify(describePipeline(OPTIONS)));
   });
 
+  it('the usage job (docs/usage.md §9): on schedules and the default branch only when SECRETSTORE_IAC_AUDIT_LOG is set, after synth, no store login, its usage file and picture kept 90 days', () => {
+    expect(pipeline['secretstore-iac-usage']).toEqual({
+      stage: 'plan',
+      extends: '.secretstore-iac-job',
+      rules: [
+        { if: '$CI_PIPELINE_SOURCE == "schedule" && $SECRETSTORE_IAC_AUDIT_LOG' },
+        { if: '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH && $CI_PIPELINE_SOURCE != "schedule" && $CI_PIPELINE_SOURCE != "merge_request_event" && $SECRETSTORE_IAC_AUDIT_LOG' },
+      ],
+      needs: ['secretstore-iac-synth'],
+      script: ['"$SECRETSTORE_IAC_BIN" pipeline usage'],
+      artifacts: { paths: ['usage.json', 'usage.svg'], expire_in: '90 days' },
+    });
+  });
+
   it('is plain YAML (no custom tags: any YAML reader loads it)', () => {
     expect(() => yaml.load(text, { schema: yaml.CORE_SCHEMA })).not.toThrow();
   });
@@ -49,7 +63,7 @@ describe('the pipeline file', () => {
 
   it('each job but synth runs one `secretstore-iac pipeline` command', () => {
     for (const job of jobs.filter((j) => j !== 'secretstore-iac-synth')) {
-      expect({ job, script: pipeline[job].script }).toEqual({ job, script: [expect.stringMatching(/^"\$SECRETSTORE_IAC_BIN" pipeline (plan|apply|removals|review|drift|confirm)( --[a-z-]+( [A-Za-z0-9_.-]+)?)*$/)] });
+      expect({ job, script: pipeline[job].script }).toEqual({ job, script: [expect.stringMatching(/^"\$SECRETSTORE_IAC_BIN" pipeline (plan|apply|removals|review|drift|confirm|usage)( --[a-z-]+( [A-Za-z0-9_.-]+)?)*$/)] });
     }
   });
 

@@ -1,0 +1,85 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { AUDIT_LOG_VARIABLE, USAGE_FILE, USAGE_MATRIX_FILE, USAGE_SINCE_VARIABLE } from '../render/configuration-pipeline-yaml';
+import { jobOutdir, PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
+
+/** Where the job puts the log files it downloads. */
+const DOWNLOADS = 'secretstore-iac-audit-log';
+
+/** Runs `secretstore-iac usage` with the given arguments: its exit code and standard output. */
+export type PipelineUsageRunner = (args: readonly string[]) => Promise<{ readonly exitCode: number; readonly stdout: string }>;
+
+/**
+ * A file name for a downloaded log: the URL's last segment (its `.gz` kept, so the reader inflates
+ * it), made safe, numbered so two URLs ending alike stay apart.
+ */
+function downloadName(url: URL, n: number): string {
+  const last = decodeURIComponent(url.pathname.split('/').filter(Boolean).pop() ?? 'audit.log').replace(/[^A-Za-z0-9._-]/g, '_');
+  return `${n}-${last === '' ? 'audit.log' : last}`;
+}
+
+/**
+ * The audit log files the variable names, the URLs downloaded into {@link DOWNLOADS}. A URL's
+ * query string and credentials are never printed (a signed URL is a secret).
+ * @throws Error naming the entry when a URL cannot be downloaded (the job fails, no usage file)
+ */
+async function auditLogFiles(ctx: PipelineJobContext, entries: readonly string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const [i, entry] of entries.entries()) {
+    if (!/^https?:\/\//i.test(entry)) {
+      files.push(entry);
+      continue;
+    }
+    const url = new URL(entry);
+    const shown = `${url.protocol}//${url.host}${url.pathname}`;
+    if (url.protocol === 'http:' && !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
+      throw new Error(`${AUDIT_LOG_VARIABLE}: ${shown}: plain http to another host; give an https:// URL (the log names every identity's requests)`);
+    }
+    let response: Response;
+    try {
+      response = await fetch(url);
+    } catch (e) {
+      throw new Error(`${AUDIT_LOG_VARIABLE}: ${shown}: cannot be downloaded (${(e as Error).message})`);
+    }
+    if (!response.ok) throw new Error(`${AUDIT_LOG_VARIABLE}: ${shown}: HTTP ${response.status}; check the URL and that the runner may read it`);
+    const file = path.join(DOWNLOADS, downloadName(url, i + 1));
+    fs.mkdirSync(path.join(ctx.dir, DOWNLOADS), { recursive: true });
+    fs.writeFileSync(path.join(ctx.dir, file), Buffer.from(await response.arrayBuffer()));
+    ctx.log.decide(`downloaded ${shown} as ${file}`);
+    files.push(file);
+  }
+  return files;
+}
+
+/**
+ * The usage job (issue 47, docs/usage.md §9): the usage report of the synthesized configuration over
+ * the store's audit log that {@link AUDIT_LOG_VARIABLE} names (files on the runner, `https://` URLs),
+ * kept as the artifacts {@link USAGE_FILE} (the usage file the merge requests' reviews read) and
+ * {@link USAGE_MATRIX_FILE}. Denied requests and failed logins are findings of the report, not a
+ * failure of the job; a log that cannot be read is (exit as `usage`'s).
+ */
+export async function runUsageJob(ctx: PipelineJobContext, usage: PipelineUsageRunner): Promise<PipelineJobResult> {
+  const entries = (ctx.env[AUDIT_LOG_VARIABLE] ?? '').split(/\s+/).filter((e) => e !== '');
+  fs.rmSync(path.join(ctx.dir, USAGE_FILE), { force: true });
+  fs.rmSync(path.join(ctx.dir, USAGE_MATRIX_FILE), { force: true });
+  if (entries.length === 0) {
+    ctx.log.decide(`${AUDIT_LOG_VARIABLE} is not set: no audit log, no usage file (docs/usage.md §9: how to make the store's file audit log available to this job)`);
+    return { exitCode: 0, stacks: [] };
+  }
+  const files = await auditLogFiles(ctx, entries);
+  const since = ctx.env[USAGE_SINCE_VARIABLE] ?? '';
+  const args = [jobOutdir(ctx), ...files.flatMap((f) => ['--log', f]), ...(since !== '' ? ['--since', since] : []), '--format', 'json', '--matrix', USAGE_MATRIX_FILE];
+  ctx.log.decide(`the usage of the configuration over ${files.length === 1 ? '1 audit log file' : `${files.length} audit log files`}${since !== '' ? ` since ${since}` : ''}: ${USAGE_FILE} and ${USAGE_MATRIX_FILE} (artifacts the merge requests' reviews read)`);
+  const r = await usage(args);
+  if (r.exitCode > 1) {
+    ctx.log.decide(`usage failed (exit ${r.exitCode}): no usage file`);
+    return { exitCode: r.exitCode, stacks: [] };
+  }
+  fs.writeFileSync(path.join(ctx.dir, USAGE_FILE), r.stdout.endsWith('\n') ? r.stdout : `${r.stdout}\n`);
+  const report = JSON.parse(r.stdout) as { identities: Array<{ used: unknown[]; unused: unknown[]; denied: unknown[] }>; failedLogins: unknown[] };
+  const count = (pick: (u: { used: unknown[]; unused: unknown[]; denied: unknown[] }) => unknown[]) => report.identities.reduce((n, u) => n + pick(u).length, 0);
+  ctx.log.decide(
+    `${report.identities.length} identities: ${count((u) => u.used)} grants used, ${count((u) => u.unused)} never used (least-privilege candidates), ${count((u) => u.denied)} denied requests, ${report.failedLogins.length} failed logins (by mount)`,
+  );
+  return { exitCode: 0, stacks: [] };
+}

@@ -1,0 +1,98 @@
+/**
+ * Issue 47, "in the pipeline" (docs/usage.md §9), under gitlab-ci-local against a real store with a
+ * file audit device: an application logs in with its AppRole and reads its secret; the schedule's
+ * `secretstore-iac-usage` job, given the store's audit log by `SECRETSTORE_IAC_AUDIT_LOG`, keeps
+ * `usage.json` (that read among the application's used grants) and `usage.svg`; served as the
+ * default branch's artifact by a stand-in of exactly the GitLab endpoint the review calls, a merge
+ * request that removes the application gets a note that shows the removed access's last use and
+ * flags `access in use removed`, and its review fails until the risk is acknowledged.
+ * OpenBao suite only, as the other gitlab-ci-local scenarios (the jobs are store-independent).
+ */
+import * as fs from 'fs';
+import { GitLabStandIn } from '../support/gitlab-stand-in';
+import { PROJECT_ID } from '../support/store/configuration-pipeline-harness';
+import { appRoleLogin, clientToken, TEST_SETTINGS } from '../support/store/platform-fixture';
+import { PipelineScenario, ScenarioParts } from '../support/store/pipeline-scenario';
+import { storeRequest } from '../support/store/store-server';
+import { storeKind } from '../support/store/toolchain-env';
+
+const USAGE_JOB = 'secretstore-iac-usage';
+const REVIEW = 'secretstore-iac-access-diff';
+const BOT = { id: 90, username: 'project_4242_bot', token: 'glpat-store-usage-bot' };
+const SECRET_PATH = 'secret/data/acme/dev/billing/database';
+
+const configSource = ({ key }: ScenarioParts, billing: boolean) => `import { Duration, JwtKeySource, PlatformConfig } from 'secretstore-iac';
+
+export const platformConfig: PlatformConfig = {
+  settings: ${JSON.stringify(TEST_SETTINGS)},
+  ciKeySource: JwtKeySource.publicKeys([${JSON.stringify(key.publicKeyPem)}]),
+  ciJobTimeout: Duration.minutes(15),
+  configurationProject: { projectId: '${PROJECT_ID}' },
+  applications: { ${billing ? "'billing-dev': { name: 'billing', environment: 'dev' }, " : ''}'search-dev': { name: 'search', environment: 'dev' } },
+};
+`;
+
+const describeOnOpenBao = storeKind() === 'openbao' ? describe : describe.skip;
+
+describeOnOpenBao('the usage file in the pipeline: the schedule keeps it from the audit log, every merge request\'s note reads it (OpenBao suite only)', () => {
+  let scenario: PipelineScenario;
+  let gitlab: GitLabStandIn;
+
+  beforeAll(async () => {
+    gitlab = await GitLabStandIn.start(PROJECT_ID, [BOT]);
+    scenario = await PipelineScenario.start({
+      name: 'pipeline-usage',
+      audited: true,
+      config: (parts) => configSource(parts, true),
+      bootstrap: ['app-roles', 'ci-access'],
+      variables: { SECRETSTORE_IAC_NOTE_TOKEN: BOT.token, CI_API_V4_URL: gitlab.apiUrl, CI_PROJECT_ID: PROJECT_ID, CI_DEFAULT_BRANCH: 'main', GITLAB_USER_LOGIN: 'alice' },
+    });
+  });
+
+  afterAll(async () => {
+    await scenario?.stop();
+    await gitlab?.stop();
+  });
+
+  it('the application reads its secret; the usage job keeps that read in usage.json and draws it in usage.svg; the merge request removing the application shows its last use and flags it', async () => {
+    // The workload: billing-dev's container logs in with its AppRole and reads its database secret.
+    expect((await storeRequest(scenario.store, 'POST', SECRET_PATH, { data: { host: 'db.billing.internal' } })).status).toBe(200);
+    const roleId = (await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev/role-id')).body.data.role_id;
+    const secretId = (await storeRequest(scenario.store, 'POST', 'auth/approle/role/billing-dev/secret-id', {})).body.data.secret_id;
+    const token = clientToken(await appRoleLogin(scenario.store, roleId, secretId));
+    expect((await storeRequest(scenario.store, 'GET', SECRET_PATH, undefined, token)).status).toBe(200);
+    expect(fs.statSync(scenario.auditLog!).size).toBeGreaterThan(0);
+
+    // The schedule's usage job, the audit log given as the operators would (a path on the runner).
+    const schedule = await scenario.defaultBranch(undefined, { jobs: [USAGE_JOB], variables: { CI_PIPELINE_SOURCE: 'schedule', SECRETSTORE_IAC_AUDIT_LOG: scenario.auditLog! } });
+    expect({ code: schedule.code, usage: schedule.job(USAGE_JOB).join('\n').includes('grants used') }).toEqual({ code: 0, usage: true });
+    const usageText = fs.readFileSync(scenario.artifact(USAGE_JOB, 'usage.json'), 'utf8');
+    const usage = JSON.parse(usageText) as { identities: Array<{ identity: string; logins: number; used: Array<{ rule: string; requests: Array<{ path: string; operation: string }> }> }> };
+    const billing = usage.identities.find((u) => u.identity === 'approle/billing-dev')!;
+    expect(billing.logins).toBe(1);
+    expect(billing.used.flatMap((g) => g.requests.map((r) => `${r.operation} ${r.path}`))).toContain(`read ${SECRET_PATH}`);
+    expect(fs.readFileSync(scenario.artifact(USAGE_JOB, 'usage.svg'), 'utf8')).toContain('data-identity="approle/billing-dev"');
+    // No secret value in what the job keeps: the audit log HMACs them, the report counts requests.
+    expect(usageText).not.toContain('db.billing.internal');
+    expect(usageText).not.toContain(secretId);
+
+    // GitLab keeps it as the default branch's artifact; the merge request that removes billing-dev.
+    gitlab.setBranchArtifact('main', USAGE_JOB, 'usage.json', usageText);
+    gitlab.mergeRequests.set(1, { iid: 1, state: 'opened', target_branch: 'main', sha: '', merge_commit_sha: null, squash_commit_sha: null, commits: [] });
+    scenario.git('checkout', '-q', '-b', 'remove-billing');
+    scenario.writeConfig(configSource(scenario, false));
+    scenario.git('commit', '-q', '-am', 'remove the billing application');
+    scenario.git('checkout', '-q', 'main');
+    const mr = await scenario.mergeRequest('remove-billing', 1);
+    const review = mr.job(REVIEW).join('\n');
+    expect(review).toContain("read usage.json of secretstore-iac-usage in main's latest successful pipeline (GitLab API) as usage-of-default-branch.json");
+    expect(gitlab.requests.filter((q) => q.path.endsWith('/jobs/artifacts/main/raw/usage.json'))).toEqual([{ method: 'GET', path: `/api/v4/projects/${PROJECT_ID}/jobs/artifacts/main/raw/usage.json`, user: BOT.username, status: 200 }]);
+    const note = gitlab.noteBodies(1).join('\n');
+    expect(note).toContain('Use of the access this change removes');
+    expect(note).toContain('access in use removed');
+    expect(note).toContain(SECRET_PATH);
+    // The risk flag fails the review until acknowledged (the label, or SECRETSTORE_IAC_ACCEPT_RISK).
+    expect(mr.code).not.toBe(0);
+    expect(review).toMatch(/risk flag/);
+  });
+});
