@@ -217,6 +217,8 @@ describeOnOpenBao('the approval of record is what the default branch applies (is
     expect(gitlab.noteBodies(1)).toHaveLength(1);
     // Only the endpoints the pipeline calls.
     expect([...new Set(gitlab.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f]{40}/, ':sha').replace(/merge_requests\/\d+/, 'merge_requests/:iid')}`))].sort()).toEqual([
+      // The merge request's review asks for the default branch's usage file (docs/usage.md §9): none here (404).
+      'GET /api/v4/projects/4242/jobs/artifacts/main/raw/usage.json',
       'GET /api/v4/projects/4242/merge_requests/:iid/notes',
       'GET /api/v4/projects/4242/repository/commits/:sha/merge_requests',
       'GET /api/v4/user',

@@ -121,7 +121,16 @@ forEachEngine('issue 45: the providers an engine run starts are the builds the t
     expect(fs.readFileSync(lockFile(), 'utf8')).toContain(swappedHash);
     await fixture.engine('app-roles', ['init', '-input=false', `-plugin-dir=${evil}`]);
     fs.rmSync(marker, { force: true });
-    for (const args of [['--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], ['--refuse-replace', '--', 'plan', '-input=false', '-out=attack.tfplan'], ['--', 'plan', '-input=false'], ['--', 'init', '-input=false']]) {
+    const attacks = [['--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], ['--refuse-replace', '--', 'plan', '-input=false', '-out=attack.tfplan'], ['--', 'plan', '-input=false'], ['--', 'init', '-input=false']];
+    // The record `init -plugin-dir` leaves in .terraform/ is refused first (every later init would install from there) ...
+    for (const args of attacks) {
+      const r = await tf(args);
+      expect({ args, code: r.code, pluginPath: r.stderr.includes('.terraform/plugin_path: not what `init` writes from the tool\'s mirror') }).toEqual({ args, code: 4, pluginPath: true });
+      expect(r.stdout).not.toMatch(/Apply complete|Saved the plan/);
+    }
+    // ... and without it, the swapped build it installed.
+    fs.rmSync(path.join(stackDir(), '.terraform', 'plugin_path'));
+    for (const args of attacks) {
       const r = await tf(args);
       expect({ args, code: r.code }).toEqual({ args, code: 4 });
       expect(r.stderr).toContain(`${address} ${readProviderLock(goodLock).builds[0].version} (linux_amd64): installed .terraform/providers/`);
@@ -281,7 +290,14 @@ forEachEngine('issue 45: provider builds checked against the tool\'s mirror on t
     const init = direct(['init', '-input=false', `-plugin-dir=${path.join(root, 'evil')}`]);
     expect({ code: init.status, out: init.status === 0 ? '' : init.stderr }).toEqual({ code: 0, out: '' });
     expect(started()).toEqual([]);
-    for (const args of [['--', 'plan', '-input=false'], ['--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], ['--', 'init', '-input=false']]) {
+    const attacks = [['--', 'plan', '-input=false'], ['--refuse-replace', '--', 'apply', '-auto-approve', '-input=false'], ['--', 'init', '-input=false']];
+    // Refused first for the record init -plugin-dir left (.terraform/plugin_path), then, without it, for the swapped build.
+    for (const args of attacks) {
+      const r = await tf(args);
+      expect({ args, code: r.code, pluginPath: r.stderr.includes('.terraform/plugin_path: not what `init` writes from the tool\'s mirror') }).toEqual({ args, code: 4, pluginPath: true });
+    }
+    fs.rmSync(path.join(stackDir(), '.terraform', 'plugin_path'));
+    for (const args of attacks) {
       const r = await tf(args);
       expect({ args, code: r.code }).toEqual({ args, code: 4 });
       expect(r.stderr).toContain(`hashes to ${packageHashV1(swapped)}; expected ${packageHashV1(good)}`);
