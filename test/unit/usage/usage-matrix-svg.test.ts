@@ -7,9 +7,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runCli } from '../../../lib/cli/run-cli';
 import { renderUsageMatrixSvg, usageMatrix } from '../../../lib/usage/usage-matrix-svg';
 import { USAGE_FILE_FORMAT, USAGE_FILE_VERSION, UsageReport } from '../../../lib/usage/usage-report';
+import { runCliIn } from '../../support/cli-in-process';
 import { ACCESS_FIXTURES, REPO_ROOT } from '../../support/paths';
 
 const BASE = path.join(ACCESS_FIXTURES, 'base');
@@ -21,12 +21,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, { env: {}, cwd: dir, isTerminal: false, stdout: (l) => out.push(l), stderr: (l) => err.push(l) });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
+const cli = (args: string[]) => runCliIn(dir, args);
 
 const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
 
