@@ -133,7 +133,7 @@ export function readSavedPlan(document: unknown, stack: string, file: string, sh
     const change = rc.change;
     const actions = Array.isArray(change.actions) ? change.actions.map(String) : [];
     if (actions.length === 0) throw bad(`${address} has no actions`);
-    const resource = (values: unknown): PlannedResource => ({ address, type, name, topLevel: address === `${type}.${name}`, values: isRecord(values) ? values : {} });
+    const resource = (values: unknown): PlannedResource => plannedResource(address, type, name, values);
     before.delete(address);
     after.delete(address);
     if (isRecord(change.before)) before.set(address, resource(change.before));
@@ -166,8 +166,7 @@ export function readSavedPlan(document: unknown, stack: string, file: string, sh
   for (const rd of (document.resource_drift ?? []) as unknown[]) {
     if (!isRecord(rd) || !isRecord(rd.change) || typeof rd.address !== 'string' || typeof rd.type !== 'string') throw bad('a resource drift without address, type or change');
     if (rd.mode === 'data' || !isRecord(rd.change.before)) continue;
-    const name = typeof rd.name === 'string' ? rd.name : rd.address;
-    lastApplied.set(rd.address, { address: rd.address, type: rd.type, name, topLevel: rd.address === `${rd.type}.${name}`, values: rd.change.before });
+    lastApplied.set(rd.address, plannedResource(rd.address, rd.type, typeof rd.name === 'string' ? rd.name : rd.address, rd.change.before));
   }
   const sorted = (m: Map<string, PlannedResource>) => [...m.values()].sort((a, b) => compareStrings(a.address, b.address));
   return {
@@ -195,6 +194,11 @@ function vaultProviders(configuration: unknown): PlannedProvider[] {
     .sort((a, b) => compareStrings(a.key, b.key));
 }
 
+/** One resource instance as a plan shows it: top level when its address is `<type>.<name>`; values that are no object read as none. */
+function plannedResource(address: string, type: string, name: string, values: unknown): PlannedResource {
+  return { address, type, name, topLevel: address === `${type}.${name}`, values: isRecord(values) ? values : {} };
+}
+
 /** The managed resources of `prior_state.values` (root module and child modules). */
 function priorStateResources(priorState: unknown): PlannedResource[] {
   const out: PlannedResource[] = [];
@@ -202,8 +206,7 @@ function priorStateResources(priorState: unknown): PlannedResource[] {
     if (!isRecord(module)) return;
     for (const r of Array.isArray(module.resources) ? module.resources : []) {
       if (!isRecord(r) || r.mode === 'data' || typeof r.address !== 'string' || typeof r.type !== 'string') continue;
-      const name = typeof r.name === 'string' ? r.name : r.address;
-      out.push({ address: r.address, type: r.type, name, topLevel: r.address === `${r.type}.${name}`, values: isRecord(r.values) ? r.values : {} });
+      out.push(plannedResource(r.address, r.type, typeof r.name === 'string' ? r.name : r.address, r.values));
     }
     for (const child of Array.isArray(module.child_modules) ? module.child_modules : []) walk(child);
   };
