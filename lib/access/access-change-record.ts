@@ -174,19 +174,20 @@ function objectChanges(plan: SavedPlan, lastApplied: ReadonlyMap<string, Planned
 function lastAppliedObjects(plans: readonly SavedPlan[]): Map<string, PlannedResource> {
   const out = new Map<string, PlannedResource>();
   const imported = importedObjects(plans);
-  const read = new Map<string, PlannedResource>();
-  for (const plan of plans) for (const r of plan.before) if (!plan.forgotten.includes(r.address) && imported.has(storeKey(r))) read.set(storeKey(r), r);
-  for (const plan of plans) {
-    for (const r of plan.before) {
-      const key = storeKey(r);
-      const fromStore = read.get(key);
-      if (plan.forgotten.includes(r.address) && fromStore !== undefined && canonicalJson(r.values) !== canonicalJson(fromStore.values)) out.set(key, r);
+  if (imported.size > 0) {
+    for (const plan of plans) {
+      const forgotten = new Set(plan.forgotten);
+      for (const copy of forgotten.size === 0 ? [] : plan.before) {
+        if (!forgotten.has(copy.address)) continue;
+        const key = storeKey(copy);
+        const read = imported.get(key);
+        if (read !== undefined && canonicalJson(copy.values) !== canonicalJson(read.values)) out.set(key, copy);
+      }
     }
   }
   for (const plan of plans) for (const r of plan.lastApplied) out.set(storeKey(r), r);
   return out;
 }
-
 
 const namespaceOf = (i: { readonly namespace?: string }) => (i.namespace === undefined ? {} : { namespace: i.namespace });
 

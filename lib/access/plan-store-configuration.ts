@@ -65,14 +65,24 @@ export function planStoreConfigurations(synthesized: readonly SynthStack[], plan
 }
 
 /**
- * The store objects ({@link storeKey}) some plan holds before without forgetting them while another
- * plan forgets them: moved between stacks, imported by the first.
+ * The store objects ({@link storeKey}) one plan forgets and another holds before without forgetting
+ * them (moved between stacks, imported by that plan), each with the import's reading of it from the
+ * store. Without a forgotten object no key is computed: most reviews move nothing.
  */
-export function importedObjects(plans: readonly SavedPlan[]): Set<string> {
+export function importedObjects(plans: readonly SavedPlan[]): Map<string, PlannedResource> {
+  const forgottenOf = new Map(plans.map((p) => [p, new Set(p.forgotten)]));
   const forgotten = new Set<string>();
-  const kept = new Set<string>();
-  for (const p of plans) for (const r of p.before) (p.forgotten.includes(r.address) ? forgotten : kept).add(storeKey(r));
-  return new Set([...kept].filter((k) => forgotten.has(k)));
+  for (const p of plans) for (const r of p.before) if (forgottenOf.get(p)!.has(r.address)) forgotten.add(storeKey(r));
+  const imported = new Map<string, PlannedResource>();
+  if (forgotten.size === 0) return imported;
+  for (const p of plans) {
+    for (const r of p.before) {
+      if (forgottenOf.get(p)!.has(r.address)) continue;
+      const key = storeKey(r);
+      if (forgotten.has(key)) imported.set(key, r);
+    }
+  }
+  return imported;
 }
 
 /** What an attribute unknown until apply reads as: a name that says so, no rule, no policy, no binding. */
