@@ -48,10 +48,10 @@ export interface GitLabMergeRequest {
 const MAX_PAGES = 50;
 
 /**
- * One request to the API: JSON back, or an Error naming the URL and the status (never the token).
- * `form`: the body, form-encoded.
+ * One request to the API: the answer's status, headers and text, or an Error naming the URL (never
+ * the token) when none came. `form`: the body, form-encoded.
  */
-async function request(target: GitLabApiTarget, method: 'GET' | 'POST', route: string, form?: Record<string, string>): Promise<{ json: unknown; next?: string }> {
+async function send(target: GitLabApiTarget, method: 'GET' | 'POST', route: string, form?: Record<string, string>): Promise<{ url: string; response: Response; text: string }> {
   const url = `${target.apiUrl.replace(/\/+$/, '')}${route}`;
   let response: Response;
   try {
@@ -63,11 +63,22 @@ async function request(target: GitLabApiTarget, method: 'GET' | 'POST', route: s
   } catch (e) {
     throw new Error(`${url}: ${(e as Error).message}${(e as Error & { cause?: Error }).cause ? ` (${(e as Error & { cause: Error }).cause.message})` : ''}`);
   }
-  const text = await response.text().catch(() => '');
-  if (!response.ok) {
-    const shown = text.slice(0, 500).replace(/\s+/g, ' ');
-    throw new Error(`${url}: HTTP ${response.status}${shown ? `: ${shown}` : ''}`);
-  }
+  return { url, response, text: await response.text().catch(() => '') };
+}
+
+/** The Error of an answer that is not a success: the URL, the status and the start of the body. */
+function failed(url: string, response: Response, text: string): Error {
+  const shown = text.slice(0, 500).replace(/\s+/g, ' ');
+  return new Error(`${url}: HTTP ${response.status}${shown ? `: ${shown}` : ''}`);
+}
+
+/**
+ * One request to the API: JSON back, or an Error naming the URL and the status (never the token).
+ * `form`: the body, form-encoded.
+ */
+async function request(target: GitLabApiTarget, method: 'GET' | 'POST', route: string, form?: Record<string, string>): Promise<{ json: unknown; next?: string }> {
+  const { url, response, text } = await send(target, method, route, form);
+  if (!response.ok) throw failed(url, response, text);
   let json: unknown;
   try {
     json = text === '' ? null : JSON.parse(text);
@@ -134,15 +145,8 @@ export async function gitlabPostCommitComment(target: GitLabApiTarget, sha: stri
  */
 export async function gitlabBranchArtifactFile(target: GitLabApiTarget, ref: string, artifactPath: string, job: string): Promise<string | undefined> {
   const route = `${project(target)}/jobs/artifacts/${encodeURIComponent(ref)}/raw/${artifactPath.split('/').map(encodeURIComponent).join('/')}?job=${encodeURIComponent(job)}`;
-  const url = `${target.apiUrl.replace(/\/+$/, '')}${route}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { 'PRIVATE-TOKEN': target.token } });
-  } catch (e) {
-    throw new Error(`${url}: ${(e as Error).message}`);
-  }
-  const text = await response.text().catch(() => '');
+  const { url, response, text } = await send(target, 'GET', route);
   if (response.status === 404) return undefined;
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}${text ? `: ${text.slice(0, 200).replace(/\s+/g, ' ')}` : ''}`);
+  if (!response.ok) throw failed(url, response, text);
   return text;
 }
