@@ -131,16 +131,16 @@ export const pipelineCommand: Command = {
       const argv = [stack, ...(outdirArgument !== undefined ? ['--outdir', outdir] : []), ...more];
       return runCommand(engineCommand, argv, { ...subContext, env: { ...context.env, ...env } });
     };
-    const review: PipelineReviewRunner = async (reviewArgs) => {
-      const lines: string[] = [];
-      const exitCode = await runCommand(accessDiffCommand, [...reviewArgs, ...(outdirArgument !== undefined ? ['--outdir', outdir] : [])], { ...context, isTerminal: false, stdout: (l) => lines.push(l) });
-      return { exitCode, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '' };
-    };
-    const usage: PipelineUsageRunner = async (usageArgs) => {
-      const lines: string[] = [];
-      const exitCode = await runCommand(usageCommand, usageArgs, { ...context, isTerminal: false, stdout: (l) => lines.push(l) });
-      return { exitCode, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '' };
-    };
+    // A command run in this process, its standard output collected (access-diff, usage).
+    const collected =
+      (command: Command, extra: readonly string[] = []) =>
+      async (commandArgs: readonly string[]) => {
+        const lines: string[] = [];
+        const exitCode = await runCommand(command, [...commandArgs, ...extra], { ...context, isTerminal: false, stdout: (l) => lines.push(l) });
+        return { exitCode, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '' };
+      };
+    const review: PipelineReviewRunner = collected(accessDiffCommand, outdirArgument !== undefined ? ['--outdir', outdir] : []);
+    const usage: PipelineUsageRunner = collected(usageCommand);
     const ctx: PipelineJobContext = { dir: context.cwd, outdir, description: readPipelineDescription(outdir), env: context.env, log, engine, tokens: storeStackTokens(context.env) };
     const result = await runJob(job as (typeof JOBS)[number], values, ctx, review, usage);
     const exitCode = pipelineExitCode(result);

@@ -25,6 +25,9 @@ export interface PipelineJobContext {
   readonly tokens?: PipelineStackTokens;
 }
 
+/** Runs one of the tool's commands in this process (`access-diff`, `usage`) with the given arguments: its exit code and standard output. */
+export type PipelineCommandRunner = (args: readonly string[]) => Promise<{ readonly exitCode: number; readonly stdout: string }>;
+
 /**
  * The outcome of a job: the exit code of the engine (or review) run that failed it, the result that
  * needs a person's attention, and the stacks it worked on. The CLI turns it into its exit code.

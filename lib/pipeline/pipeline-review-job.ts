@@ -8,7 +8,7 @@ import { defaultBranchUsageFile } from './default-branch-usage';
 import { mergeRequestApprovalSection } from './merge-request-approval-step';
 import { postMergeRequestNote } from './merge-request-note';
 import { pipelineEngineArgs } from './pipeline-engine-steps';
-import { PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
+import { PipelineCommandRunner, PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 
 /** The merge request's note (artifact) and the number of its risk flags (artifact). */
 export const ACCESS_DIFF_NOTE = 'access-diff.md';
@@ -16,7 +16,7 @@ export const ACCESS_DIFF_NOTE = 'access-diff.md';
 export const RISK_FLAG_COUNT_FILE = 'access-risk-flags.txt';
 
 /** Runs `secretstore-iac access-diff` with the given arguments: its exit code and standard output. */
-export type PipelineReviewRunner = (args: readonly string[]) => Promise<{ readonly exitCode: number; readonly stdout: string }>;
+export type PipelineReviewRunner = PipelineCommandRunner;
 
 /** The stacks with a saved plan in the job's {@link PLAN_DIR} (the plan jobs' artifacts), sorted. */
 export function plannedStacks(dir: string): string[] {

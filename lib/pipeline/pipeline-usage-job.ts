@@ -1,13 +1,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { AUDIT_LOG_VARIABLE, USAGE_FILE, USAGE_MATRIX_FILE, USAGE_SINCE_VARIABLE } from '../render/configuration-pipeline-yaml';
-import { jobOutdir, PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
+import { jobOutdir, PipelineCommandRunner, PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 
 /** Where the job puts the log files it downloads. */
 const DOWNLOADS = 'secretstore-iac-audit-log';
 
 /** Runs `secretstore-iac usage` with the given arguments: its exit code and standard output. */
-export type PipelineUsageRunner = (args: readonly string[]) => Promise<{ readonly exitCode: number; readonly stdout: string }>;
+export type PipelineUsageRunner = PipelineCommandRunner;
 
 /**
  * A file name for a downloaded log: the URL's last segment (its `.gz` kept, so the reader inflates
