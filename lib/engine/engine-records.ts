@@ -25,7 +25,7 @@ export const COPIED_ENGINE_RECORDS: ReadonlySet<string> = new Set([BACKEND_RECOR
  * `plugin_path` first among them (`init -plugin-dir` records it and every later `init` installs from
  * there: seen on Terraform 1.11.4).
  */
-const ENGINE_DATA_ENTRIES: ReadonlySet<string> = new Set([BACKEND_RECORD, WORKSPACE_RECORD, 'providers', 'modules']);
+const ENGINE_DATA_ENTRIES: ReadonlySet<string> = new Set([...COPIED_ENGINE_RECORDS, 'providers', 'modules']);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
