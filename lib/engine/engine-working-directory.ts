@@ -271,14 +271,26 @@ function layEngineDataDirectory(from: string, to: string): LaidEngineDataDirecto
  * through.
  */
 function bringBackEngineData(laid: LaidEngineDataDirectory): void {
-  let left: Set<string>;
   try {
     if (!fs.lstatSync(laid.to).isDirectory()) return;
-    left = new Set(fs.readdirSync(laid.to));
   } catch {
     return;
   }
-  for (const [name, to] of laid.linked) {
+  bringBackEntries(laid.to, laid.from, laid.linked, laid.copied, () => true, true);
+}
+
+/**
+ * Brings back into `stackSide` what a run changed in `runSide`, among the entries `takes` names:
+ * a linked entry the run removed goes from `stackSide` (a directory stays); with `removedCopiesGo`, so
+ * does a copied one; an entry still the link laid, or a copy with the bytes laid, is left; one that
+ * replaced a linked entry replaces it; a new directory `stackSide` has meanwhile (another run's)
+ * stays; anything else is moved in by a rename. One mechanism for the stack directory and its
+ * laid `.terraform/`.
+ */
+function bringBackEntries(runSide: string, stackSide: string, linked: ReadonlyMap<string, string>, copies: ReadonlyMap<string, Buffer>, takes: (name: string) => boolean, removedCopiesGo: boolean): void {
+  const left = new Set(fs.readdirSync(runSide));
+  // A linked file the engine removed (its state lock's information, once unlocked) goes from the stack too.
+  for (const [name, to] of linked) {
     if (left.has(name)) continue;
     try {
       if (!fs.lstatSync(to).isDirectory()) fs.rmSync(to, { force: true });
@@ -286,17 +298,18 @@ function bringBackEngineData(laid: LaidEngineDataDirectory): void {
       // Gone already.
     }
   }
-  for (const name of laid.copied.keys()) if (!left.has(name)) fs.rmSync(path.join(laid.from, name), { force: true });
+  if (removedCopiesGo) for (const name of copies.keys()) if (!left.has(name)) fs.rmSync(path.join(stackSide, name), { force: true });
   for (const name of [...left].sort()) {
-    const file = path.join(laid.to, name);
+    if (!takes(name)) continue;
+    const file = path.join(runSide, name);
     const stat = fs.lstatSync(file);
-    if (stat.isSymbolicLink() && laid.linked.get(name) === fs.readlinkSync(file)) continue;
-    const bytes = laid.copied.get(name);
+    if (stat.isSymbolicLink() && linked.get(name) === fs.readlinkSync(file)) continue;
+    const bytes = copies.get(name);
     if (bytes !== undefined && stat.isFile() && fs.readFileSync(file).equals(bytes)) continue;
-    const target = path.join(laid.from, name);
+    const target = path.join(stackSide, name);
     // An entry the run replaced (a linked `providers/` removed and made again) replaces the stack's;
     // a new one the stack has meanwhile (another run's) stays the stack's.
-    if (laid.linked.has(name)) fs.rmSync(target, { recursive: true, force: true });
+    if (linked.has(name)) fs.rmSync(target, { recursive: true, force: true });
     else if (stat.isDirectory() && fs.existsSync(target)) continue;
     fs.renameSync(file, target);
   }
@@ -310,24 +323,6 @@ function bringBackEngineData(laid: LaidEngineDataDirectory): void {
  * stack directory already has again (`.terraform/` made by another run meanwhile) stays the stack's.
  */
 function bringBack(dir: string, stackDir: string, copied: ReadonlySet<string>, linked: ReadonlyMap<string, string>, lock: Buffer | undefined): void {
-  const left = new Set(fs.readdirSync(dir));
-  // A linked file the engine removed (its state lock's information, once unlocked) goes from the stack too.
-  for (const [name, to] of linked) {
-    if (left.has(name)) continue;
-    try {
-      if (!fs.lstatSync(to).isDirectory()) fs.rmSync(to, { force: true });
-    } catch {
-      // Gone already.
-    }
-  }
-  for (const name of [...left].sort()) {
-    if (copied.has(name) || !isEngineData(name)) continue;
-    const file = path.join(dir, name);
-    const stat = fs.lstatSync(file);
-    if (stat.isSymbolicLink() && linked.has(name) && fs.readlinkSync(file) === linked.get(name)) continue;
-    if (name === PROVIDER_LOCK_FILE && lock !== undefined && stat.isFile() && fs.readFileSync(file).equals(lock)) continue;
-    const to = path.join(stackDir, name);
-    if (stat.isDirectory() && fs.existsSync(to)) continue;
-    fs.renameSync(file, to);
-  }
+  const copies = new Map(lock === undefined ? [] : [[PROVIDER_LOCK_FILE, lock]]);
+  bringBackEntries(dir, stackDir, linked, copies, (name) => !copied.has(name) && isEngineData(name), false);
 }
