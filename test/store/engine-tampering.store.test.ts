@@ -327,7 +327,7 @@ forEachEngine('issue 36: the engine runs only what the guards reviewed (environm
       await expectStoreUnchanged();
     });
 
-    it(engine.title('a backend record in .terraform/ giving the declared backend another state file (its hash kept, as `init -backend-config` leaves it) works on the engine run directly; through tf --refuse-replace it is refused (exit 4) naming the attribute, and the store is unchanged'), async () => {
+    it(engine.title('a backend record in .terraform/ giving the declared backend another state file (its hash kept, as `init -backend-config` leaves it) works on the engine run directly; through tf --refuse-replace it is refused (exit 4) naming the attribute, and the store is unchanged; the fix it names (remove .terraform/, init) converges'), async () => {
       const stackDir = fixture.stackDir('app-roles');
       const recordFile = path.join(stackDir, '.terraform', 'terraform.tfstate');
       const original = fs.readFileSync(recordFile, 'utf8');
@@ -346,8 +346,15 @@ forEachEngine('issue 36: the engine runs only what the guards reviewed (environm
           expect({ args, code: r.code, named: r.stderr.includes('.terraform/terraform.tfstate (the engine\'s backend record) gives the "local" backend `path` other than cdk.tf.json declares'), value: r.stderr.includes(elsewhere) }).toEqual({ args, code: 4, named: true, value: false });
         }
         expect(fs.existsSync(elsewhere)).toBe(false);
+        // The fix, as the refusal names it: remove .terraform/ and run `tf STACK -- init`.
+        fs.rmSync(path.join(stackDir, '.terraform'), { recursive: true, force: true });
+        const init = await tf('app-roles', ['--', 'init', '-input=false']);
+        expect({ code: init.code, stderr: init.code === 0 ? '' : init.stderr }).toEqual({ code: 0, stderr: '' });
+        expect(JSON.parse(fs.readFileSync(recordFile, 'utf8')).backend.config).toEqual(JSON.parse(original).backend.config);
       } finally {
-        fs.writeFileSync(recordFile, original);
+        // Whatever failed above: the later tests get the record the suite's init wrote.
+        const left = fs.existsSync(recordFile) ? fs.readFileSync(recordFile, 'utf8') : '';
+        if (left === '' || left.includes(elsewhere)) fs.writeFileSync(recordFile, original);
       }
       await expectStoreUnchanged();
       const again = await tf('app-roles', ['--refuse-replace', '--', 'plan', '-input=false']);
