@@ -7,6 +7,7 @@ import { readPipelineDescription } from '../pipeline/pipeline-description';
 import { PipelineEngineRunner } from '../pipeline/pipeline-engine-steps';
 import { PipelineJobContext, PipelineJobResult } from '../pipeline/pipeline-job-context';
 import { PipelineJobLog } from '../pipeline/pipeline-job-log';
+import { pipelineLogin } from '../pipeline/pipeline-login';
 import { runApplyJob, runRetiredApplyJob } from '../pipeline/pipeline-apply-job';
 import { runDriftJob } from '../pipeline/pipeline-drift-job';
 import { PipelineUsageRunner, runUsageJob } from '../pipeline/pipeline-usage-job';
@@ -125,29 +126,49 @@ export const pipelineCommand: Command = {
     const outdirArgument = values.outdir as string | undefined;
     const outdir = path.resolve(context.cwd, outdirArgument ?? 'cdktf.out');
     const log = new PipelineJobLog(job, out);
-    const subContext: CommandContext = { ...context, stdout: out };
-    const engine: PipelineEngineRunner = (engineArgs, env) => {
-      const [, stack, ...more] = engineArgs;
-      const argv = [stack, ...(outdirArgument !== undefined ? ['--outdir', outdir] : []), ...more];
-      return runCommand(engineCommand, argv, { ...subContext, env: { ...context.env, ...env } });
-    };
-    // A command run in this process, its standard output collected (access-diff, usage).
-    const collected =
-      (command: Command, extra: readonly string[] = []) =>
-      async (commandArgs: readonly string[]) => {
-        const lines: string[] = [];
-        const exitCode = await runCommand(command, [...commandArgs, ...extra], { ...context, isTerminal: false, stdout: (l) => lines.push(l) });
-        return { exitCode, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '' };
-      };
-    const review: PipelineReviewRunner = collected(accessDiffCommand, outdirArgument !== undefined ? ['--outdir', outdir] : []);
-    const usage: PipelineUsageRunner = collected(usageCommand);
-    const ctx: PipelineJobContext = { dir: context.cwd, outdir, description: readPipelineDescription(outdir), env: context.env, log, engine, tokens: storeStackTokens(context.env) };
-    const result = await runJob(job as (typeof JOBS)[number], values, ctx, review, usage);
-    const exitCode = pipelineExitCode(result);
-    if (format === 'json') context.stdout(terminalJson({ job, exitCode, stacks: result.stacks, decisions: log.decisions }));
-    return exitCode;
+    // The job's store login (when its hidden login job names a role): every step below runs with its token.
+    const session = await pipelineLogin(context.env, log);
+    try {
+      return await runLoggedIn(job as (typeof JOBS)[number], values, { ...context, env: session.env }, log, out, format, outdirArgument, outdir);
+    } finally {
+      await session.end();
+    }
   },
 };
+
+/** A job's steps, with the store session's environment in `context`. */
+async function runLoggedIn(
+  job: (typeof JOBS)[number],
+  values: Readonly<Record<string, unknown>>,
+  context: CommandContext,
+  log: PipelineJobLog,
+  out: (line: string) => void,
+  format: 'text' | 'json',
+  outdirArgument: string | undefined,
+  outdir: string,
+): Promise<number> {
+  const subContext: CommandContext = { ...context, stdout: out };
+  const engine: PipelineEngineRunner = (engineArgs, env) => {
+    const [, stack, ...more] = engineArgs;
+    const argv = [stack, ...(outdirArgument !== undefined ? ['--outdir', outdir] : []), ...more];
+    return runCommand(engineCommand, argv, { ...subContext, env: { ...context.env, ...env } });
+  };
+  // A command run in this process, its standard output collected (access-diff, usage).
+  const collected =
+    (command: Command, extra: readonly string[] = []) =>
+    async (commandArgs: readonly string[]) => {
+      const lines: string[] = [];
+      const exitCode = await runCommand(command, [...commandArgs, ...extra], { ...context, isTerminal: false, stdout: (l) => lines.push(l) });
+      return { exitCode, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '' };
+    };
+  const review: PipelineReviewRunner = collected(accessDiffCommand, outdirArgument !== undefined ? ['--outdir', outdir] : []);
+  const usage: PipelineUsageRunner = collected(usageCommand);
+  const ctx: PipelineJobContext = { dir: context.cwd, outdir, description: readPipelineDescription(outdir), env: context.env, log, engine, tokens: storeStackTokens(context.env) };
+  const result = await runJob(job, values, ctx, review, usage);
+  const exitCode = pipelineExitCode(result);
+  if (format === 'json') context.stdout(terminalJson({ job, exitCode, stacks: result.stacks, decisions: log.decisions }));
+  return exitCode;
+}
 
 /** The exit code of a job's outcome: a failed run's own code, else 1 for a result that needs attention, else 0. */
 export function pipelineExitCode(result: PipelineJobResult): number {

@@ -1,6 +1,5 @@
 import { Document, isScalar, isSeq, visit } from 'yaml';
 import { compareStrings } from '../private/compare-strings';
-import { renderCiLoginScript } from './ci-login-script';
 import { commentText, yamlScalar } from './text-encoders';
 
 /** What {@link renderConfigurationPipelineYaml} needs to know about the platform. */
@@ -377,13 +376,25 @@ const DEFAULT_BRANCH = '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH && $CI_PIPELINE_
 const SCHEDULE = '$CI_PIPELINE_SOURCE == "schedule"';
 /** The hidden job every other job but synth extends: image, dependencies, plugin cache, install. */
 const JOB = '.secretstore-iac-job';
-/** The hidden job holding the CI login, once; the role comes from {@link LOGIN_ROLE_VARIABLE}. */
-const LOGIN = '.secretstore-iac-login';
+/**
+ * The hidden job every job that talks to the store extends, once: the job's ID token and where to log
+ * in; the role comes from {@link LOGIN_ROLE_VARIABLE}. The login itself is the job's command's
+ * (lib/pipeline/pipeline-login.ts), not a shell script.
+ */
+export const LOGIN_JOB = '.secretstore-iac-login';
+/** The job variable holding the job's ID token (GitLab `id_tokens`), with the audience of the platform's JWT method. */
+export const ID_TOKEN_VARIABLE = 'SECRETSTORE_ID_TOKEN';
+/** The job variable naming the JWT auth method's path the jobs log in at. */
+export const LOGIN_MOUNT_VARIABLE = 'SECRETSTORE_IAC_LOGIN_MOUNT';
+/** The job variable naming the audience the ID token carries (for the fix of a wrong `aud`). */
+export const LOGIN_AUDIENCE_VARIABLE = 'SECRETSTORE_IAC_LOGIN_AUDIENCE';
+/** The job variable naming the store namespace the jobs log in to and apply in; absent for the root namespace. */
+export const LOGIN_NAMESPACE_VARIABLE = 'SECRETSTORE_IAC_LOGIN_NAMESPACE';
 /** The hidden jobs that log in as the plan role (merge requests) and as the apply role (protected branches). */
 const PLAN_LOGIN = '.secretstore-iac-plan-login';
 const APPLY_LOGIN = '.secretstore-iac-apply-login';
-/** The job variable naming the role {@link LOGIN} logs in as. */
-const LOGIN_ROLE_VARIABLE = 'SECRETSTORE_IAC_LOGIN_ROLE';
+/** The job variable naming the role {@link LOGIN_JOB} logs in as. */
+export const LOGIN_ROLE_VARIABLE = 'SECRETSTORE_IAC_LOGIN_ROLE';
 
 /** One `secretstore-iac pipeline` command, the whole script of a job: the bin {@link BIN_VARIABLE} names, run directly. */
 const pipelineCommand = (...args: string[]) => `"$${BIN_VARIABLE}" pipeline ${args.join(' ')}`;
@@ -420,18 +431,19 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     // TF_PLUGIN_CACHE_DIR is not passed to the engine (named in the job's log).
     before_script: [INSTALL],
   };
-  const login = renderCiLoginScript({
-    roleName: '',
-    roleVariable: LOGIN_ROLE_VARIABLE,
-    authPath: options.authPath,
-    audience: options.audience,
-    baseJobName: LOGIN,
-    exportVaultToken: true,
-    namespace: options.namespace,
-  }).trimEnd();
-  jobs[LOGIN] = { extends: JOB, id_tokens: { SECRETSTORE_ID_TOKEN: { aud: options.audience } }, before_script: [INSTALL, login] };
-  jobs[PLAN_LOGIN] = { extends: LOGIN, variables: { [LOGIN_ROLE_VARIABLE]: options.planRoleName } };
-  jobs[APPLY_LOGIN] = { extends: LOGIN, variables: { [LOGIN_ROLE_VARIABLE]: options.applyRoleName } };
+  // The login is each job's command's (a JWT login in the process, errors per spec §7): the token is
+  // never a shell variable, and no shell login runs in these jobs (the platform's CI template keeps it).
+  jobs[LOGIN_JOB] = {
+    extends: JOB,
+    id_tokens: { [ID_TOKEN_VARIABLE]: { aud: options.audience } },
+    variables: {
+      [LOGIN_MOUNT_VARIABLE]: options.authPath,
+      [LOGIN_AUDIENCE_VARIABLE]: options.audience,
+      ...(options.namespace !== undefined && options.namespace !== '' ? { [LOGIN_NAMESPACE_VARIABLE]: options.namespace } : {}),
+    },
+  };
+  jobs[PLAN_LOGIN] = { extends: LOGIN_JOB, variables: { [LOGIN_ROLE_VARIABLE]: options.planRoleName } };
+  jobs[APPLY_LOGIN] = { extends: LOGIN_JOB, variables: { [LOGIN_ROLE_VARIABLE]: options.applyRoleName } };
   // No build job: the synth job compiles (once per pipeline) and synthesizes, one job less between a
   // merge and its apply (docs/pipelines.md §12, "The jobs on the critical path").
   jobs['secretstore-iac-synth'] = {
@@ -651,7 +663,7 @@ function header(options: ConfigurationPipelineYamlOptions): string[] {
     ' Schedule: plan -detailed-exitcode per stack; a drift fails the job.',
     ` With ${AUDIT_LOG_VARIABLE} set (the store's audit log: paths or https:// URLs), ${USAGE_JOB} writes the usage`,
     ` file (${USAGE_FILE}) on schedules and the default branch; each merge request's note reads it.`,
-    ` Store tokens: JWT login (${LOGIN}) as "${c(options.planRoleName)}" (merge requests, read only) or`,
+    ` Store tokens: JWT login (${LOGIN_JOB}) as "${c(options.planRoleName)}" (merge requests, read only) or`,
     ` "${c(options.applyRoleName)}" (protected branches). SECRETSTORE_ADDR and PG_CONN_STR (the state) are`,
     ' CI/CD variables; no store token is.',
     ...inputsHeader(options.inputs).map((l) => l.replace(/^#/, '')),

@@ -142,13 +142,15 @@ describe('cdktf.out/ci/secretstore-iac.gitlab-ci.yml', () => {
     // One login, in one hidden job; the plan and apply logins name their role in a variable.
     const login = pipeline['.secretstore-iac-login'];
     expect(login.id_tokens).toEqual({ SECRETSTORE_ID_TOKEN: { aud: 'https://gitlab.acme.example' } });
-    expect(login.before_script.at(-1)).toContain('_ss_role="${SECRETSTORE_IAC_LOGIN_ROLE:?');
-    expect(login.before_script.at(-1)).toContain('export VAULT_TOKEN="$_ss_token"');
-    expect(pipelineText.split('_ss_role=').length).toBe(2);
+    // The jobs' command logs in (lib/pipeline/pipeline-login.ts): the mount and audience the platform declares, no shell login.
+    expect(login.variables).toEqual({ SECRETSTORE_IAC_LOGIN_MOUNT: 'jwt', SECRETSTORE_IAC_LOGIN_AUDIENCE: 'https://gitlab.acme.example' });
+    expect(login.before_script).toBeUndefined();
+    expect(pipelineText).not.toContain('_ss_role=');
     for (const [hidden, roleName] of [['.secretstore-iac-plan-login', 'secretstore-iac-plan'], ['.secretstore-iac-apply-login', 'secretstore-iac-pipeline']]) {
       expect(pipeline[hidden]).toEqual({ extends: '.secretstore-iac-login', variables: { SECRETSTORE_IAC_LOGIN_ROLE: roleName } });
     }
-    // Only these jobs keep the token: the consumers' templates forget it after reading their secrets.
+    // No job keeps the token in a shell variable: the consumers' templates forget it after reading their secrets.
+    expect(pipelineText).not.toContain('export VAULT_TOKEN');
     expect(fs.readFileSync(path.join(platform.outdir, 'ci', 'secretstore-ci.gitlab-ci.yml'), 'utf8')).not.toContain('export VAULT_TOKEN');
     expect(Object.keys(pipeline.variables).sort()).toEqual(['SECRETSTORE_IAC_BIN', 'SECRETSTORE_IAC_INSTALL', 'SECRETSTORE_IAC_PIPELINE_COPY', 'TF_INPUT', 'TF_IN_AUTOMATION']);
   });

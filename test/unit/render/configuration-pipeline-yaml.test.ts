@@ -51,10 +51,11 @@ describe('the pipeline file', () => {
     expect(() => yaml.load(text, { schema: yaml.CORE_SCHEMA })).not.toThrow();
   });
 
-  it('logs in in one place: one hidden job holds the login script and the ID token; every job that talks to the store extends it through its role\'s hidden job', () => {
-    expect(text.split('_ss_role=').length).toBe(2);
-    const holding = Object.keys(pipeline).filter((j) => JSON.stringify(pipeline[j]).includes('_ss_role='));
-    expect(holding).toEqual(['.secretstore-iac-login']);
+  it('logs in in one place: one hidden job holds the ID token and where to log in (the jobs\' own command logs in: no shell login, no token in a shell variable); every job that talks to the store extends it through its role\'s hidden job', () => {
+    expect(text).not.toContain('_ss_role=');
+    expect(text).not.toContain('VAULT_TOKEN=');
+    expect(pipeline['.secretstore-iac-login'].before_script).toBeUndefined();
+    expect(pipeline['.secretstore-iac-login'].variables).toEqual({ SECRETSTORE_IAC_LOGIN_MOUNT: expect.any(String), SECRETSTORE_IAC_LOGIN_AUDIENCE: pipeline['.secretstore-iac-login'].id_tokens.SECRETSTORE_ID_TOKEN.aud });
     expect(Object.keys(pipeline).filter((j) => pipeline[j]?.id_tokens)).toEqual(['.secretstore-iac-login']);
     expect(pipeline['.secretstore-iac-plan-login']).toEqual({ extends: '.secretstore-iac-login', variables: { SECRETSTORE_IAC_LOGIN_ROLE: 'secretstore-iac-plan' } });
     expect(pipeline['.secretstore-iac-apply-login']).toEqual({ extends: '.secretstore-iac-login', variables: { SECRETSTORE_IAC_LOGIN_ROLE: 'secretstore-iac-pipeline' } });
