@@ -79,6 +79,7 @@ export * from './rules/ssi-r13-people-roles-pin-group';
 export * from './rules/ssi-r14-catalogued-store-objects';
 export * from './rules/ssi-r15-names-known-at-synthesis';
 export * from './rules/ssi-r16-access-invariants';
+export * from './rules/ssi-r17-pipeline-grants-match-final-objects';
 // A security team's access invariants (docs/invariants.md).
 export * from './constructs/access-invariants';
 export { INVARIANT_CAPABILITY_WORDS } from './invariants/access-invariant';

@@ -1,7 +1,7 @@
 import { Construct } from 'constructs';
 import { Capability } from '../model/capability';
 import { ValidationProblem } from '../model/validation-problem';
-import type { StoreObjectKind } from '../catalogue/store-object-kind';
+import type { StoreAccessRule, StoreObjectKind } from '../catalogue/store-object-kind';
 import { CiJwtAuth } from './ci-jwt-auth';
 import { grantsOf, pipelineRoleRules, registerPipelineGrantee } from './pipeline-stack-grant';
 import type { PipelineStackGrant } from './pipeline-stack-grant';
@@ -60,6 +60,23 @@ export interface ConfigurationPipelineRoleProps {
 }
 
 /**
+ * The rules every configuration pipeline role's own policy holds whatever the stacks declare (they
+ * belong to no one store object); SSI-R17 expects them there and nothing else beside the catalogue's:
+ * - `auth/token/create` update: the vault provider works with a child token of the job's token
+ *   (`skip_child_token` unset);
+ * - `sys/auth` read: the provider reads the list of auth methods to find its mounts (every auth
+ *   mount resource reads it, and a plan reads it before it knows which mounts exist);
+ * - `sys/mounts` read: `secretstore-iac tf` and `drift` compare the declared KV mounts with the
+ *   store's mount table before planning (a KV mount of another version would make every declared
+ *   path wrong), a read of the whole table, which no declared object is.
+ */
+export const PIPELINE_ROLE_LEVEL_RULES: readonly StoreAccessRule[] = [
+  { path: 'auth/token/create', capabilities: ['update'] },
+  { path: 'sys/auth', capabilities: ['read'] },
+  { path: 'sys/mounts', capabilities: ['read'] },
+];
+
+/**
  * A JWT role of the configuration project's pipeline (the one that plans and applies the stacks).
  * `apply`: only jobs of that project (`project_id`) on a protected branch (`ref_protected`,
  * `ref_type`) log in. `plan`: any job of that project logs in, and may only read what the stacks manage.
@@ -115,16 +132,7 @@ export class ConfigurationPipelineRole extends CiJwtRole {
   protected override completePolicy(): void {
     const source = this.node.path;
     const add = (path: string, capabilities: readonly Capability[]) => this.policy.addRule(path, capabilities, source);
-    // The role-level rules, which belong to no one object:
-    // - the vault provider works with a child token of the job's token (`skip_child_token` unset);
-    add('auth/token/create', ['update']);
-    // - the provider reads the list of auth methods to find its mounts (every auth mount resource
-    //   reads it, and a plan reads it before it knows which mounts exist);
-    add('sys/auth', ['read']);
-    // - `secretstore-iac tf` and `drift` compare the declared KV mounts with the store's mount table
-    //   before planning (a KV mount of another version would make every declared path wrong): a read
-    //   of the whole table, which no declared object is.
-    add('sys/mounts', ['read']);
+    for (const rule of PIPELINE_ROLE_LEVEL_RULES) add(rule.path, rule.capabilities);
     for (const rule of pipelineRoleRules(this).own) add(rule.path, rule.capabilities);
     const grants = grantsOf(this).map((g) => terraformString(g.policyName));
     this.role.tokenPolicies = [this.policyResource.name, ...grants];

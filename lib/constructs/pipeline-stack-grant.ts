@@ -2,7 +2,7 @@ import { IConstruct } from 'constructs';
 import { TerraformResource } from '../framework/framework';
 import type { PipelineAccess, StoreAccessRule } from '../catalogue/store-object-kind';
 import { configurationPipelineStacks } from './configuration-pipeline-stacks';
-import { declaredStoreObjects } from './declared-store-objects';
+import { DeclaredStoreObject, declaredStoreObjects } from './declared-store-objects';
 import { SecretStoreStack } from './secret-store-stack';
 import { StorePolicy } from './store-policy';
 import { oncePerSynthesis } from './synthesis-round';
@@ -145,18 +145,36 @@ export function pipelineRoleRules(role: PipelineGrantee): PipelineRoleRules {
     const grantPaths = new Set(stacks.flatMap((s) => s.node.children.filter((c) => c instanceof PipelineStackGrant).map((c) => c.node.path)));
     const own: StoreAccessRule[] = [];
     const byStack = new Map<string, StoreAccessRule[]>();
-    for (const object of declaredStoreObjects(role).objects) {
-      if (!names.has(object.stack)) continue;
-      const toGrant = granted.has(object.stack) && !grantPaths.has(object.constructPath);
-      for (const rule of object.kind.pipelineRules(object.fields, role.access)) {
-        if (!toGrant || rule.capabilities.every((c) => c === 'list')) own.push(rule);
-        else {
-          const rules = byStack.get(object.stack);
-          if (rules) rules.push(rule);
-          else byStack.set(object.stack, [rule]);
-        }
+    const objects = declaredStoreObjects(role).objects.filter((o) => names.has(o.stack));
+    placePipelineRules(objects, role, granted, grantPaths, (rule, _object, stack) => {
+      if (stack === undefined) own.push(rule);
+      else {
+        const rules = byStack.get(stack);
+        if (rules) rules.push(rule);
+        else byStack.set(stack, [rule]);
       }
-    }
+    });
     return { own, byStack };
   });
+}
+
+/**
+ * Places each rule `role` needs for `objects` (the catalogue's `pipelineRules` for its access) as
+ * {@link pipelineRoleRules} describes: `place` gets the stack whose grant holds it, or undefined for
+ * the role's own policy. One placement for the grants (from the constructs' values) and for SSI-R17,
+ * which places the final documents' objects the same way and compares.
+ * @param granted the stacks that have a grant of `role`
+ * @param grantPaths the construct paths of every pipeline grant (their rules go to the own policy)
+ */
+export function placePipelineRules(
+  objects: readonly DeclaredStoreObject[],
+  role: PipelineGrantee,
+  granted: ReadonlySet<string>,
+  grantPaths: ReadonlySet<string>,
+  place: (rule: StoreAccessRule, object: DeclaredStoreObject, stack: string | undefined) => void,
+): void {
+  for (const object of objects) {
+    const toGrant = granted.has(object.stack) && !grantPaths.has(object.constructPath);
+    for (const rule of object.kind.pipelineRules(object.fields, role.access)) place(rule, object, !toGrant || rule.capabilities.every((c) => c === 'list') ? undefined : object.stack);
+  }
 }

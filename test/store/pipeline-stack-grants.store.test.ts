@@ -12,8 +12,13 @@
  *   creates the new one after widening it: no 403; afterwards the token can no longer read the
  *   removed role's path (the grant was what allowed it);
  * - right after these applies, `drift` is clean: the `depends_on` meta-argument is not compared with
- *   the store (issue 37).
+ *   the store (issue 37);
+ * - SSI-R17's reason (issue 45): an object the grants were not derived from (a block only a stack
+ *   override writes) is refused at synthesis; written into the document by hand, past the rule, the
+ *   store refuses the apply role's token (HTTP 403) and nothing is written.
  */
+import * as fs from 'fs';
+import * as path from 'path';
 import { runEngine } from '../support/store/engine';
 import { runStoreCli } from '../support/store/store-cli';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
@@ -82,6 +87,28 @@ describe.each(ENGINES)('the pipeline roles\' grants live with each stack, with $
     expect(roleCreating).toBeGreaterThan(grantCreated);
     expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev')).status).toBe(200);
     expect((await storeRequest(store, 'GET', 'auth/approle/role/billing-dev', undefined, token)).status).toBe(200);
+  });
+
+  it(`${engine}: SSI-R17's reason, on the store: an object only a stack override writes is refused at synthesis; the same block written into cdk.tf.json by hand is applied with HTTP 403 (the grant does not reach it) and nothing is written`, async () => {
+    const policy = { name: 'backdoor', policy: 'path "secret/*" {\n  capabilities = ["read"]\n}\n' };
+    const before = fs.readFileSync(path.join(fixture.stackDir('app-roles'), 'cdk.tf.json'), 'utf8');
+    expect(() => fixture.synthPlatform(config({ 'billing-dev': { name: 'billing', environment: 'dev' } }), (p) => p.appRoles.addOverride('resource.vault_policy.backdoor', policy))).toThrow(
+      /\[app-roles\] SSI-R17 name = "backdoor": is written by the engine \(vault_policy\.backdoor in stack app-roles\) where the configuration pipeline's policies do not reach: create, read, update, delete on sys\/policies\/acl\/backdoor/,
+    );
+    // Without the rule: the block the override writes, added to the document the engine loads.
+    const document = JSON.parse(before);
+    document.resource.vault_policy.backdoor = policy;
+    fs.writeFileSync(path.join(fixture.stackDir('app-roles'), 'cdk.tf.json'), JSON.stringify(document, null, 2));
+    try {
+      const out = await run('app-roles', ['apply', '-auto-approve'], await applyRoleToken());
+      expect(out.code).toBe(1);
+      expect(`${out.stdout}\n${out.stderr}`).toMatch(/Code: 403|permission denied/);
+      expect((await storeRequest(store, 'GET', 'sys/policies/acl/backdoor')).status).toBe(404);
+    } finally {
+      fs.writeFileSync(path.join(fixture.stackDir('app-roles'), 'cdk.tf.json'), before);
+    }
+    // The stack is as before: the refused create left nothing in the state.
+    expect(applied(await run('app-roles', ['plan', '-detailed-exitcode'], await applyRoleToken()), 'plan after the refused apply')).toMatch(/No changes/);
   });
 
   it(`${engine}: an application removed and one added in one apply: the removed role and policy are destroyed before the grant narrows, the new ones created after it widens; no 403`, async () => {

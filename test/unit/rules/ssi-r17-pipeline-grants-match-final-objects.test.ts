@@ -1,0 +1,89 @@
+/**
+ * SSI-R17 (issue 45, rules read what the engine reads): the configuration pipeline roles' policies
+ * are derived from the values the constructs were given; the engine writes the final documents. Each
+ * pipeline policy's final text must hold exactly the rules the final store objects need, so that an
+ * override that renames an object, adds one, or rewrites a pipeline policy is a synthesis problem
+ * naming the override, not an apply refused with 403 (or a token that may write what no stack is).
+ */
+import { Construct } from 'constructs';
+import { Policy } from '@cdktf/provider-vault/lib/policy';
+import { platformConfig as shipped } from '../../../stacks/platform.config';
+import { synthesisProblems } from '../../support/synthesized-platform';
+import { Platform } from '../../../lib/platform/platform';
+import { PlatformSettings, SecretStoreStack, SSI_R17 } from '../../../lib';
+import { declarePipelineStackGrants } from '../../../lib/constructs/pipeline-stack-grant';
+import { TerraformElement } from '../../../lib/framework/framework';
+
+const TEXT = 'path "secret/data/team/*" {\n  capabilities = ["read"]\n}\n';
+const WIDE = 'path "secret/*" {\n  capabilities = ["read"]\n}\n';
+
+/** The SSI-R17 lines of a synthesis of the shipped platform after `change` (nothing is written when there are any). */
+const r17 = (change: (p: Platform, app: Construct) => void): string[] => synthesisProblems(shipped, change).filter((l) => l.includes(' SSI-R17 '));
+
+/** The element at construct path `path`, after the pipeline's grants are declared (they are declared at synthesis, before validation). */
+const element = (app: Construct, path: string): TerraformElement => {
+  declarePipelineStackGrants(app);
+  const found = app.node.findAll().find((c) => c.node.path === path);
+  if (!(found instanceof TerraformElement)) throw new Error(`no element ${path}`);
+  return found;
+};
+
+/** A stack a user adds that the pipeline runs (a SecretStoreStack), with a raw policy `innocent`. */
+const userPolicy = (app: Construct): Policy => new Policy(new SecretStoreStack(app, 'user', { settings: new PlatformSettings(shipped.settings) }), 'innocent', { name: 'innocent', policy: TEXT });
+
+describe('SSI-R17: the pipeline policies hold exactly what the final store objects need', () => {
+  it('holds for the platform as declared, and for a raw provider resource in a stack the pipeline runs', () => {
+    expect(r17(() => undefined)).toEqual([]);
+    expect(r17((_p, app) => void userPolicy(app))).toEqual([]);
+  });
+
+  it("an object renamed by addOverride('name', …) in a stack with grants: reported on the object (what the grants miss) and on both grants (what they hold that nothing is)", () => {
+    const lines = r17((_p, app) => void element(app, 'app-roles/orchestrator-dev/policy').addOverride('name', 'orchestrator-renamed'));
+    expect(lines).toEqual([
+      expect.stringMatching(/^\[app-roles\/orchestrator-dev\/policy\] SSI-R17 name = "orchestrator-renamed": is written by the engine \(vault_policy\.orchestrator-dev_policy_\w+ in stack app-roles\) where the configuration pipeline's policies do not reach: create, read, update, delete on sys\/policies\/acl\/orchestrator-renamed \(secretstore-iac-pipeline's policy secretstore-iac-pipeline-app-roles\); read on sys\/policies\/acl\/orchestrator-renamed \(secretstore-iac-plan's policy secretstore-iac-plan-app-roles\); .*HTTP 403.*; name set by addOverride\('name', …\) on app-roles\/orchestrator-dev\/policy; give the value on the construct/),
+      expect.stringMatching(/^\[app-roles\/secretstore-iac-grant-pipeline-apply\] SSI-R17 policy = "secretstore-iac-pipeline-app-roles": holds rules no store object .*: create, read, update, delete on sys\/policies\/acl\/orchestrator-dev \(derived from app-roles\/orchestrator-dev\/policy as its construct gave it \(name "orchestrator-dev"\), which the engine does not write\)/),
+      expect.stringMatching(/^\[app-roles\/secretstore-iac-grant-pipeline-plan\] SSI-R17 policy = "secretstore-iac-plan-app-roles": holds rules no store object .*: read on sys\/policies\/acl\/orchestrator-dev \(derived from/),
+    ]);
+  });
+
+  it("an object of the roles' own stack renamed: its rules are the roles' own policies', reported the same way", () => {
+    const lines = r17((p) => void p.ciAccess.registryCi.policyResource.addOverride('name', 'registry-ci-renamed'));
+    expect(lines.map((l) => l.slice(0, l.indexOf(' SSI-R17')))).toEqual(['[ci-access/pipeline-apply/policy]', '[ci-access/pipeline-plan/policy]', '[ci-access/registry-ci/policy]']);
+    expect(lines[2]).toContain('create, read, update, delete on sys/policies/acl/registry-ci-renamed (secretstore-iac-pipeline\'s policy secretstore-iac-pipeline)');
+    expect(lines[0]).toContain('create, read, update, delete on sys/policies/acl/registry-ci (derived from ci-access/registry-ci/policy');
+  });
+
+  it('a raw resource renamed by a stack override, and an object only a stack override writes, are reported naming the stack override', () => {
+    expect(
+      r17((_p, app) => {
+        const policy = userPolicy(app);
+        (policy.node.scope as SecretStoreStack).addOverride(`resource.vault_policy.${policy.friendlyUniqueId}.name`, 'renamed');
+      })[0],
+    ).toMatch(/^\[user\/innocent\] SSI-R17 name = "renamed": .*on sys\/policies\/acl\/renamed .*; name set by the stack override resource\.vault_policy\.innocent\.name on user;/);
+    expect(r17((p) => p.appRoles.addOverride('resource.vault_policy.backdoor', { name: 'backdoor', policy: WIDE }))).toEqual([
+      expect.stringMatching(/^\[app-roles\] SSI-R17 name = "backdoor": is written by the engine \(vault_policy\.backdoor in stack app-roles\) .*create, read, update, delete on sys\/policies\/acl\/backdoor .*; name written by the stack override resource\.vault_policy\.backdoor\.name on app-roles; declare the object as a construct/),
+    ]);
+  });
+
+  it("a grant's text widened by addOverride('policy', …) is reported on the grant, naming the override (and what it dropped)", () => {
+    const lines = r17((_p, app) => void element(app, 'app-roles/secretstore-iac-grant-pipeline-apply').addOverride('policy', WIDE));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[app-roles\/secretstore-iac-grant-pipeline-apply\] SSI-R17 policy = "secretstore-iac-pipeline-app-roles": holds rules no store object of the pipeline's stacks needs as the engine writes them: read on secret\/\*; and it lacks rules the pipeline needs: .*create, read, update, delete on sys\/policies\/acl\/orchestrator-dev /);
+    expect(lines[0]).toContain("; policy set by addOverride('policy', …) on app-roles/secretstore-iac-grant-pipeline-apply;");
+  });
+
+  it("a role's own policy rewritten by an override is reported once, on the policy: the role-level rules and every object's rules it lost", () => {
+    const lines = r17((_p, app) => void element(app, 'ci-access/pipeline-apply/policy').addOverride('policy', 'path "sys/auth" {\n  capabilities = ["read"]\n}\n'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[ci-access\/pipeline-apply\/policy\] SSI-R17 policy = "secretstore-iac-pipeline": lacks rules the pipeline needs: update on auth\/token\/create .*read on sys\/mounts .*create, read, update, delete on auth\/jwt\/role\/registry-ci /);
+    expect(lines[0]).not.toContain('sys/auth ');
+  });
+
+  it('a name an override writes as an expression the engine evaluates is compared as the engine evaluates it', () => {
+    expect(r17((_p, app) => void element(app, 'app-roles/orchestrator-dev/policy').addOverride('name', '${lower("ORCHESTRATOR-DEV")}'))).toEqual([]);
+  });
+
+  it('is a platform rule with its id, checked at every synthesis', () => {
+    expect(SSI_R17.id).toBe('SSI-R17');
+  });
+});
