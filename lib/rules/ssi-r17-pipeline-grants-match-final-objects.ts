@@ -15,6 +15,7 @@ import { capabilityMask, capabilityNames, isDenyMask } from '../acl/store-capabi
 import { StoreTarget } from '../model/store-target';
 import { ValidationProblem } from '../model/validation-problem';
 import { compareStrings } from '../private/compare-strings';
+import { storePolicyName } from '../model/store-policy-name';
 
 /** The rules of one grant, by rule slot: the capability mask and the path as written. */
 type RuleSet = Map<string, { readonly path: string; mask: number }>;
@@ -31,12 +32,13 @@ type RuleSet = Map<string, { readonly path: string; mask: number }>;
  * capabilities, as the store files them), for every object the engine writes and every rule the texts
  * hold, not by samples. Reported on each object a policy misses (naming the override that set its
  * identity) and on each policy for a rule nothing needs (naming what it was derived from, or the
- * override of its text).
+ * override of its text). Each role's final `token_policies` must be exactly its own policy and its
+ * grants: another policy attached would be every pipeline job's.
  */
 export const SSI_R17: PlatformRule = {
   id: 'SSI-R17',
   description:
-    "Each configuration pipeline role's own policy and grants hold, in their final texts, exactly the rules the store objects of the pipeline's stacks need as the engine writes them (after every override), besides the role-level rules: no object the pipeline could not write, no path it could write that no object is.",
+    "Each configuration pipeline role's own policy and grants hold, in their final texts, exactly the rules the store objects of the pipeline's stacks need as the engine writes them (after every override), besides the role-level rules, and each role carries exactly those policies: no object the pipeline could not write, no path it could write that no object is.",
   check: (d) => {
     if (d.pipelineRoles.length === 0) return [];
     const root = d.pipelineRoles[0];
@@ -110,6 +112,8 @@ export const SSI_R17: PlatformRule = {
       // A grant of a stack whose every object is gone holds nothing either.
       for (const grant of grants) if (!finals.has(grant.grantedStack.node.id)) compare(grant, grant.policyName, new Map(), () => givenRules().byStack.get(grant.grantedStack.node.id) ?? new Map());
       compare(role.policyResource, role.roleName, own, () => givenRules().own);
+      const attached = attachedPolicies(role, [role.roleName, ...grants.map((g) => g.policyName)], documents);
+      if (attached !== undefined) findings.push(attached);
     }
     for (const [object, lacking] of missing) {
       const named = declaredName(object.kind, object.fields);
@@ -219,4 +223,44 @@ function derivedFrom(objects: readonly DeclaredStoreObject[]): string {
       return `${o.constructPath} as its construct gave it (${named.field} ${JSON.stringify(named.value)})`;
     })
     .join(', ')}, which the engine does not write`;
+}
+
+/**
+ * The finding when `role`'s final `token_policies` are not exactly `expected` (its own policy and its
+ * grants, as the store names them): an override that attaches another policy would give every
+ * pipeline job that policy's access, one that drops a grant would make the apply fail with 403.
+ */
+function attachedPolicies(role: ConfigurationPipelineRole, expected: readonly string[], documents: readonly FinalStackDocument[]): RuleFinding | undefined {
+  const doc = documents.find((x) => x.stack === SecretStoreStack.of(role));
+  const block = doc?.resource(role.role.terraformResourceType, role.role.friendlyUniqueId);
+  if (doc === undefined || block === undefined) return undefined; // a role a stack override removed: the pipeline cannot log in, nothing to attach
+  const given = block.body.token_policies;
+  const names: string[] = [];
+  const unknown: string[] = [];
+  for (const entry of Array.isArray(given) ? given : []) {
+    const v = finalAttributeValue({ entry }, 'entry', doc, documents);
+    if (v === undefined) continue;
+    if (v.unresolved !== undefined) unknown.push(`${String(entry)} (${v.unresolved})`);
+    else names.push(storePolicyName(String(v.value)));
+  }
+  const want = new Set(expected.map(storePolicyName));
+  const got = new Set(names);
+  const added = [...got].filter((n) => !want.has(n)).sort(compareStrings);
+  const dropped = [...want].filter((n) => !got.has(n)).sort(compareStrings);
+  if (added.length === 0 && dropped.length === 0 && unknown.length === 0) return undefined;
+  const by = doc.overrideOf(block, 'token_policies');
+  const parts = [
+    ...(added.length > 0 ? [`attaches ${added.join(', ')}, which the pipeline's stacks do not need (every job of the role would hold it)`] : []),
+    ...(dropped.length > 0 ? [`drops ${dropped.join(', ')} (the apply would be refused with HTTP 403 where it grants)`] : []),
+    ...(unknown.length > 0 ? [`holds a name the engine learns only when it plans: ${unknown.join(', ')}`] : []),
+  ];
+  return {
+    constructPath: role.node.path,
+    problem: new ValidationProblem(
+      'token_policies',
+      names,
+      `${parts.join('; ')}; a configuration pipeline role carries exactly its own policy and its grants (${[...want].join(', ')})${by !== undefined ? `; token_policies ${by}` : ''}: leave them to the library`,
+      'SSI-R17',
+    ),
+  };
 }

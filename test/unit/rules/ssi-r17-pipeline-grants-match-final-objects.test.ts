@@ -79,6 +79,16 @@ describe('SSI-R17: the pipeline policies hold exactly what the final store objec
     expect(lines[0]).not.toContain('sys/auth ');
   });
 
+  it("a pipeline role's token_policies changed by an override: a policy attached, or the grants taken away, is reported on the role, naming the override", () => {
+    // cdktf appends an override's list to the given one: the document holds both.
+    expect(r17((_p, app) => void element(app, 'ci-access/pipeline-apply/role').addOverride('token_policies', ['Orchestrator-Dev']))).toEqual([
+      `[ci-access/pipeline-apply] SSI-R17 token_policies = ["secretstore-iac-pipeline","secretstore-iac-pipeline-app-roles","orchestrator-dev"]: attaches orchestrator-dev, which the pipeline's stacks do not need (every job of the role would hold it); a configuration pipeline role carries exactly its own policy and its grants (secretstore-iac-pipeline, secretstore-iac-pipeline-app-roles); token_policies set by addOverride('token_policies', …) on ci-access/pipeline-apply/role: leave them to the library`,
+    ]);
+    expect(r17((_p, app) => void element(app, 'ci-access/pipeline-plan/role').addOverride('token_policies', undefined))).toEqual([
+      expect.stringMatching(/^\[ci-access\/pipeline-plan\] SSI-R17 token_policies = \[\]: drops secretstore-iac-plan, secretstore-iac-plan-app-roles \(the apply would be refused with HTTP 403 where it grants\); .*token_policies (removed|set) by addOverride/),
+    ]);
+  });
+
   it('a name an override writes as an expression the engine evaluates is compared as the engine evaluates it', () => {
     expect(r17((_p, app) => void element(app, 'app-roles/orchestrator-dev/policy').addOverride('name', '${lower("ORCHESTRATOR-DEV")}'))).toEqual([]);
   });
