@@ -125,11 +125,13 @@ export const pipelineCommand: Command = {
     const out = format === 'json' ? (l: string) => context.stderr(l) : (l: string) => context.stdout(l);
     const outdirArgument = values.outdir as string | undefined;
     const outdir = path.resolve(context.cwd, outdirArgument ?? 'cdktf.out');
+    // Checked before the login: a usage error costs no store call and leaves no token behind.
+    const options = checkedJobOptions(job as (typeof JOBS)[number], values);
     const log = new PipelineJobLog(job, out);
     // The job's store login (when its hidden login job names a role): every step below runs with its token.
     const session = await pipelineLogin(context.env, log);
     try {
-      return await runLoggedIn(job as (typeof JOBS)[number], values, { ...context, env: session.env }, log, out, format, outdirArgument, outdir);
+      return await runLoggedIn(job as (typeof JOBS)[number], options, { ...context, env: session.env }, log, out, format, outdirArgument, outdir);
     } finally {
       await session.end();
     }
@@ -139,7 +141,7 @@ export const pipelineCommand: Command = {
 /** A job's steps, with the store session's environment in `context`. */
 async function runLoggedIn(
   job: (typeof JOBS)[number],
-  values: Readonly<Record<string, unknown>>,
+  options: JobOptions,
   context: CommandContext,
   log: PipelineJobLog,
   out: (line: string) => void,
@@ -164,7 +166,7 @@ async function runLoggedIn(
   const review: PipelineReviewRunner = collected(accessDiffCommand, outdirArgument !== undefined ? ['--outdir', outdir] : []);
   const usage: PipelineUsageRunner = collected(usageCommand);
   const ctx: PipelineJobContext = { dir: context.cwd, outdir, description: readPipelineDescription(outdir), env: context.env, log, engine, tokens: storeStackTokens(context.env) };
-  const result = await runJob(job, values, ctx, review, usage);
+  const result = await runJob(job, options, ctx, review, usage);
   const exitCode = pipelineExitCode(result);
   if (format === 'json') context.stdout(terminalJson({ job, exitCode, stacks: result.stacks, decisions: log.decisions }));
   return exitCode;
@@ -191,43 +193,67 @@ function jobTarget(values: Readonly<Record<string, unknown>>, retiredAllowed: bo
   return { kind: 'shard', group: String(values.group), job: Number(values.job) };
 }
 
-/** Runs one job with its options checked. */
-async function runJob(job: (typeof JOBS)[number], values: Readonly<Record<string, unknown>>, ctx: PipelineJobContext, review: PipelineReviewRunner, usage: PipelineUsageRunner): Promise<PipelineJobResult> {
+/** A job's options, checked: its target (plan, apply), the review's mode, the drift job's stack. */
+interface JobOptions {
+  readonly target?: PipelineJobTarget;
+  readonly mode?: 'merge-request' | 'default-branch';
+  readonly stack?: string;
+  /** `plan --merge-request`. */
+  readonly mergeRequest?: boolean;
+}
+
+/** Checks a job's options (a {@link UsageError} names what is wrong), before anything runs. */
+function checkedJobOptions(job: (typeof JOBS)[number], values: Readonly<Record<string, unknown>>): JobOptions {
   const only = (allowed: readonly string[]) => {
     const extra = ['stack', 'group', 'job', 'retired', 'merge-request', 'default-branch'].filter((o) => values[o] !== undefined && !allowed.includes(o));
     if (extra.length > 0) throw new UsageError(`pipeline ${job} does not take ${extra.map((o) => `--${o}`).join(', ')}`);
   };
   switch (job) {
-    case 'plan': {
+    case 'plan':
       only(['stack', 'group', 'job', 'retired', 'merge-request']);
-      const target = jobTarget(values, true);
+      return { target: jobTarget(values, true), mergeRequest: values['merge-request'] === true };
+    case 'apply':
+      only(['stack', 'group', 'job', 'retired']);
+      return { target: jobTarget(values, true) };
+    case 'review':
+      only(['merge-request', 'default-branch']);
+      if ((values['merge-request'] === true) === (values['default-branch'] === true)) throw new UsageError('give one of --merge-request, --default-branch');
+      return { mode: values['merge-request'] === true ? 'merge-request' : 'default-branch' };
+    case 'drift':
+      only(['stack']);
+      if (values.stack === undefined) throw new UsageError('drift expects --stack STACK');
+      return { stack: String(values.stack) };
+    case 'removals':
+    case 'confirm':
+    case 'usage':
+      only([]);
+      return {};
+  }
+}
+
+/** Runs one job, its options checked ({@link checkedJobOptions}). */
+async function runJob(job: (typeof JOBS)[number], options: JobOptions, ctx: PipelineJobContext, review: PipelineReviewRunner, usage: PipelineUsageRunner): Promise<PipelineJobResult> {
+  switch (job) {
+    case 'plan': {
+      const target = options.target!;
       const selection = readPipelineSelection(ctx.dir, { selected: target.kind !== 'retired', retired: target.kind === 'retired' });
-      return runPlanJob(jobStacks(target, ctx.description, selection, 'plan'), values['merge-request'] === true, ctx);
+      return runPlanJob(jobStacks(target, ctx.description, selection, 'plan'), options.mergeRequest === true, ctx);
     }
     case 'apply': {
-      only(['stack', 'group', 'job', 'retired']);
-      const target = jobTarget(values, true);
+      const target = options.target!;
       const selection = readPipelineSelection(ctx.dir, { selected: target.kind !== 'retired', retired: target.kind === 'retired' });
       const stacks = jobStacks(target, ctx.description, selection, 'apply');
       return target.kind === 'retired' ? runRetiredApplyJob(stacks, ctx) : runApplyJob(stacks, ctx);
     }
     case 'removals':
-      only([]);
       return runRemovalsJob(readPipelineSelection(ctx.dir, { selected: true, retired: true }), ctx);
-    case 'review': {
-      only(['merge-request', 'default-branch']);
-      if ((values['merge-request'] === true) === (values['default-branch'] === true)) throw new UsageError('give one of --merge-request, --default-branch');
-      return runReviewJob(values['merge-request'] === true ? 'merge-request' : 'default-branch', ctx, review);
-    }
+    case 'review':
+      return runReviewJob(options.mode!, ctx, review);
     case 'confirm':
-      only([]);
       return runConfirmationJob(readPipelineSelection(ctx.dir, { selected: true, retired: true }), ctx);
     case 'usage':
-      only([]);
       return runUsageJob(ctx, usage);
     case 'drift':
-      only(['stack']);
-      if (values.stack === undefined) throw new UsageError('drift expects --stack STACK');
-      return runDriftJob(String(values.stack), ctx, review);
+      return runDriftJob(options.stack!, ctx, review);
   }
 }

@@ -5,6 +5,8 @@
  * runs in the pipeline store tests.
  */
 import * as fs from 'fs';
+import * as http from 'http';
+import { AddressInfo } from 'net';
 import * as path from 'path';
 import { pipelineExitCode } from '../../../lib/cli/pipeline-command';
 import { runCli } from '../../../lib/cli/run-cli';
@@ -90,5 +92,28 @@ describe('secretstore-iac pipeline', () => {
     const r = await run(jobDirectory({}), args as string[]);
     expect(r.code).toBe(2);
     expect(r.err).toContain(message);
+  });
+
+  it('a usage error is found before the job logs in: no request reaches the store, no token is made', async () => {
+    const requests: string[] = [];
+    const server = http.createServer((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const login = { SECRETSTORE_ADDR: address, SECRETSTORE_IAC_LOGIN_ROLE: 'secretstore-iac-plan', SECRETSTORE_IAC_LOGIN_MOUNT: 'jwt', SECRETSTORE_IAC_LOGIN_AUDIENCE: 'https://gitlab.acme.example', SECRETSTORE_ID_TOKEN: 'a.b.c' };
+      for (const args of [['plan'], ['review'], ['drift'], ['apply', '--stack', 'a', '--merge-request']]) {
+        const r = await run(jobDirectory({}), args, login);
+        expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      }
+      expect(requests).toEqual([]);
+      // The same environment with valid options does reach the store's login (so the check above can fail).
+      await run(jobDirectory({}), ['review', '--default-branch'], login);
+      expect(requests).toEqual(['POST /v1/auth/jwt/login']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
