@@ -21,8 +21,11 @@ export const ACL_POLICY_OBJECT: StoreObjectKind = {
   nameComparison: 'policy names are one name space for the whole store, trimmed and lower-cased',
   // The provider's id of a policy is its name as given.
   derivedAttribute: (f, a) => (a === 'id' ? f.name : undefined),
+  // The provider requests the policy under its name as given (`PUT sys/policies/acl/Upper-Case`), and
+  // ACL paths are case-sensitive: a grant of the stored (lower-cased) name only was refused with 403
+  // (OpenBao 2.4.0, pipeline-stack-grants.store.test.ts); the library's own reads use the stored name (`locate`).
   pipelineRules: (f, access) => [
-    { path: `sys/policies/acl/${storePolicyName(String(f.name))}`, capabilities: crudFor(access) },
+    ...[...new Set([String(f.name), storePolicyName(String(f.name))])].map((name) => ({ path: `sys/policies/acl/${name}`, capabilities: crudFor(access) })),
     ...listingRules('sys/policies/acl'),
   ],
   readerRules: [

@@ -19,6 +19,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { runEngine } from '../support/store/engine';
 import { runStoreCli } from '../support/store/store-cli';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
@@ -140,5 +141,12 @@ describe.each(ENGINES)('the pipeline roles\' grants live with each stack, with $
     const drift = await runStoreCli(['drift', 'cdktf.out'], { cwd: fixture.dir, addr: store.addr, token: store.rootToken });
     expect({ code: drift.code, stderr: drift.stderr }).toEqual({ code: 0, stderr: '' });
     expect(drift.stdout).toContain('**In sync.**');
+  });
+
+  it(`${engine}: a raw policy named with capitals (Upper-Case) is applied by the apply role: the provider requests sys/policies/acl/Upper-Case and ACL paths are case-sensitive, so its grant holds the name as given beside the stored one (before: HTTP 403)`, async () => {
+    fixture.synthPlatform(config({ 'payments-dev': { name: 'payments', environment: 'dev' } }), (p) => void new Policy(p.appRoles, 'user_upper', { name: 'Upper-Case', policy: 'path "secret/data/x" {\n  capabilities = ["read"]\n}\n' }));
+    const out = applied(await run('app-roles', ['apply', '-auto-approve'], await applyRoleToken()), 'apply of a policy named with capitals');
+    expect(out).toMatch(/vault_policy\.user_upper: Creation complete after \S+ \[id=Upper-Case\]/);
+    expect((await storeRequest(store, 'GET', 'sys/policies/acl/upper-case')).status).toBe(200);
   });
 });

@@ -121,7 +121,9 @@ describe('names are compared as the store compares them', () => {
       { path: 'auth/approle/role', capabilities: ['list'] },
       { path: 'auth/approle/role/', capabilities: ['list'] },
     ]);
+    // The provider's requests use the name as given (ACL paths are case-sensitive), the library's reads the stored name.
     expect(policy.pipelineRules({ name: 'Billing-Dev' }, 'apply')).toEqual([
+      { path: 'sys/policies/acl/Billing-Dev', capabilities: ['create', 'read', 'update', 'delete'] },
       { path: 'sys/policies/acl/billing-dev', capabilities: ['create', 'read', 'update', 'delete'] },
       { path: 'sys/policies/acl', capabilities: ['list'] },
       { path: 'sys/policies/acl/', capabilities: ['list'] },

@@ -7,6 +7,8 @@
  */
 import { Construct } from 'constructs';
 import { Policy } from '@cdktf/provider-vault/lib/policy';
+import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
+import { SeededRandom } from '../../support/seeded-random';
 import { platformConfig as shipped } from '../../../stacks/platform.config';
 import { synthesisProblems } from '../../support/synthesized-platform';
 import { Platform } from '../../../lib/platform/platform';
@@ -96,4 +98,52 @@ describe('SSI-R17: the pipeline policies hold exactly what the final store objec
   it('is a platform rule with its id, checked at every synthesis', () => {
     expect(SSI_R17.id).toBe('SSI-R17');
   });
+});
+
+describe('property: SSI-R17 reports exactly the objects whose final path differs from the given one, whatever the override', () => {
+  const random = SeededRandom.fromEnvironment('ssi-r17');
+  // Given names and the values an override may write: the same, the same as the store names it, an expression the engine evaluates to it, or another name.
+  const GIVEN = ['alpha', 'beta-dev', 'gamma'];
+  const written = (given: string) => random.pick([given, given.toUpperCase(), ` ${given} `, `\${lower("${given.toUpperCase()}")}`, `${given}-2`, 'delta', `\${"${given}"}`]);
+  /**
+   * The names of an object's request paths, for the oracle: a role's as written; a policy's as written
+   * (the provider requests `sys/policies/acl/<name as given>`, ACL paths are case-sensitive) and as
+   * the store files it (trimmed, lower-cased: the library's own reads).
+   */
+  const paths = (role: boolean, name: string) => new Set(role ? [name] : [name, name.trim().toLowerCase()]);
+  const same = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
+  /** What the engine computes from a written value, for the few expressions drawn here (`${lower("X")}`, `${"x"}`). */
+  const evaluated = (value: string) => value.replace(/^\$\{lower\("(.*)"\)\}$/, (_m, x: string) => x.toLowerCase()).replace(/^\$\{"(.*)"\}$/, '$1');
+
+  for (let round = 0; round < 10; round++) {
+    const resources = Array.from({ length: 1 + random.int(3) }, (_, i) => {
+      const given = `${GIVEN[i]}`;
+      const role = random.next() < 0.5;
+      const how = random.pick(['none', 'element', 'stack'] as const);
+      return { id: `r${i}`, role, given, how, value: how === 'none' ? given : written(given) };
+    });
+    // A name keeps its spaces and case in its request path; the oracle says which overrides move an object.
+    const moved = resources.filter((r) => r.how !== 'none' && !same(paths(r.role, evaluated(r.value)), paths(r.role, r.given))).map((r) => `app-roles/${r.id}`);
+    // A grant holds a path nothing needs when a given path is not among the final ones.
+    const left = resources.some((r) => r.how !== 'none' && [...paths(r.role, r.given)].some((g) => !paths(r.role, evaluated(r.value)).has(g)));
+    it(`round ${round}: ${resources.map((r) => `${r.role ? 'role' : 'policy'} ${r.given}${r.how === 'none' ? '' : ` -> ${JSON.stringify(r.value)} (${r.how})`}`).join(', ')}`, () => {
+      const lines = r17((p) => {
+        for (const r of resources) {
+          const element = r.role
+            ? new ApproleAuthBackendRole(p.appRoles, r.id, { backend: 'approle', roleName: r.given, tokenPolicies: ['default'] })
+            : new Policy(p.appRoles, r.id, { name: r.given, policy: TEXT });
+          if (r.how === 'none') continue;
+          const attribute = r.role ? 'role_name' : 'name';
+          if (r.how === 'element') element.addOverride(attribute, r.value);
+          else p.appRoles.addOverride(`resource.${element.terraformResourceType}.${p.appRoles.getLogicalId(element)}.${attribute}`, r.value);
+        }
+      });
+      // Each moved object once (what the grants miss), and nothing on any other object.
+      const onObjects = lines.filter((l) => / SSI-R17 (name|role_name) = /.test(l)).map((l) => l.slice(1, l.indexOf(']'))).sort();
+      expect(onObjects).toEqual(moved.sort());
+      // Both roles' grants are reported when they hold a given path the engine no longer writes.
+      const onGrants = lines.filter((l) => / SSI-R17 policy = /.test(l));
+      expect(onGrants).toHaveLength(left ? 2 : 0);
+    });
+  }
 });
