@@ -126,4 +126,32 @@ describe('a configuration pipeline job logs in with its ID token, in its own pro
     const e = await refusal(jobToken(), { SECRETSTORE_IAC_LOGIN_ROLE: 'secretstore-iac-nobody' });
     expect(e.message).toMatch(/^HTTP 400 from JWT login as secretstore-iac-nobody at auth\/jwt: the store has no role secretstore-iac-nobody there \(store said: .*could not be found.*\)\.\nFix: apply the platform's ci-access configuration/);
   });
+
+  it('spec §2.5, the older flow: with SECRETSTORE_ID_TOKEN empty, CI_JOB_JWT_V2 logs in (said in one line); neither reaches the steps; the ID token wins when both are set', async () => {
+    const lines: string[] = [];
+    const legacy = jobToken();
+    const session = await pipelineLogin({ ...jobEnv('', ''), CI_JOB_JWT_V2: legacy }, new PipelineJobLog('plan', (l) => lines.push(l)));
+    const token = session.env.VAULT_TOKEN!;
+    expect((await request('', 'GET', `sys/policies/acl/${ROLE}`, undefined, token)).status).toBe(200);
+    expect(session.env.CI_JOB_JWT_V2).toBeUndefined();
+    expect(session.env.SECRETSTORE_ID_TOKEN).toBeUndefined();
+    await session.end();
+    expect((await request('', 'GET', 'auth/token/lookup-self', undefined, token)).status).toBe(403);
+    expect(lines[0]).toBe(
+      'secretstore-iac pipeline plan: SECRETSTORE_ID_TOKEN is empty: using the older CI_JOB_JWT_V2 (older flow); declare the id_tokens block instead (extend .secretstore-iac-login)',
+    );
+    expect(lines[1]).toMatch(/^secretstore-iac pipeline plan: logged in to .* as role secretstore-iac-plan at auth\/jwt/);
+    expect(lines.join('\n')).not.toContain(legacy);
+
+    // Both set: the declared ID token is the one sent (a bad legacy token would be refused if it were used).
+    const both = await pipelineLogin({ ...jobEnv('', jobToken()), CI_JOB_JWT_V2: jobToken({}, other) }, new PipelineJobLog('plan', () => undefined));
+    expect(both.env.CI_JOB_JWT_V2).toBeUndefined();
+    await both.end();
+    // An older token the store refuses: the fix is the ID token to declare.
+    const wrongAud = jobToken({ aud: 'https://wrong-audience.example' });
+    const e = await pipelineLogin({ ...jobEnv('', ''), CI_JOB_JWT_V2: wrongAud }, new PipelineJobLog('plan', () => undefined)).catch((x) => x);
+    expect(e).toBeInstanceOf(JwtLoginError);
+    expect(e.message).not.toContain(wrongAud);
+    expect(e.message).toMatch(/wrong aud claim .*\nFix: use the audience https:\/\/gitlab\.acme\.example: id_tokens: SECRETSTORE_ID_TOKEN: aud:/);
+  });
 });
