@@ -15,6 +15,7 @@ import { OutputUpdate, updateOutputDirectory } from '../constructs/output-update
 import { startedByCdkCli } from './cdktf-cli-run';
 import { inSynthesisRound, oncePerSynthesis } from '../constructs/synthesis-round';
 import { declarePipelineStackGrants } from '../constructs/pipeline-stack-grant';
+import { declareMountDependencies } from '../constructs/mount-dependencies';
 import { FinalStackDocument } from '../constructs/final-stack-document';
 import { IncrementalSynthesis, RENDER_KEYS_FILE } from '../sources/incremental-synthesis';
 import { incrementalSummaryLine, IncrementalSynthesisSummary } from '../sources/incremental-synthesis-summary';
@@ -129,6 +130,8 @@ export class SecretStoreApp extends App {
   private findProblems(): SynthesisProblem[] {
     // The declarations are complete: the pipeline roles' grants join every stack they run, as store objects like any other.
     declarePipelineStackGrants(this);
+    // A raw role under a mount its stack enables, written with the mount's path as text, waits for the mount.
+    declareMountDependencies(this);
     // The records are part of the documents the rules read and cdktf writes: made before either renders.
     let recordFailure: unknown;
     try {

@@ -25,6 +25,9 @@ export const AUTH_MOUNT_READER_RULES: readonly StoreAccessRule[] = [
   { path: 'sys/mounts/auth/+/tune', capabilities: ['read'] },
 ];
 
+/** The name space of every auth mount, whatever its type: what marks a catalogue kind as a mount. */
+export const AUTH_MOUNT_NAME_SPACE = 'auth mount';
+
 /** How the store compares auth mount paths, whatever the method type. */
 export const AUTH_MOUNT_NAME_COMPARISON = 'auth mounts share one name space whatever their type, paths compared as given without surrounding slashes';
 
@@ -43,7 +46,7 @@ export const AUTH_MOUNT_OBJECT: StoreObjectKind = {
     const p = mountPathOf(f.path ?? f.type, '');
     return { mount: p, name: p, storePath: `sys/auth/${p}`, importId: p };
   },
-  name: (f) => ({ space: 'auth mount', key: mountPathOf(f.path ?? f.type, '') }),
+  name: (f) => ({ space: AUTH_MOUNT_NAME_SPACE, key: mountPathOf(f.path ?? f.type, '') }),
   nameFields: ['path', 'type'],
   nameComparison: AUTH_MOUNT_NAME_COMPARISON,
   // The provider's id of a mount is its path, which defaults to the method's type.

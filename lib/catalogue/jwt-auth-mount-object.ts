@@ -1,4 +1,4 @@
-import { AUTH_MOUNT_NAME_COMPARISON, AUTH_MOUNT_READER_RULES, authMountPipelineRules } from './auth-mount-object';
+import { AUTH_MOUNT_NAME_COMPARISON, AUTH_MOUNT_NAME_SPACE, AUTH_MOUNT_READER_RULES, authMountPipelineRules } from './auth-mount-object';
 import { crudFor, mountPathOf, StoreObjectKind } from './store-object-kind';
 
 /**
@@ -17,7 +17,7 @@ export const JWT_AUTH_MOUNT_OBJECT: StoreObjectKind = {
     const p = mountPathOf(f.path, 'jwt');
     return { mount: p, name: p, storePath: `sys/auth/${p}`, importId: p };
   },
-  name: (f) => ({ space: 'auth mount', key: mountPathOf(f.path, 'jwt') }),
+  name: (f) => ({ space: AUTH_MOUNT_NAME_SPACE, key: mountPathOf(f.path, 'jwt') }),
   nameFields: ['path'],
   nameComparison: AUTH_MOUNT_NAME_COMPARISON,
   // The provider's id of a mount is its path, `jwt` when none is given.

@@ -1,0 +1,90 @@
+/**
+ * A raw store resource under an auth mount its own stack enables, written with the mount's path as
+ * text (`backend: 'approle'`, no reference to the mount's resource), on a real store with OpenTofu and
+ * Terraform 1.11.4, applied on a fresh store by the configuration pipeline's apply role (a JWT login
+ * signed by the test's key). Without an order the engine writes the role while it enables the mount,
+ * and the store answers `Code: 404 ... no handler for route "auth/approle/role/..."` (seen on OpenBao
+ * 2.4.0 with OpenTofu; the next apply passed). lib/constructs/mount-dependencies.ts makes it wait for
+ * the mount: the first apply passes, the role is written after the mount. The role is named with
+ * capitals (`Upper-Role`): the apply role writes it and the plan role reads it back through the name
+ * as given (the grants hold it; the store keeps `upper-role`), so the next plan by either has no changes.
+ */
+import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
+import { runEngine } from '../support/store/engine';
+import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
+import { clientToken, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
+import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { toolchain } from '../support/store/toolchain-env';
+import { TEST_LOCAL_STATE_REASON } from '../support/platform-config';
+
+const TERRAFORM = process.env.SECRETSTORE_IAC_TERRAFORM || '/usr/local/bin/terraform';
+const ENGINES = [
+  { engine: 'OpenTofu', binary: () => toolchain().tofu },
+  { engine: 'Terraform 1.11.4', binary: () => TERRAFORM },
+];
+const PROJECT_ID = '4243';
+
+describe.each(ENGINES)('a raw role under a mount of its own stack waits for the mount, with $engine', ({ engine, binary }) => {
+  let store: RunningStore;
+  let key: JwtSigningKey;
+  let fixture: PlatformFixture;
+  const run = (stack: string, args: string[], token: string) => runEngine(fixture.stackDir(stack), args, { store, token, binary: binary(), allowCodes: [0, 1, 2] });
+  /** A job token of the configuration project: a protected branch's (apply role) or a merge request's (plan role). */
+  const login = async (role: 'secretstore-iac-pipeline' | 'secretstore-iac-plan') =>
+    clientToken(
+      await jwtLogin(
+        store,
+        role,
+        signJwt(
+          key.privateKey,
+          gitlabJobClaims(role === 'secretstore-iac-pipeline' ? { project_id: PROJECT_ID, ref_protected: 'true', ref_type: 'branch' } : { project_id: PROJECT_ID, ref_protected: 'false' }, {
+            ciUrl: TEST_SETTINGS.ciUrl,
+          }),
+          { kid: key.kid },
+        ),
+      ),
+    );
+
+  beforeAll(async () => {
+    store = await startStore();
+    key = generateSigningKey();
+    fixture = PlatformFixture.create(store, `mount-ordering-${engine.split(' ')[0].toLowerCase()}`);
+    fixture.synthPlatform(
+      testPlatformConfig(key.publicKeyPem, {
+        configurationProject: { projectId: PROJECT_ID, localStateReason: TEST_LOCAL_STATE_REASON },
+        applications: { 'billing-dev': { name: 'billing', environment: 'dev' } },
+      }),
+      (p) => void new ApproleAuthBackendRole(p.appRoles, 'user_upper_role', { backend: 'approle', roleName: 'Upper-Role', tokenPolicies: ['default'] }),
+    );
+    // The administrator's bootstrap: ci-access (the pipeline roles), with the root token; app-roles is the pipeline's.
+    for (const stack of ['ci-access', 'app-roles']) expect((await run(stack, ['init'], store.rootToken)).code).toBe(0);
+    const bootstrap = await run('ci-access', ['apply', '-auto-approve'], store.rootToken);
+    expect([bootstrap.code, bootstrap.stderr]).toEqual([0, '']);
+  });
+
+  afterAll(async () => {
+    await store?.stop();
+    fixture?.cleanup();
+  });
+
+  it(`${engine}: the first apply of the stack, by the apply role, enables the mount before it writes the raw role: exit 0, no 404`, async () => {
+    expect((await storeRequest(store, 'GET', 'sys/auth')).body.data['approle/']).toBeUndefined();
+    const r = await run('app-roles', ['apply', '-auto-approve'], await login('secretstore-iac-pipeline'));
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(r.stdout).not.toMatch(/no handler for route/);
+    const mounted = r.stdout.search(/vault_auth_backend\.approle_backend_[A-F0-9]+: Creation complete/);
+    const writing = r.stdout.indexOf('vault_approle_auth_backend_role.user_upper_role: Creating...');
+    expect(mounted).toBeGreaterThan(0);
+    expect(writing).toBeGreaterThan(mounted);
+    expect(r.stdout).toMatch(/vault_approle_auth_backend_role\.user_upper_role: Creation complete after \S+ \[id=auth\/approle\/role\/Upper-Role\]/);
+    // The store keeps the name lower-cased.
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/upper-role')).status).toBe(200);
+  });
+
+  it(`${engine}: afterwards the plan role and the apply role each plan the stack with no changes (both read the role through the name as given)`, async () => {
+    for (const role of ['secretstore-iac-plan', 'secretstore-iac-pipeline'] as const) {
+      const r = await run('app-roles', ['plan', '-detailed-exitcode'], await login(role));
+      expect([role, r.code, r.stderr]).toEqual([role, 0, '']);
+    }
+  });
+});
