@@ -145,8 +145,9 @@ export function pipelineRoleRules(role: PipelineGrantee): PipelineRoleRules {
     const grantPaths = new Set(stacks.flatMap((s) => s.node.children.filter((c) => c instanceof PipelineStackGrant).map((c) => c.node.path)));
     const own: StoreAccessRule[] = [];
     const byStack = new Map<string, StoreAccessRule[]>();
-    const objects = declaredStoreObjects(role).objects.filter((o) => names.has(o.stack));
-    placePipelineRules(objects, role, granted, grantPaths, (rule, _object, stack) => {
+    const all = declaredStoreObjects(role).objects;
+    const objects = all.filter((o) => names.has(o.stack));
+    placePipelineRules(objects, role, granted, grantPaths, pipelineRoleNamespace(all, role), (rule, _object, stack) => {
       if (stack === undefined) own.push(rule);
       else {
         const rules = byStack.get(stack);
@@ -163,18 +164,55 @@ export function pipelineRoleRules(role: PipelineGrantee): PipelineRoleRules {
  * {@link pipelineRoleRules} describes: `place` gets the stack whose grant holds it, or undefined for
  * the role's own policy. One placement for the grants (from the constructs' values) and for SSI-R17,
  * which places the final documents' objects the same way and compares.
+ *
+ * A token's policies are the role's namespace's, and a request in a namespace below it is checked
+ * against the path prefixed with that namespace relative to the role's (`team-a/sys/policies/acl/x`
+ * for a policy written in `team-a`): the rules of an object of such a namespace are placed so
+ * (before: a 403 on OpenBao). An object in a namespace that is not the role's nor below it is out of
+ * the reach of every policy the role can have: `outside` gets it, and no rule is placed.
  * @param granted the stacks that have a grant of `role`
  * @param grantPaths the construct paths of every pipeline grant (their rules go to the own policy)
+ * @param roleNamespace the namespace of `role`'s JWT role ({@link pipelineRoleNamespace})
  */
 export function placePipelineRules(
   objects: readonly DeclaredStoreObject[],
   role: PipelineGrantee,
   granted: ReadonlySet<string>,
   grantPaths: ReadonlySet<string>,
+  roleNamespace: string,
   place: (rule: StoreAccessRule, object: DeclaredStoreObject, stack: string | undefined) => void,
+  outside: (object: DeclaredStoreObject) => void = () => undefined,
 ): void {
   for (const object of objects) {
+    const prefix = namespacePrefix(object.namespace, roleNamespace);
+    if (prefix === undefined) {
+      outside(object);
+      continue;
+    }
     const toGrant = granted.has(object.stack) && !grantPaths.has(object.constructPath);
-    for (const rule of object.kind.pipelineRules(object.fields, role.access)) place(rule, object, !toGrant || rule.capabilities.every((c) => c === 'list') ? undefined : object.stack);
+    for (const rule of object.kind.pipelineRules(object.fields, role.access)) {
+      const placed = prefix === '' ? rule : { path: `${prefix}${rule.path}`, capabilities: rule.capabilities };
+      place(placed, object, !toGrant || rule.capabilities.every((c) => c === 'list') ? undefined : object.stack);
+    }
   }
+}
+
+/**
+ * The namespace of a configuration pipeline role's JWT role among `objects` (`''`: the root
+ * namespace), where its tokens are issued and its policies looked up by name.
+ */
+export function pipelineRoleNamespace(objects: readonly DeclaredStoreObject[], role: PipelineGrantee): string {
+  const own = objects.find((o) => o.kind.kind === 'jwt-role' && o.constructPath.startsWith(`${role.node.path}/`));
+  return own?.namespace ?? '';
+}
+
+/**
+ * The prefix a policy of namespace `from` writes before a path of namespace `to` (`''` for the same,
+ * `team-a/` for a child), undefined when `to` is not `from` nor below it. Namespace paths compare
+ * as given, segment by segment.
+ */
+export function namespacePrefix(to: string, from: string): string | undefined {
+  if (to === from) return '';
+  if (from === '') return `${to}/`;
+  return to.startsWith(`${from}/`) ? `${to.slice(from.length + 1)}/` : undefined;
 }

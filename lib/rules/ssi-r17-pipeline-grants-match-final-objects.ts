@@ -3,7 +3,7 @@ import { overrideClause } from './override-clause';
 import { DeclaredStoreObject, declaredStoreObjects } from '../constructs/declared-store-objects';
 import { FinalStackDocument } from '../constructs/final-stack-document';
 import { finalAttributeValue, finalDocuments } from '../constructs/final-store-objects';
-import { grantsOf, placePipelineRules } from '../constructs/pipeline-stack-grant';
+import { grantsOf, pipelineRoleNamespace, placePipelineRules } from '../constructs/pipeline-stack-grant';
 import { configurationPipelineStacks } from '../constructs/configuration-pipeline-stacks';
 import { ConfigurationPipelineRole, PIPELINE_ROLE_LEVEL_RULES } from '../constructs/configuration-pipeline-role';
 import { SecretStoreStack } from '../constructs/secret-store-stack';
@@ -56,13 +56,19 @@ export const SSI_R17: PlatformRule = {
     }
     const parser = new PolicyParser(undefined, target.kind);
     const missing = new Map<DeclaredStoreObject, string[]>();
+    const unreachable = new Map<DeclaredStoreObject, string[]>();
     const findings: RuleFinding[] = [];
     for (const role of [...d.pipelineRoles].sort((a, b) => compareStrings(a.node.path, b.node.path))) {
       const grants = grantsOf(role);
       const granted = new Set(grants.map((g) => g.grantedStack.node.id));
       // What the policies were derived from, placed only when a policy holds a rule nothing needs (to name its source).
       let given: ReturnType<typeof placedRules> | undefined;
-      const givenRules = () => (given ??= placedRules(declaredStoreObjects(root).objects.filter((o) => stacks.has(o.stack) && o.unresolved.length === 0), role, granted, grantPaths));
+      const givenRules = () => {
+        const objects = declaredStoreObjects(root).objects;
+        return (given ??= placedRules(objects.filter((o) => stacks.has(o.stack) && o.unresolved.length === 0), role, granted, grantPaths, pipelineRoleNamespace(objects, role)));
+      };
+      // Where the role's tokens are issued, as the engine writes it: the namespace every grant is looked up in, and the one the others' paths are relative to.
+      const namespace = pipelineRoleNamespace(d.storeObjects.objects, role);
       const compare = (policy: StorePolicy, name: string, wanted: Need, derived: () => Need): void => {
         const doc = documents.find((x) => x.stack === SecretStoreStack.of(policy));
         const held = heldRules(policy, name, doc, documents, parser, target);
@@ -105,15 +111,48 @@ export const SSI_R17: PlatformRule = {
       for (const rule of PIPELINE_ROLE_LEVEL_RULES) add(own, rule, undefined);
       for (const [stack, objects] of finals) {
         const need: Need = new Map();
-        placePipelineRules(objects, role, granted, grantPaths, (rule, object, to) => add(to === undefined ? own : need, rule, object));
+        placePipelineRules(
+          objects,
+          role,
+          granted,
+          grantPaths,
+          namespace,
+          (rule, object, to) => add(to === undefined ? own : need, rule, object),
+          (object) => unreachable.set(object, [...(unreachable.get(object) ?? []), `${role.roleName} (namespace ${shownNamespace(namespace)})`]),
+        );
         const grant = grants.find((g) => g.grantedStack.node.id === stack);
         if (grant !== undefined) compare(grant, grant.policyName, need, () => givenRules().byStack.get(stack) ?? new Map());
       }
       // A grant of a stack whose every object is gone holds nothing either.
       for (const grant of grants) if (!finals.has(grant.grantedStack.node.id)) compare(grant, grant.policyName, new Map(), () => givenRules().byStack.get(grant.grantedStack.node.id) ?? new Map());
       compare(role.policyResource, role.roleName, own, () => givenRules().own);
+      // The store looks a token's policies up by name in the token's namespace: a grant written elsewhere grants nothing.
+      for (const grant of grants) {
+        const written = d.storeObjects.objects.find((o) => o.constructPath === grant.node.path);
+        if (written === undefined || written.unresolved.length > 0 || written.namespace === namespace) continue;
+        findings.push({
+          constructPath: grant.node.path,
+          problem: new ValidationProblem(
+            'namespace',
+            written.namespace,
+            `is where the engine writes ${role.roleName}'s grant ${grant.policyName} (stack ${grant.grantedStack.node.id}), while the role's tokens are issued in namespace ${shownNamespace(namespace)}: the store looks a token's policies up by name in its own namespace, so the grant would grant nothing and the stack's apply be refused (HTTP 403)${overrideClause(written)}; give every stack of the configuration pipeline the role's namespace (the stacks' provider)`,
+            'SSI-R17',
+          ),
+        });
+      }
       const attached = attachedPolicies(role, [role.roleName, ...grants.map((g) => g.policyName)], documents);
       if (attached !== undefined) findings.push(attached);
+    }
+    for (const [object, roles] of unreachable) {
+      findings.push({
+        constructPath: object.constructPath,
+        problem: new ValidationProblem(
+          'namespace',
+          object.namespace,
+          `is where the engine writes ${object.address} (stack ${object.stack}), outside the namespace of the configuration pipeline's ${roles.join(', ')}: a token's policies reach its own namespace and those below it only, so the apply would be refused (HTTP 403) there${overrideClause(object)}; write it in the role's namespace or one below it`,
+          'SSI-R17',
+        ),
+      });
     }
     for (const [object, lacking] of missing) {
       const named = declaredName(object.kind, object.fields);
@@ -137,11 +176,17 @@ export const SSI_R17: PlatformRule = {
 type Need = Map<string, { readonly path: string; mask: number; readonly objects: DeclaredStoreObject[] }>;
 
 /** The rules `role` needs for `objects`, placed as its policies were ({@link placePipelineRules}), with the role-level rules in its own. */
-function placedRules(objects: readonly DeclaredStoreObject[], role: ConfigurationPipelineRole, granted: ReadonlySet<string>, grantPaths: ReadonlySet<string>): { own: Need; byStack: Map<string, Need> } {
+function placedRules(
+  objects: readonly DeclaredStoreObject[],
+  role: ConfigurationPipelineRole,
+  granted: ReadonlySet<string>,
+  grantPaths: ReadonlySet<string>,
+  roleNamespace: string,
+): { own: Need; byStack: Map<string, Need> } {
   const own: Need = new Map();
   const byStack = new Map<string, Need>();
   for (const rule of PIPELINE_ROLE_LEVEL_RULES) add(own, rule, undefined);
-  placePipelineRules(objects, role, granted, grantPaths, (rule, object, stack) => {
+  placePipelineRules(objects, role, granted, grantPaths, roleNamespace, (rule, object, stack) => {
     if (stack === undefined) return add(own, rule, object);
     if (!byStack.has(stack)) byStack.set(stack, new Map());
     add(byStack.get(stack)!, rule, object);
@@ -263,4 +308,9 @@ function attachedPolicies(role: ConfigurationPipelineRole, expected: readonly st
       'SSI-R17',
     ),
   };
+}
+
+/** A namespace as messages show it (`the root namespace` for `''`). */
+function shownNamespace(namespace: string): string {
+  return namespace === '' ? '(the root namespace)' : namespace;
 }

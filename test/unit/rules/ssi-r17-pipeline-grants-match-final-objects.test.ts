@@ -10,7 +10,8 @@ import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
 import { SeededRandom } from '../../support/seeded-random';
 import { platformConfig as shipped } from '../../../stacks/platform.config';
-import { synthesisProblems } from '../../support/synthesized-platform';
+import { resources, synthesisProblems, synthesizePlatform } from '../../support/synthesized-platform';
+import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { Platform } from '../../../lib/platform/platform';
 import { PlatformSettings, SecretStoreStack, SSI_R17 } from '../../../lib';
 import { declarePipelineStackGrants } from '../../../lib/constructs/pipeline-stack-grant';
@@ -93,6 +94,29 @@ describe('SSI-R17: the pipeline policies hold exactly what the final store objec
 
   it('a name an override writes as an expression the engine evaluates is compared as the engine evaluates it', () => {
     expect(r17((_p, app) => void element(app, 'app-roles/orchestrator-dev/policy').addOverride('name', '${lower("ORCHESTRATOR-DEV")}'))).toEqual([]);
+  });
+
+  it("an object written in a namespace below the role's: its rules are placed with the namespace's prefix (what the store checks), so nothing is reported", () => {
+    const inTeam = (p: Platform) => void new Policy(p.appRoles, 'user_ns', { name: 'ns-policy', namespace: 'team-a', policy: TEXT });
+    expect(r17(inTeam)).toEqual([]);
+    const { stacks } = synthesizePlatform({ ...platformConfig, configurationProject: { projectId: '4242', localStateReason: TEST_LOCAL_STATE_REASON } }, inTeam);
+    const grant = resources(stacks['app-roles'], 'vault_policy').find((r: any) => r.name === 'secretstore-iac-pipeline-app-roles');
+    expect(grant.policy).toContain('path "team-a/sys/policies/acl/ns-policy" {\n  capabilities = ["create", "read", "update", "delete"]\n}');
+    expect(grant.policy).not.toContain('path "sys/policies/acl/ns-policy"');
+  });
+
+  it("a pipeline role moved to another namespace by an override: every object outside its namespace, and every grant (looked up in the token's namespace), is reported", () => {
+    const lines = r17((p) => void p.ciAccess.pipelineRoles!.apply.role.addOverride('namespace', 'ops'));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^\[app-roles\/orchestrator-dev\/policy\] SSI-R17 namespace = "": is where the engine writes vault_policy\.orchestrator-dev_policy_\w+ \(stack app-roles\), outside the namespace of the configuration pipeline's secretstore-iac-pipeline \(namespace ops\): .*HTTP 403/,
+      ),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^\[app-roles\/secretstore-iac-grant-pipeline-apply\] SSI-R17 namespace = "": is where the engine writes secretstore-iac-pipeline's grant secretstore-iac-pipeline-app-roles \(stack app-roles\), while the role's tokens are issued in namespace ops: /),
+    );
+    // The plan role stayed: nothing of it is reported.
+    expect(lines.filter((l) => l.includes('secretstore-iac-plan (namespace'))).toEqual([]);
   });
 
   it('is a platform rule with its id, checked at every synthesis', () => {
