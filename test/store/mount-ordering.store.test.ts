@@ -10,56 +10,25 @@
  * as given (the grants hold it; the store keeps `upper-role`), so the next plan by either has no changes.
  */
 import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
-import { runEngine } from '../support/store/engine';
-import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
-import { clientToken, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
+import { runEngine, TEST_ENGINES } from '../support/store/engine';
+import { generateSigningKey, JwtSigningKey } from '../support/store/jwt-signer';
+import { bootstrappedPipelineFixture, PlatformFixture, pipelineRoleToken } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { toolchain } from '../support/store/toolchain-env';
 import { TEST_LOCAL_STATE_REASON } from '../support/platform-config';
 
-const TERRAFORM = process.env.SECRETSTORE_IAC_TERRAFORM || '/usr/local/bin/terraform';
-const ENGINES = [
-  { engine: 'OpenTofu', binary: () => toolchain().tofu },
-  { engine: 'Terraform 1.11.4', binary: () => TERRAFORM },
-];
 const PROJECT_ID = '4243';
 
-describe.each(ENGINES)('a raw role under a mount of its own stack waits for the mount, with $engine', ({ engine, binary }) => {
+describe.each(TEST_ENGINES)('a raw role under a mount of its own stack waits for the mount, with $engine', ({ engine, binary }) => {
   let store: RunningStore;
   let key: JwtSigningKey;
   let fixture: PlatformFixture;
   const run = (stack: string, args: string[], token: string) => runEngine(fixture.stackDir(stack), args, { store, token, binary: binary(), allowCodes: [0, 1, 2] });
-  /** A job token of the configuration project: a protected branch's (apply role) or a merge request's (plan role). */
-  const login = async (role: 'secretstore-iac-pipeline' | 'secretstore-iac-plan') =>
-    clientToken(
-      await jwtLogin(
-        store,
-        role,
-        signJwt(
-          key.privateKey,
-          gitlabJobClaims(role === 'secretstore-iac-pipeline' ? { project_id: PROJECT_ID, ref_protected: 'true', ref_type: 'branch' } : { project_id: PROJECT_ID, ref_protected: 'false' }, {
-            ciUrl: TEST_SETTINGS.ciUrl,
-          }),
-          { kid: key.kid },
-        ),
-      ),
-    );
+  const login = (role: 'secretstore-iac-pipeline' | 'secretstore-iac-plan') => pipelineRoleToken(store, key, role, PROJECT_ID);
 
   beforeAll(async () => {
     store = await startStore();
     key = generateSigningKey();
-    fixture = PlatformFixture.create(store, `mount-ordering-${engine.split(' ')[0].toLowerCase()}`);
-    fixture.synthPlatform(
-      testPlatformConfig(key.publicKeyPem, {
-        configurationProject: { projectId: PROJECT_ID, localStateReason: TEST_LOCAL_STATE_REASON },
-        applications: { 'billing-dev': { name: 'billing', environment: 'dev' } },
-      }),
-      (p) => void new ApproleAuthBackendRole(p.appRoles, 'user_upper_role', { backend: 'approle', roleName: 'Upper-Role', tokenPolicies: ['default'] }),
-    );
-    // The administrator's bootstrap: ci-access (the pipeline roles), with the root token; app-roles is the pipeline's.
-    for (const stack of ['ci-access', 'app-roles']) expect((await run(stack, ['init'], store.rootToken)).code).toBe(0);
-    const bootstrap = await run('ci-access', ['apply', '-auto-approve'], store.rootToken);
-    expect([bootstrap.code, bootstrap.stderr]).toEqual([0, '']);
+    fixture = await bootstrappedPipelineFixture(store, `mount-ordering-${engine.split(' ')[0].toLowerCase()}`, { key, projectId: PROJECT_ID, binary: binary(), localStateReason: TEST_LOCAL_STATE_REASON, extend: (p) => void new ApproleAuthBackendRole(p.appRoles, 'user_upper_role', { backend: 'approle', roleName: 'Upper-Role', tokenPolicies: ['default'] }) });
   });
 
   afterAll(async () => {

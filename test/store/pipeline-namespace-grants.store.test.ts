@@ -11,50 +11,29 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Policy } from '@cdktf/provider-vault/lib/policy';
-import { runEngine } from '../support/store/engine';
-import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
-import { clientToken, jwtLogin, PlatformFixture, TEST_SETTINGS, testPlatformConfig } from '../support/store/platform-fixture';
+import { runEngine, TEST_ENGINES } from '../support/store/engine';
+import { generateSigningKey, JwtSigningKey } from '../support/store/jwt-signer';
+import { bootstrappedPipelineFixture, PlatformFixture, pipelineRoleToken } from '../support/store/platform-fixture';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
-import { storeKind, toolchain } from '../support/store/toolchain-env';
+import { storeKind } from '../support/store/toolchain-env';
 import { TEST_LOCAL_STATE_REASON } from '../support/platform-config';
 
-const TERRAFORM = process.env.SECRETSTORE_IAC_TERRAFORM || '/usr/local/bin/terraform';
-const ENGINES = [
-  { engine: 'OpenTofu', binary: () => toolchain().tofu },
-  { engine: 'Terraform 1.11.4', binary: () => TERRAFORM },
-];
 const PROJECT_ID = '4244';
-const describeOnOpenBao = storeKind() === 'openbao' ? describe.each(ENGINES) : describe.skip.each(ENGINES);
+const describeOnOpenBao = storeKind() === 'openbao' ? describe.each(TEST_ENGINES) : describe.skip.each(TEST_ENGINES);
 
 describeOnOpenBao('an object in a namespace below the pipeline role\'s is applied by the pipeline, with $engine', ({ engine, binary }) => {
   let store: RunningStore;
   let key: JwtSigningKey;
   let fixture: PlatformFixture;
   const run = (stack: string, args: string[], token: string) => runEngine(fixture.stackDir(stack), args, { store, token, binary: binary(), allowCodes: [0, 1, 2] });
-  const applyRoleToken = async () =>
-    clientToken(
-      await jwtLogin(
-        store,
-        'secretstore-iac-pipeline',
-        signJwt(key.privateKey, gitlabJobClaims({ project_id: PROJECT_ID, ref_protected: 'true', ref_type: 'branch' }, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: key.kid }),
-      ),
-    );
+  const applyRoleToken = () => pipelineRoleToken(store, key, 'secretstore-iac-pipeline', PROJECT_ID);
 
   beforeAll(async () => {
     store = await startStore();
     key = generateSigningKey();
-    fixture = PlatformFixture.create(store, `namespace-grants-${engine.split(' ')[0].toLowerCase()}`);
-    fixture.synthPlatform(
-      testPlatformConfig(key.publicKeyPem, {
-        configurationProject: { projectId: PROJECT_ID, localStateReason: TEST_LOCAL_STATE_REASON },
-        applications: { 'billing-dev': { name: 'billing', environment: 'dev' } },
-      }),
-      (p) => void new Policy(p.appRoles, 'user_ns', { name: 'ns-policy', namespace: 'team-a', policy: 'path "secret/data/x" {\n  capabilities = ["read"]\n}\n' }),
-    );
+    // The namespace exists before the pipeline writes in it (an administrator's).
     expect((await storeRequest(store, 'POST', 'sys/namespaces/team-a', {})).status).toBeLessThan(300);
-    for (const stack of ['ci-access', 'app-roles']) expect((await run(stack, ['init'], store.rootToken)).code).toBe(0);
-    const bootstrap = await run('ci-access', ['apply', '-auto-approve'], store.rootToken);
-    expect([bootstrap.code, bootstrap.stderr]).toEqual([0, '']);
+    fixture = await bootstrappedPipelineFixture(store, `namespace-grants-${engine.split(' ')[0].toLowerCase()}`, { key, projectId: PROJECT_ID, binary: binary(), localStateReason: TEST_LOCAL_STATE_REASON, extend: (p) => void new Policy(p.appRoles, 'user_ns', { name: 'ns-policy', namespace: 'team-a', policy: 'path "secret/data/x" {\n  capabilities = ["read"]\n}\n' }) });
   });
 
   afterAll(async () => {

@@ -9,6 +9,12 @@ import { pidsWhere } from './process-table';
 import type { RunningStore } from './store-server';
 import { toolchain } from './toolchain-env';
 
+/** The engines the pipeline store tests apply with: OpenTofu from the toolchain, and Terraform 1.11.4 (`SECRETSTORE_IAC_TERRAFORM`). */
+export const TEST_ENGINES: readonly { readonly engine: string; readonly binary: () => string }[] = [
+  { engine: 'OpenTofu', binary: () => toolchain().tofu },
+  { engine: 'Terraform 1.11.4', binary: () => process.env.SECRETSTORE_IAC_TERRAFORM || '/usr/local/bin/terraform' },
+];
+
 export interface EngineResult {
   code: number;
   stdout: string;

@@ -22,6 +22,7 @@ import { SPEC_CI_SECRETS as SPEC_CI_SECRETS_DECLARED, SPEC_REGISTRY_ACCOUNTS } f
 import { runEngine } from './engine';
 import { RunningStore, storeRequest, StoreResponse } from './store-server';
 import { storeKind } from './toolchain-env';
+import { gitlabJobClaims, JwtSigningKey, signJwt } from './jwt-signer';
 
 /** The test installation's placeholders. */
 export const TEST_SETTINGS = {
@@ -285,6 +286,43 @@ export function appRoleLogin(store: RunningStore, roleId: string, secretId: stri
 }
 
 /** The store token of a successful login response; throws (without the body) otherwise. */
+/**
+ * The store token of a configuration pipeline role for a job of project `projectId`, from a JWT login
+ * with a job token `key` signs: a protected branch's for the apply role, a merge request's for the plan role.
+ */
+export async function pipelineRoleToken(store: RunningStore, key: JwtSigningKey, role: 'secretstore-iac-pipeline' | 'secretstore-iac-plan', projectId: string): Promise<string> {
+  const claims = role === 'secretstore-iac-pipeline' ? { project_id: projectId, ref_protected: 'true', ref_type: 'branch' } : { project_id: projectId, ref_protected: 'false' };
+  return clientToken(await jwtLogin(store, role, signJwt(key.privateKey, gitlabJobClaims(claims, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: key.kid })));
+}
+
+/**
+ * A platform fixture with the configuration pipeline (project `projectId`, local state) and one
+ * application, `extend`ed, synthesized, both stacks initialised and ci-access applied with the root
+ * token (the administrator's bootstrap): app-roles is left for the pipeline's own first apply.
+ */
+export async function bootstrappedPipelineFixture(
+  store: RunningStore,
+  name: string,
+  options: { readonly key: JwtSigningKey; readonly projectId: string; readonly binary: string; readonly localStateReason: string; readonly extend: (p: Platform) => void },
+): Promise<PlatformFixture> {
+  const fixture = PlatformFixture.create(store, name);
+  fixture.synthPlatform(
+    testPlatformConfig(options.key.publicKeyPem, {
+      configurationProject: { projectId: options.projectId, localStateReason: options.localStateReason },
+      applications: { 'billing-dev': { name: 'billing', environment: 'dev' } },
+    }),
+    options.extend,
+  );
+  const run = (stack: string, args: string[]) => runEngine(fixture.stackDir(stack), args, { store, token: store.rootToken, binary: options.binary, allowCodes: [0, 1] });
+  for (const stack of ['ci-access', 'app-roles']) {
+    const init = await run(stack, ['init']);
+    if (init.code !== 0) throw new Error(`init ${stack}: ${init.stderr}`);
+  }
+  const bootstrap = await run('ci-access', ['apply', '-auto-approve']);
+  if (bootstrap.code !== 0 || bootstrap.stderr !== '') throw new Error(`bootstrap apply of ci-access: ${bootstrap.stdout}\n${bootstrap.stderr}`);
+  return fixture;
+}
+
 export function clientToken(res: StoreResponse): string {
   const token = res.body?.auth?.client_token;
   if (res.status !== 200 || typeof token !== 'string' || token === '') {
