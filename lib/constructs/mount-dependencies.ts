@@ -3,14 +3,6 @@ import { TerraformResource } from '../framework/framework';
 import { AUTH_MOUNT_NAME_SPACE } from '../catalogue/auth-mount-object';
 import { DeclaredStoreObject, declaredStoreObjects } from './declared-store-objects';
 
-/** A store object that now waits for the auth mount it lives under. */
-export interface MountDependency {
-  /** Construct path of the object (`app-roles/Default/user_role`). */
-  readonly constructPath: string;
-  /** The mount's resource address in the same stack (`vault_auth_backend.approle_backend_05935A89`). */
-  readonly mountAddress: string;
-}
-
 /**
  * Makes every store object that lives under an auth mount its own stack enables (an AppRole or JWT
  * role at `auth/<mount>/role/...`) wait for that mount (`depends_on`, kept with the object's own),
@@ -21,15 +13,13 @@ export interface MountDependency {
  * OpenTofu); the next apply passes. Destroying runs in the reverse order, the mount last. Objects
  * under a mount of another stack are ordered by the pipeline's stages instead. Run once the
  * declarations are complete (SecretStoreApp does, before the rules).
- * @returns what it added, by construct path
  */
-export function declareMountDependencies(root: IConstruct): MountDependency[] {
+export function declareMountDependencies(root: IConstruct): void {
   const objects = declaredStoreObjects(root).objects;
   // Mount paths compare as given (the store's router is case-sensitive), per stack and namespace.
   const key = (o: DeclaredStoreObject, mount: string) => JSON.stringify([o.stack, o.namespace, mount]);
   const mounts = new Map<string, DeclaredStoreObject>();
   for (const o of objects) if (o.name.space === AUTH_MOUNT_NAME_SPACE && o.location.mount !== undefined) mounts.set(key(o, o.location.mount), o);
-  const added: MountDependency[] = [];
   for (const o of objects) {
     if (o.name.space === AUTH_MOUNT_NAME_SPACE || o.location.mount === undefined) continue;
     const mount = mounts.get(key(o, o.location.mount));
@@ -41,9 +31,7 @@ export function declareMountDependencies(root: IConstruct): MountDependency[] {
     const given = resource.dependsOn ?? [];
     if (given.includes(mount.address)) continue;
     resource.dependsOn = [...given, mount.address];
-    added.push({ constructPath: o.constructPath, mountAddress: mount.address });
   }
-  return added;
 }
 
 /** The construct at `path` (ids never hold `/`), from the tree's root. */

@@ -19,7 +19,8 @@ export interface PipelineLoginSession {
  * The store login of a configuration pipeline job, in this process: when the job's hidden login job
  * names a role (`SECRETSTORE_IAC_LOGIN_ROLE`, with the mount, audience and namespace beside it), a JWT
  * login with the job's ID token (`SECRETSTORE_ID_TOKEN`; lib/store/jwt-login.ts, errors per spec §7;
- * when it is empty, the older flow's `CI_JOB_JWT_V2`, with a notice, as the CI login template does) gives the job its token, which stays in this process: the engine runs and child tokens get it, no
+ * when it is empty, the older flow's `CI_JOB_JWT_V2`, with a notice, as the CI login template does)
+ * gives the job its token, which stays in this process: the engine runs and child tokens get it, no
  * shell variable holds it, and it is revoked when the job ends. A store token the job's environment
  * carries as well is not used (said in one line). Without a role (a person running the job's command
  * on a laptop) the job uses the token of its environment, as every other command does.
