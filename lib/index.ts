@@ -80,6 +80,7 @@ export * from './rules/ssi-r14-catalogued-store-objects';
 export * from './rules/ssi-r15-names-known-at-synthesis';
 export * from './rules/ssi-r16-access-invariants';
 export * from './rules/ssi-r17-pipeline-grants-match-final-objects';
+export * from './rules/ssi-r18-write-order';
 // A security team's access invariants (docs/invariants.md).
 export * from './constructs/access-invariants';
 export { INVARIANT_CAPABILITY_WORDS } from './invariants/access-invariant';

@@ -44,6 +44,13 @@ export interface DeclaredStoreObject {
    * (lib/constructs/final-store-objects.ts), empty when read from the constructs' own values.
    */
   readonly overrides?: Readonly<Record<string, string>>;
+  /**
+   * The resources of its own stack's document that its identity attributes were read through, at
+   * any depth (`vault_auth_backend.approle_backend_05935A89` for a role whose `backend` is that
+   * mount's `path`): the engine writes each before the object. Sorted; read from the final documents
+   * (SSI-R18), absent when read from the constructs' own values.
+   */
+  readonly references?: readonly string[];
 }
 
 /** An identity attribute of a store object whose value is known only when the engine plans. */

@@ -6,6 +6,7 @@ import { DeclaredStoreObject, DeclaredStoreObjects, declaredStoreObjects, Unreso
 import { canonicalStoreNamespace } from '../model/store-namespace';
 import { FinalResource, FinalStackDocument } from './final-stack-document';
 import { oncePerSynthesis } from './synthesis-round';
+import { compareStrings } from '../private/compare-strings';
 
 /**
  * The store objects `root`'s stacks write, read from each stack's {@link FinalStackDocument}: every
@@ -70,8 +71,9 @@ function readFinalStoreObjects(root: IConstruct): DeclaredStoreObjects {
         const by = doc.overrideOf(r, field);
         if (by !== undefined) overrides[field] = by;
       }
+      const references = new Set<string>();
       for (const field of kind.identityFields) {
-        const value = attributeValue(r.body, field, doc, documents, 0);
+        const value = attributeValue(r.body, field, doc, documents, 0, references);
         note(field, value);
         if (value !== undefined) {
           fields[field] = value.value;
@@ -95,6 +97,7 @@ function readFinalStoreObjects(root: IConstruct): DeclaredStoreObjects {
         namespace: [provider?.value, ownNamespace?.value].map((v) => (typeof v === 'string' ? canonicalStoreNamespace(v) : '')).filter((n) => n !== '').join('/'),
         unresolved,
         overrides,
+        references: [...references].sort(compareStrings),
       });
     }
     objects.push(...asGiven);
@@ -113,11 +116,18 @@ interface AttributeValue {
  * An attribute of a block as the engine will write it: its text read as the engine reads a template
  * ({@link evaluateTemplate}), references followed in the documents; undefined when unset.
  */
-function attributeValue(body: Readonly<Record<string, unknown>>, attribute: string, doc: FinalStackDocument, documents: readonly FinalStackDocument[], depth: number): AttributeValue | undefined {
+function attributeValue(
+  body: Readonly<Record<string, unknown>>,
+  attribute: string,
+  doc: FinalStackDocument,
+  documents: readonly FinalStackDocument[],
+  depth: number,
+  references?: Set<string>,
+): AttributeValue | undefined {
   const given = body[attribute];
   if (given === undefined || given === null) return undefined;
   if (typeof given !== 'string') return { value: given, written: given };
-  const evaluated = evaluateTemplate(given, (traversal) => referencedValue(traversal, doc, documents, depth));
+  const evaluated = evaluateTemplate(given, (traversal) => referencedValue(traversal, doc, documents, depth, references));
   return evaluated.unresolved === undefined ? { value: evaluated.value, written: given } : { value: given, written: given, unresolved: evaluated.unresolved };
 }
 
@@ -127,7 +137,7 @@ function attributeValue(body: Readonly<Record<string, unknown>>, attribute: stri
  * derives), or another stack's output through cdktf's remote state
  * (`data.terraform_remote_state.<x>.outputs.<output>`); undefined when not known before the engine plans.
  */
-function referencedValue(traversal: string, doc: FinalStackDocument, documents: readonly FinalStackDocument[], depth: number): unknown {
+function referencedValue(traversal: string, doc: FinalStackDocument, documents: readonly FinalStackDocument[], depth: number, references?: Set<string>): unknown {
   if (depth > 4) return undefined;
   const remote = /^data\.terraform_remote_state\.[A-Za-z0-9_-]+\.outputs\.([A-Za-z0-9_-]+)$/.exec(traversal);
   if (remote) {
@@ -140,14 +150,16 @@ function referencedValue(traversal: string, doc: FinalStackDocument, documents: 
   if (!reference) return undefined;
   const target: FinalResource | undefined = doc.resource(reference[1], reference[2]);
   if (!target) return undefined;
-  const followed = attributeValue(target.body, reference[3], doc, documents, depth + 1);
+  // A reference the engine orders the object after, whatever its value turns out to be.
+  references?.add(`${target.type}.${target.name}`);
+  const followed = attributeValue(target.body, reference[3], doc, documents, depth + 1, references);
   if (followed !== undefined) return followed.unresolved === undefined ? followed.value : undefined;
   // An attribute the provider computes from configured ones (a mount's `path` defaults to its type): the target's catalogue entry knows it.
   const kind = storeObjectKind(target.type);
   if (kind === undefined) return undefined;
   const targetFields: Record<string, unknown> = {};
   for (const field of kind.identityFields) {
-    const v = attributeValue(target.body, field, doc, documents, depth + 1);
+    const v = attributeValue(target.body, field, doc, documents, depth + 1, references);
     if (v?.unresolved !== undefined) return undefined;
     targetFields[field] = v?.value;
   }

@@ -12,7 +12,9 @@ import { DeclaredStoreObject, declaredStoreObjects } from './declared-store-obje
  * mount (`Code: 404 ... no handler for route "auth/approle/role/..."`, seen on OpenBao 2.4.0 with
  * OpenTofu); the next apply passes. Destroying runs in the reverse order, the mount last. Objects
  * under a mount of another stack are ordered by the pipeline's stages instead. Run once the
- * declarations are complete (SecretStoreApp does, before the rules).
+ * declarations are complete (SecretStoreApp does, before the rules). It reads the values the
+ * constructs were given; SSI-R18 checks the order again in the final documents (an override after
+ * this can undo it).
  */
 export function declareMountDependencies(root: IConstruct): void {
   const objects = declaredStoreObjects(root).objects;

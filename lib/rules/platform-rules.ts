@@ -16,6 +16,7 @@ import { SSI_R14 } from './ssi-r14-catalogued-store-objects';
 import { SSI_R15 } from './ssi-r15-names-known-at-synthesis';
 import { SSI_R16 } from './ssi-r16-access-invariants';
 import { SSI_R17 } from './ssi-r17-pipeline-grants-match-final-objects';
+import { SSI_R18 } from './ssi-r18-write-order';
 
 /** The rules checked at every synthesis, in id order (RULES.md lists them from here). */
-export const PLATFORM_RULES: readonly PlatformRule[] = [SSI_R1, SSI_R2, SSI_R3, SSI_R4, SSI_R5, SSI_R6, SSI_R7, SSI_R8, SSI_R9, SSI_R10, SSI_R11, SSI_R12, SSI_R13, SSI_R14, SSI_R15, SSI_R16, SSI_R17];
+export const PLATFORM_RULES: readonly PlatformRule[] = [SSI_R1, SSI_R2, SSI_R3, SSI_R4, SSI_R5, SSI_R6, SSI_R7, SSI_R8, SSI_R9, SSI_R10, SSI_R11, SSI_R12, SSI_R13, SSI_R14, SSI_R15, SSI_R16, SSI_R17, SSI_R18];

@@ -7,7 +7,7 @@
 import { Policy } from '@cdktf/provider-vault/lib/policy';
 import { JwtAuthBackendRole } from '@cdktf/provider-vault/lib/jwt-auth-backend-role';
 import { Construct } from 'constructs';
-import { TerraformBackend, TerraformStack } from '../../../lib/framework/framework';
+import { TerraformBackend, TerraformResource, TerraformStack } from '../../../lib/framework/framework';
 import { Fn, TerraformVariable } from 'cdktf';
 import { postgresState, SecretStoreApp, SSI_R1, SSI_R15, SSI_R2 } from '../../../lib';
 import { definePlatform } from '../../../lib/platform/platform';
@@ -148,6 +148,10 @@ describe('SSI-R16 builds each role\'s ACL from the final policy texts and token_
       boundClaims: { project_path: 'acme/deployer' },
       tokenPolicies: ['orchestrator-dev'],
     });
+  const jwtMountAddress = (p: Platform) => {
+    const mount = p.ciAccess.node.findAll().find((c): c is TerraformResource => TerraformResource.isTerraformResource(c) && c.terraformResourceType === 'vault_jwt_auth_backend')!;
+    return `${mount.terraformResourceType}.${mount.friendlyUniqueId}`;
+  };
   const overrideOnlyRole = (p: Platform) =>
     void p.ciAccess.addOverride('resource.vault_jwt_auth_backend_role.evil', {
       backend: 'jwt',
@@ -157,6 +161,8 @@ describe('SSI-R16 builds each role\'s ACL from the final policy texts and token_
       bound_audiences: ['https://secretstore.example'],
       bound_claims: { project_path: 'acme/evil' },
       token_policies: ['orchestrator-dev'],
+      // Ordered after the mount its stack enables (SSI-R18), as a block the engine can apply.
+      depends_on: [jwtMountAddress(p)],
     });
 
   it('a role no library construct wrote (a provider resource) is checked like the library\'s: the violation is found, as invariants check finds it', async () => {
