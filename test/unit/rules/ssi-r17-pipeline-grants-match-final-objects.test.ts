@@ -14,8 +14,7 @@ import { resources, synthesisProblems, synthesizePlatform } from '../../support/
 import { platformConfig, TEST_LOCAL_STATE_REASON } from '../../support/platform-config';
 import { Platform } from '../../../lib/platform/platform';
 import { PlatformSettings, SecretStoreStack, SSI_R17 } from '../../../lib';
-import { declarePipelineStackGrants } from '../../../lib/constructs/pipeline-stack-grant';
-import { TerraformElement } from '../../../lib/framework/framework';
+import { declaredElement } from '../../support/declared-element';
 
 const TEXT = 'path "secret/data/team/*" {\n  capabilities = ["read"]\n}\n';
 const WIDE = 'path "secret/*" {\n  capabilities = ["read"]\n}\n';
@@ -23,13 +22,7 @@ const WIDE = 'path "secret/*" {\n  capabilities = ["read"]\n}\n';
 /** The SSI-R17 lines of a synthesis of the shipped platform after `change` (nothing is written when there are any). */
 const r17 = (change: (p: Platform, app: Construct) => void): string[] => synthesisProblems(shipped, change).filter((l) => l.includes(' SSI-R17 '));
 
-/** The element at construct path `path`, after the pipeline's grants are declared (they are declared at synthesis, before validation). */
-const element = (app: Construct, path: string): TerraformElement => {
-  declarePipelineStackGrants(app);
-  const found = app.node.findAll().find((c) => c.node.path === path);
-  if (!(found instanceof TerraformElement)) throw new Error(`no element ${path}`);
-  return found;
-};
+const element = declaredElement;
 
 /** A stack a user adds that the pipeline runs (a SecretStoreStack), with a raw policy `innocent`. */
 const userPolicy = (app: Construct): Policy => new Policy(new SecretStoreStack(app, 'user', { settings: new PlatformSettings(shipped.settings) }), 'innocent', { name: 'innocent', policy: TEXT });

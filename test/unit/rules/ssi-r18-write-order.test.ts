@@ -13,19 +13,13 @@ import { platformConfig as shipped } from '../../../stacks/platform.config';
 import { synthesisProblems } from '../../support/synthesized-platform';
 import { Platform } from '../../../lib/platform/platform';
 import { SSI_R18 } from '../../../lib';
-import { declarePipelineStackGrants } from '../../../lib/constructs/pipeline-stack-grant';
+import { declaredElement } from '../../support/declared-element';
 import { TerraformElement } from '../../../lib/framework/framework';
 
 /** The SSI-R18 lines of a synthesis of the shipped platform after `change`. */
 const r18 = (change: (p: Platform, app: Construct) => void): string[] => synthesisProblems(shipped, change).filter((l) => l.includes(' SSI-R18 '));
 
-/** The element at construct path `path`, once the pipeline's grants (and their depends_on) are declared. */
-const element = (app: Construct, path: string): TerraformElement => {
-  declarePipelineStackGrants(app);
-  const found = app.node.findAll().find((c) => c.node.path === path);
-  if (!(found instanceof TerraformElement)) throw new Error(`no element ${path}`);
-  return found;
-};
+const element = declaredElement;
 
 const MOUNT = /vault_auth_backend\.approle_backend_\w+ \(the auth mount "approle" its stack enables \(app-roles\/approle\/backend\), which it lives under \(auth\/approle\/role\/orchestrator-dev\): .*HTTP 404 "no handler for route"\)\)/;
 const GRANT = /vault_policy\.secretstore-iac-grant-pipeline-apply \(the configuration pipeline's grant to secretstore-iac-pipeline for this stack \(app-roles\/secretstore-iac-grant-pipeline-apply\): .*HTTP 403/;
