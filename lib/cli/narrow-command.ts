@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AccessModel } from '../access/access-model';
 import { narrowingOf } from '../usage/narrowing';
+import { configurationPatch } from '../usage/configuration-patch';
 import { renderNarrowingMarkdown, renderNarrowingText } from '../usage/narrowing-text';
 import type { editPlatformConfig as EditPlatformConfig } from '../usage/platform-config-edit';
 import { UsageReport, usageOfAuditLog } from '../usage/usage-report';
@@ -42,7 +43,7 @@ export const narrowCommand: Command = {
   summary: 'the configuration change that removes the grants the audit log shows unused in the window, with its evidence for the merge request',
   usage: [
     'Usage: secretstore-iac narrow [SOURCE] (--log FILE... [--since TIME] [--until TIME] | --usage FILE)',
-    '                              [--keep FIELD|IDENTITY...] [--config FILE] [--markdown FILE] [--write]',
+    '                              [--keep FIELD|IDENTITY...] [--config FILE] [--markdown FILE] [--patch FILE] [--write]',
     '',
     'Reads the same inputs as `usage` (the audit log, or its usage file) against the configuration applied',
     '(SOURCE), and lists per declaration what to remove: the PlatformConfig field and its new value',
@@ -63,6 +64,7 @@ export const narrowCommand: Command = {
     '                      a construct path or an identity (oidc/ops); repeatable',
     `  --config FILE       the configuration source to edit (default ${DEFAULT_CONFIG})`,
     '  --markdown FILE     also write the merge request\'s description, with the evidence',
+    '  --patch FILE        also write the edits as a patch of --config (`git apply FILE`), --config unchanged without --write',
     '  --write             write the edits to --config (default: print what would change)',
     '',
     'Exit codes: 0 narrowing listed (and written with --write); 2 usage error; 3 runtime error (a log',
@@ -78,6 +80,7 @@ export const narrowCommand: Command = {
         keep: { type: 'string', multiple: true },
         config: { type: 'string' },
         markdown: { type: 'string' },
+        patch: { type: 'string' },
         write: { type: 'boolean' },
       },
       { min: 0, max: 1, names: 'at most one SOURCE' },
@@ -86,7 +89,7 @@ export const narrowCommand: Command = {
     const usageFile = values.usage as string | undefined;
     const keep = (values.keep as string[] | undefined) ?? [];
     const now = Date.now();
-    const [files, window, , configFile, markdownFile] = allProblems(
+    const [files, window, , configFile, markdownFile, patchFile] = allProblems(
       () => (usageFile === undefined ? auditLogFiles(logs, context.cwd, '--log') : []),
       () => {
         if (usageFile !== undefined && (values.since !== undefined || values.until !== undefined)) throw new UsageError('--since / --until go with --log: a usage file carries its own window');
@@ -100,6 +103,7 @@ export const narrowCommand: Command = {
       },
       () => inputFilePath({ option: '--config', given: (values.config as string | undefined) ?? DEFAULT_CONFIG, what: 'the configuration source holding the PlatformConfig object (stacks/platform.config.ts)' }, context.cwd),
       () => (values.markdown === undefined ? undefined : outputFilePath('--markdown', values.markdown as string, context.cwd)),
+      () => (values.patch === undefined ? undefined : outputFilePath('--patch', values.patch as string, context.cwd)),
     );
     const { configuration } = await loadConfiguration(positionals[0] ?? DEFAULT_SOURCE, context);
     let report: UsageReport;
@@ -132,6 +136,8 @@ export const narrowCommand: Command = {
     const outcome = { file: shown, written: write, applied: result.applied.map((e) => JSON.stringify(e)), unsupported: result.unsupported };
     context.stdout(renderNarrowingText(narrowing, outcome));
     if (markdownFile !== undefined) writeOutputFile('--markdown', markdownFile, renderNarrowingMarkdown(narrowing, outcome));
+    // The path as the repository names it (the working directory is its root in a pipeline job), with `/` on every system.
+    if (patchFile !== undefined) writeOutputFile('--patch', patchFile, configurationPatch(shown.split(path.sep).join('/'), source, result.text));
     return ExitCode.ok;
   },
 };

@@ -10,7 +10,8 @@ import { PipelineJobLog } from '../pipeline/pipeline-job-log';
 import { pipelineLogin } from '../pipeline/pipeline-login';
 import { runApplyJob, runRetiredApplyJob } from '../pipeline/pipeline-apply-job';
 import { runDriftJob } from '../pipeline/pipeline-drift-job';
-import { PipelineUsageRunner, runUsageJob } from '../pipeline/pipeline-usage-job';
+import { PipelineNarrowRunner, PipelineUsageRunner, runUsageJob } from '../pipeline/pipeline-usage-job';
+import { narrowCommand } from './narrow-command';
 import { AUDIT_LOG_VARIABLE, USAGE_FILE, USAGE_MATRIX_FILE, USAGE_SINCE_VARIABLE } from '../render/configuration-pipeline-yaml';
 import { usageCommand } from './usage-command';
 import { runPlanJob } from '../pipeline/pipeline-plan-job';
@@ -165,8 +166,9 @@ async function runLoggedIn(
     };
   const review: PipelineReviewRunner = collected(accessDiffCommand, outdirArgument !== undefined ? ['--outdir', outdir] : []);
   const usage: PipelineUsageRunner = collected(usageCommand);
+  const narrow: PipelineNarrowRunner = collected(narrowCommand);
   const ctx: PipelineJobContext = { dir: context.cwd, outdir, description: readPipelineDescription(outdir), env: context.env, log, engine, tokens: storeStackTokens(context.env) };
-  const result = await runJob(job, options, ctx, review, usage);
+  const result = await runJob(job, options, ctx, review, usage, narrow);
   const exitCode = pipelineExitCode(result);
   if (format === 'json') context.stdout(terminalJson({ job, exitCode, stacks: result.stacks, decisions: log.decisions }));
   return exitCode;
@@ -232,7 +234,14 @@ function checkedJobOptions(job: (typeof JOBS)[number], values: Readonly<Record<s
 }
 
 /** Runs one job, its options checked ({@link checkedJobOptions}). */
-async function runJob(job: (typeof JOBS)[number], options: JobOptions, ctx: PipelineJobContext, review: PipelineReviewRunner, usage: PipelineUsageRunner): Promise<PipelineJobResult> {
+async function runJob(
+  job: (typeof JOBS)[number],
+  options: JobOptions,
+  ctx: PipelineJobContext,
+  review: PipelineReviewRunner,
+  usage: PipelineUsageRunner,
+  narrow: PipelineNarrowRunner,
+): Promise<PipelineJobResult> {
   switch (job) {
     case 'plan': {
       const target = options.target!;
@@ -252,7 +261,7 @@ async function runJob(job: (typeof JOBS)[number], options: JobOptions, ctx: Pipe
     case 'confirm':
       return runConfirmationJob(readPipelineSelection(ctx.dir, { selected: true, retired: true }), ctx);
     case 'usage':
-      return runUsageJob(ctx, usage);
+      return runUsageJob(ctx, usage, narrow);
     case 'drift':
       return runDriftJob(options.stack!, ctx, review);
   }

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { AUDIT_LOG_VARIABLE, USAGE_FILE, USAGE_MATRIX_FILE, USAGE_SINCE_VARIABLE } from '../render/configuration-pipeline-yaml';
+import { AUDIT_LOG_VARIABLE, NARROWING_FILE, NARROWING_KEEP_VARIABLE, NARROWING_PATCH_FILE, USAGE_FILE, USAGE_MATRIX_FILE, USAGE_SINCE_VARIABLE } from '../render/configuration-pipeline-yaml';
 import { jobOutdir, PipelineCommandRunner, PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 
 /** Where the job puts the log files it downloads. */
@@ -8,6 +8,12 @@ const DOWNLOADS = 'secretstore-iac-audit-log';
 
 /** Runs `secretstore-iac usage` with the given arguments: its exit code and standard output. */
 export type PipelineUsageRunner = PipelineCommandRunner;
+
+/** Runs `secretstore-iac narrow` with the given arguments: its exit code and standard output. */
+export type PipelineNarrowRunner = PipelineCommandRunner;
+
+/** The configuration source the narrowing edits, relative to the repository's root (narrow's default). */
+const CONFIG_SOURCE = 'stacks/platform.config.ts';
 
 /**
  * A file name for a downloaded log: the URL's last segment (its `.gz` kept, so the reader inflates
@@ -57,11 +63,17 @@ async function auditLogFiles(ctx: PipelineJobContext, entries: readonly string[]
  * kept as the artifacts {@link USAGE_FILE} (the usage file the merge requests' reviews read) and
  * {@link USAGE_MATRIX_FILE}. Denied requests and failed logins are findings of the report, not a
  * failure of the job; a log that cannot be read is (exit as `usage`'s).
+ *
+ * Then the narrowing of that report (`narrow`, docs/usage.md §8), as the change a person applies
+ * in a merge request: {@link NARROWING_PATCH_FILE} (the edits of `stacks/platform.config.ts`, `git
+ * apply`) and {@link NARROWING_FILE} (the merge request's description, with the evidence); the
+ * repository's files are not changed. {@link NARROWING_KEEP_VARIABLE} lists the grants kept
+ * regardless (`--keep`). A narrowing that cannot be made (no configuration source, a `--keep` that
+ * names nothing) is said in the log and fails the job after the usage file is kept.
  */
-export async function runUsageJob(ctx: PipelineJobContext, usage: PipelineUsageRunner): Promise<PipelineJobResult> {
+export async function runUsageJob(ctx: PipelineJobContext, usage: PipelineUsageRunner, narrow?: PipelineNarrowRunner): Promise<PipelineJobResult> {
   const entries = (ctx.env[AUDIT_LOG_VARIABLE] ?? '').split(/\s+/).filter((e) => e !== '');
-  fs.rmSync(path.join(ctx.dir, USAGE_FILE), { force: true });
-  fs.rmSync(path.join(ctx.dir, USAGE_MATRIX_FILE), { force: true });
+  for (const f of [USAGE_FILE, USAGE_MATRIX_FILE, NARROWING_FILE, NARROWING_PATCH_FILE]) fs.rmSync(path.join(ctx.dir, f), { force: true });
   if (entries.length === 0) {
     ctx.log.decide(`${AUDIT_LOG_VARIABLE} is not set: no audit log, no usage file (docs/usage.md §9: how to make the store's file audit log available to this job)`);
     return { exitCode: 0, stacks: [] };
@@ -80,6 +92,26 @@ export async function runUsageJob(ctx: PipelineJobContext, usage: PipelineUsageR
   const count = (pick: (u: { used: unknown[]; unused: unknown[]; denied: unknown[] }) => unknown[]) => report.identities.reduce((n, u) => n + pick(u).length, 0);
   ctx.log.decide(
     `${report.identities.length} identities: ${count((u) => u.used)} grants used, ${count((u) => u.unused)} never used (least-privilege candidates), ${count((u) => u.denied)} denied requests, ${report.failedLogins.length} failed logins (by mount)`,
+  );
+  if (narrow === undefined) return { exitCode: 0, stacks: [] };
+  if (!fs.existsSync(path.join(ctx.dir, CONFIG_SOURCE))) {
+    ctx.log.decide(`no ${CONFIG_SOURCE} in the repository: no narrowing (narrow edits the PlatformConfig object there)`);
+    return { exitCode: 0, stacks: [] };
+  }
+  const keep = (ctx.env[NARROWING_KEEP_VARIABLE] ?? '').split(/\s+/).filter((k) => k !== '');
+  const n = await narrow([jobOutdir(ctx), '--usage', USAGE_FILE, '--config', CONFIG_SOURCE, ...keep.flatMap((k) => ['--keep', k]), '--markdown', NARROWING_FILE, '--patch', NARROWING_PATCH_FILE]);
+  if (n.exitCode !== 0) {
+    for (const f of [NARROWING_FILE, NARROWING_PATCH_FILE]) fs.rmSync(path.join(ctx.dir, f), { force: true });
+    ctx.log.decide(`narrow failed (exit ${n.exitCode}): no narrowing; ${USAGE_FILE} is kept`);
+    return { exitCode: n.exitCode, stacks: [] };
+  }
+  const patch = fs.readFileSync(path.join(ctx.dir, NARROWING_PATCH_FILE), 'utf8');
+  if (patch === '') fs.rmSync(path.join(ctx.dir, NARROWING_PATCH_FILE));
+  const changed = patch.split('\n').filter((l) => /^[-+](?![-+]{2} [ab]\/)/.test(l)).length;
+  ctx.log.decide(
+    patch === ''
+      ? `the narrowing edits nothing in ${CONFIG_SOURCE} (${NARROWING_FILE} lists what no field changes, if anything)`
+      : `the narrowing as a change: ${NARROWING_PATCH_FILE} (${changed} changed lines of ${CONFIG_SOURCE}; \`git apply ${NARROWING_PATCH_FILE}\` in a merge request) and ${NARROWING_FILE} (its description, with the evidence)`,
   );
   return { exitCode: 0, stacks: [] };
 }

@@ -1,4 +1,4 @@
-import { ACCESS_CHANGE_FILE, APPROVAL_COMPARISON_FILE, BASE_OUTPUT, CHANGED_STACKS_FILE, CHANGED_STACKS_NOTE, CONFIRMATION_FILE, MOVES_NOTE, RETIRED_STACKS_FILE, REVIEWED_PLANS_FILE, USAGE_FILE, USAGE_MATRIX_FILE } from './configuration-pipeline-yaml';
+import { ACCESS_CHANGE_FILE, APPROVAL_COMPARISON_FILE, BASE_OUTPUT, CHANGED_STACKS_FILE, CHANGED_STACKS_NOTE, CONFIRMATION_FILE, MOVES_NOTE, RETIRED_STACKS_FILE, REVIEWED_PLANS_FILE, NARROWING_FILE, NARROWING_PATCH_FILE, USAGE_FILE, USAGE_MATRIX_FILE } from './configuration-pipeline-yaml';
 
 /**
  * The .gitignore of a configuration repository: what the build, synthesis, engine and local
@@ -37,9 +37,11 @@ export function renderConfigurationGitignore(): string {
     ACCESS_CHANGE_FILE,
     APPROVAL_COMPARISON_FILE,
     CONFIRMATION_FILE,
-    // The usage job's file and picture, the audit log it downloads, the review's copy (docs/usage.md §9).
+    // The usage job's file and picture, its narrowing, the audit log it downloads, the review's copy (docs/usage.md §9).
     USAGE_FILE,
     USAGE_MATRIX_FILE,
+    NARROWING_PATCH_FILE,
+    NARROWING_FILE,
     'secretstore-iac-audit-log/',
     'usage-of-default-branch.json',
     '',

@@ -199,6 +199,15 @@ export const USAGE_FILE = 'usage.json';
 /** The identity × grant picture beside it (`usage --matrix`). */
 export const USAGE_MATRIX_FILE = 'usage.svg';
 
+/** The narrowing of the usage file as a patch of `stacks/platform.config.ts` (`narrow --patch`), kept by the usage job for a person to apply in a merge request. */
+export const NARROWING_PATCH_FILE = 'narrowing.patch';
+
+/** The narrowing's merge-request description, with its evidence (`narrow --markdown`). */
+export const NARROWING_FILE = 'narrowing.md';
+
+/** Grants the usage job's narrowing keeps regardless (`narrow --keep`): fields, construct paths or identities, separated by spaces. */
+export const NARROWING_KEEP_VARIABLE = 'SECRETSTORE_IAC_NARROW_KEEP';
+
 /** The merge request's review job: the note computed from the saved plans, the risk-flag gate. */
 export const REVIEW_JOB = 'secretstore-iac-access-diff';
 /** The default branch's review job: it records the saved plans the apply jobs may apply ({@link REVIEWED_PLANS_FILE}). */
@@ -601,7 +610,8 @@ export function renderConfigurationPipelineYaml(options: ConfigurationPipelineYa
     rules: rules(`${SCHEDULE} && $${AUDIT_LOG_VARIABLE}`, `${DEFAULT_BRANCH} && $${AUDIT_LOG_VARIABLE}`),
     needs: ['secretstore-iac-synth'],
     script: [pipelineCommand('usage')],
-    artifacts: { paths: [USAGE_FILE, USAGE_MATRIX_FILE], expire_in: '90 days' },
+    // Kept when the narrowing fails too (a --keep that names nothing): the usage file is already right.
+    artifacts: { when: 'always', paths: [USAGE_FILE, USAGE_MATRIX_FILE, NARROWING_PATCH_FILE, NARROWING_FILE], expire_in: '90 days' },
   };
   jobs[REVIEW_JOB] = {
     stage: 'review',
@@ -662,7 +672,8 @@ function header(options: ConfigurationPipelineYamlOptions): string[] {
     ` configuration declares nowhere any more is applied only by the manual job ${DESTROY_REMOVED_JOB}.`,
     ' Schedule: plan -detailed-exitcode per stack; a drift fails the job.',
     ` With ${AUDIT_LOG_VARIABLE} set (the store's audit log: paths or https:// URLs), ${USAGE_JOB} writes the usage`,
-    ` file (${USAGE_FILE}) on schedules and the default branch; each merge request's note reads it.`,
+    ` file (${USAGE_FILE}) on schedules and the default branch; each merge request's note reads it. Its narrowing`,
+    ` (${NARROWING_PATCH_FILE}, git apply it on a branch; ${NARROWING_FILE}) is kept beside it; ${NARROWING_KEEP_VARIABLE} keeps grants.`,
     ` Store tokens: JWT login (${LOGIN_JOB}) as "${c(options.planRoleName)}" (merge requests, read only) or`,
     ` "${c(options.applyRoleName)}" (protected branches). SECRETSTORE_ADDR and PG_CONN_STR (the state) are`,
     ' CI/CD variables; no store token is.',

@@ -2,7 +2,9 @@
  * Issue 47, "in the pipeline" (docs/usage.md §9), under gitlab-ci-local against a real store with a
  * file audit device: an application logs in with its AppRole and reads its secret; the schedule's
  * `secretstore-iac-usage` job, given the store's audit log by `SECRETSTORE_IAC_AUDIT_LOG`, keeps
- * `usage.json` (that read among the application's used grants) and `usage.svg`; served as the
+ * `usage.json` (that read among the application's used grants) and `usage.svg`, and the narrowing
+ * as a change (`narrowing.patch`: the account `helm`'s `readByCi`, never read, set to false; git
+ * applies it to the repository) with its description (`narrowing.md`); served as the
  * default branch's artifact by a stand-in of exactly the GitLab endpoint the review calls, a merge
  * request that removes the application gets a note that shows the removed access's last use and
  * flags `access in use removed`, and its review fails until the risk is acknowledged.
@@ -28,6 +30,7 @@ export const platformConfig: PlatformConfig = {
   ciKeySource: JwtKeySource.publicKeys([${JSON.stringify(key.publicKeyPem)}]),
   ciJobTimeout: Duration.minutes(15),
   configurationProject: { projectId: '${PROJECT_ID}' },
+  accounts: { helm: { permissions: ['raw:read'], usedBy: 'helm charts', readByCi: true } },
   applications: { ${billing ? "'billing-dev': { name: 'billing', environment: 'dev' }, " : ''}'search-dev': { name: 'search', environment: 'dev' } },
 };
 `;
@@ -75,6 +78,15 @@ describeOnOpenBao('the usage file in the pipeline: the schedule keeps it from th
     // No secret value in what the job keeps: the audit log HMACs them, the report counts requests.
     expect(usageText).not.toContain('db.billing.internal');
     expect(usageText).not.toContain(secretId);
+    // The narrowing of that usage as a change (docs/usage.md §8-9): helm's readByCi, never read by CI in
+    // the window, set to false in a patch of stacks/platform.config.ts that git applies to the repository.
+    expect(schedule.job(USAGE_JOB).join('\n')).toMatch(/the narrowing as a change: narrowing\.patch \(2 changed lines of stacks\/platform\.config\.ts; `git apply narrowing\.patch` in a merge request\) and narrowing\.md/);
+    expect(fs.readFileSync(scenario.artifact(USAGE_JOB, 'narrowing.md'), 'utf8')).toContain('| `accounts.helm.readByCi: true -> false');
+    const patch = scenario.artifact(USAGE_JOB, 'narrowing.patch');
+    expect(scenario.read('stacks/platform.config.ts')).toContain('readByCi: true');
+    scenario.git('apply', patch);
+    expect(scenario.read('stacks/platform.config.ts')).toBe(configSource(scenario, true).replace('readByCi: true', 'readByCi: false'));
+    scenario.git('checkout', '--', 'stacks/platform.config.ts');
 
     // GitLab keeps it as the default branch's artifact; the merge request that removes billing-dev.
     gitlab.setBranchArtifact('main', USAGE_JOB, 'usage.json', usageText);

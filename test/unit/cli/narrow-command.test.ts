@@ -1,4 +1,5 @@
 /** `secretstore-iac narrow` (issue 47): the narrowing printed, written, described; its input errors. */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -37,6 +38,33 @@ describe('secretstore-iac narrow', () => {
     expect(wet.stdout).toContain('remove (written to platform.config.ts) (3):');
     expect(fs.readFileSync(config, 'utf8')).toContain("reads: [{ path: 'team/b' }],");
     expect(fs.readFileSync(md, 'utf8')).toContain('| `accounts.mirror.readByCi: true -> false (accounts.mirror.consumers dropped, if any: SSI-R8)` | `ci-access/svc-mirror` |');
+  });
+
+  it('--patch writes the edits as a patch of --config that git applies (the file unchanged without --write), named as the working directory names it', async () => {
+    const { outdir } = synthesizedRules(evaluateConfigSource(SOURCE));
+    const repo = fs.mkdtempSync(path.join(tmp, 'repo-'));
+    fs.mkdirSync(path.join(repo, 'stacks'));
+    fs.writeFileSync(path.join(repo, 'stacks', 'platform.config.ts'), SOURCE);
+    fs.writeFileSync(path.join(repo, 'usage.json'), JSON.stringify(await reportWithUse(outdir, USED)));
+    const inRepo = async (args: string[]) => {
+      const out: string[] = [];
+      const code = await runCli(args, { env: {}, cwd: repo, isTerminal: false, stdout: (l) => out.push(l), stderr: (l) => out.push(l) });
+      return { code, stdout: out.join('\n') };
+    };
+    expect((await inRepo(['narrow', outdir, '--usage', 'usage.json', '--patch', 'narrowing.patch'])).code).toBe(0);
+    expect(fs.readFileSync(path.join(repo, 'stacks', 'platform.config.ts'), 'utf8')).toBe(SOURCE);
+    const patch = fs.readFileSync(path.join(repo, 'narrowing.patch'), 'utf8');
+    expect(patch).toMatch(/^diff --git a\/stacks\/platform\.config\.ts b\/stacks\/platform\.config\.ts\n--- a\/stacks\/platform\.config\.ts\n\+\+\+ b\/stacks\/platform\.config\.ts\n@@ /);
+    // What --write would have written, from the same inputs.
+    const written = fs.mkdtempSync(path.join(tmp, 'written-'));
+    fs.copyFileSync(path.join(repo, 'stacks', 'platform.config.ts'), path.join(written, 'platform.config.ts'));
+    expect((await inRepo(['narrow', outdir, '--usage', 'usage.json', '--config', path.join(written, 'platform.config.ts'), '--write'])).code).toBe(0);
+    expect(spawnSync('git', ['init', '-q'], { cwd: repo }).status).toBe(0);
+    const applied = spawnSync('git', ['apply', 'narrowing.patch'], { cwd: repo, encoding: 'utf8' });
+    expect([applied.status, applied.stderr]).toEqual([0, '']);
+    const result = fs.readFileSync(path.join(repo, 'stacks', 'platform.config.ts'), 'utf8');
+    expect(result).not.toBe(SOURCE);
+    expect(result).toBe(fs.readFileSync(path.join(written, 'platform.config.ts'), 'utf8'));
   });
 
   it('a field behind a variable is listed to change by hand and the file keeps it; a --keep naming nothing is a usage error', async () => {

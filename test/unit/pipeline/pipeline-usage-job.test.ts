@@ -5,6 +5,7 @@
  * usage file through GitLab's API (a local stand-in of exactly that endpoint) and gives it to
  * `access-diff --usage`; without one it says so; an API that fails fails the review.
  */
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as http from 'http';
 import { AddressInfo } from 'net';
@@ -12,8 +13,9 @@ import * as path from 'path';
 import * as zlib from 'zlib';
 import { runCli } from '../../../lib/cli/run-cli';
 import { PipelineReviewRunner, runReviewJob } from '../../../lib/pipeline/pipeline-review-job';
-import { PipelineUsageRunner, runUsageJob } from '../../../lib/pipeline/pipeline-usage-job';
-import { USAGE_FILE, USAGE_JOB } from '../../../lib/render/configuration-pipeline-yaml';
+import { PipelineNarrowRunner, PipelineUsageRunner, runUsageJob } from '../../../lib/pipeline/pipeline-usage-job';
+import { NARROWING_FILE, NARROWING_KEEP_VARIABLE, NARROWING_PATCH_FILE, USAGE_FILE, USAGE_JOB } from '../../../lib/render/configuration-pipeline-yaml';
+import { evaluateConfigSource, NARROWING_SOURCE, NARROWING_USED, reportWithUse, synthesizedRules } from '../../support/narrowing-config';
 import { GitLabStandIn } from '../../support/gitlab-stand-in';
 import { ACCESS_FIXTURES, REPO_ROOT } from '../../support/paths';
 import { jobDirectory, recordingContext } from './pipeline-fixture';
@@ -140,5 +142,57 @@ describe("the merge request's review reads the default branch's usage file", () 
     const d = diff(dir);
     await expect(runReviewJob('merge-request', r.ctx, d.runner)).rejects.toThrow(/jobs\/artifacts\/main\/raw\/usage\.json\?job=secretstore-iac-usage: HTTP 401/);
     expect(d.calls).toEqual([]);
+  });
+});
+
+describe('the usage job: the narrowing of its usage file, as a patch a person applies in a merge request', () => {
+  /** A job directory holding the configuration source and its synthesis, and the usage report the audit log gives (computed as usage does). */
+  async function narrowingJob(env: NodeJS.ProcessEnv, withSource = true) {
+    const { outdir } = synthesizedRules(evaluateConfigSource(NARROWING_SOURCE));
+    const dir = jobDirectory(withSource ? { 'stacks/platform.config.ts': NARROWING_SOURCE, 'audit.log': '' } : { 'audit.log': '' });
+    const report = `${JSON.stringify(await reportWithUse(outdir, NARROWING_USED))}\n`;
+    const r = recordingContext(dir, { SECRETSTORE_IAC_AUDIT_LOG: 'audit.log', ...env });
+    const calls: string[][] = [];
+    const narrow: PipelineNarrowRunner = async (args) => {
+      calls.push([...args]);
+      const out: string[] = [];
+      const exitCode = await runCli(['narrow', ...args], { env: {}, cwd: dir, isTerminal: false, stdout: (l) => out.push(l), stderr: (l) => out.push(l) });
+      return { exitCode, stdout: out.join('\n') };
+    };
+    const result = await runUsageJob({ ...r.ctx, outdir }, async () => ({ exitCode: 0, stdout: report }), narrow);
+    const file = (name: string) => (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), 'utf8') : undefined);
+    return { dir, outdir, result, calls, lines: r.lines.join('\n'), file };
+  }
+
+  it('narrowing.patch (git applies it: the edits --write makes) and narrowing.md (the evidence); the repository\'s source unchanged', async () => {
+    const job = await narrowingJob({});
+    expect(job.result).toEqual({ exitCode: 0, stacks: [] });
+    expect(job.calls).toEqual([[job.outdir, '--usage', USAGE_FILE, '--config', 'stacks/platform.config.ts', '--markdown', NARROWING_FILE, '--patch', NARROWING_PATCH_FILE]]);
+    expect(job.file('stacks/platform.config.ts')).toBe(NARROWING_SOURCE);
+    expect(job.file(NARROWING_FILE)).toContain('| `accounts.mirror.readByCi: true -> false (accounts.mirror.consumers dropped, if any: SSI-R8)` | `ci-access/svc-mirror` |');
+    expect(job.lines).toMatch(/the narrowing as a change: narrowing\.patch \(\d+ changed lines of stacks\/platform\.config\.ts; `git apply narrowing\.patch` in a merge request\) and narrowing\.md/);
+    expect(spawnSync('git', ['init', '-q'], { cwd: job.dir }).status).toBe(0);
+    const applied = spawnSync('git', ['apply', NARROWING_PATCH_FILE], { cwd: job.dir, encoding: 'utf8' });
+    expect([applied.status, applied.stderr]).toEqual([0, '']);
+    expect(job.file('stacks/platform.config.ts')).toContain('readByCi: false');
+  });
+
+  it(`${NARROWING_KEEP_VARIABLE} keeps grants regardless; one that names nothing fails the job after the usage file is kept, no narrowing`, async () => {
+    const kept = await narrowingJob({ [NARROWING_KEEP_VARIABLE]: ' accounts.mirror ' });
+    expect(kept.calls[0]).toEqual(expect.arrayContaining(['--keep', 'accounts.mirror']));
+    expect(kept.result.exitCode).toBe(0);
+    expect(kept.file(NARROWING_PATCH_FILE)).not.toContain('readByCi');
+    const typo = await narrowingJob({ [NARROWING_KEEP_VARIABLE]: 'accounts.mirorr' });
+    expect(typo.result.exitCode).toBe(2);
+    expect(typo.file(USAGE_FILE)).toBeDefined();
+    expect([typo.file(NARROWING_FILE), typo.file(NARROWING_PATCH_FILE)]).toEqual([undefined, undefined]);
+    expect(typo.lines).toContain('narrow failed (exit 2): no narrowing; usage.json is kept');
+  });
+
+  it('a repository without stacks/platform.config.ts: the usage file, no narrowing, said in one line', async () => {
+    const job = await narrowingJob({}, false);
+    expect(job.result).toEqual({ exitCode: 0, stacks: [] });
+    expect(job.calls).toEqual([]);
+    expect(job.lines).toContain('no stacks/platform.config.ts in the repository: no narrowing');
   });
 });

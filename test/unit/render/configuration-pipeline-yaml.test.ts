@@ -33,7 +33,7 @@ describe('the pipeline file', () => {
     expect(JSON.stringify(describePipeline({ ...OPTIONS, stacks: [...OPTIONS.stacks].reverse() }))).toBe(JSON.stringify(describePipeline(OPTIONS)));
   });
 
-  it('the usage job (docs/usage.md §9): on schedules and the default branch only when SECRETSTORE_IAC_AUDIT_LOG is set, after synth, no store login, its usage file and picture kept 90 days', () => {
+  it('the usage job (docs/usage.md §9): on schedules and the default branch only when SECRETSTORE_IAC_AUDIT_LOG is set, after synth, no store login, its usage file and picture kept 90 days with the narrowing (patch and description), also when the narrowing fails', () => {
     expect(pipeline['secretstore-iac-usage']).toEqual({
       stage: 'plan',
       extends: '.secretstore-iac-job',
@@ -43,7 +43,7 @@ describe('the pipeline file', () => {
       ],
       needs: ['secretstore-iac-synth'],
       script: ['"$SECRETSTORE_IAC_BIN" pipeline usage'],
-      artifacts: { paths: ['usage.json', 'usage.svg'], expire_in: '90 days' },
+      artifacts: { when: 'always', paths: ['usage.json', 'usage.svg', 'narrowing.patch', 'narrowing.md'], expire_in: '90 days' },
     });
   });
 
