@@ -8,7 +8,8 @@ import { CiSecret } from './ci-secret';
 import { ConfigurationPipelineRole } from './configuration-pipeline-role';
 import { PipelineStackGrant } from './pipeline-stack-grant';
 import { DeclaredStoreObjects } from './declared-store-objects';
-import { finalStoreObjects } from './final-store-objects';
+import { finalDocuments, finalStoreObjects } from './final-store-objects';
+import type { FinalStackDocument } from './final-stack-document';
 import { LiveStoreReaderPolicy } from './live-store-reader-policy';
 import { OidcAuth } from './oidc-auth';
 import { OidcGroupRole } from './oidc-group-role';
@@ -92,6 +93,11 @@ export class PlatformDeclarations {
    */
   get storeObjects(): DeclaredStoreObjects {
     return finalStoreObjects(this.root);
+  }
+
+  /** The final document of every stack of the tree (SecretStoreStacks and any other), in construct-tree order: what the engine loads. */
+  get documents(): FinalStackDocument[] {
+    return finalDocuments(this.root);
   }
 
   /** Every declared secret CI reads, with its declaring construct. */

@@ -4,7 +4,7 @@ import { ConfigurationPipelineRole } from '../constructs/configuration-pipeline-
 import { StorePolicy } from '../constructs/store-policy';
 import { DeclaredStoreObject } from '../constructs/declared-store-objects';
 import { FinalResource, FinalStackDocument } from '../constructs/final-stack-document';
-import { finalAttributeValue, finalDocuments } from '../constructs/final-store-objects';
+import { finalAttributeValue } from '../constructs/final-store-objects';
 import { Acl, AclRule, listLookupOf } from '../acl/acl';
 import { AclPolicy } from '../acl/acl-policy';
 import { PolicyParser } from '../acl/policy-parser';
@@ -58,7 +58,7 @@ export const SSI_R16: PlatformRule = {
     if (invariants.length === 0) return [];
     const target = d.stacks[0]?.settings.store ?? StoreTarget.DEFAULT;
     // The final documents, read once for the roles and their policies.
-    const documents = finalDocuments(d.stacks[0] ?? d.invariants[0]);
+    const documents = d.documents;
     const roles = declaredRoles(d, documents);
     // By namespace and name: two namespaces' roles of one name are two roles.
     const byName = new Map(roles.map((r) => [`${r.namespace}\u0000${r.identityName}`, r]));

@@ -2,7 +2,7 @@ import { PlatformRule, RuleFinding } from './platform-rule';
 import { overrideClause } from './override-clause';
 import { DeclaredStoreObject, declaredStoreObjects } from '../constructs/declared-store-objects';
 import { FinalStackDocument } from '../constructs/final-stack-document';
-import { finalAttributeValue, finalDocuments } from '../constructs/final-store-objects';
+import { finalAttributeValue } from '../constructs/final-store-objects';
 import { grantsOf, pipelineRoleNamespace, placePipelineRules } from '../constructs/pipeline-stack-grant';
 import { configurationPipelineStacks } from '../constructs/configuration-pipeline-stacks';
 import { ConfigurationPipelineRole, PIPELINE_ROLE_LEVEL_RULES } from '../constructs/configuration-pipeline-role';
@@ -43,7 +43,7 @@ export const SSI_R17: PlatformRule = {
     if (d.pipelineRoles.length === 0) return [];
     const root = d.pipelineRoles[0];
     const target = d.stacks[0]?.settings.store ?? StoreTarget.DEFAULT;
-    const documents = finalDocuments(root);
+    const documents = d.documents;
     const stacks = new Set(configurationPipelineStacks(root).map((s) => s.node.id));
     const grantPaths = new Set(d.pipelineGrants.map((g) => g.node.path));
     // A name the engine learns only when it plans is refused by SSI-R15; its rules cannot be known here.

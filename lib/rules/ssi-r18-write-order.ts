@@ -2,7 +2,6 @@ import { PlatformRule, RuleFinding } from './platform-rule';
 import { withOverrideClause } from './override-clause';
 import { DeclaredStoreObject } from '../constructs/declared-store-objects';
 import { FinalStackDocument } from '../constructs/final-stack-document';
-import { finalDocuments } from '../constructs/final-store-objects';
 import { AUTH_MOUNT_NAME_SPACE } from '../catalogue/auth-mount-object';
 import { ValidationProblem } from '../model/validation-problem';
 
@@ -36,7 +35,8 @@ export const SSI_R18: PlatformRule = {
   check: (d) => {
     const objects = d.storeObjects.objects;
     if (objects.length === 0) return [];
-    const documents = new Map(finalDocuments(d.stacks[0] ?? d.pipelineRoles[0] ?? d.invariants[0]).map((doc) => [doc.stack.node.id, doc]));
+    // Every stack's, a plain TerraformStack's too: the mount order holds wherever the engine writes.
+    const documents = new Map(d.documents.map((doc) => [doc.stack.node.id, doc]));
     const grantPaths = new Set(d.pipelineGrants.map((g) => g.node.path));
     const applyGrants = new Map<string, Prerequisite[]>();
     for (const g of d.pipelineGrants) {

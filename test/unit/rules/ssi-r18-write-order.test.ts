@@ -8,13 +8,19 @@
  * follows depends_on and references at any depth. The store's side of the mount order is
  * test/store/mount-ordering.store.test.ts.
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Construct } from 'constructs';
+import { AuthBackend } from '@cdktf/provider-vault/lib/auth-backend';
+import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
+import { VaultProvider } from '@cdktf/provider-vault/lib/provider';
 import { platformConfig as shipped } from '../../../stacks/platform.config';
 import { synthesisProblems } from '../../support/synthesized-platform';
 import { Platform } from '../../../lib/platform/platform';
-import { SSI_R18 } from '../../../lib';
+import { SecretStoreApp, SSI_R18 } from '../../../lib';
 import { declaredElement } from '../../support/declared-element';
-import { TerraformElement } from '../../../lib/framework/framework';
+import { TerraformElement, TerraformStack } from '../../../lib/framework/framework';
 
 /** The SSI-R18 lines of a synthesis of the shipped platform after `change`. */
 const r18 = (change: (p: Platform, app: Construct) => void): string[] => synthesisProblems(shipped, change).filter((l) => l.includes(' SSI-R18 '));
@@ -82,6 +88,22 @@ describe('SSI-R18: a store object is written after what the store needs first, i
     const { configurationProject: _, ...noPipeline } = shipped as any;
     expect(synthesisProblems(noPipeline, (p) => void (p.appRoles.node.findAll().find((c) => c.node.path === 'app-roles/orchestrator-dev/role') as TerraformElement).addOverride('backend', 'approle')).filter((l) => l.includes(' SSI-R18 '))).toEqual([
       expect.stringMatching(new RegExp(`^\\[app-roles/orchestrator-dev/role\\] SSI-R18 depends_on = \\[\\]: must be written after ${MOUNT.source}; name it in depends_on; backend set by`)),
+    ]);
+  });
+
+  it('in a plain TerraformStack (no SecretStoreStack in the app) too: its documents are read like any other', () => {
+    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssi-r18-plain-'));
+    const app = new SecretStoreApp({ outdir: path.join(outdir, 'out') });
+    const stack = new TerraformStack(app, 'plain');
+    new VaultProvider(stack, 'vault');
+    const mount = new AuthBackend(stack, 'mount', { type: 'approle', path: 'approle-plain' });
+    const role = new ApproleAuthBackendRole(stack, 'role', { backend: 'approle-plain', roleName: 'plain', tokenPolicies: ['default'] });
+    // The library ordered it after the mount (its backend is the mount's path as text); the override undoes that.
+    role.addOverride('depends_on', undefined);
+    const lines = app.problems().map((p) => `[${p.constructPath}] ${p.message}`);
+    fs.rmSync(outdir, { recursive: true, force: true });
+    expect(lines.filter((l) => l.includes('SSI-R18'))).toEqual([
+      expect.stringMatching(new RegExp(`^\\[plain/role\\] SSI-R18 depends_on = \\[\\]: must be written after vault_auth_backend\\.${mount.friendlyUniqueId} \\(the auth mount "approle-plain" its stack enables \\(plain/mount\\)`)),
     ]);
   });
 
