@@ -8,12 +8,17 @@
  * default branch's artifact by a stand-in of exactly the GitLab endpoint the review calls, a merge
  * request that removes the application gets a note that shows the removed access's last use and
  * flags `access in use removed`, and its review fails until the risk is acknowledged.
+ * Then that narrowing goes through the pipeline: the patch applied on a branch, its merge request's
+ * note shows `jwt/registry-ci` losing the read of `svc-helm` (no `access in use removed`), the
+ * default branch applies it as approved, and a CI job's token is refused that read (403; 200 before)
+ * while the application's used read stays 200.
  * OpenBao suite only, as the other gitlab-ci-local scenarios (the jobs are store-independent).
  */
 import * as fs from 'fs';
 import { GitLabStandIn } from '../support/gitlab-stand-in';
 import { PROJECT_ID } from '../support/store/configuration-pipeline-harness';
-import { appRoleLogin, clientToken, TEST_SETTINGS } from '../support/store/platform-fixture';
+import { appRoleLogin, clientToken, jwtLogin, TEST_SETTINGS } from '../support/store/platform-fixture';
+import { gitlabJobClaims, signJwt } from '../support/store/jwt-signer';
 import { PipelineScenario, ScenarioParts } from '../support/store/pipeline-scenario';
 import { storeRequest } from '../support/store/store-server';
 import { storeKind } from '../support/store/toolchain-env';
@@ -106,5 +111,35 @@ describeOnOpenBao('the usage file in the pipeline: the schedule keeps it from th
     // The risk flag fails the review until acknowledged (the label, or SECRETSTORE_IAC_ACCEPT_RISK).
     expect(mr.code).not.toBe(0);
     expect(review).toMatch(/risk flag/);
+  });
+  it("the narrowing applied through the pipeline: its merge request's note shows registry-ci losing the never-used read, the default branch applies it as approved, and a CI job's token is then refused that read (403)", async () => {
+    const HELM = 'secret/data/registry/svc-helm';
+    expect((await storeRequest(scenario.store, 'POST', HELM, { data: { password: 'helm-registry-test-password' } })).status).toBe(200);
+    const jobToken = async () => clientToken(await jwtLogin(scenario.store, 'registry-ci', signJwt(scenario.key.privateKey, gitlabJobClaims({}, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: scenario.key.kid })));
+    expect((await storeRequest(scenario.store, 'GET', HELM, undefined, await jobToken())).status).toBe(200);
+
+    // A person applies the usage job's patch on a branch, as docs/usage.md §9 says.
+    scenario.git('checkout', '-q', '-b', 'narrow-helm');
+    scenario.git('apply', scenario.artifact(USAGE_JOB, 'narrowing.patch'));
+    scenario.git('commit', '-q', '-am', 'narrow: helm is never read by CI (narrowing.patch of the usage job)');
+    scenario.git('checkout', '-q', 'main');
+    gitlab.mergeRequests.set(2, { iid: 2, state: 'opened', target_branch: 'main', sha: scenario.git('rev-parse', 'narrow-helm'), merge_commit_sha: null, squash_commit_sha: null, commits: scenario.git('rev-list', 'main..narrow-helm').split('\n') });
+    const mr = await scenario.mergeRequest('narrow-helm', 2);
+    const note = gitlab.noteBodies(2).join('\n');
+    expect(note).toContain('jwt/registry-ci');
+    expect(note).toContain(HELM);
+    expect(note).not.toContain('access in use removed');
+    expect(mr.code).toBe(0);
+
+    const before = scenario.merge('narrow-helm');
+    gitlab.mergeRequests.get(2)!.state = 'merged';
+    const applied = await scenario.defaultBranch(before);
+    expect(applied.job('secretstore-iac-access-diff-default-branch').join('\n')).toContain('the plans give exactly the change approved by !2: the apply jobs apply them');
+    expect(applied.code).toBe(0);
+    // The removed grant is refused on the store; the application's used read is untouched.
+    expect((await storeRequest(scenario.store, 'GET', HELM, undefined, await jobToken())).status).toBe(403);
+    const roleId = (await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev/role-id')).body.data.role_id;
+    const secretId = (await storeRequest(scenario.store, 'POST', 'auth/approle/role/billing-dev/secret-id', {})).body.data.secret_id;
+    expect((await storeRequest(scenario.store, 'GET', SECRET_PATH, undefined, clientToken(await appRoleLogin(scenario.store, roleId, secretId)))).status).toBe(200);
   });
 });
