@@ -12,7 +12,8 @@
  * note shows `jwt/registry-ci` losing the read of `svc-helm` (no `access in use removed`), the
  * default branch applies it as approved, and a CI job's token is refused that read (403; 200 before)
  * while the application's used read stays 200.
- * OpenBao suite only, as the other gitlab-ci-local scenarios (the jobs are store-independent).
+ * On both stores: each writes its own audit log, which the usage job reads (the other gitlab-ci-local
+ * scenarios run on OpenBao only).
  */
 import * as fs from 'fs';
 import { GitLabStandIn } from '../support/gitlab-stand-in';
@@ -21,7 +22,6 @@ import { appRoleLogin, clientToken, jwtLogin, TEST_SETTINGS } from '../support/s
 import { gitlabJobClaims, signJwt } from '../support/store/jwt-signer';
 import { PipelineScenario, ScenarioParts } from '../support/store/pipeline-scenario';
 import { storeRequest } from '../support/store/store-server';
-import { storeKind } from '../support/store/toolchain-env';
 
 const USAGE_JOB = 'secretstore-iac-usage';
 const REVIEW = 'secretstore-iac-access-diff';
@@ -40,9 +40,7 @@ export const platformConfig: PlatformConfig = {
 };
 `;
 
-const describeOnOpenBao = storeKind() === 'openbao' ? describe : describe.skip;
-
-describeOnOpenBao('the usage file in the pipeline: the schedule keeps it from the audit log, every merge request\'s note reads it (OpenBao suite only)', () => {
+describe('the usage file in the pipeline: the schedule keeps it from the audit log, every merge request\'s note reads it', () => {
   let scenario: PipelineScenario;
   let gitlab: GitLabStandIn;
 
