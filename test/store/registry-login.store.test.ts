@@ -18,6 +18,8 @@
  *   read from the store (with the store's root token: the library declares no reader for them), the
  *   same `skopeo login --password-stdin` at the pull port, a pull whose digest equals the pushed
  *   one, and a push to the pull port that the registry refuses.
+ * - The store writes a file audit log: `usage` over it credits these jobs to `jwt/registry-ci`
+ *   exactly (logins, the svc-orchestrator reads used, the svc-deployer read denied), issue 47.
  * - No password appears in any job's output or in the registry's logs. TLS is verified with the
  *   test CA everywhere (`--cert-dir`; never `--tls-verify=false`).
  */
@@ -32,7 +34,9 @@ import { requiredCommand } from '../support/required-command';
 import { generateSigningKey, gitlabJobClaims, JwtSigningKey, signJwt } from '../support/store/jwt-signer';
 import { PlatformFixture, TEST_SETTINGS, testPlatformConfig, writeKv2 } from '../support/store/platform-fixture';
 import { REGISTRY_AVAILABLE, RegistryAccount, RunningRegistry, startRegistry } from '../support/store/registry-server';
-import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
+import { RunningStore, storeRequest } from '../support/store/store-server';
+import { startAuditedStore } from '../support/store/audit-device';
+import { runStoreCli } from '../support/store/store-cli';
 
 const SKOPEO = requiredCommand('skopeo', 'the registry login tests (skopeo login --password-stdin, push and pull)');
 
@@ -104,7 +108,10 @@ const exitCodes = (log: string): Record<string, number> =>
 
   const pushTarget = () => `${registry.host}:${registry.ports.push}`;
   const pullTarget = () => `${registry.host}:${registry.ports.pull}`;
+  // Ground truth for the usage report of the store's audit log (the last test): one JWT login per job token.
+  let jobLogins = 0;
   const jobToken = () =>
+    ++jobLogins &&
     signJwt(key.privateKey, gitlabJobClaims({ aud: doc['.secretstore-login'].id_tokens.SECRETSTORE_ID_TOKEN.aud }, { ciUrl: TEST_SETTINGS.ciUrl }), { kid: key.kid });
   /** Where skopeo keeps a login's credentials: one file per run, as one job's (REGISTRY_AUTH_FILE). */
   const authFile = () => path.join(work, `auth-${++n}.json`);
@@ -118,7 +125,7 @@ const exitCodes = (log: string): Record<string, number> =>
     fs.writeFileSync(policy, JSON.stringify({ default: [{ type: 'insecureAcceptAnything' }] }));
     key = generateSigningKey();
     registry = await startRegistry(Object.values(ACCOUNTS));
-    store = await startStore();
+    store = await startAuditedStore(path.join(work, 'audit.log'));
     fixture = PlatformFixture.create(store, 'registry-login');
     fixture.synthPlatform(testPlatformConfig(key.publicKeyPem, { settings: { ...TEST_SETTINGS, registryHost: registry.host, registryPorts: registry.ports } }));
     await fixture.apply();
@@ -294,5 +301,19 @@ const exitCodes = (log: string): Record<string, number> =>
     expect(push).toContain('auth.user.name=svc-orchestrator');
     expect(push).not.toMatch(/"(?:POST|PUT|PATCH) [^"]*" 405 /);
     expect(leakedValues(push + pull, ALL_PASSWORDS)).toEqual([]);
+  });
+  it("the store's audit log of these jobs, read by usage: registry-ci's logins, its reads of svc-orchestrator (used) and of svc-deployer (denied) are the jobs' own; the deployment script's root-token reads are no identity's; no password", async () => {
+    const run = await runStoreCli(['usage', path.join(fixture.dir, 'cdktf.out'), '--log', path.join(work, 'audit.log'), '--format', 'json'], { cwd: work, addr: store.addr });
+    expect(run.stderr).toBe('');
+    const report = JSON.parse(run.stdout);
+    const ci = report.identities.find((u: any) => u.identity === 'jwt/registry-ci');
+    expect(ci.logins).toBe(jobLogins);
+    const used = ci.used.filter((g: any) => !(g.policies.length === 1 && g.policies[0] === 'default')).flatMap((g: any) => g.operations.map((op: string) => [`${g.rule} ${op}`, g.count]));
+    // Every job read svc-orchestrator but the one that asked for svc-deployer's secret instead.
+    expect(used).toEqual([['secret/data/registry/svc-orchestrator read', jobLogins - 1]]);
+    expect(ci.denied.map((d: any) => [`${d.path} ${d.operation}`, d.count])).toEqual([['secret/data/registry/svc-deployer read', 1]]);
+    // svc-deployer's credentials were read with the root token (a deployment script's stand-in): credited to no declared identity.
+    for (const u of report.identities) if (u.identity !== 'jwt/registry-ci') expect([u.identity, u.logins, u.used.length, u.denied.length]).toEqual([u.identity, 0, 0, 0]);
+    expect(leakedValues(run.stdout, ALL_PASSWORDS)).toEqual([]);
   });
 });
