@@ -8,11 +8,15 @@
  * the mount: the first apply passes, the role is written after the mount. The role is named with
  * capitals (`Upper-Role`): the apply role writes it and the plan role reads it back through the name
  * as given (the grants hold it; the store keeps `upper-role`), so the next plan by either has no changes.
+ * The library's own guards read such roles with the pipeline's tokens too: `tf --refuse-replace`
+ * refuses a create whose lower-cased name the store has (the GET by the stored name is 403 to the
+ * apply role, the listing names it), and creates one it does not have.
  */
 import { ApproleAuthBackendRole } from '@cdktf/provider-vault/lib/approle-auth-backend-role';
 import { runEngine, TEST_ENGINES } from '../support/store/engine';
 import { generateSigningKey, JwtSigningKey } from '../support/store/jwt-signer';
-import { bootstrappedPipelineFixture, PlatformFixture, pipelineRoleToken } from '../support/store/platform-fixture';
+import { bootstrappedPipelineFixture, PlatformFixture, pipelineRoleToken, testPlatformConfig } from '../support/store/platform-fixture';
+import { runStoreCli } from '../support/store/store-cli';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
 import { TEST_LOCAL_STATE_REASON } from '../support/platform-config';
 
@@ -54,6 +58,38 @@ describe.each(TEST_ENGINES)('a raw role under a mount of its own stack waits for
     for (const role of ['secretstore-iac-plan', 'secretstore-iac-pipeline'] as const) {
       const r = await run('app-roles', ['plan', '-detailed-exitcode'], await login(role));
       expect([role, r.code, r.stderr]).toEqual([role, 0, '']);
+    }
+  });
+  it(`${engine}: the library's guards (tf --refuse-replace) with the pipeline's tokens and roles named with capitals: a role whose lower-cased name the store has is refused as a takeover (the listing answers where the GET by the stored name is refused); without it, a new one is created; then no changes for either role`, async () => {
+    const tf = async (args: string[], role: 'secretstore-iac-pipeline' | 'secretstore-iac-plan') =>
+      runStoreCli(['tf', 'app-roles', '--engine', binary(), '--refuse-replace', '--', ...args], { cwd: fixture.dir, addr: store.addr, token: await login(role) });
+    const synthWith = (names: readonly string[]) =>
+      fixture.synthPlatform(
+        testPlatformConfig(key.publicKeyPem, { configurationProject: { projectId: PROJECT_ID, localStateReason: TEST_LOCAL_STATE_REASON }, applications: { 'billing-dev': { name: 'billing', environment: 'dev' } } }),
+        (p) => {
+          for (const name of ['Upper-Role', ...names]) new ApproleAuthBackendRole(p.appRoles, `user_${name.toLowerCase().replace('-', '_')}`, { backend: 'approle', roleName: name, tokenPolicies: ['default'] });
+        },
+      );
+    // Written by hand before this configuration, under the name the store keeps.
+    expect((await storeRequest(store, 'POST', 'auth/approle/role/third-role', { token_policies: ['default'] })).status).toBe(204);
+    synthWith(['Second-Role', 'Third-Role']);
+    const refused = await tf(['apply', '-input=false', '-auto-approve'], 'secretstore-iac-pipeline');
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/vault_approle_auth_backend_role\.user_third_role would be created, but auth\/approle\/role\/\S+ exists on the store/i);
+    expect(refused.stderr).not.toMatch(/user_second_role would be created/);
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/second-role')).status).toBe(404);
+    // The grant holds the name as given (the provider's request path): the stored name's GET is refused, the listing is not.
+    const applyToken = await login('secretstore-iac-pipeline');
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/third-role', undefined, applyToken)).status).toBe(403);
+    expect((await storeRequest(store, 'LIST', 'auth/approle/role', undefined, applyToken)).body.data.keys).toContain('third-role');
+
+    synthWith(['Second-Role']);
+    const applied = await tf(['apply', '-input=false', '-auto-approve'], 'secretstore-iac-pipeline');
+    expect([applied.code, applied.stdout]).toEqual([0, expect.stringMatching(/Apply complete! Resources: 1 added/)]);
+    expect((await storeRequest(store, 'GET', 'auth/approle/role/second-role')).status).toBe(200);
+    for (const role of ['secretstore-iac-plan', 'secretstore-iac-pipeline'] as const) {
+      const r = await tf(['plan', '-input=false', '-detailed-exitcode'], role);
+      expect([role, r.code]).toEqual([role, 0]);
     }
   });
 });
