@@ -68,8 +68,8 @@ async function auditLogFiles(ctx: PipelineJobContext, entries: readonly string[]
  * in a merge request: {@link NARROWING_PATCH_FILE} (the edits of `stacks/platform.config.ts`, `git
  * apply`) and {@link NARROWING_FILE} (the merge request's description, with the evidence); the
  * repository's files are not changed. {@link NARROWING_KEEP_VARIABLE} lists the grants kept
- * regardless (`--keep`). A narrowing that cannot be made (no configuration source, a `--keep` that
- * names nothing) is said in the log and fails the job after the usage file is kept.
+ * regardless (`--keep`). Without a configuration source the log says so and the job passes; a
+ * narrowing that fails (a `--keep` that names nothing) fails the job, the usage file kept.
  */
 export async function runUsageJob(ctx: PipelineJobContext, usage: PipelineUsageRunner, narrow?: PipelineNarrowRunner): Promise<PipelineJobResult> {
   const entries = (ctx.env[AUDIT_LOG_VARIABLE] ?? '').split(/\s+/).filter((e) => e !== '');
