@@ -5,6 +5,7 @@ import { narrowingOf } from '../usage/narrowing';
 import { configurationPatch } from '../usage/configuration-patch';
 import { renderNarrowingMarkdown, renderNarrowingText } from '../usage/narrowing-text';
 import type { editPlatformConfig as EditPlatformConfig } from '../usage/platform-config-edit';
+import { PLATFORM_CONFIG_SOURCE } from '../usage/platform-config-source';
 import { UsageReport, usageOfAuditLog } from '../usage/usage-report';
 import { resolveStoreNamespace } from '../store/store-namespace-setting';
 import { AUDIT_WINDOW_HELP, AUDIT_WINDOW_OPTIONS, auditLogFiles, auditWindowOption } from './audit-log-options';
@@ -19,7 +20,6 @@ import { UsageError } from './usage-error';
 import { readUsageFileOption } from './usage-file-option';
 
 /** The configuration source edited by default, relative to the working directory. */
-const DEFAULT_CONFIG = path.join('stacks', 'platform.config.ts');
 
 /** Runs each check, the usage errors of all of them said at once. */
 function allProblems<T extends unknown[]>(...checks: { [K in keyof T]: () => T[K] }): T {
@@ -62,7 +62,7 @@ export const narrowCommand: Command = {
     '  --usage FILE        a usage file (`secretstore-iac usage --format json`) instead of --log',
     '  --keep VALUE        keep a grant regardless: a field (accounts.mirror, people.groups.ops.reads[1]),',
     '                      a construct path or an identity (oidc/ops); repeatable',
-    `  --config FILE       the configuration source to edit (default ${DEFAULT_CONFIG})`,
+    `  --config FILE       the configuration source to edit (default ${PLATFORM_CONFIG_SOURCE})`,
     '  --markdown FILE     also write the merge request\'s description, with the evidence',
     '  --patch FILE        also write the edits as a patch of --config (`git apply FILE`), --config unchanged without --write',
     '  --write             write the edits to --config (default: print what would change)',
@@ -101,7 +101,7 @@ export const narrowCommand: Command = {
         const empty = keep.filter((k) => k.trim() === '');
         if (empty.length > 0) throw new UsageError('--keep "": an empty value keeps nothing; give a field (accounts.mirror), a construct path or an identity (oidc/ops)');
       },
-      () => inputFilePath({ option: '--config', given: (values.config as string | undefined) ?? DEFAULT_CONFIG, what: 'the configuration source holding the PlatformConfig object (stacks/platform.config.ts)' }, context.cwd),
+      () => inputFilePath({ option: '--config', given: (values.config as string | undefined) ?? PLATFORM_CONFIG_SOURCE, what: `the configuration source holding the PlatformConfig object (${PLATFORM_CONFIG_SOURCE})` }, context.cwd),
       () => (values.markdown === undefined ? undefined : outputFilePath('--markdown', values.markdown as string, context.cwd)),
       () => (values.patch === undefined ? undefined : outputFilePath('--patch', values.patch as string, context.cwd)),
     );

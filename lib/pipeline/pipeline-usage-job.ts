@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { AUDIT_LOG_VARIABLE, NARROWING_FILE, NARROWING_KEEP_VARIABLE, NARROWING_PATCH_FILE, USAGE_FILE, USAGE_MATRIX_FILE, USAGE_SINCE_VARIABLE } from '../render/configuration-pipeline-yaml';
+import { PLATFORM_CONFIG_SOURCE } from '../usage/platform-config-source';
 import { jobOutdir, PipelineCommandRunner, PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 
 /** Where the job puts the log files it downloads. */
@@ -13,7 +14,6 @@ export type PipelineUsageRunner = PipelineCommandRunner;
 export type PipelineNarrowRunner = PipelineCommandRunner;
 
 /** The configuration source the narrowing edits, relative to the repository's root (narrow's default). */
-const CONFIG_SOURCE = 'stacks/platform.config.ts';
 
 /**
  * A file name for a downloaded log: the URL's last segment (its `.gz` kept, so the reader inflates
@@ -94,12 +94,12 @@ export async function runUsageJob(ctx: PipelineJobContext, usage: PipelineUsageR
     `${report.identities.length} identities: ${count((u) => u.used)} grants used, ${count((u) => u.unused)} never used (least-privilege candidates), ${count((u) => u.denied)} denied requests, ${report.failedLogins.length} failed logins (by mount)`,
   );
   if (narrow === undefined) return { exitCode: 0, stacks: [] };
-  if (!fs.existsSync(path.join(ctx.dir, CONFIG_SOURCE))) {
-    ctx.log.decide(`no ${CONFIG_SOURCE} in the repository: no narrowing (narrow edits the PlatformConfig object there)`);
+  if (!fs.existsSync(path.join(ctx.dir, PLATFORM_CONFIG_SOURCE))) {
+    ctx.log.decide(`no ${PLATFORM_CONFIG_SOURCE} in the repository: no narrowing (narrow edits the PlatformConfig object there)`);
     return { exitCode: 0, stacks: [] };
   }
   const keep = (ctx.env[NARROWING_KEEP_VARIABLE] ?? '').split(/\s+/).filter((k) => k !== '');
-  const n = await narrow([jobOutdir(ctx), '--usage', USAGE_FILE, '--config', CONFIG_SOURCE, ...keep.flatMap((k) => ['--keep', k]), '--markdown', NARROWING_FILE, '--patch', NARROWING_PATCH_FILE]);
+  const n = await narrow([jobOutdir(ctx), '--usage', USAGE_FILE, '--config', PLATFORM_CONFIG_SOURCE, ...keep.flatMap((k) => ['--keep', k]), '--markdown', NARROWING_FILE, '--patch', NARROWING_PATCH_FILE]);
   if (n.exitCode !== 0) {
     for (const f of [NARROWING_FILE, NARROWING_PATCH_FILE]) fs.rmSync(path.join(ctx.dir, f), { force: true });
     ctx.log.decide(`narrow failed (exit ${n.exitCode}): no narrowing; ${USAGE_FILE} is kept`);
@@ -110,8 +110,8 @@ export async function runUsageJob(ctx: PipelineJobContext, usage: PipelineUsageR
   const changed = patch.split('\n').filter((l) => /^[-+](?![-+]{2} [ab]\/)/.test(l)).length;
   ctx.log.decide(
     patch === ''
-      ? `the narrowing edits nothing in ${CONFIG_SOURCE} (${NARROWING_FILE} lists what no field changes, if anything)`
-      : `the narrowing as a change: ${NARROWING_PATCH_FILE} (${changed} changed lines of ${CONFIG_SOURCE}; \`git apply ${NARROWING_PATCH_FILE}\` in a merge request) and ${NARROWING_FILE} (its description, with the evidence)`,
+      ? `the narrowing edits nothing in ${PLATFORM_CONFIG_SOURCE} (${NARROWING_FILE} lists what no field changes, if anything)`
+      : `the narrowing as a change: ${NARROWING_PATCH_FILE} (${changed} changed lines of ${PLATFORM_CONFIG_SOURCE}; \`git apply ${NARROWING_PATCH_FILE}\` in a merge request) and ${NARROWING_FILE} (its description, with the evidence)`,
   );
   return { exitCode: 0, stacks: [] };
 }
