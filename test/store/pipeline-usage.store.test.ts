@@ -11,7 +11,8 @@
  * Then that narrowing goes through the pipeline: the patch applied on a branch, its merge request's
  * note shows `jwt/registry-ci` losing the read of `svc-helm` (no `access in use removed`), the
  * default branch applies it as approved, and a CI job's token is refused that read (403; 200 before)
- * while the application's used read stays 200.
+ * while the application's used read stays 200; the workload replayed after it is refused nothing,
+ * and the next usage job narrows nothing more (a fixed point).
  * On both stores: each writes its own audit log, which the usage job reads (the other gitlab-ci-local
  * scenarios run on OpenBao only).
  */
@@ -134,6 +135,27 @@ describe('the usage file in the pipeline: the schedule keeps it from the audit l
     const applied = await scenario.defaultBranch(before);
     expect(applied.job('secretstore-iac-access-diff-default-branch').join('\n')).toContain('the plans give exactly the change approved by !2: the apply jobs apply them');
     expect(applied.code).toBe(0);
+
+    // The workload replayed after the narrowing (docs/usage.md §9): the application logs in and reads
+    // its secret, a CI job logs in; the next schedule's usage job, over the log since the replay began,
+    // finds no request of theirs refused and narrows nothing more (a fixed point).
+    const replayStart = new Date(Date.now() - 1000).toISOString();
+    const replayRoleId = (await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev/role-id')).body.data.role_id;
+    const replaySecretId = (await storeRequest(scenario.store, 'POST', 'auth/approle/role/billing-dev/secret-id', {})).body.data.secret_id;
+    expect((await storeRequest(scenario.store, 'GET', SECRET_PATH, undefined, clientToken(await appRoleLogin(scenario.store, replayRoleId, replaySecretId)))).status).toBe(200);
+    await jobToken();
+    const replay = await scenario.defaultBranch(undefined, { jobs: [USAGE_JOB], variables: { CI_PIPELINE_SOURCE: 'schedule', SECRETSTORE_IAC_AUDIT_LOG: scenario.auditLog!, SECRETSTORE_IAC_USAGE_SINCE: replayStart } });
+    expect(replay.code).toBe(0);
+    const replayed = (JSON.parse(fs.readFileSync(scenario.artifact(USAGE_JOB, 'usage.json'), 'utf8')) as { identities: Array<{ identity: string; logins: number; used: Array<{ requests: Array<{ path: string; operation: string }> }>; denied: Array<{ path: string; operation: string }> }> }).identities;
+    const workload = (identity: string) => {
+      const u = replayed.find((i) => i.identity === identity)!;
+      return { logins: u.logins, used: u.used.flatMap((g) => g.requests.map((r) => `${r.operation} ${r.path}`)), denied: u.denied };
+    };
+    expect(workload('approle/billing-dev')).toEqual({ logins: 1, used: [`read ${SECRET_PATH}`], denied: [] });
+    expect(workload('jwt/registry-ci')).toEqual({ logins: 1, used: [], denied: [] });
+    expect(replay.job(USAGE_JOB).join('\n')).toContain('the narrowing edits nothing in stacks/platform.config.ts');
+    expect(fs.existsSync(scenario.artifact(USAGE_JOB, 'narrowing.patch'))).toBe(false);
+
     // The removed grant is refused on the store; the application's used read is untouched.
     expect((await storeRequest(scenario.store, 'GET', HELM, undefined, await jobToken())).status).toBe(403);
     const roleId = (await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev/role-id')).body.data.role_id;
