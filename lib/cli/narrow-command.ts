@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AccessModel } from '../access/access-model';
-import { narrowingOf } from '../usage/narrowing';
+import { ConfigEdit, Narrowing, narrowingOf } from '../usage/narrowing';
 import { configurationPatch } from '../usage/configuration-patch';
 import { renderNarrowingMarkdown, renderNarrowingText } from '../usage/narrowing-text';
 import type { editPlatformConfig as EditPlatformConfig } from '../usage/platform-config-edit';
@@ -37,19 +37,28 @@ function allProblems<T extends unknown[]>(...checks: { [K in keyof T]: () => T[K
   return values as T;
 }
 
+/** The edits to make: every item's not kept, a retired group's reads left to its removal. */
+function narrowingEdits(narrowing: Narrowing): ConfigEdit[] {
+  const edits = [...narrowing.items, ...narrowing.idleRoles].filter((i) => i.keptBy === undefined && i.edit !== undefined).map((i) => i.edit!);
+  const retiredGroups = new Set(edits.flatMap((e) => (e.kind === 'retire-group' ? [e.group] : [])));
+  return edits.filter((e) => !(e.kind === 'remove-group-read' && retiredGroups.has(e.group)));
+}
+
 /** `secretstore-iac narrow [SOURCE] --log FILE... | --usage FILE`: the usage report turned into the configuration change that removes what was not used. */
 export const narrowCommand: Command = {
   name: 'narrow',
   summary: 'the configuration change that removes the grants the audit log shows unused in the window, with its evidence for the merge request',
   usage: [
     'Usage: secretstore-iac narrow [SOURCE] (--log FILE... [--since TIME] [--until TIME] | --usage FILE)',
-    '                              [--keep FIELD|IDENTITY...] [--config FILE] [--markdown FILE] [--patch FILE] [--write]',
+    '                              [--keep FIELD|IDENTITY...] [--retire-idle] [--config FILE] [--markdown FILE] [--patch FILE] [--write]',
     '',
     'Reads the same inputs as `usage` (the audit log, or its usage file) against the configuration applied',
     '(SOURCE), and lists per declaration what to remove: the PlatformConfig field and its new value',
     '(accounts.<name>.readByCi: true -> false, people.groups.<name>.reads[<i>] removed), or, for the spec\'s',
     'own declarations, why no field changes them; each with its evidence (never used in the window, the',
-    "identity's logins and requests, last seen). Roles with no login in the window are listed, not edited.",
+    "identity's logins and requests, last seen). Roles with no login in the window are listed, not edited,",
+    'unless --retire-idle: then the application (applications.<id>) or people group (people.groups.<name>)',
+    'declaring each is removed (its role, policy and Secret IDs go with the apply).',
     'The edits are made on the object literal typed PlatformConfig of --config with the TypeScript compiler',
     'API, formatting kept; a field behind a spread, a variable or a computed value is listed for a person',
     'to change, never half-edited. Without --write, prints what it would change.',
@@ -62,6 +71,7 @@ export const narrowCommand: Command = {
     '  --usage FILE        a usage file (`secretstore-iac usage --format json`) instead of --log',
     '  --keep VALUE        keep a grant regardless: a field (accounts.mirror, people.groups.ops.reads[1]),',
     '                      a construct path or an identity (oidc/ops); repeatable',
+    '  --retire-idle       also remove the applications and people groups whose role never logged in in the window',
     `  --config FILE       the configuration source to edit (default ${PLATFORM_CONFIG_SOURCE})`,
     '  --markdown FILE     also write the merge request\'s description, with the evidence',
     '  --patch FILE        also write the edits as a patch of --config (`git apply FILE`), --config unchanged without --write',
@@ -78,6 +88,7 @@ export const narrowCommand: Command = {
         ...AUDIT_WINDOW_OPTIONS,
         usage: { type: 'string' },
         keep: { type: 'string', multiple: true },
+        'retire-idle': { type: 'boolean' },
         config: { type: 'string' },
         markdown: { type: 'string' },
         patch: { type: 'string' },
@@ -114,13 +125,13 @@ export const narrowCommand: Command = {
       const namespace = resolveStoreNamespace(context.env, configuration.namespaces ?? ['']);
       report = await usageOfAuditLog(files, window, model, configuration, { namespace: namespace ?? '' });
     }
-    const { narrowing, unmatchedKeeps } = narrowingOf(report, keep);
+    const { narrowing, unmatchedKeeps } = narrowingOf(report, keep, { retireIdle: values['retire-idle'] === true });
     if (unmatchedKeeps.length > 0) {
       throw new UsageError(unmatchedKeeps.map((k) => `--keep ${k}: names no grant the narrowing removes (a field such as accounts.mirror, a construct path, or an identity such as oidc/ops)`).join('; '));
     }
     const source = fs.readFileSync(configFile, 'utf8');
     const shown = path.relative(context.cwd, configFile) || configFile;
-    const edits = narrowing.items.filter((i) => i.keptBy === undefined && i.edit !== undefined).map((i) => i.edit!);
+    const edits = narrowingEdits(narrowing);
     // Loaded here, not at the top: the TypeScript compiler is large, and every other command (each
     // pipeline job's start) would pay for loading it.
     // eslint-disable-next-line @typescript-eslint/no-require-imports

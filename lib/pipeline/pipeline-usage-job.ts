@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { AUDIT_LOG_VARIABLE, NARROWING_FILE, NARROWING_KEEP_VARIABLE, NARROWING_PATCH_FILE, USAGE_FILE, USAGE_MATRIX_FILE, USAGE_SINCE_VARIABLE } from '../render/configuration-pipeline-yaml';
+import { AUDIT_LOG_VARIABLE, NARROWING_FILE, NARROWING_KEEP_VARIABLE, NARROWING_PATCH_FILE, NARROWING_RETIRE_IDLE_VARIABLE, USAGE_FILE, USAGE_MATRIX_FILE, USAGE_SINCE_VARIABLE } from '../render/configuration-pipeline-yaml';
 import { PLATFORM_CONFIG_SOURCE } from '../usage/platform-config-source';
 import { jobOutdir, PipelineCommandRunner, PipelineJobContext, PipelineJobResult } from './pipeline-job-context';
 
@@ -68,7 +68,8 @@ async function auditLogFiles(ctx: PipelineJobContext, entries: readonly string[]
  * in a merge request: {@link NARROWING_PATCH_FILE} (the edits of `stacks/platform.config.ts`, `git
  * apply`) and {@link NARROWING_FILE} (the merge request's description, with the evidence); the
  * repository's files are not changed. {@link NARROWING_KEEP_VARIABLE} lists the grants kept
- * regardless (`--keep`). Without a configuration source the log says so and the job passes; a
+ * regardless (`--keep`); {@link NARROWING_RETIRE_IDLE_VARIABLE} `true` retires the applications and people
+ * groups whose role never logged in (`--retire-idle`). Without a configuration source the log says so and the job passes; a
  * narrowing that fails (a `--keep` that names nothing) fails the job, the usage file kept.
  */
 export async function runUsageJob(ctx: PipelineJobContext, usage: PipelineUsageRunner, narrow?: PipelineNarrowRunner): Promise<PipelineJobResult> {
@@ -99,7 +100,15 @@ export async function runUsageJob(ctx: PipelineJobContext, usage: PipelineUsageR
     return { exitCode: 0, stacks: [] };
   }
   const keep = (ctx.env[NARROWING_KEEP_VARIABLE] ?? '').split(/\s+/).filter((k) => k !== '');
-  const n = await narrow([jobOutdir(ctx), '--usage', USAGE_FILE, '--config', PLATFORM_CONFIG_SOURCE, ...keep.flatMap((k) => ['--keep', k]), '--markdown', NARROWING_FILE, '--patch', NARROWING_PATCH_FILE]);
+  const retireIdle = (ctx.env[NARROWING_RETIRE_IDLE_VARIABLE] ?? '').trim();
+  if (retireIdle !== '' && retireIdle !== 'true' && retireIdle !== 'false') {
+    ctx.log.decide(`${NARROWING_RETIRE_IDLE_VARIABLE} is ${JSON.stringify(retireIdle)}: give true (retire the roles that never logged in) or false; no narrowing, ${USAGE_FILE} is kept`);
+    return { exitCode: 2, stacks: [] };
+  }
+  const n = await narrow([
+    jobOutdir(ctx), '--usage', USAGE_FILE, '--config', PLATFORM_CONFIG_SOURCE, ...keep.flatMap((k) => ['--keep', k]), ...(retireIdle === 'true' ? ['--retire-idle'] : []),
+    '--markdown', NARROWING_FILE, '--patch', NARROWING_PATCH_FILE,
+  ]);
   if (n.exitCode !== 0) {
     for (const f of [NARROWING_FILE, NARROWING_PATCH_FILE]) fs.rmSync(path.join(ctx.dir, f), { force: true });
     ctx.log.decide(`narrow failed (exit ${n.exitCode}): no narrowing; ${USAGE_FILE} is kept`);

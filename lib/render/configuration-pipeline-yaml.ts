@@ -208,6 +208,9 @@ export const NARROWING_FILE = 'narrowing.md';
 /** Grants the usage job's narrowing keeps regardless (`narrow --keep`): fields, construct paths or identities, separated by spaces. */
 export const NARROWING_KEEP_VARIABLE = 'SECRETSTORE_IAC_NARROW_KEEP';
 
+/** `true`: the usage job's narrowing also retires the applications and people groups whose role never logged in in the window (`narrow --retire-idle`); unset or `false`: they are listed only. */
+export const NARROWING_RETIRE_IDLE_VARIABLE = 'SECRETSTORE_IAC_NARROW_RETIRE_IDLE';
+
 /** The merge request's review job: the note computed from the saved plans, the risk-flag gate. */
 export const REVIEW_JOB = 'secretstore-iac-access-diff';
 /** The default branch's review job: it records the saved plans the apply jobs may apply ({@link REVIEWED_PLANS_FILE}). */
@@ -673,7 +676,7 @@ function header(options: ConfigurationPipelineYamlOptions): string[] {
     ' Schedule: plan -detailed-exitcode per stack; a drift fails the job.',
     ` With ${AUDIT_LOG_VARIABLE} set (the store's audit log: paths or https:// URLs), ${USAGE_JOB} writes the usage`,
     ` file (${USAGE_FILE}) on schedules and the default branch; each merge request's note reads it. Its narrowing`,
-    ` (${NARROWING_PATCH_FILE}, git apply it on a branch; ${NARROWING_FILE}) is kept beside it; ${NARROWING_KEEP_VARIABLE} keeps grants.`,
+    ` (${NARROWING_PATCH_FILE}, git apply it on a branch; ${NARROWING_FILE}) is kept beside it; ${NARROWING_KEEP_VARIABLE} keeps grants, ${NARROWING_RETIRE_IDLE_VARIABLE}=true retires roles that never logged in.`,
     ` Store tokens: JWT login (${LOGIN_JOB}) as "${c(options.planRoleName)}" (merge requests, read only) or`,
     ` "${c(options.applyRoleName)}" (protected branches). SECRETSTORE_ADDR and PG_CONN_STR (the state) are`,
     ' CI/CD variables; no store token is.',

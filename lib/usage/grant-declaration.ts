@@ -2,11 +2,15 @@ import { SPEC_APPLICATIONS, SPEC_CI_SECRETS, SPEC_REGISTRY_ACCOUNTS } from '../m
 
 /**
  * A change of the `PlatformConfig` object literal that removes one declaration: `accounts.<name>.readByCi`
- * set to `false` (its `consumers` dropped, SSI-R8), or a people group's `reads[<i>]` removed.
+ * set to `false` (its `consumers` dropped, SSI-R8), a people group's `reads[<i>]` removed, or a
+ * role that never logged in retired (`narrow --retire-idle`): the application `applications.<id>`
+ * or the people group `people.groups.<name>` removed.
  */
 export type ConfigEdit =
   | { readonly kind: 'account-not-read-by-ci'; readonly account: string }
-  | { readonly kind: 'remove-group-read'; readonly group: string; readonly index: number };
+  | { readonly kind: 'remove-group-read'; readonly group: string; readonly index: number }
+  | { readonly kind: 'retire-application'; readonly application: string }
+  | { readonly kind: 'retire-group'; readonly group: string };
 
 /**
  * Where a configuration changes one grant of a rendered policy, told by the construct path the
@@ -69,4 +73,28 @@ export function grantDeclaration(constructPath: string): GrantDeclaration {
     return { ...at, field, text: `remove ${field} from the PlatformConfig`, edit: { kind: 'remove-group-read', group: group[1], index: Number(group[2]) } };
   }
   return { ...at, text: `change the construct at ${constructPath}` };
+}
+
+/** Where a configuration retires one role, told by the construct path of the role resource. */
+export interface RoleDeclaration {
+  /** The `PlatformConfig` field that declares the role (`applications.search-dev`, `people.groups.ops`); undefined when none does. */
+  readonly field?: string;
+  /** The edit of the configuration's source that removes it (`narrow --retire-idle`), when {@link field} has one. */
+  readonly edit?: ConfigEdit;
+}
+
+/**
+ * The declaration behind a role, from the construct path of its role resource
+ * (`app-roles-02/search-dev/role`, `people/group-ops/role`): the application or people group of the
+ * `PlatformConfig` that declares it, or nothing (the spec's applications, the CI role, the
+ * pipeline's roles: the stacks declare them whatever the configuration says).
+ */
+export function roleDeclaration(declaredAt: string | undefined): RoleDeclaration {
+  const application = /^app-roles(?:-[^/]+)?\/([^/]+)\/role$/.exec(declaredAt ?? '');
+  if (application && !SPEC_APPLICATION_IDS.has(application[1])) {
+    return { field: `applications.${application[1]}`, edit: { kind: 'retire-application', application: application[1] } };
+  }
+  const group = /^people\/group-([^/]+)\/role$/.exec(declaredAt ?? '');
+  if (group) return { field: `people.groups.${group[1]}`, edit: { kind: 'retire-group', group: group[1] } };
+  return {};
 }

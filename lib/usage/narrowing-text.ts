@@ -24,17 +24,20 @@ function evidenceText(e: NarrowingEvidence): string {
   return `${e.identity}: ${rules === '' ? '' : `${rules} never used in the window; `}${seen}`;
 }
 
-function group(items: readonly NarrowingItem[]) {
+/** The items by what happens to them; a retired role (`--retire-idle`) is an edit like a grant's, the other idle roles are listed apart. */
+function group(n: Narrowing) {
+  const retired = n.idleRoles.filter((i) => i.keptBy === undefined && i.edit !== undefined);
   return {
-    edited: items.filter((i) => i.keptBy === undefined && i.edit !== undefined),
-    manual: items.filter((i) => i.keptBy === undefined && i.edit === undefined),
-    kept: items.filter((i) => i.keptBy !== undefined),
+    edited: [...n.items.filter((i) => i.keptBy === undefined && i.edit !== undefined), ...retired],
+    manual: n.items.filter((i) => i.keptBy === undefined && i.edit === undefined),
+    kept: n.items.filter((i) => i.keptBy !== undefined),
+    idle: n.idleRoles.filter((i) => !retired.includes(i)),
   };
 }
 
 /** The narrowing as plain lines for the terminal. */
 export function renderNarrowingText(n: Narrowing, outcome: NarrowingEditOutcome): string {
-  const { edited, manual, kept } = group(n.items);
+  const { edited, manual, kept, idle } = group(n);
   const lines = [`narrowing of the window ${windowText(n)}`, ''];
   const section = (title: string, items: readonly NarrowingItem[], note: (i: NarrowingItem) => string) => {
     lines.push(`${title} (${items.length}):`);
@@ -50,13 +53,13 @@ export function renderNarrowingText(n: Narrowing, outcome: NarrowingEditOutcome)
   lines.push('');
   section('nothing in the configuration changes these', manual, (i) => i.change);
   section('kept (--keep)', kept, (i) => `${i.field ?? i.declaration}: kept by --keep ${i.keptBy}`);
-  section('roles never logged in', n.idleRoles, (i) => (i.keptBy !== undefined ? `${i.evidence[0].identity}: kept by --keep ${i.keptBy}` : i.change));
+  section('roles never logged in', idle, (i) => (i.keptBy !== undefined ? `${i.evidence[0].identity}: kept by --keep ${i.keptBy}` : i.change));
   return lines.join('\n').trimEnd();
 }
 
 /** The narrowing as a merge request's description: the change, and the evidence of each grant it removes. */
 export function renderNarrowingMarkdown(n: Narrowing, outcome: NarrowingEditOutcome): string {
-  const { edited, manual, kept } = group(n.items);
+  const { edited, manual, kept, idle } = group(n);
   const unsupported = new Set(outcome.unsupported.map((u) => JSON.stringify(u.edit)));
   const evidence = (i: NarrowingItem) => i.evidence.map((e) => mdCode(evidenceText(e))).join('<br>');
   const out = [
@@ -74,6 +77,6 @@ export function renderNarrowingMarkdown(n: Narrowing, outcome: NarrowingEditOutc
   out.push(...(outcome.unsupported.length === 0 ? ['None.', ''] : [...outcome.unsupported.map((u) => `- ${mdCode(u.change)}: ${mdCode(u.reason)}`), '']));
   out.push(`### Not changed by any configuration field (${manual.length})`, '', ...table(manual, (i) => mdCode(i.change)));
   out.push(`### Kept regardless (\`--keep\`) (${kept.length})`, '', ...table(kept, (i) => mdCode(`kept by --keep ${i.keptBy}`)));
-  out.push(`### Roles that never logged in (${n.idleRoles.length})`, '', ...table(n.idleRoles, (i) => mdCode(i.keptBy !== undefined ? `kept by --keep ${i.keptBy}` : i.change)));
+  out.push(`### Roles that never logged in (${idle.length})`, '', ...table(idle, (i) => mdCode(i.keptBy !== undefined ? `kept by --keep ${i.keptBy}` : i.change)));
   return `${out.join('\n').trimEnd()}\n`;
 }

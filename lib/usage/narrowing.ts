@@ -1,5 +1,5 @@
 import { compareStrings } from '../private/compare-strings';
-import { ConfigEdit, grantDeclaration } from './grant-declaration';
+import { ConfigEdit, grantDeclaration, roleDeclaration } from './grant-declaration';
 
 export type { ConfigEdit };
 import { IdentityUsage, UsageReport } from './usage-report';
@@ -41,8 +41,23 @@ export interface Narrowing {
   readonly seen: UsageReport['seen'];
   /** Declarations removed (or to remove by hand), sorted by field then declaration. */
   readonly items: readonly NarrowingItem[];
-  /** Declared roles with no login and no request in the window: listed, never edited (removing a role removes more than a grant). */
+  /**
+   * Declared roles with no login and no request in the window: listed; edited (the application or
+   * people group removed) only when asked ({@link NarrowingOptions.retireIdle}): removing a role
+   * removes more than a grant.
+   */
   readonly idleRoles: readonly NarrowingItem[];
+}
+
+/** How far the narrowing goes. */
+export interface NarrowingOptions {
+  /**
+   * Retire the roles that never logged in in the window: the edit removes the application
+   * (`applications.<id>`) or people group (`people.groups.<name>`) that declares each one (`narrow
+   * --retire-idle`). A role no field declares stays listed.
+   * @default false (listed, not edited)
+   */
+  readonly retireIdle?: boolean;
 }
 
 function requestsOf(u: IdentityUsage): number {
@@ -52,6 +67,7 @@ function requestsOf(u: IdentityUsage): number {
 function changeOf(field: string | undefined, edit: ConfigEdit | undefined, text: string): string {
   if (edit?.kind === 'account-not-read-by-ci') return `${field}: true -> false (accounts.${edit.account}.consumers dropped, if any: SSI-R8)`;
   if (edit?.kind === 'remove-group-read') return `${field} removed`;
+  if (edit?.kind === 'retire-application' || edit?.kind === 'retire-group') return `${field} removed (${text})`;
   if (field !== undefined) return `${field}: ${text}`;
   return `no PlatformConfig field: ${text}`;
 }
@@ -73,9 +89,10 @@ function keeps(keep: string, item: { field?: string; declaration: string; identi
  * registry accounts and people reads declare one rule each.) Deterministic: sorted by field, then
  * declaration; evidence by identity.
  * @param keep `--keep` values: fields, construct paths or identities
+ * @param options whether idle roles are retired by an edit
  * @returns the narrowing, and the `--keep` values that matched nothing
  */
-export function narrowingOf(report: UsageReport, keep: readonly string[] = []): { readonly narrowing: Narrowing; readonly unmatchedKeeps: readonly string[] } {
+export function narrowingOf(report: UsageReport, keep: readonly string[] = [], options: NarrowingOptions = {}): { readonly narrowing: Narrowing; readonly unmatchedKeeps: readonly string[] } {
   // Each declaration behind an unused rule, with the identities holding it and its unused rules.
   const byDeclaration = new Map<string, Map<string, { usage: IdentityUsage; rules: { rule: string; capabilities: readonly string[] }[] }>>();
   for (const u of report.identities) {
@@ -121,11 +138,20 @@ export function narrowingOf(report: UsageReport, keep: readonly string[] = []): 
     .sort((a, b) => compareStrings(a.identity, b.identity))
     .map((u) => {
       const declaration = u.declaredAt ?? `role ${u.identity}`;
-      const keptBy = keep.find((k) => keeps(k, { declaration, identities: [u.identity] }));
+      const { field, edit } = roleDeclaration(u.declaredAt);
+      const keptBy = keep.find((k) => keeps(k, { field, declaration, identities: [u.identity] }));
       if (keptBy !== undefined) matched.add(keptBy);
+      const idle = `role ${u.identity} (stack ${u.stack}) never logged in in the window`;
+      const retired = options.retireIdle === true && edit !== undefined;
       return {
         declaration,
-        change: `role ${u.identity} (stack ${u.stack}) never logged in in the window: retire it by removing its declaration, or keep it (--keep ${u.identity})`,
+        ...(field !== undefined ? { field } : {}),
+        change: retired
+          ? changeOf(field, edit, idle)
+          : field !== undefined
+            ? `${idle}: retire it by removing ${field} from the PlatformConfig (narrow --retire-idle does), or keep it (--keep ${u.identity})`
+            : `${idle}: no PlatformConfig field declares it (the platform's own role): retire it by removing its declaration, or keep it (--keep ${u.identity})`,
+        ...(retired ? { edit } : {}),
         ...(keptBy !== undefined ? { keptBy } : {}),
         evidence: [{ identity: u.identity, logins: 0, requests: 0, rules: [] }],
       };

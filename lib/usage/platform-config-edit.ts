@@ -131,6 +131,16 @@ function splicesOf(text: string, edit: ConfigEdit, source: ts.SourceFile, root: 
     }
     return splices;
   }
+  if (edit.kind === 'retire-application' || edit.kind === 'retire-group') {
+    const names = edit.kind === 'retire-application' ? ['applications'] : ['people', 'groups'];
+    const name = edit.kind === 'retire-application' ? edit.application : edit.group;
+    const { object, reason } = objectAt(root, names, source);
+    if (!object) return reason!;
+    const entry = member(object, name, source);
+    if (entry.reason !== undefined) return `${entry.reason} in ${names.join('.')}`;
+    if (!entry.property) return `no property ${names.join('.')}.${name} in the object literal`;
+    return [removeProperty(text, object, entry.property, source)];
+  }
   const { object, reason } = objectAt(root, ['people', 'groups', edit.group], source);
   if (!object) return reason!;
   const reads = member(object, 'reads', source);
@@ -150,9 +160,30 @@ function apply(text: string, splices: readonly Splice[]): string {
 }
 
 function manualChange(edit: ConfigEdit): string {
-  return edit.kind === 'account-not-read-by-ci'
-    ? `set accounts.${edit.account}.readByCi to false and drop accounts.${edit.account}.consumers`
-    : `remove people.groups.${edit.group}.reads[${edit.index}]`;
+  switch (edit.kind) {
+    case 'account-not-read-by-ci':
+      return `set accounts.${edit.account}.readByCi to false and drop accounts.${edit.account}.consumers`;
+    case 'remove-group-read':
+      return `remove people.groups.${edit.group}.reads[${edit.index}]`;
+    case 'retire-application':
+      return `remove applications.${edit.application}`;
+    case 'retire-group':
+      return `remove people.groups.${edit.group}`;
+  }
+}
+
+/** The order edits are made in: a group's reads before the group (each index the report's), highest index first. */
+function editOrder(e: ConfigEdit): string {
+  switch (e.kind) {
+    case 'account-not-read-by-ci':
+      return `0 ${e.account}`;
+    case 'remove-group-read':
+      return `1 ${e.group} ${String(1e9 - e.index).padStart(10, '0')}`;
+    case 'retire-group':
+      return `2 ${e.group}`;
+    case 'retire-application':
+      return `3 ${e.application}`;
+  }
 }
 
 /**
@@ -161,7 +192,7 @@ function manualChange(edit: ConfigEdit): string {
  * edit whose field the literal does not hold as a literal (a spread, a variable, a computed name or
  * value) is not made: it is returned with the construct in the way, for a person to change, and no
  * edit is half made. A group's reads are removed highest index first, so each index is the one of
- * the configuration the report was made from.
+ * the configuration the report was made from, and before the group itself when it is retired.
  * @param fileName how to name the file in messages
  * @throws Error when the source holds no object literal typed `PlatformConfig`
  */
@@ -170,8 +201,7 @@ export function editPlatformConfig(text: string, edits: readonly ConfigEdit[], f
   if (!configLiteral(parse(text))) {
     throw new Error(`${fileName}: no object literal typed PlatformConfig (\`const platformConfig: PlatformConfig = { ... }\` or \`{ ... } satisfies PlatformConfig\`): nothing can be edited; make the changes listed by hand`);
   }
-  const key = (e: ConfigEdit) => (e.kind === 'account-not-read-by-ci' ? `0 ${e.account}` : `1 ${e.group} ${String(1e9 - e.index).padStart(10, '0')}`);
-  const ordered = [...edits].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  const ordered = [...edits].sort((a, b) => (editOrder(a) < editOrder(b) ? -1 : editOrder(a) > editOrder(b) ? 1 : 0));
   const applied: ConfigEdit[] = [];
   const unsupported: UnsupportedEdit[] = [];
   let current = text;

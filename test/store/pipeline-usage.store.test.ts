@@ -12,7 +12,10 @@
  * note shows `jwt/registry-ci` losing the read of `svc-helm` (no `access in use removed`), the
  * default branch applies it as approved, and a CI job's token is refused that read (403; 200 before)
  * while the application's used read stays 200; the workload replayed after it is refused nothing,
- * and the next usage job narrows nothing more (a fixed point).
+ * and the next usage job narrows nothing more (a fixed point). With
+ * `SECRETSTORE_IAC_NARROW_RETIRE_IDLE=true` the narrowing also retires the application that never
+ * logged in (`search-dev`): through the merge request and the manual removal job, its role is gone
+ * and its login refused (400).
  * On both stores: each writes its own audit log, which the usage job reads (the other gitlab-ci-local
  * scenarios run on OpenBao only).
  */
@@ -161,5 +164,42 @@ describe('the usage file in the pipeline: the schedule keeps it from the audit l
     const roleId = (await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev/role-id')).body.data.role_id;
     const secretId = (await storeRequest(scenario.store, 'POST', 'auth/approle/role/billing-dev/secret-id', {})).body.data.secret_id;
     expect((await storeRequest(scenario.store, 'GET', SECRET_PATH, undefined, clientToken(await appRoleLogin(scenario.store, roleId, secretId)))).status).toBe(200);
+  });
+
+  it('with SECRETSTORE_IAC_NARROW_RETIRE_IDLE=true the narrowing retires the application that never logged in: its patch removes search-dev, the merge request shows the role removed, the manual job destroys it, and its login is then refused (400)', async () => {
+    // Credentials of the idle application, read with the root token (no request of search-dev's own).
+    const roleId = (await storeRequest(scenario.store, 'GET', 'auth/approle/role/search-dev/role-id')).body.data.role_id;
+    const secretId = (await storeRequest(scenario.store, 'POST', 'auth/approle/role/search-dev/secret-id', {})).body.data.secret_id;
+    const schedule = await scenario.defaultBranch(undefined, { jobs: [USAGE_JOB], variables: { CI_PIPELINE_SOURCE: 'schedule', SECRETSTORE_IAC_AUDIT_LOG: scenario.auditLog!, SECRETSTORE_IAC_NARROW_RETIRE_IDLE: 'true' } });
+    expect(schedule.code).toBe(0);
+    expect(fs.readFileSync(scenario.artifact(USAGE_JOB, 'narrowing.md'), 'utf8')).toContain('| `applications.search-dev removed (role approle/search-dev (stack app-roles) never logged in in the window)` |');
+    scenario.git('checkout', '-q', '-b', 'retire-search');
+    scenario.git('apply', scenario.artifact(USAGE_JOB, 'narrowing.patch'));
+    expect(scenario.read('stacks/platform.config.ts')).toBe(configSource(scenario, true).replace('readByCi: true', 'readByCi: false').replace(", 'search-dev': { name: 'search', environment: 'dev' }", ''));
+    scenario.git('commit', '-q', '-am', 'narrow: search-dev never logged in (narrowing.patch of the usage job, SECRETSTORE_IAC_NARROW_RETIRE_IDLE)');
+    scenario.git('checkout', '-q', 'main');
+    gitlab.mergeRequests.set(3, { iid: 3, state: 'opened', target_branch: 'main', sha: scenario.git('rev-parse', 'retire-search'), merge_commit_sha: null, squash_commit_sha: null, commits: scenario.git('rev-list', 'main..retire-search').split('\n') });
+    const mr = await scenario.mergeRequest('retire-search', 3);
+    const note = gitlab.noteBodies(3).join('\n');
+    expect(note).toContain('approle/search-dev');
+    expect(note).toContain('auth/approle/role/search-dev');
+    expect(note).not.toContain('access in use removed');
+    expect(mr.code).toBe(0);
+    // Merged: the apply jobs leave the revocation to the manual job; a person starts it.
+    const before = scenario.merge('retire-search');
+    gitlab.mergeRequests.get(3)!.state = 'merged';
+    const applied = await scenario.defaultBranch(before);
+    expect(applied.code).toBe(0);
+    expect((await storeRequest(scenario.store, 'GET', 'auth/approle/role/search-dev')).status).toBe(200);
+    const destroyed = await scenario.defaultBranch(before, { jobs: ['secretstore-iac-destroy-removed-objects'], only: true, manual: 'secretstore-iac-destroy-removed-objects' });
+    expect(destroyed.output).toMatch(/secretstore-iac pipeline removals: app-roles: destroys [^\n]*auth\/approle\/role\/search-dev/);
+    expect(destroyed.code).toBe(0);
+    expect((await storeRequest(scenario.store, 'GET', 'auth/approle/role/search-dev')).status).toBe(404);
+    expect((await appRoleLogin(scenario.store, roleId, secretId)).status).toBe(400);
+    expect(destroyed.output).not.toContain(secretId);
+    // The used application is untouched.
+    const billingRole = (await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev/role-id')).body.data.role_id;
+    const billingSecret = (await storeRequest(scenario.store, 'POST', 'auth/approle/role/billing-dev/secret-id', {})).body.data.secret_id;
+    expect((await storeRequest(scenario.store, 'GET', SECRET_PATH, undefined, clientToken(await appRoleLogin(scenario.store, billingRole, billingSecret)))).status).toBe(200);
   });
 });

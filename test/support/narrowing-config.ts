@@ -44,6 +44,16 @@ export const platformConfig: PlatformConfig = {
 };
 `;
 
+/**
+ * {@link NARROWING_SOURCE} with two applications of its own and a second people group, for
+ * `--retire-idle`: with {@link NARROWING_USED} and billing-dev's reads used, `search-dev` and `audit`
+ * never log in.
+ */
+export const NARROWING_RETIRE_SOURCE = NARROWING_SOURCE.replace(
+  '  people: {\n',
+  "  applications: {\n    'billing-dev': { name: 'billing', environment: 'dev' },\n    'search-dev': { name: 'search', environment: 'dev' },\n  },\n  people: {\n",
+).replace("      ops: {\n", "      audit: { groups: ['audit'], reads: [{ path: 'audit/reports' }, { path: 'audit/logs' }] },\n      ops: {\n");
+
 /** Where {@link narrowingSourceOn} puts {@link NARROWING_SOURCE}: a real store's test installation. */
 export interface NarrowingInstallation {
   /** `settings` as the store test's configuration has them (`TEST_SETTINGS` and the store's kind). */
@@ -127,3 +137,10 @@ export async function reportWithUse(outdir: string, used: readonly string[]): Pr
 
 /** The rules used in the window of {@link reportWithUse} in the tests: one account, one read. */
 export const NARROWING_USED = ['jwt/registry-ci secret/data/registry/svc-helm', 'oidc/ops secret/data/team/b'];
+
+/** The report of {@link NARROWING_RETIRE_SOURCE}'s window: {@link NARROWING_USED} and every rule of billing-dev used; search-dev and audit never log in. */
+export async function retireReport(outdir: string): Promise<UsageReport> {
+  const empty = await reportWithUse(outdir, []);
+  const billing = empty.identities.find((u) => u.identity === 'approle/billing-dev')!.unused.map((g) => `approle/billing-dev ${g.rule}`);
+  return reportWithUse(outdir, [...NARROWING_USED, ...billing]);
+}

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../../lib/cli/run-cli';
-import { evaluateConfigSource, NARROWING_SOURCE as SOURCE, NARROWING_USED as USED, reportWithUse, synthesizedRules } from '../../support/narrowing-config';
+import { evaluateConfigSource, NARROWING_RETIRE_SOURCE, NARROWING_SOURCE as SOURCE, NARROWING_USED as USED, reportWithUse, retireReport, synthesizedRules } from '../../support/narrowing-config';
 
 let tmp: string;
 beforeAll(() => {
@@ -65,6 +65,36 @@ describe('secretstore-iac narrow', () => {
     const result = fs.readFileSync(path.join(repo, 'stacks', 'platform.config.ts'), 'utf8');
     expect(result).not.toBe(SOURCE);
     expect(result).toBe(fs.readFileSync(path.join(written, 'platform.config.ts'), 'utf8'));
+  });
+
+  it('--retire-idle removes the applications and people groups whose role never logged in (listed only without it); --keep keeps one', async () => {
+    const { outdir } = synthesizedRules(evaluateConfigSource(NARROWING_RETIRE_SOURCE));
+    const usage = path.join(tmp, 'usage-retire.json');
+    fs.writeFileSync(usage, JSON.stringify(await retireReport(outdir)));
+    const config = path.join(tmp, 'retire.config.ts');
+    fs.writeFileSync(config, NARROWING_RETIRE_SOURCE);
+    const listed = await cli(['narrow', outdir, '--usage', usage, '--config', config]);
+    expect([listed.code, listed.stderr]).toEqual([0, '']);
+    expect(listed.stdout).toContain('  role approle/search-dev (stack app-roles) never logged in in the window: retire it by removing applications.search-dev from the PlatformConfig (narrow --retire-idle does), or keep it (--keep approle/search-dev)');
+    expect(listed.stdout).not.toContain('applications.search-dev removed');
+    const md = path.join(tmp, 'retire.md');
+    const retired = await cli(['narrow', outdir, '--usage', usage, '--config', config, '--retire-idle', '--keep', 'people.groups.audit', '--write', '--markdown', md]);
+    expect([retired.code, retired.stderr]).toEqual([0, '']);
+    expect(retired.stdout).toContain('  applications.search-dev removed (role approle/search-dev (stack app-roles) never logged in in the window)\n    declared by app-roles/search-dev/role');
+    expect(retired.stdout).toContain('  oidc/audit: kept by --keep people.groups.audit');
+    expect(retired.stdout).toContain('change by hand: the source\'s form does not allow the edit (0):');
+    const written = fs.readFileSync(config, 'utf8');
+    expect(written).not.toContain("'search-dev'");
+    expect(written).toContain("'billing-dev': { name: 'billing', environment: 'dev' },");
+    expect(written).toContain("audit: { groups: ['audit']");
+    expect(fs.readFileSync(md, 'utf8')).toContain('| `applications.search-dev removed (role approle/search-dev (stack app-roles) never logged in in the window)` | `app-roles/search-dev/role` |');
+    // Without a --keep: the group goes with its reads, ops keeps its used read only.
+    fs.writeFileSync(config, NARROWING_RETIRE_SOURCE);
+    const both = await cli(['narrow', outdir, '--usage', usage, '--config', config, '--retire-idle', '--write']);
+    expect(both.code).toBe(0);
+    expect(both.stdout).toContain('change by hand: the source\'s form does not allow the edit (0):');
+    const groups = evaluateConfigSource(fs.readFileSync(config, 'utf8')).people!.groups;
+    expect([Object.keys(groups), groups.ops.reads]).toEqual([['ops'], [{ path: 'team/b' }]]);
   });
 
   it('a field behind a variable is listed to change by hand and the file keeps it; a --keep naming nothing is a usage error', async () => {

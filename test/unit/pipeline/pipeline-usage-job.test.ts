@@ -14,8 +14,8 @@ import * as zlib from 'zlib';
 import { runCli } from '../../../lib/cli/run-cli';
 import { PipelineReviewRunner, runReviewJob } from '../../../lib/pipeline/pipeline-review-job';
 import { PipelineNarrowRunner, PipelineUsageRunner, runUsageJob } from '../../../lib/pipeline/pipeline-usage-job';
-import { NARROWING_FILE, NARROWING_KEEP_VARIABLE, NARROWING_PATCH_FILE, USAGE_FILE, USAGE_JOB } from '../../../lib/render/configuration-pipeline-yaml';
-import { evaluateConfigSource, NARROWING_SOURCE, NARROWING_USED, reportWithUse, synthesizedRules } from '../../support/narrowing-config';
+import { NARROWING_FILE, NARROWING_KEEP_VARIABLE, NARROWING_PATCH_FILE, NARROWING_RETIRE_IDLE_VARIABLE, USAGE_FILE, USAGE_JOB } from '../../../lib/render/configuration-pipeline-yaml';
+import { evaluateConfigSource, NARROWING_RETIRE_SOURCE, NARROWING_SOURCE, NARROWING_USED, reportWithUse, retireReport, synthesizedRules } from '../../support/narrowing-config';
 import { GitLabStandIn } from '../../support/gitlab-stand-in';
 import { ACCESS_FIXTURES, REPO_ROOT } from '../../support/paths';
 import { jobDirectory, recordingContext } from './pipeline-fixture';
@@ -147,10 +147,10 @@ describe("the merge request's review reads the default branch's usage file", () 
 
 describe('the usage job: the narrowing of its usage file, as a patch a person applies in a merge request', () => {
   /** A job directory holding the configuration source and its synthesis, and the usage report the audit log gives (computed as usage does). */
-  async function narrowingJob(env: NodeJS.ProcessEnv, withSource = true) {
-    const { outdir } = synthesizedRules(evaluateConfigSource(NARROWING_SOURCE));
-    const dir = jobDirectory(withSource ? { 'stacks/platform.config.ts': NARROWING_SOURCE, 'audit.log': '' } : { 'audit.log': '' });
-    const report = `${JSON.stringify(await reportWithUse(outdir, NARROWING_USED))}\n`;
+  async function narrowingJob(env: NodeJS.ProcessEnv, withSource = true, source = NARROWING_SOURCE) {
+    const { outdir } = synthesizedRules(evaluateConfigSource(source));
+    const dir = jobDirectory(withSource ? { 'stacks/platform.config.ts': source, 'audit.log': '' } : { 'audit.log': '' });
+    const report = `${JSON.stringify(source === NARROWING_SOURCE ? await reportWithUse(outdir, NARROWING_USED) : await retireReport(outdir))}\n`;
     const r = recordingContext(dir, { SECRETSTORE_IAC_AUDIT_LOG: 'audit.log', ...env });
     const calls: string[][] = [];
     const narrow: PipelineNarrowRunner = async (args) => {
@@ -187,6 +187,23 @@ describe('the usage job: the narrowing of its usage file, as a patch a person ap
     expect(typo.file(USAGE_FILE)).toBeDefined();
     expect([typo.file(NARROWING_FILE), typo.file(NARROWING_PATCH_FILE)]).toEqual([undefined, undefined]);
     expect(typo.lines).toContain('narrow failed (exit 2): no narrowing; usage.json is kept');
+  });
+
+  it(`${NARROWING_RETIRE_IDLE_VARIABLE}=true retires the application whose role never logged in (narrow --retire-idle); false or unset lists it; another value fails the job, the usage file kept`, async () => {
+    const retired = await narrowingJob({ [NARROWING_RETIRE_IDLE_VARIABLE]: 'true' }, true, NARROWING_RETIRE_SOURCE);
+    expect(retired.result.exitCode).toBe(0);
+    expect(retired.calls[0]).toContain('--retire-idle');
+    expect(retired.file(NARROWING_PATCH_FILE)).toContain("-    'search-dev': { name: 'search', environment: 'dev' },\n");
+    expect(retired.file(NARROWING_FILE)).toContain('applications.search-dev removed');
+    for (const value of [undefined, 'false']) {
+      const listed = await narrowingJob(value === undefined ? {} : { [NARROWING_RETIRE_IDLE_VARIABLE]: value }, true, NARROWING_RETIRE_SOURCE);
+      expect([listed.result.exitCode, listed.calls[0].includes('--retire-idle')]).toEqual([0, false]);
+      expect(listed.file(NARROWING_PATCH_FILE)).not.toContain('search-dev');
+      expect(listed.file(NARROWING_FILE)).toContain('retire it by removing applications.search-dev from the PlatformConfig');
+    }
+    const typo = await narrowingJob({ [NARROWING_RETIRE_IDLE_VARIABLE]: 'yes' }, true, NARROWING_RETIRE_SOURCE);
+    expect([typo.result.exitCode, typo.calls, typo.file(USAGE_FILE) !== undefined, typo.file(NARROWING_PATCH_FILE)]).toEqual([2, [], true, undefined]);
+    expect(typo.lines).toContain(`${NARROWING_RETIRE_IDLE_VARIABLE} is "yes": give true (retire the roles that never logged in) or false; no narrowing, usage.json is kept`);
   });
 
   it('a repository without stacks/platform.config.ts: the usage file, no narrowing, said in one line', async () => {

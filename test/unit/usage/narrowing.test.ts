@@ -5,7 +5,7 @@
  */
 import { narrowingOf } from '../../../lib/usage/narrowing';
 import { editPlatformConfig } from '../../../lib/usage/platform-config-edit';
-import { evaluateConfigSource, NARROWING_SOURCE as SOURCE, NARROWING_USED as USED, narrowingSourceOn, reportWithUse, synthesizedRules } from '../../support/narrowing-config';
+import { evaluateConfigSource, NARROWING_RETIRE_SOURCE, NARROWING_SOURCE as SOURCE, NARROWING_USED as USED, narrowingSourceOn, reportWithUse, retireReport, synthesizedRules } from '../../support/narrowing-config';
 import { generateSigningKey } from '../../support/store/jwt-signer';
 
 describe('the narrowing names, per unused declaration, the PlatformConfig field and its new value, with its evidence', () => {
@@ -110,6 +110,71 @@ describe('property: applying the narrowing and synthesizing again removes exactl
     // The used grants stay.
     expect([...after.rules].some((r) => r === 'registry-ci secret/data/registry/svc-helm')).toBe(true);
     expect([...after.rules].some((r) => r === 'ops secret/data/team/b')).toBe(true);
+  });
+});
+
+describe('--retire-idle: a role that never logged in is retired by removing the application or people group that declares it', () => {
+  async function narrowed(retireIdle: boolean, keep: string[] = []) {
+    const { outdir } = synthesizedRules(evaluateConfigSource(NARROWING_RETIRE_SOURCE));
+    return narrowingOf(await retireReport(outdir), keep, { retireIdle });
+  }
+
+  it('without it: listed, each naming the field to remove and the option, no edit; the platform\'s own roles name no field', async () => {
+    const idle = (await narrowed(false)).narrowing.idleRoles;
+    const search = idle.find((i) => i.evidence[0].identity === 'approle/search-dev')!;
+    expect(search).toMatchObject({ declaration: 'app-roles/search-dev/role', field: 'applications.search-dev' });
+    expect(search.edit).toBeUndefined();
+    expect(search.change).toBe('role approle/search-dev (stack app-roles) never logged in in the window: retire it by removing applications.search-dev from the PlatformConfig (narrow --retire-idle does), or keep it (--keep approle/search-dev)');
+    expect(idle.find((i) => i.evidence[0].identity === 'oidc/audit')).toMatchObject({ field: 'people.groups.audit' });
+    const spec = idle.find((i) => i.evidence[0].identity === 'approle/orchestrator-dev')!;
+    expect([spec.field, spec.edit, spec.change]).toEqual([undefined, undefined, expect.stringContaining('no PlatformConfig field declares it')]);
+    expect(idle.map((i) => i.evidence[0].identity)).not.toEqual(expect.arrayContaining(['approle/billing-dev']));
+  });
+
+  it('with it: the edits remove exactly search-dev and audit from the source; synthesized again, their roles and policies are gone and every other rule stays', async () => {
+    const { narrowing } = await narrowed(true);
+    const retired = narrowing.idleRoles.filter((i) => i.edit !== undefined);
+    expect(retired.map((i) => [i.field, i.edit, i.change])).toEqual([
+      ['applications.search-dev', { kind: 'retire-application', application: 'search-dev' }, 'applications.search-dev removed (role approle/search-dev (stack app-roles) never logged in in the window)'],
+      ['people.groups.audit', { kind: 'retire-group', group: 'audit' }, 'people.groups.audit removed (role oidc/audit (stack people) never logged in in the window)'],
+    ]);
+    // audit's reads are unused too: removed before the group (the same text either way).
+    const edits = [...narrowing.items, ...retired].filter((i) => i.edit !== undefined).map((i) => i.edit!);
+    const { text, unsupported } = editPlatformConfig(NARROWING_RETIRE_SOURCE, edits, 'platform.config.ts');
+    expect(unsupported).toEqual([]);
+    const withoutRetired = editPlatformConfig(NARROWING_RETIRE_SOURCE, narrowing.items.filter((i) => i.edit !== undefined).map((i) => i.edit!), 'platform.config.ts').text;
+    expect(text).toBe(
+      withoutRetired
+        .replace("    'search-dev': { name: 'search', environment: 'dev' },\n", '')
+        .replace(/ {6}audit: \{ groups: \['audit'\], reads: \[[^\n]*\] \},\n/, ''),
+    );
+    const before = evaluateConfigSource(withoutRetired);
+    const after = evaluateConfigSource(text);
+    expect(Object.keys(after.applications ?? {})).toEqual(['billing-dev']);
+    expect(Object.keys(after.people!.groups)).toEqual(['ops']);
+    // Synthesized again: the rules lost are exactly the retired roles' policies' (every other policy's rules kept).
+    const b = synthesizedRules(before).rules;
+    const a = synthesizedRules(after).rules;
+    expect([...a].filter((r) => !b.has(r))).toEqual([]);
+    const lost = [...b].filter((r) => !a.has(r));
+    expect(lost.length).toBeGreaterThan(0);
+    expect(lost.every((r) => /^(search-dev|people-audit|audit) /.test(r))).toBe(true);
+  });
+
+  it('--keep keeps an idle role by its identity or its field', async () => {
+    for (const keep of ['approle/search-dev', 'applications.search-dev']) {
+      const { narrowing, unmatchedKeeps } = await narrowed(true, [keep]);
+      expect(unmatchedKeeps).toEqual([]);
+      expect(narrowing.idleRoles.find((i) => i.evidence[0].identity === 'approle/search-dev')).toMatchObject({ keptBy: keep });
+    }
+  });
+
+  it('an application or group the source holds behind a spread or not at all is listed to remove by hand', () => {
+    const spread = NARROWING_RETIRE_SOURCE.replace('  applications: {\n', '  applications: {\n    ...moreApplications,\n');
+    expect(editPlatformConfig(spread, [{ kind: 'retire-application', application: 'search-dev' }], 'f.ts').unsupported).toEqual([
+      { edit: { kind: 'retire-application', application: 'search-dev' }, change: 'remove applications.search-dev', reason: 'the spread ...moreApplications in applications' },
+    ]);
+    expect(editPlatformConfig(NARROWING_RETIRE_SOURCE, [{ kind: 'retire-group', group: 'nope' }], 'f.ts').unsupported[0].reason).toBe('no property people.groups.nope in the object literal');
   });
 });
 
