@@ -59,6 +59,17 @@ describe('the usage file in the pipeline: the schedule keeps it from the audit l
     });
   });
 
+  /** The usage job's last patch applied on `branch`, as docs/usage.md §9 says a person does, and that branch's merge request `iid` reviewed: its run and its note. */
+  async function narrowingMergeRequest(branch: string, iid: number, message: string) {
+    scenario.git('checkout', '-q', '-b', branch);
+    scenario.git('apply', scenario.artifact(USAGE_JOB, 'narrowing.patch'));
+    scenario.git('commit', '-q', '-am', message);
+    scenario.git('checkout', '-q', 'main');
+    gitlab.mergeRequests.set(iid, { iid, state: 'opened', target_branch: 'main', sha: scenario.git('rev-parse', branch), merge_commit_sha: null, squash_commit_sha: null, commits: scenario.git('rev-list', `main..${branch}`).split('\n') });
+    const mr = await scenario.mergeRequest(branch, iid);
+    return { mr, note: gitlab.noteBodies(iid).join('\n') };
+  }
+
   afterAll(async () => {
     await scenario?.stop();
     await gitlab?.stop();
@@ -121,13 +132,7 @@ describe('the usage file in the pipeline: the schedule keeps it from the audit l
     expect((await storeRequest(scenario.store, 'GET', HELM, undefined, await jobToken())).status).toBe(200);
 
     // A person applies the usage job's patch on a branch, as docs/usage.md §9 says.
-    scenario.git('checkout', '-q', '-b', 'narrow-helm');
-    scenario.git('apply', scenario.artifact(USAGE_JOB, 'narrowing.patch'));
-    scenario.git('commit', '-q', '-am', 'narrow: helm is never read by CI (narrowing.patch of the usage job)');
-    scenario.git('checkout', '-q', 'main');
-    gitlab.mergeRequests.set(2, { iid: 2, state: 'opened', target_branch: 'main', sha: scenario.git('rev-parse', 'narrow-helm'), merge_commit_sha: null, squash_commit_sha: null, commits: scenario.git('rev-list', 'main..narrow-helm').split('\n') });
-    const mr = await scenario.mergeRequest('narrow-helm', 2);
-    const note = gitlab.noteBodies(2).join('\n');
+    const { mr, note } = await narrowingMergeRequest('narrow-helm', 2, 'narrow: helm is never read by CI (narrowing.patch of the usage job)');
     expect(note).toContain('jwt/registry-ci');
     expect(note).toContain(HELM);
     expect(note).not.toContain('access in use removed');
@@ -173,14 +178,8 @@ describe('the usage file in the pipeline: the schedule keeps it from the audit l
     const schedule = await scenario.defaultBranch(undefined, { jobs: [USAGE_JOB], variables: { CI_PIPELINE_SOURCE: 'schedule', SECRETSTORE_IAC_AUDIT_LOG: scenario.auditLog!, SECRETSTORE_IAC_NARROW_RETIRE_IDLE: 'true' } });
     expect(schedule.code).toBe(0);
     expect(fs.readFileSync(scenario.artifact(USAGE_JOB, 'narrowing.md'), 'utf8')).toContain('| `applications.search-dev removed (role approle/search-dev (stack app-roles) never logged in in the window)` |');
-    scenario.git('checkout', '-q', '-b', 'retire-search');
-    scenario.git('apply', scenario.artifact(USAGE_JOB, 'narrowing.patch'));
-    expect(scenario.read('stacks/platform.config.ts')).toBe(configSource(scenario, true).replace('readByCi: true', 'readByCi: false').replace(", 'search-dev': { name: 'search', environment: 'dev' }", ''));
-    scenario.git('commit', '-q', '-am', 'narrow: search-dev never logged in (narrowing.patch of the usage job, SECRETSTORE_IAC_NARROW_RETIRE_IDLE)');
-    scenario.git('checkout', '-q', 'main');
-    gitlab.mergeRequests.set(3, { iid: 3, state: 'opened', target_branch: 'main', sha: scenario.git('rev-parse', 'retire-search'), merge_commit_sha: null, squash_commit_sha: null, commits: scenario.git('rev-list', 'main..retire-search').split('\n') });
-    const mr = await scenario.mergeRequest('retire-search', 3);
-    const note = gitlab.noteBodies(3).join('\n');
+    const { mr, note } = await narrowingMergeRequest('retire-search', 3, 'narrow: search-dev never logged in (narrowing.patch of the usage job, SECRETSTORE_IAC_NARROW_RETIRE_IDLE)');
+    expect(scenario.git('show', 'retire-search:stacks/platform.config.ts')).toBe(configSource(scenario, true).replace('readByCi: true', 'readByCi: false').replace(", 'search-dev': { name: 'search', environment: 'dev' }", '').trimEnd());
     expect(note).toContain('approle/search-dev');
     expect(note).toContain('auth/approle/role/search-dev');
     expect(note).not.toContain('access in use removed');
