@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AccessModel } from '../access/access-model';
-import { ConfigEdit, Narrowing, narrowingOf } from '../usage/narrowing';
+import { editedItems, narrowingOf } from '../usage/narrowing';
 import { configurationPatch } from '../usage/configuration-patch';
 import { renderNarrowingMarkdown, renderNarrowingText } from '../usage/narrowing-text';
 import type { editPlatformConfig as EditPlatformConfig } from '../usage/platform-config-edit';
@@ -19,8 +19,6 @@ import { DEFAULT_SOURCE, SOURCE_HELP } from './source-argument';
 import { UsageError } from './usage-error';
 import { readUsageFileOption } from './usage-file-option';
 
-/** The configuration source edited by default, relative to the working directory. */
-
 /** Runs each check, the usage errors of all of them said at once. */
 function allProblems<T extends unknown[]>(...checks: { [K in keyof T]: () => T[K] }): T {
   const problems: string[] = [];
@@ -35,13 +33,6 @@ function allProblems<T extends unknown[]>(...checks: { [K in keyof T]: () => T[K
   });
   if (problems.length > 0) throw new UsageError(problems.join('; '));
   return values as T;
-}
-
-/** The edits to make: every item's not kept, a retired group's reads left to its removal. */
-function narrowingEdits(narrowing: Narrowing): ConfigEdit[] {
-  const edits = [...narrowing.items, ...narrowing.idleRoles].filter((i) => i.keptBy === undefined && i.edit !== undefined).map((i) => i.edit!);
-  const retiredGroups = new Set(edits.flatMap((e) => (e.kind === 'retire-group' ? [e.group] : [])));
-  return edits.filter((e) => !(e.kind === 'remove-group-read' && retiredGroups.has(e.group)));
 }
 
 /** `secretstore-iac narrow [SOURCE] --log FILE... | --usage FILE`: the usage report turned into the configuration change that removes what was not used. */
@@ -131,7 +122,7 @@ export const narrowCommand: Command = {
     }
     const source = fs.readFileSync(configFile, 'utf8');
     const shown = path.relative(context.cwd, configFile) || configFile;
-    const edits = narrowingEdits(narrowing);
+    const edits = editedItems(narrowing).map((i) => i.edit!);
     // Loaded here, not at the top: the TypeScript compiler is large, and every other command (each
     // pipeline job's start) would pay for loading it.
     // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -13,8 +13,6 @@ export type PipelineUsageRunner = PipelineCommandRunner;
 /** Runs `secretstore-iac narrow` with the given arguments: its exit code and standard output. */
 export type PipelineNarrowRunner = PipelineCommandRunner;
 
-/** The configuration source the narrowing edits, relative to the repository's root (narrow's default). */
-
 /**
  * A file name for a downloaded log: the URL's last segment (its `.gz` kept, so the reader inflates
  * it), made safe, numbered so two URLs ending alike stay apart.

@@ -1,5 +1,5 @@
 import { mdCode, mdTable } from '../render/markdown-text';
-import { Narrowing, NarrowingEvidence, NarrowingItem } from './narrowing';
+import { editedItems, Narrowing, NarrowingEvidence, NarrowingItem } from './narrowing';
 import { UnsupportedEdit } from './platform-config-edit';
 
 /** What the command did with the narrowing's edits of the configuration source. */
@@ -26,12 +26,12 @@ function evidenceText(e: NarrowingEvidence): string {
 
 /** The items by what happens to them; a retired role (`--retire-idle`) is an edit like a grant's, the other idle roles are listed apart. */
 function group(n: Narrowing) {
-  const retired = n.idleRoles.filter((i) => i.keptBy === undefined && i.edit !== undefined);
+  const edited = editedItems(n);
   return {
-    edited: [...n.items.filter((i) => i.keptBy === undefined && i.edit !== undefined), ...retired],
+    edited,
     manual: n.items.filter((i) => i.keptBy === undefined && i.edit === undefined),
     kept: n.items.filter((i) => i.keptBy !== undefined),
-    idle: n.idleRoles.filter((i) => !retired.includes(i)),
+    idle: n.idleRoles.filter((i) => !edited.includes(i)),
   };
 }
 

@@ -60,6 +60,14 @@ export interface NarrowingOptions {
   readonly retireIdle?: boolean;
 }
 
+/**
+ * The items whose edit is made: every grant and, with {@link NarrowingOptions.retireIdle}, every
+ * idle role that has an edit and is not kept. What `narrow` edits and what its texts list as removed.
+ */
+export function editedItems(n: Narrowing): NarrowingItem[] {
+  return [...n.items, ...n.idleRoles].filter((i) => i.keptBy === undefined && i.edit !== undefined);
+}
+
 function requestsOf(u: IdentityUsage): number {
   return u.used.reduce((n, g) => n + g.count, 0) + u.denied.reduce((n, d) => n + d.count, 0);
 }

@@ -1,4 +1,5 @@
 import * as ts from 'typescript';
+import { compareStrings } from '../private/compare-strings';
 import { ConfigEdit } from './narrowing';
 
 /** One edit the source's form does not allow: the field, the value to set, and the construct in the way. */
@@ -172,7 +173,7 @@ function manualChange(edit: ConfigEdit): string {
   }
 }
 
-/** The order edits are made in: a group's reads before the group (each index the report's), highest index first. */
+/** The order edits are made in: a group's reads highest index first (each index the report's). */
 function editOrder(e: ConfigEdit): string {
   switch (e.kind) {
     case 'account-not-read-by-ci':
@@ -192,7 +193,8 @@ function editOrder(e: ConfigEdit): string {
  * edit whose field the literal does not hold as a literal (a spread, a variable, a computed name or
  * value) is not made: it is returned with the construct in the way, for a person to change, and no
  * edit is half made. A group's reads are removed highest index first, so each index is the one of
- * the configuration the report was made from, and before the group itself when it is retired.
+ * the configuration the report was made from; a retired group's reads are not edited apart (the
+ * group's removal takes them).
  * @param fileName how to name the file in messages
  * @throws Error when the source holds no object literal typed `PlatformConfig`
  */
@@ -201,7 +203,9 @@ export function editPlatformConfig(text: string, edits: readonly ConfigEdit[], f
   if (!configLiteral(parse(text))) {
     throw new Error(`${fileName}: no object literal typed PlatformConfig (\`const platformConfig: PlatformConfig = { ... }\` or \`{ ... } satisfies PlatformConfig\`): nothing can be edited; make the changes listed by hand`);
   }
-  const ordered = [...edits].sort((a, b) => (editOrder(a) < editOrder(b) ? -1 : editOrder(a) > editOrder(b) ? 1 : 0));
+  // A retired group goes with its reads: their own edits are not made (nor listed to make by hand).
+  const retiredGroups = new Set(edits.flatMap((e) => (e.kind === 'retire-group' ? [e.group] : [])));
+  const ordered = edits.filter((e) => !(e.kind === 'remove-group-read' && retiredGroups.has(e.group))).sort((a, b) => compareStrings(editOrder(a), editOrder(b)));
   const applied: ConfigEdit[] = [];
   const unsupported: UnsupportedEdit[] = [];
   let current = text;

@@ -70,6 +70,13 @@ describe('the usage file in the pipeline: the schedule keeps it from the audit l
     return { mr, note: gitlab.noteBodies(iid).join('\n') };
   }
 
+  /** The HTTP status of `path` read by a fresh AppRole login of `role` (its Role ID and a new Secret ID, read with the root token). */
+  async function readAsApplication(role: string, path: string): Promise<number> {
+    const roleId = (await storeRequest(scenario.store, 'GET', `auth/approle/role/${role}/role-id`)).body.data.role_id;
+    const secretId = (await storeRequest(scenario.store, 'POST', `auth/approle/role/${role}/secret-id`, {})).body.data.secret_id;
+    return (await storeRequest(scenario.store, 'GET', path, undefined, clientToken(await appRoleLogin(scenario.store, roleId, secretId)))).status;
+  }
+
   afterAll(async () => {
     await scenario?.stop();
     await gitlab?.stop();
@@ -148,9 +155,7 @@ describe('the usage file in the pipeline: the schedule keeps it from the audit l
     // its secret, a CI job logs in; the next schedule's usage job, over the log since the replay began,
     // finds no request of theirs refused and narrows nothing more (a fixed point).
     const replayStart = new Date(Date.now() - 1000).toISOString();
-    const replayRoleId = (await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev/role-id')).body.data.role_id;
-    const replaySecretId = (await storeRequest(scenario.store, 'POST', 'auth/approle/role/billing-dev/secret-id', {})).body.data.secret_id;
-    expect((await storeRequest(scenario.store, 'GET', SECRET_PATH, undefined, clientToken(await appRoleLogin(scenario.store, replayRoleId, replaySecretId)))).status).toBe(200);
+    expect(await readAsApplication('billing-dev', SECRET_PATH)).toBe(200);
     await jobToken();
     const replay = await scenario.defaultBranch(undefined, { jobs: [USAGE_JOB], variables: { CI_PIPELINE_SOURCE: 'schedule', SECRETSTORE_IAC_AUDIT_LOG: scenario.auditLog!, SECRETSTORE_IAC_USAGE_SINCE: replayStart } });
     expect(replay.code).toBe(0);
@@ -166,9 +171,7 @@ describe('the usage file in the pipeline: the schedule keeps it from the audit l
 
     // The removed grant is refused on the store; the application's used read is untouched.
     expect((await storeRequest(scenario.store, 'GET', HELM, undefined, await jobToken())).status).toBe(403);
-    const roleId = (await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev/role-id')).body.data.role_id;
-    const secretId = (await storeRequest(scenario.store, 'POST', 'auth/approle/role/billing-dev/secret-id', {})).body.data.secret_id;
-    expect((await storeRequest(scenario.store, 'GET', SECRET_PATH, undefined, clientToken(await appRoleLogin(scenario.store, roleId, secretId)))).status).toBe(200);
+    expect(await readAsApplication('billing-dev', SECRET_PATH)).toBe(200);
   });
 
   it('with SECRETSTORE_IAC_NARROW_RETIRE_IDLE=true the narrowing retires the application that never logged in: its patch removes search-dev, the merge request shows the role removed, the manual job destroys it, and its login is then refused (400)', async () => {
@@ -197,8 +200,6 @@ describe('the usage file in the pipeline: the schedule keeps it from the audit l
     expect((await appRoleLogin(scenario.store, roleId, secretId)).status).toBe(400);
     expect(destroyed.output).not.toContain(secretId);
     // The used application is untouched.
-    const billingRole = (await storeRequest(scenario.store, 'GET', 'auth/approle/role/billing-dev/role-id')).body.data.role_id;
-    const billingSecret = (await storeRequest(scenario.store, 'POST', 'auth/approle/role/billing-dev/secret-id', {})).body.data.secret_id;
-    expect((await storeRequest(scenario.store, 'GET', SECRET_PATH, undefined, clientToken(await appRoleLogin(scenario.store, billingRole, billingSecret)))).status).toBe(200);
+    expect(await readAsApplication('billing-dev', SECRET_PATH)).toBe(200);
   });
 });

@@ -175,6 +175,11 @@ describe('--retire-idle: a role that never logged in is retired by removing the 
       { edit: { kind: 'retire-application', application: 'search-dev' }, change: 'remove applications.search-dev', reason: 'the spread ...moreApplications in applications' },
     ]);
     expect(editPlatformConfig(NARROWING_RETIRE_SOURCE, [{ kind: 'retire-group', group: 'nope' }], 'f.ts').unsupported[0].reason).toBe('no property people.groups.nope in the object literal');
+    // A retired group takes its reads with it: their edits are not made apart, so reads behind a spread are no hand change.
+    const spreadReads = NARROWING_RETIRE_SOURCE.replace("audit: { groups: ['audit'], reads: [", "audit: { groups: ['audit'], reads: [...auditReads, ");
+    const retired = editPlatformConfig(spreadReads, [{ kind: 'remove-group-read', group: 'audit', index: 1 }, { kind: 'retire-group', group: 'audit' }], 'f.ts');
+    expect([retired.unsupported, retired.applied]).toEqual([[], [{ kind: 'retire-group', group: 'audit' }]]);
+    expect(retired.text).not.toContain('audit:');
   });
 });
 
