@@ -1,4 +1,4 @@
-import { AclRule } from '../acl/acl';
+import { AclRule, outranksRulePath } from '../acl/acl';
 import { covers } from '../acl/rule-coverage';
 import { StoreCapability, capabilityNames, isDenyMask, maskHas } from '../acl/store-capability';
 import { IdentityChange } from './identity-change';
@@ -6,7 +6,7 @@ import { AccessModel, IdentityAccess } from './access-model';
 import { formatBinding } from './binding-format';
 import { BindingValue } from './identity';
 import { JWT_METHOD_FIELDS } from './store-configuration';
-import { findSharedReads } from './shared-read';
+import { SharedRead, findSharedReads } from './shared-read';
 import { compareStrings } from '../private/compare-strings';
 import { MACHINE_PATH_KIND_LABEL } from '../model/machine-path-kind';
 import { MachinePathReached } from './machine-path-reason';
@@ -365,19 +365,43 @@ function machinePathText(m: MachinePathReached): string {
   return `${whose} (\`${m.path}\`, ${m.declaredAt})`;
 }
 
+/**
+ * New (reader, owner) pairs of {@link findSharedReads}. A path two applications can both read is
+ * usually found from both sides; when both directions are new, the one that tells the change is
+ * shown: the one whose reader changed its rules over one whose reader did not (that one gained
+ * nothing), then the one whose reader reads into the owner's narrower rule (a wildcard reaching
+ * into another application's own path) over its reverse (that application reading its own path);
+ * both when neither tells more.
+ */
 function sharedReadFlags(base: AccessModel, head: AccessModel): OneFlag[] {
-  const before = new Set(findSharedReads(base).map((s) => `${s.reader}\u0000${s.owner}`));
+  const pair = (s: SharedRead) => `${s.reader}\u0000${s.owner}`;
+  const before = new Set(findSharedReads(base).map(pair));
+  const added = new Map(findSharedReads(head).filter((s) => !before.has(pair(s))).map((s) => [pair(s), s]));
+  const rulesOf = (model: AccessModel, label: string) => {
+    const identity = model.get(label);
+    return identity === undefined ? undefined : identity.acl.rules.map((r) => `${r.path.slot}=${r.mask}`).sort(compareStrings).join('\u0000');
+  };
+  const governing = (label: string, path: string) => head.get(label)?.acl.check('read', path).rule?.path;
+  const tells = (s: SharedRead): readonly number[] => {
+    const [readerRule, ownerRule] = [governing(s.reader, s.path), governing(s.owner, s.path)];
+    return [rulesOf(base, s.reader) !== rulesOf(head, s.reader) ? 1 : 0, readerRule && ownerRule && outranksRulePath(ownerRule, readerRule) ? 1 : 0];
+  };
+  const shown = [...added.values()].filter((s) => {
+    const reverse = added.get(`${s.owner}\u0000${s.reader}`);
+    if (reverse === undefined) return true;
+    const [mine, theirs] = [tells(s), tells(reverse)];
+    return mine[0] !== theirs[0] ? mine[0] > theirs[0] : mine[1] >= theirs[1];
+  });
   const byReader = new Map<string, string[]>();
-  for (const shared of findSharedReads(head)) {
-    if (before.has(`${shared.reader}\u0000${shared.owner}`)) continue;
+  for (const shared of shown) {
     const list = byReader.get(shared.reader) ?? [];
     list.push(`\`${shared.owner}\`'s \`${shared.ownerRule}\``);
     byReader.set(shared.reader, list);
   }
   return [...byReader.entries()].map(([reader, owners]) => {
-    const shown = owners.slice(0, 5).join(', ');
+    const listed = owners.slice(0, 5).join(', ');
     const more = owners.length > 5 ? ` and ${owners.length - 5} more applications' paths` : '';
-    return { kind: 'shared-read', identity: reader, message: `can read ${shown}${more}` };
+    return { kind: 'shared-read', identity: reader, message: `can read ${listed}${more}` };
   });
 }
 

@@ -43,22 +43,3 @@ function segmentCovers(wide: RulePath, narrow: RulePath): boolean {
   }
   return true;
 }
-
-/**
- * A concrete request path the rule matches, for probing other ACLs: `+` segments and a trailing
- * `*` are filled with `w`.
- */
-export function witnessPath(path: RulePath): string {
-  switch (path.kind) {
-    case 'exact':
-      return path.key;
-    case 'prefix':
-      return `${path.key}w`;
-    case 'segment': {
-      const isPrefix = path.key.endsWith('*');
-      const parts = (isPrefix ? path.key.slice(0, -1) : path.key).split('/').map((p) => (p === '+' ? 'w' : p));
-      if (isPrefix) parts[parts.length - 1] += 'w';
-      return parts.join('/');
-    }
-  }
-}

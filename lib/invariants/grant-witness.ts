@@ -3,7 +3,7 @@ import { RulePath } from '../acl/rule-path';
 import { StoreCapability, isDenyMask, maskHas } from '../acl/store-capability';
 import { rootPathPatterns } from '../acl/sudo-path';
 import { visitPathClasses } from './path-classes';
-import { DEAD, PathPatternAutomaton } from './path-pattern-automaton';
+import { DEAD, PathPatternAutomaton, REQUEST_PATH_SHAPE } from './path-pattern-automaton';
 
 /** Where a request is inside a scope: the scope's pattern that covers it, and for another application's path, that application. */
 export interface ScopeHit {
@@ -117,15 +117,12 @@ function searchClasses(
     });
   };
   const required = [near.map((p) => otherIndex.get(p.slot)!), granting.map((p) => ruleIndex.get(p.slot)!)];
-  visitPathClasses(automata, required, ({ path, endsWithSlash, clean }) => {
+  visitPathClasses(automata, required, ({ path }) => {
     for (const capability of capabilities) {
       // A LIST or SCAN request is `path/`: decided by the class of `path` (the request and the
       // request without its `/`), whatever `path` ends with.
-      const listing = capability === 'list' || capability === 'scan';
-      const request = listing ? `${path}/` : path;
-      // A clean path first, then one not ending in `/`; the shortest of the best.
-      const cleanRequest = listing ? clean && !endsWithSlash : clean;
-      const rank = (cleanRequest ? 0 : 2) + (!listing && endsWithSlash ? 1 : 0);
+      const request = capability === 'list' || capability === 'scan' ? `${path}/` : path;
+      const rank = witnessRank(capability, request);
       const decision = acl.check(capability, request);
       if (!decision.allowed || decision.rule === undefined) continue;
       const hit = scope.covers(capability, decision.path);
@@ -140,6 +137,18 @@ function searchClasses(
   const out = new Map<string, Map<StoreCapability, GrantWitness>>();
   for (const [slot, byCapability] of found) out.set(slot, new Map([...byCapability].map(([c, { rank: _rank, ...witness }]) => [c, witness])));
   return out;
+}
+
+/**
+ * How good a witness is, lower first: a clean request path (no empty, `.` or `..` segment:
+ * {@link REQUEST_PATH_SHAPE}), then, but for LIST and SCAN (whose request always ends in `/`), one
+ * not ending in `/`. Among witnesses of one rank the shortest is the best.
+ */
+export function witnessRank(capability: StoreCapability, request: string): number {
+  let state = REQUEST_PATH_SHAPE.start;
+  for (const char of request) state = REQUEST_PATH_SHAPE.step(state, char);
+  const listing = capability === 'list' || capability === 'scan';
+  return (state !== DEAD && REQUEST_PATH_SHAPE.clean(state) ? 0 : 2) + (!listing && state !== DEAD && REQUEST_PATH_SHAPE.endsWithSlash(state) ? 1 : 0);
 }
 
 function uniqueBySlot(paths: readonly RulePath[]): RulePath[] {

@@ -11,8 +11,14 @@
  * with 403 (no miss). Each round then places a rule (a deny, or a narrower grant) on a reported
  * witness, which is what hid grants from the old check, and asks again.
  *
+ * The review's "path readable by two applications" (`sharedReadWitness`, under `findSharedReads`)
+ * is checked the same way: random policies for an owner and a reader, each reported path read with
+ * both real tokens (no false report); where none is reported, paths the owner may read are
+ * requested with both tokens and never both allowed (no miss); rules placed on the witness.
+ *
  * Seeded: the seed is printed, SECRETSTORE_IAC_PROPERTY_SEED=<seed> replays it;
- * INVARIANT_EXACT_CASES sets the number of cases (default 40, up to three rounds each).
+ * INVARIANT_EXACT_CASES sets the number of cases (default 40, up to three rounds each; the shared
+ * reads the same number).
  */
 import * as http from 'node:http';
 import { Acl, listLookupOf } from '../../lib/acl/acl';
@@ -24,6 +30,7 @@ import { SearchScope, grantWitnesses } from '../../lib/invariants/grant-witness'
 import { invariantViolations } from '../../lib/invariants/invariant-check';
 import { InvariantSubject } from '../../lib/invariants/invariant-subject';
 import { StoreTarget } from '../../lib/model/store-target';
+import { sharedReadWitness } from '../../lib/access/shared-read';
 import { RandomRule, randomRulePath, randomRules, requestPaths, ruleOnWitness, urlPathOf } from '../support/acl/random-acl-case';
 import { SeededRandom } from '../support/seeded-random';
 import { storeKind } from '../support/store/store-facts';
@@ -220,6 +227,72 @@ describe(`exact invariants on the real store (${storeKind()}): every reported gr
     expect(falseReports).toEqual([]);
     expect(misses).toEqual([]);
     expect(witnesses).toBeGreaterThan(CASES);
+    expect(refused).toBeGreaterThan(CASES);
+  });
+
+  it("shared reads, issue 45's shapes: two patterns that overlap only partly, and a deny on the owner's plainest path; the reported path is read with both tokens, the old probe's paths are not", async () => {
+    const shapes: Array<{ owner: RandomRule[]; reader: RandomRule[]; path: string; probes: string[] }> = [
+      { owner: [{ path: `${ROOT}shared/+/x`, capabilities: ['read'] }], reader: [{ path: `${ROOT}shared/a/*`, capabilities: ['read'] }], path: `${ROOT}shared/a/x`, probes: [`${ROOT}shared/w/x`] },
+      {
+        owner: [{ path: `${ROOT}team/*`, capabilities: ['read'] }, { path: `${ROOT}team/w`, capabilities: ['deny'] }],
+        reader: [{ path: `${ROOT}team/b`, capabilities: ['read'] }, { path: `${ROOT}team/w`, capabilities: ['read'] }],
+        path: `${ROOT}team/b`,
+        probes: [`${ROOT}team/w`],
+      },
+    ];
+    for (const [i, shape] of shapes.entries()) {
+      const owner = await writePolicy(`owner-${i}`, shape.owner);
+      const reader = await writePolicy(`reader-${i}`, shape.reader);
+      const [ownerToken, readerToken] = [await roleToken(`owner-${i}`, `owner-${i}`), await roleToken(`reader-${i}`, `reader-${i}`)];
+      expect(sharedReadWitness(owner, reader)?.path).toBe(shape.path);
+      // Both read it (404: allowed, nothing stored there).
+      expect([shape.path, await request(ownerToken, 'read', shape.path), await request(readerToken, 'read', shape.path)]).toEqual([shape.path, 404, 404]);
+      // The old check's probe (`+` and `*` filled with `w`) is refused to one of them: that is how it missed the pair.
+      for (const probe of shape.probes) expect((await request(ownerToken, 'read', probe)) === 403 || (await request(readerToken, 'read', probe)) === 403).toBe(true);
+    }
+  });
+
+  it(`property: shared reads of random owner and reader policies, rules placed on the witness: 0 false reports, 0 misses (${CASES} cases x ${ROUNDS} rounds)`, async () => {
+    const r = SeededRandom.fromEnvironment(`shared-read-exact.store (${storeKind()})`);
+    const falseReports: string[] = [];
+    const misses: string[] = [];
+    let shared = 0;
+    let refused = 0;
+    for (let n = 0; n < CASES; n++) {
+      let ownerRules = randomRules(r, CAPS, ROOT);
+      const readerRules = randomRules(r, CAPS, ROOT);
+      const reader = await writePolicy(`shared-reader-${n}`, readerRules);
+      const readerToken = await roleToken(`shared-reader-${n}`, `shared-reader-${n}`);
+      const ownerToken = await roleToken(`shared-owner-${n}`, `shared-owner-${n}`);
+      for (let round = 0; round < ROUNDS; round++) {
+        const owner = await writePolicy(`shared-owner-${n}`, ownerRules);
+        const what = JSON.stringify({ ownerRules, readerRules });
+        const witness = sharedReadWitness(owner, reader);
+        if (witness !== undefined) {
+          shared++;
+          const statuses = [await request(ownerToken, 'read', witness.path), await request(readerToken, 'read', witness.path)];
+          if (statuses.includes(403)) falseReports.push(`${what}: ${witness.path} reported, store ${statuses.join(' / ')}`);
+          const placed = ruleOnWitness(r, witness.path, CAPS, ROOT);
+          ownerRules = [...ownerRules.filter((x) => x.path !== placed.path), placed];
+          continue;
+        }
+        // No miss: of the paths the owner may read, none is read by the reader too.
+        const named = new Set([...ownerRules, ...readerRules].flatMap((x) => [...x.path.slice(ROOT.length)]).filter((c) => !'/+*'.includes(c)));
+        const alphabet = [...named, '/', [...'wxyzq'].find((c) => !named.has(c))!];
+        const inside = [...requestPaths(alphabet, 5, ROOT)].filter((p) => owner.check('read', p).allowed);
+        const sample = inside.length <= MISS_SAMPLE ? inside : Array.from({ length: MISS_SAMPLE }, () => r.pick(inside));
+        for (const p of new Set(sample)) {
+          refused++;
+          const statuses = [await request(ownerToken, 'read', p), await request(readerToken, 'read', p)];
+          if (!statuses.includes(403)) misses.push(`${what}: ${p} read by both (store ${statuses.join(' / ')}), none reported`);
+        }
+        break;
+      }
+    }
+    process.stdout.write(`shared-read-exact.store (${target}): ${shared} shared paths read by both tokens, ${refused} paths of the owner's refused to one of them; ${falseReports.length} false reports, ${misses.length} misses\n`);
+    expect(falseReports).toEqual([]);
+    expect(misses).toEqual([]);
+    expect(shared).toBeGreaterThan(CASES / 2);
     expect(refused).toBeGreaterThan(CASES);
   });
 });

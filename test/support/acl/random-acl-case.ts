@@ -4,6 +4,9 @@
  * on a witness the checker reported (a `deny` on it, on a `+` or `*` generalisation of it, or a
  * narrower rule granting something else), which a check built on sample paths misses.
  */
+import { Acl, ListLookup } from '../../../lib/acl/acl';
+import { RulePath } from '../../../lib/acl/rule-path';
+import { StoreCapability, capabilityMask } from '../../../lib/acl/store-capability';
 import { SeededRandom } from '../seeded-random';
 
 /** Segments rule paths are built of. */
@@ -56,6 +59,12 @@ export function ruleOnWitness(r: SeededRandom, witness: string, capabilities: re
   }
   if (path === '' || path.includes('//')) path = rest;
   return { path: `${root}${path}`, capabilities: r.next() < 0.6 ? ['deny'] : [r.pick(capabilities)] };
+}
+
+/** The ACL of one policy `p` holding `rules`, as the store builds a token's ACL from it. */
+export function aclOf(rules: readonly RandomRule[], store: 'openbao' | 'vault' = 'openbao', listLookup: ListLookup = 'trimmed-first'): Acl {
+  const policy = { name: 'p', syntax: 'library' as const, rules: rules.map((r) => ({ path: RulePath.parse(r.path), mask: capabilityMask(r.capabilities as StoreCapability[]), constraints: [] })) };
+  return Acl.fromPolicies([policy], { store, listLookup });
 }
 
 function someOf(r: SeededRandom, items: readonly string[]): string[] {

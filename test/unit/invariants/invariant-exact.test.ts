@@ -1,4 +1,4 @@
-import { Acl, AclRule, ListLookup } from '../../../lib/acl/acl';
+import { Acl, AclRule } from '../../../lib/acl/acl';
 import { RulePath } from '../../../lib/acl/rule-path';
 import { CAPABILITY_BITS, StoreCapability, capabilityMask } from '../../../lib/acl/store-capability';
 import { AccessInvariant } from '../../../lib/invariants/access-invariant';
@@ -6,15 +6,10 @@ import { GrantWitness, SearchScope, grantWitnesses } from '../../../lib/invarian
 import { invariantViolations } from '../../../lib/invariants/invariant-check';
 import { InvariantSubject } from '../../../lib/invariants/invariant-subject';
 import { PathOwnership } from '../../../lib/invariants/path-ownership';
-import { isCleanPath, randomRulePath, randomRules, requestPaths, ruleOnWitness, RandomRule } from '../../support/acl/random-acl-case';
+import { aclOf, isCleanPath, randomRulePath, randomRules, requestPaths, ruleOnWitness, RandomRule } from '../../support/acl/random-acl-case';
 import { SeededRandom } from '../../support/seeded-random';
 
 const CAPS: readonly StoreCapability[] = ['read', 'list'];
-
-function aclOf(rules: readonly RandomRule[], store: 'openbao' | 'vault' = 'openbao', listLookup: ListLookup = 'trimmed-first'): Acl {
-  const policy = { name: 'p', syntax: 'library' as const, rules: rules.map((r) => ({ path: RulePath.parse(r.path), mask: capabilityMask(r.capabilities as StoreCapability[]), constraints: [] })) };
-  return Acl.fromPolicies([policy], { store, listLookup });
-}
 
 /** The invariant path as a one-rule ACL granting everything, written apart from `InvariantScopes`. */
 function patternScope(pattern: string, like: Acl): SearchScope {
