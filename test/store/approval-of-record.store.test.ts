@@ -1,5 +1,5 @@
 /**
- * Issue 46 under gitlab-ci-local against a real OpenBao and a PostgreSQL state, with a local stand-in
+ * Issue 46 under gitlab-ci-local against a real store (OpenBao and Vault) and a PostgreSQL state, with a local stand-in
  * for exactly the GitLab API endpoints the pipeline calls (test/support/gitlab-stand-in.ts): the
  * approval of record is what the default branch applies.
  * - one merge request approved and merged: its note carries the record (posted with the pipeline's
@@ -31,7 +31,6 @@ import { PipelineScenario, ScenarioParts } from '../support/store/pipeline-scena
 import { storeRequest } from '../support/store/store-server';
 import { storeKind } from '../support/store/toolchain-env';
 
-const describeOnOpenBao = storeKind() === 'openbao' ? describe : describe.skip;
 const BOT = { id: 90, username: `project_${PROJECT_ID}_bot`, token: 'glpat-scenario-bot-7f3e' };
 const CONFIRM = 'secretstore-iac-confirm-apply';
 const REVIEW = 'secretstore-iac-access-diff-default-branch';
@@ -59,7 +58,7 @@ export const platformConfig: PlatformConfig = {
 };
 `;
 
-describeOnOpenBao('the approval of record is what the default branch applies (issue 46; OpenBao suite only: the jobs are store-independent)', () => {
+describe(`the approval of record is what the default branch applies on ${storeKind()} (issue 46)`, () => {
   let scenario: PipelineScenario;
   let gitlab: GitLabStandIn;
 
