@@ -12,9 +12,15 @@
  * each pipeline and of each job, as gitlab-ci-local reports it. Job tokens are signed with the key the
  * store's JWT method trusts (gitlab-ci-local mints none).
  *
- * Not measured: the dependency install. The jobs' `SECRETSTORE_IAC_INSTALL` links the configuration
- * repository's node_modules (installed once, before) instead of `npm ci` (no registry download in a
- * benchmark); the pipeline's cache keeps node_modules for every job but the first pipeline's synth job.
+ * The dependency install is the generated pipeline's: each job takes node_modules from the pipeline's
+ * cache (keyed on package-lock.json) and runs `SECRETSTORE_IAC_INSTALL` only without it, here the
+ * generated default `npm ci` with `--offline` (npm's cache of the repository's first install: no
+ * registry in a benchmark). The default branch's cache is filled by the base's own pipeline before
+ * the rounds; the merge requests' (GitLab keeps protected and unprotected caches apart) by a copy of
+ * it, as an earlier merge request's pipeline would have left it. So every measured job restores
+ * node_modules from the cache, as gitlab-ci-local does it (a copy into the job's folder), and its
+ * artifacts likewise. Not counted: runner pick-up, the clone, the cache and artifacts going through
+ * GitLab's object storage (docs/pipelines.md §12).
  */
 import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
@@ -24,7 +30,7 @@ import { GitLabStandIn } from '../test/support/gitlab-stand-in';
 import { startPostgres } from '../test/support/store/postgres-server';
 import { randomBytes } from 'crypto';
 import { toolchainCache } from '../lib/engine/toolchain-cache';
-import { DEFAULT_NOTE_TOKEN_VARIABLE, SHARED_SYNTH_CACHE_KEY_PREFIX } from '../lib/render/configuration-pipeline-yaml';
+import { DEFAULT_NOTE_TOKEN_VARIABLE, DEPENDENCY_CACHE_PREFIX, SHARED_SYNTH_CACHE_KEY_PREFIX } from '../lib/render/configuration-pipeline-yaml';
 import { SYNTH_CACHE_SECRET_VARIABLE } from '../lib/sources/synthesis-cache';
 import { BENCH_SETTINGS } from './bench-platform';
 import { COMPARISON_STEP, JobTimeline, jobTimelines, timelineLines } from './pipeline-job-steps';
@@ -172,7 +178,7 @@ export function criticalPath(p: { readonly s: number; readonly timelines: readon
  */
 export async function measureColdPipeline(size: number, shards: number, storeBinary: string, tools: Record<string, string>, load?: number): Promise<void> {
   console.log('');
-  console.log(`cold pipeline under gitlab-ci-local, ${size} applications in ${shards} hash shards, one added (a repository from secretstore-iac init; dependencies linked, not installed); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`cold pipeline under gitlab-ci-local, ${size} applications in ${shards} hash shards, one added (a repository from secretstore-iac init; each job's dependencies from the pipeline's cache, npm ci --offline without it); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const ws = await StoreWorkspace.open(size, shards, storeBinary, tools);
   const pg = await startPostgres();
   // The GitLab API endpoints the pipeline calls (the merge request's note posted, the default branch's
@@ -232,7 +238,9 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
         // The synthesis cache's key, a protected variable (docs/pipelines.md §7): without it the
         // default branch reads none of its entries and synthesizes its base again.
         ...(who === 'apply' ? { [SYNTH_CACHE_SECRET_VARIABLE]: cacheSecret } : {}),
-        SECRETSTORE_IAC_INSTALL: `ln -sfn ${repo}/node_modules node_modules`,
+        // The generated default, offline: npm's cache of the repository's first install (the jobs' HOME is the workspace).
+        SECRETSTORE_IAC_INSTALL: 'npm ci --offline --no-audit --no-fund',
+        npm_config_cache: path.join(os.homedir(), '.npm'),
         SECRETSTORE_IAC_TOFU: tools.SECRETSTORE_IAC_TOFU,
         TF_CLI_CONFIG_FILE: tools.TF_CLI_CONFIG_FILE,
         // Where the tool finds its provider mirror: an engine run writes its own CLI configuration
@@ -282,7 +290,12 @@ export async function measureColdPipeline(size: number, shards: number, storeBin
     // its synthesis in the pipeline's synthesis cache); nothing changed since the commit before it.
     const head = git(repo, 'rev-parse', 'HEAD');
     const basePipeline = await pipeline('apply', ['secretstore-iac-synth', '--variable', `CI_COMMIT_BEFORE_SHA=${head}`]);
-    console.log(`  the base's own default-branch pipeline (synth: stores its synthesis): ${basePipeline.s.toFixed(1)} s, exit ${basePipeline.code}; load ${basePipeline.load}`);
+    console.log(`  the base's own default-branch pipeline (synth: installs the dependencies into the pipeline's cache, stores its synthesis): ${basePipeline.s.toFixed(1)} s, exit ${basePipeline.code}; load ${basePipeline.load}`);
+    // The merge requests' dependency cache as an earlier merge request's pipeline left it: the same lock file, the same node_modules.
+    // gitlab-ci-local names it `<place in the job's cache list>_<prefix>-<digest>` (the generated jobs all list it first).
+    const deps = fs.readdirSync(caches.protected).filter((entry) => entry.replace(/^\d+_/, '').startsWith(DEPENDENCY_CACHE_PREFIX));
+    if (deps.length === 0) throw new Error(`the base's pipeline left no dependency cache (${DEPENDENCY_CACHE_PREFIX}*) in ${caches.protected}`);
+    for (const entry of deps) fs.cpSync(path.join(caches.protected, entry), path.join(caches.unprotected, entry), { recursive: true, verbatimSymlinks: true });
 
     // One application more as a merge request, then merged: the idle round; with `load`, a second
     // round (one more application) beside `stress --cpu N`. The merged pipeline of a round is the

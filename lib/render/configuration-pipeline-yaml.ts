@@ -365,13 +365,21 @@ const INSTALL = [
   'if [ -d node_modules ]; then echo "secretstore-iac: node_modules from the pipeline\'s cache"; else eval "$SECRETSTORE_IAC_INSTALL"; fi',
 ].join('\n');
 
+/** The prefix of the dependency cache's key (node_modules, keyed on package-lock.json). */
+export const DEPENDENCY_CACHE_PREFIX = 'secretstore-iac-deps';
+
 /**
  * The `cache:` of a job: the dependencies (filled by the synth job, `pull-push`; only read elsewhere),
- * and the synth job's synthesis cache. The synthesis cache comes first: gitlab-ci-local (4.69) stops
- * at the first entry whose policy does not push (or pull), so an entry after a `pull` one is never saved.
+ * and the synth job's synthesis cache. The dependencies come first in every job: gitlab-ci-local
+ * (4.69) names an entry keyed on files after its place in the job's list (`0_secretstore-iac-deps-<digest>`),
+ * not after its key alone as GitLab does, so only the same place gives every job the synth job's
+ * node_modules; and it stops at the first entry whose policy does not push (or pull), so a `pull`
+ * entry may only come last (the synth job's are all `pull-push`).
  */
 function jobCache(dependencies: 'pull' | 'pull-push', synthesis = false): object[] {
+  if (synthesis && dependencies !== 'pull-push') throw new Error('internal error: the synth job pushes its dependencies cache');
   return [
+    { key: { files: ['package-lock.json'], prefix: DEPENDENCY_CACHE_PREFIX }, paths: ['node_modules'], policy: dependencies },
     ...(synthesis
       ? [
           { key: 'secretstore-iac-synth', paths: [SYNTH_CACHE_DIR] },
@@ -379,7 +387,6 @@ function jobCache(dependencies: 'pull' | 'pull-push', synthesis = false): object
           { key: `${SHARED_SYNTH_CACHE_KEY_PREFIX}$${SHARED_SYNTH_COMMIT_VARIABLE}`, paths: [SHARED_SYNTH_DIR], unprotect: true },
         ]
       : []),
-    { key: { files: ['package-lock.json'], prefix: 'secretstore-iac-deps' }, paths: ['node_modules'], policy: dependencies },
   ];
 }
 

@@ -42,16 +42,26 @@ describe('the synth job selects the stacks to plan and apply', () => {
     expect(pipeline['secretstore-iac-synth'].script.map((i: string) => i.trim().split('\n').pop())).toContain('"$SECRETSTORE_IAC_BIN" pipeline synth');
     expect(pipeline['secretstore-iac-synth'].artifacts.paths).toEqual(expect.arrayContaining(['cdktf.out/', 'cdktf.base.out/', 'changed-stacks.txt', 'changed-stacks.md', 'retired-stacks.txt']));
     expect(pipeline['secretstore-iac-synth'].variables).toEqual({ GIT_DEPTH: '0', SECRETSTORE_IAC_SYNTH_CACHE: '.secretstore-iac/synth-cache' });
-    // First: gitlab-ci-local saves no cache entry listed after one it only pulls.
-    expect(pipeline['secretstore-iac-synth'].cache[0]).toEqual({ key: 'secretstore-iac-synth', paths: ['.secretstore-iac/synth-cache'] });
+    expect(pipeline['secretstore-iac-synth'].cache[1]).toEqual({ key: 'secretstore-iac-synth', paths: ['.secretstore-iac/synth-cache'] });
+  });
+
+  it("lists the dependencies' cache first in every job, pushed by the synth job only: gitlab-ci-local names an entry keyed on files after its place in the list, so one place gives every job the synth job's node_modules", () => {
+    const deps = { key: { files: ['package-lock.json'], prefix: 'secretstore-iac-deps' }, paths: ['node_modules'] };
+    // Every job but synth has its cache from the hidden job it extends.
+    const withCache = Object.entries(pipeline).filter(([, job]: [string, any]) => Array.isArray(job?.cache));
+    expect(withCache.map(([name]) => name).sort()).toEqual(['.secretstore-iac-job', 'secretstore-iac-synth']);
+    for (const [name, job] of withCache as Array<[string, any]>) {
+      expect([name, job.cache[0]]).toEqual([name, { ...deps, policy: name === 'secretstore-iac-synth' ? 'pull-push' : 'pull' }]);
+      // gitlab-ci-local saves no entry listed after one it only pulls: a pulled entry is the job's only one.
+      if (job.cache[0].policy === 'pull') expect([name, job.cache.length]).toEqual([name, 1]);
+    }
   });
 
   it('keeps the copy merge requests read in a cache entry of its own per commit, shared with unprotected pipelines: the commit the default branch writes, the diff base a merge request reads', () => {
     const synth = pipeline['secretstore-iac-synth'];
-    // Before the dependencies' entry (pulled only): gitlab-ci-local saves no entry listed after it.
-    expect(synth.cache[1]).toEqual({ key: 'secretstore-iac-synth-shared-$SECRETSTORE_IAC_SHARED_SYNTH_COMMIT', paths: ['.secretstore-iac/synth-shared'], unprotect: true });
+    expect(synth.cache[2]).toEqual({ key: 'secretstore-iac-synth-shared-$SECRETSTORE_IAC_SHARED_SYNTH_COMMIT', paths: ['.secretstore-iac/synth-shared'], unprotect: true });
     // The sealed entries stay protected (no `unprotect`): GitLab keeps a protected pipeline's apart.
-    expect(synth.cache[0].unprotect).toBeUndefined();
+    expect(synth.cache[1].unprotect).toBeUndefined();
     const commitOf = (source: string) => synth.rules.find((r: any) => r.if.startsWith(`$CI_PIPELINE_SOURCE == "${source}"`) || (source === 'push' && r.if.startsWith('$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH')))?.variables?.SECRETSTORE_IAC_SHARED_SYNTH_COMMIT;
     expect(commitOf('merge_request_event')).toBe('$CI_MERGE_REQUEST_DIFF_BASE_SHA');
     expect(commitOf('push')).toBe('$CI_COMMIT_SHA');
