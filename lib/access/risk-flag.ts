@@ -381,10 +381,17 @@ function sharedReadFlags(base: AccessModel, head: AccessModel): OneFlag[] {
     const identity = model.get(label);
     return identity === undefined ? undefined : identity.acl.rules.map((r) => `${r.path.slot}=${r.mask}`).sort(compareStrings).join('\u0000');
   };
+  // Once per application: a wildcard over a thousand applications makes a thousand pairs with it.
+  const changedRules = new Map<string, boolean>();
+  const changed = (label: string) => {
+    let answer = changedRules.get(label);
+    if (answer === undefined) changedRules.set(label, (answer = rulesOf(base, label) !== rulesOf(head, label)));
+    return answer;
+  };
   const governing = (label: string, path: string) => head.get(label)?.acl.check('read', path).rule?.path;
   const tells = (s: SharedRead): readonly number[] => {
     const [readerRule, ownerRule] = [governing(s.reader, s.path), governing(s.owner, s.path)];
-    return [rulesOf(base, s.reader) !== rulesOf(head, s.reader) ? 1 : 0, readerRule && ownerRule && outranksRulePath(ownerRule, readerRule) ? 1 : 0];
+    return [changed(s.reader) ? 1 : 0, readerRule && ownerRule && outranksRulePath(ownerRule, readerRule) ? 1 : 0];
   };
   const shown = [...added.values()].filter((s) => {
     const reverse = added.get(`${s.owner}\u0000${s.reader}`);

@@ -117,12 +117,13 @@ function searchClasses(
     });
   };
   const required = [near.map((p) => otherIndex.get(p.slot)!), granting.map((p) => ruleIndex.get(p.slot)!)];
-  visitPathClasses(automata, required, ({ path }) => {
+  visitPathClasses(automata, required, ({ path, endsWithSlash, clean }) => {
     for (const capability of capabilities) {
       // A LIST or SCAN request is `path/`: decided by the class of `path` (the request and the
-      // request without its `/`), whatever `path` ends with.
-      const request = capability === 'list' || capability === 'scan' ? `${path}/` : path;
-      const rank = witnessRank(capability, request);
+      // request without its `/`), whatever `path` ends with; clean when `path` is and ends otherwise.
+      const listing = isListing(capability);
+      const request = listing ? `${path}/` : path;
+      const rank = rankOf(capability, listing ? clean && !endsWithSlash : clean, listing || endsWithSlash);
       const decision = acl.check(capability, request);
       if (!decision.allowed || decision.rule === undefined) continue;
       const hit = scope.covers(capability, decision.path);
@@ -147,8 +148,16 @@ function searchClasses(
 export function witnessRank(capability: StoreCapability, request: string): number {
   let state = REQUEST_PATH_SHAPE.start;
   for (const char of request) state = REQUEST_PATH_SHAPE.step(state, char);
-  const listing = capability === 'list' || capability === 'scan';
-  return (state !== DEAD && REQUEST_PATH_SHAPE.clean(state) ? 0 : 2) + (!listing && state !== DEAD && REQUEST_PATH_SHAPE.endsWithSlash(state) ? 1 : 0);
+  return rankOf(capability, state !== DEAD && REQUEST_PATH_SHAPE.clean(state), state !== DEAD && REQUEST_PATH_SHAPE.endsWithSlash(state));
+}
+
+/** {@link witnessRank} of a request whose shape is known (the search has it from the path's class). */
+function rankOf(capability: StoreCapability, clean: boolean, endsWithSlash: boolean): number {
+  return (clean ? 0 : 2) + (!isListing(capability) && endsWithSlash ? 1 : 0);
+}
+
+function isListing(capability: StoreCapability): boolean {
+  return capability === 'list' || capability === 'scan';
 }
 
 function uniqueBySlot(paths: readonly RulePath[]): RulePath[] {

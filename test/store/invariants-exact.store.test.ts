@@ -31,7 +31,7 @@ import { invariantViolations } from '../../lib/invariants/invariant-check';
 import { InvariantSubject } from '../../lib/invariants/invariant-subject';
 import { StoreTarget } from '../../lib/model/store-target';
 import { sharedReadWitness } from '../../lib/access/shared-read';
-import { RandomRule, randomRulePath, randomRules, requestPaths, ruleOnWitness, urlPathOf } from '../support/acl/random-acl-case';
+import { RandomRule, randomRulePath, randomRules, requestAlphabet, requestPaths, ruleOnWitness, urlPathOf } from '../support/acl/random-acl-case';
 import { SeededRandom } from '../support/seeded-random';
 import { storeKind } from '../support/store/store-facts';
 import { RunningStore, startStore, storeRequest } from '../support/store/store-server';
@@ -206,8 +206,7 @@ describe(`exact invariants on the real store (${storeKind()}): every reported gr
           if ((await request(token, capability, v.path)) === 403) falseReports.push(`${what}: violation ${capability} ${v.path} refused by the store`);
         }
         // No miss: every sampled path inside the invariant is refused for a capability called unbroken.
-        const named = new Set([...pattern, ...rules.flatMap((x) => [...x.path])].filter((c) => !'/+*'.includes(c)));
-        const alphabet = [...named, '/', [...'wxyzq'].find((c) => !named.has(c))!];
+        const alphabet = requestAlphabet([pattern, ...rules.map((x) => x.path)]);
         for (const capability of CAPS.filter((c) => !broken.has(c))) {
           unbroken++;
           const inside = [...requestPaths(alphabet, 5, ROOT)].filter((p) => !(capability === 'list' && p.endsWith('/')) && scope.covers(capability, capability === 'list' ? `${p}/` : p) !== undefined);
@@ -277,8 +276,7 @@ describe(`exact invariants on the real store (${storeKind()}): every reported gr
           continue;
         }
         // No miss: of the paths the owner may read, none is read by the reader too.
-        const named = new Set([...ownerRules, ...readerRules].flatMap((x) => [...x.path.slice(ROOT.length)]).filter((c) => !'/+*'.includes(c)));
-        const alphabet = [...named, '/', [...'wxyzq'].find((c) => !named.has(c))!];
+        const alphabet = requestAlphabet([...ownerRules, ...readerRules].map((x) => x.path.slice(ROOT.length)));
         const inside = [...requestPaths(alphabet, 5, ROOT)].filter((p) => owner.check('read', p).allowed);
         const sample = inside.length <= MISS_SAMPLE ? inside : Array.from({ length: MISS_SAMPLE }, () => r.pick(inside));
         for (const p of new Set(sample)) {

@@ -83,6 +83,15 @@ export function isCleanPath(path: string): boolean {
   return parts.every((p, i) => (i === parts.length - 1 ? p !== '.' && p !== '..' : p !== '' && p !== '.' && p !== '..'));
 }
 
+/**
+ * The characters to build request paths of for a brute-force search over rules on `paths`: each
+ * character the paths name but `+` and `*`, `/`, and one they do not name, standing for every other.
+ */
+export function requestAlphabet(paths: Iterable<string>): string[] {
+  const named = new Set([...paths].flatMap((p) => [...p]).filter((c) => c !== '+' && c !== '*'));
+  return [...new Set([...named, '/', [...'wxyzq'].find((c) => !named.has(c))!])];
+}
+
 /** Every request path of 1 to `maxLength` characters over `alphabet` after `prefix` (none starting with `/`, which the store strips), shortest first. */
 export function* requestPaths(alphabet: readonly string[], maxLength: number, prefix = ''): Generator<string> {
   let level = [''];

@@ -11,7 +11,7 @@ import { PolicyParser } from '../../../lib/acl/policy-parser';
 import { SynthStack } from '../../../lib/sources/synth-output';
 import { isSecretReadRule } from '../../../lib/invariants/secret-read-rule';
 import { findSharedReads, sharedReadWitness } from '../../../lib/access/shared-read';
-import { aclOf, isCleanPath, randomRules, requestPaths, ruleOnWitness, RandomRule } from '../../support/acl/random-acl-case';
+import { aclOf, isCleanPath, randomRules, requestAlphabet, requestPaths, ruleOnWitness, RandomRule } from '../../support/acl/random-acl-case';
 import { SeededRandom } from '../../support/seeded-random';
 
 const acl = (rules: Record<string, string[]>, store: 'openbao' | 'vault' = 'openbao') => aclOf(Object.entries(rules).map(([path, capabilities]) => ({ path, capabilities })), store);
@@ -41,13 +41,10 @@ async function model(apps: Record<string, string[]>): Promise<AccessModel> {
 const rankOf = (path: string) => (isCleanPath(path) ? 0 : 2) + (path.endsWith('/') ? 1 : 0);
 
 /** The best path (rank, then length; then the first) of at most `maxLength` characters that both may read with the owner's governing rule a secret read, by brute force. */
-function bruteForce(owner: Acl, reader: Acl, maxLength: number, prefix = ''): string | undefined {
-  const named = new Set([...owner.rules, ...reader.rules].flatMap((r) => [...r.path.key.replace(/[+*]/g, '')]));
-  const alphabet = [...new Set([...named, '/', [...'wxyzq'].find((c) => !named.has(c))!])];
+function bruteForce(owner: Acl, reader: Acl, maxLength: number): string | undefined {
   let best: string | undefined;
-  for (const path of requestPaths(alphabet, maxLength)) {
-    if (!path.startsWith(prefix)) continue;
-    const mine = owner.check('read', path.slice(prefix.length));
+  for (const path of requestPaths(requestAlphabet([...owner.rules, ...reader.rules].map((r) => r.path.key)), maxLength)) {
+    const mine = owner.check('read', path);
     if (!mine.allowed || mine.rule === undefined || !isSecretReadRule(mine.rule) || !reader.check('read', path).allowed) continue;
     // Paths come shortest first: a later one is better only by rank.
     if (best === undefined || rankOf(path) < rankOf(best)) best = path;

@@ -6,7 +6,7 @@ import { GrantWitness, SearchScope, grantWitnesses } from '../../../lib/invarian
 import { invariantViolations } from '../../../lib/invariants/invariant-check';
 import { InvariantSubject } from '../../../lib/invariants/invariant-subject';
 import { PathOwnership } from '../../../lib/invariants/path-ownership';
-import { aclOf, isCleanPath, randomRulePath, randomRules, requestPaths, ruleOnWitness, RandomRule } from '../../support/acl/random-acl-case';
+import { aclOf, isCleanPath, randomRulePath, randomRules, requestAlphabet, requestPaths, ruleOnWitness, RandomRule } from '../../support/acl/random-acl-case';
 import { SeededRandom } from '../../support/seeded-random';
 
 const CAPS: readonly StoreCapability[] = ['read', 'list'];
@@ -33,9 +33,8 @@ const better = (a: Best, b: Best) => a.rank < b.rank || (a.rank === b.rank && a.
 function bruteForce(acl: Acl, scope: SearchScope, maxLength: number): Map<string, Best> {
   const out = new Map<string, Best>();
   // Every character a pattern names, `/`, and one no pattern names.
-  const named = new Set([...acl.rules, ...scope.patterns.map((path) => ({ path })), ...(scope.deciding ?? []).map((path) => ({ path }))].flatMap((r) => [...r.path.key.replace(/[+*]/g, '')]));
-  const alphabet = [...named, '/', [...'wxyzq'].find((c) => !named.has(c))!];
-  for (const path of requestPaths([...new Set(alphabet)], maxLength)) {
+  const alphabet = requestAlphabet([...acl.rules.map((r) => r.path), ...scope.patterns, ...(scope.deciding ?? [])].map((p) => p.key));
+  for (const path of requestPaths(alphabet, maxLength)) {
     for (const c of CAPS) {
       const d = acl.check(c, path);
       if (d.path.length > maxLength || !d.allowed || scope.covers(c, d.path) === undefined) continue;
